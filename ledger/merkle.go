@@ -1,0 +1,150 @@
+package ledger
+
+import (
+	"crypto/sha512"
+	"encoding/binary"
+	"hash"
+)
+
+// Merkle tree tags of the chainweb merkle universe. Input leaves are hashed as
+// H(0x00 || tag (2 bytes big-endian) || value); tree-node leaves (hashes) are used verbatim.
+// The numbers read like decimal but are hex (see chainweb-header.md §2.1).
+const (
+	TagChainID           uint16 = 0x0002
+	TagBlockHeight       uint16 = 0x0003
+	TagBlockWeight       uint16 = 0x0004
+	TagFeatureFlags      uint16 = 0x0006
+	TagCreationTime      uint16 = 0x0007
+	TagVersion           uint16 = 0x0008
+	TagHashTarget        uint16 = 0x0011
+	TagTransaction       uint16 = 0x0013
+	TagTransactionOutput uint16 = 0x0014
+	TagMinerData         uint16 = 0x0017
+	TagCoinbaseOutput    uint16 = 0x0018
+	TagEpochStart        uint16 = 0x0019
+	TagNonce             uint16 = 0x0020
+)
+
+// Domain prefixes of the merkle-log tree (RFC 6962 style).
+const (
+	leafPrefix byte = 0x00
+	nodePrefix byte = 0x01
+)
+
+// LeafHash returns H(0x00 || data) for an untagged input leaf.
+func LeafHash(data []byte) Hash {
+	d := sha512.New512_256()
+	d.Write([]byte{leafPrefix})
+	d.Write(data)
+	var h Hash
+	d.Sum(h[:0])
+	return h
+}
+
+// TaggedLeafHash returns H(0x00 || tag_be16 || data).
+func TaggedLeafHash(tag uint16, data []byte) Hash {
+	d := sha512.New512_256()
+	var pre [3]byte
+	pre[0] = leafPrefix
+	binary.BigEndian.PutUint16(pre[1:], tag)
+	d.Write(pre[:])
+	d.Write(data)
+	var h Hash
+	d.Sum(h[:0])
+	return h
+}
+
+// NodeHash returns H(0x01 || left || right).
+func NodeHash(left, right Hash) Hash {
+	var buf [1 + 2*HashSize]byte
+	buf[0] = nodePrefix
+	copy(buf[1:], left[:])
+	copy(buf[1+HashSize:], right[:])
+	return sha512.Sum512_256(buf[:])
+}
+
+// MerkleRoot returns the RFC 6962 tree hash over already-hashed leaves: a single leaf is its own
+// root; otherwise split at the largest power of two strictly below n. An empty list hashes to H("").
+// It reorders nothing and allocates nothing for trees of up to 64 leaves.
+func MerkleRoot(leaves []Hash) Hash {
+	switch len(leaves) {
+	case 0:
+		return sha512.Sum512_256(nil)
+	case 1:
+		return leaves[0]
+	}
+	// Iterative form of the recursive split: merge equal-height subtrees on a stack as leaves
+	// arrive, then fold what is left from the right. Equivalent to the split rule for every n.
+	var stackBuf [64]Hash
+	var heightBuf [64]int
+	stack, heights := stackBuf[:0], heightBuf[:0]
+	for _, l := range leaves {
+		stack = append(stack, l)
+		heights = append(heights, 0)
+		for len(stack) >= 2 && heights[len(heights)-1] == heights[len(heights)-2] {
+			n := len(stack)
+			stack[n-2] = NodeHash(stack[n-2], stack[n-1])
+			heights[n-2]++
+			stack, heights = stack[:n-1], heights[:n-1]
+		}
+	}
+	root := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		root = NodeHash(stack[i], root)
+	}
+	return root
+}
+
+// blockHasher reuses one SHA-512/256 state across the leaves of a block hash.
+type blockHasher struct {
+	d   hash.Hash
+	buf [3 + 32]byte
+}
+
+func (b *blockHasher) leaf(tag uint16, value []byte) (h Hash) {
+	b.buf[0] = leafPrefix
+	binary.BigEndian.PutUint16(b.buf[1:], tag)
+	n := copy(b.buf[3:], value)
+	b.d.Reset()
+	b.d.Write(b.buf[:3+n])
+	b.d.Sum(h[:0])
+	return h
+}
+
+// ComputeHash returns the block hash: the merkle root over the header fields in merkle-log
+// order (flags, time, parent, target, payload, chain, weight, height, version, epoch start,
+// nonce, then the adjacent hashes ascending by chain id). It does not read h.Hash.
+func (h *Header) ComputeHash() Hash {
+	var bh blockHasher
+	bh.d = sha512.New512_256()
+	var leavesBuf [11 + MaxAdjacents]Hash
+	leaves := leavesBuf[:0]
+	var v [32]byte
+	binary.LittleEndian.PutUint64(v[:], h.FeatureFlags)
+	leaves = append(leaves, bh.leaf(TagFeatureFlags, v[:8]))
+	binary.LittleEndian.PutUint64(v[:], uint64(h.CreationTime))
+	leaves = append(leaves, bh.leaf(TagCreationTime, v[:8]))
+	leaves = append(leaves, h.Parent)
+	h.Target.PutLE(v[:])
+	leaves = append(leaves, bh.leaf(TagHashTarget, v[:32]))
+	leaves = append(leaves, h.PayloadHash)
+	binary.LittleEndian.PutUint32(v[:], uint32(h.ChainID))
+	leaves = append(leaves, bh.leaf(TagChainID, v[:4]))
+	h.Weight.PutLE(v[:])
+	leaves = append(leaves, bh.leaf(TagBlockWeight, v[:32]))
+	binary.LittleEndian.PutUint64(v[:], h.Height)
+	leaves = append(leaves, bh.leaf(TagBlockHeight, v[:8]))
+	binary.LittleEndian.PutUint32(v[:], h.Version)
+	leaves = append(leaves, bh.leaf(TagVersion, v[:4]))
+	binary.LittleEndian.PutUint64(v[:], uint64(h.EpochStart))
+	leaves = append(leaves, bh.leaf(TagEpochStart, v[:8]))
+	binary.LittleEndian.PutUint64(v[:], h.Nonce)
+	leaves = append(leaves, bh.leaf(TagNonce, v[:8]))
+	for _, a := range h.Adjacents {
+		leaves = append(leaves, a.Hash)
+	}
+	return MerkleRoot(leaves)
+}
+
+// Seal sets h.Hash to the computed block hash.
+func (h *Header) Seal() { h.Hash = h.ComputeHash() }
