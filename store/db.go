@@ -1,0 +1,186 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
+	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+)
+
+// Errors. Callers test them with errors.Is; the returned errors wrap them with the key involved.
+var (
+	// ErrNotFound is wrapped by every lookup of a key that is not stored.
+	ErrNotFound = errors.New("not found")
+	// ErrCorrupt is wrapped when stored bytes do not decode or contradict their key.
+	ErrCorrupt = errors.New("store: corrupt data")
+	// ErrLocked is wrapped by Open when another process (or another DB in this process) holds
+	// the directory.
+	ErrLocked = errors.New("store: database is locked by another process")
+	// ErrVersionMismatch is wrapped by CheckVersion when the store belongs to another network.
+	ErrVersionMismatch = errors.New("store: chainweb version mismatch")
+)
+
+// schemaVersion is the layout this build reads and writes (see keys.go). Bump it, with a
+// migration in Open, only when an existing key space changes shape; new key spaces do not need it.
+const schemaVersion = 1
+
+// Options tunes Open. Zero values pick the defaults.
+type Options struct {
+	HeaderCacheSize int // decoded headers kept hot; 0 = default 65536, negative = no cache
+	BlockCacheMiB   int // goleveldb block cache; 0 = default 64
+	WriteBufferMiB  int // goleveldb memtable size; 0 = default 16
+}
+
+const (
+	defaultHeaderCacheSize = 65536
+	defaultBlockCacheMiB   = 64
+	defaultWriteBufferMiB  = 16
+)
+
+// DB is the node's persistent store. Every method is safe for concurrent use. Reads go straight to
+// goleveldb (which serves concurrent readers from immutable tables and a lock-free memtable read
+// path) or the header cache; no store-level lock is held during I/O.
+type DB struct {
+	ldb   *leveldb.DB
+	cache *headerCache
+
+	// metaMu makes CheckVersion's read-then-write atomic. Only that cold path takes it.
+	metaMu sync.Mutex
+}
+
+// Open opens the store in dir, creating it if needed, or resuming the one there.
+func Open(dir string, opts Options) (*DB, error) {
+	cacheSize := opts.HeaderCacheSize
+	if cacheSize == 0 {
+		cacheSize = defaultHeaderCacheSize
+	}
+	blockMiB := opts.BlockCacheMiB
+	if blockMiB <= 0 {
+		blockMiB = defaultBlockCacheMiB
+	}
+	bufMiB := opts.WriteBufferMiB
+	if bufMiB <= 0 {
+		bufMiB = defaultWriteBufferMiB
+	}
+	lo := &opt.Options{
+		// Most lookups are by hash; a bloom filter lets a miss (HasHeader of an unknown hash, a
+		// peer offering a header we lack) skip reading table blocks.
+		Filter:             filter.NewBloomFilter(10),
+		BlockCacheCapacity: blockMiB * opt.MiB,
+		WriteBuffer:        bufMiB * opt.MiB,
+		// Snappy stays on: headers are hashes and gain nothing, but payloads are JSON text.
+	}
+	ldb, err := leveldb.OpenFile(dir, lo)
+	if err != nil {
+		switch {
+		case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
+			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
+		case lverrors.IsCorrupted(err):
+			return nil, fmt.Errorf("%w: open %s: %v", ErrCorrupt, dir, err)
+		}
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	db := &DB{ldb: ldb, cache: newHeaderCache(cacheSize)}
+	if err := db.checkSchema(dir); err != nil {
+		ldb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkSchema stamps a new store with schemaVersion, or refuses one written with another layout.
+func (db *DB) checkSchema(dir string) error {
+	var rec schemaRecord
+	err := db.getRecord(metaKey(metaSchema), "schema", &rec)
+	switch {
+	case err == nil:
+		if rec.Version != schemaVersion {
+			return fmt.Errorf("store: %s has schema version %d, this build reads %d", dir, rec.Version, schemaVersion)
+		}
+		return nil
+	case !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	// No schema record: only an empty directory may be stamped, or we would adopt foreign data.
+	it := db.ldb.NewIterator(nil, nil)
+	nonEmpty := it.First()
+	it.Release()
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	if nonEmpty {
+		return fmt.Errorf("%w: %s holds keys but no schema record (not a ledger-node store?)", ErrCorrupt, dir)
+	}
+	rec.Version = schemaVersion
+	if err := db.putRecord(metaKey(metaSchema), &rec, withSync); err != nil {
+		return fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Close closes the store. Iterators and snapshots must be released first.
+func (db *DB) Close() error {
+	if err := db.ldb.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// CheckVersion binds the store to a network: the first call records name, later calls (in this or
+// any later process) fail with ErrVersionMismatch for any other name. Call it right after Open,
+// before anything else reads or writes: headers of two networks must never share a store.
+func (db *DB) CheckVersion(name string) error {
+	if name == "" {
+		return errors.New("store: check version: empty version name")
+	}
+	db.metaMu.Lock()
+	defer db.metaMu.Unlock()
+	var rec networkRecord
+	err := db.getRecord(metaKey(metaNetwork), "network", &rec)
+	switch {
+	case err == nil:
+		if rec.Name != name {
+			return fmt.Errorf("%w: the store holds %q, the node runs %q", ErrVersionMismatch, rec.Name, name)
+		}
+		return nil
+	case !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("store: check version: %w", err)
+	}
+	rec.Name = name
+	// Synced: the binding must survive any crash, or a restart could adopt another network.
+	if err := db.putRecord(metaKey(metaNetwork), &rec, withSync); err != nil {
+		return fmt.Errorf("store: check version: %w", err)
+	}
+	return nil
+}
+
+// getRecord reads and decodes the msgp record at key.
+func (db *DB) getRecord(key []byte, what string, r msgpRecord) error {
+	b, err := db.ldb.Get(key, nil)
+	if err != nil {
+		return lookupErr(what, err)
+	}
+	return unmarshalRecord(what, b, r)
+}
+
+// putRecord writes one msgp record on its own.
+func (db *DB) putRecord(key []byte, r msgpRecord, wo *opt.WriteOptions) error {
+	b, err := r.MarshalMsg(nil)
+	if err != nil {
+		return err
+	}
+	return db.ldb.Put(key, b, wo)
+}
+
+// lookupErr maps goleveldb's not-found to ErrNotFound, naming what was looked up.
+func lookupErr(what string, err error) error {
+	if errors.Is(err, leveldb.ErrNotFound) {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("store: %s: %w", what, err)
+}

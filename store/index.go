@@ -1,0 +1,78 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// Position is a place in a chain's height index: the index key (height, hash).
+type Position struct {
+	Height uint64
+	Hash   ledger.Hash
+}
+
+// ScanChain calls fn with the headers of chain c in ascending (height, raw hash bytes) order,
+// fork siblings included, starting at the first index key >= (c, from.Height, from.Hash), until
+// fn returns false or the chain ends. Use Position{} to start at the lowest stored height and
+// Position{Height: n} for the first header at height >= n.
+//
+// The scan reads one snapshot, so headers written meanwhile are not seen. fn must not mutate the
+// headers (they may be shared through the cache) and must not keep the store busy for long: the
+// snapshot pins old table files until the scan ends. Headers read only by a scan are not cached,
+// so paging through history cannot evict the hot set.
+func (db *DB) ScanChain(c ledger.ChainID, from Position, fn func(*ledger.Header) bool) error {
+	snap, err := db.ldb.GetSnapshot()
+	if err != nil {
+		return fmt.Errorf("store: scan chain %d: %w", c, err)
+	}
+	defer snap.Release()
+	start := heightKey(c, from.Height, from.Hash)
+	it := snap.NewIterator(&util.Range{Start: start[:], Limit: chainLimit(c)}, nil)
+	defer it.Release()
+	for it.Next() {
+		kc, _, h, ok := parseHeightKey(it.Key())
+		if !ok || kc != c {
+			return fmt.Errorf("%w: height index key %x", ErrCorrupt, it.Key())
+		}
+		hdr := db.cache.peek(h)
+		if hdr == nil {
+			if hdr, err = loadHeader(snap, h); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					// The index and the header are written in one batch: a dangling entry is damage.
+					return fmt.Errorf("%w: chain %d index names missing header %s", ErrCorrupt, c, h)
+				}
+				return err
+			}
+		}
+		if !fn(hdr) {
+			break
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("store: scan chain %d: %w", c, err)
+	}
+	return nil
+}
+
+// MaxHeight returns the highest stored height on chain c, orphans included; ok is false when the
+// chain has no header.
+func (db *DB) MaxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
+	p := chainPrefix(c)
+	it := db.ldb.NewIterator(&util.Range{Start: p[:], Limit: chainLimit(c)}, nil)
+	defer it.Release()
+	if it.Last() {
+		kc, height, _, ok := parseHeightKey(it.Key())
+		if !ok || kc != c {
+			return 0, false, fmt.Errorf("%w: height index key %x", ErrCorrupt, it.Key())
+		}
+		return height, true, nil
+	}
+	if err := it.Error(); err != nil {
+		return 0, false, fmt.Errorf("store: max height of chain %d: %w", c, err)
+	}
+	return 0, false, nil
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"encoding/binary"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// Key layout. Every key starts with a one-byte tag naming its key space, so a later feature adds
+// a space with a new tag and never has to reinterpret existing keys; the schema record (metaSchema)
+// changes only when an existing space changes shape.
+//
+//	0x00 name                                  meta records (msgp): schema, network, heads
+//	0x01 hash[32]                              raw binary header (ledger wire form, not msgp)
+//	0x02 chain u32 BE | height u64 BE | hash   height index, empty value
+//	0x03 payloadHash[32]                       payloadRecord (msgp)
+//	0x04 payloadHash[32]                       outputsRecord (msgp)
+//
+// Tags 0x05.. are free. Planned: request-key index, versioned Pact state per chain, backup
+// bookkeeping. Take the next free tag and list it here.
+//
+// The height index is big-endian so that goleveldb's bytewise order is (chain, height, raw hash
+// bytes): exactly the order chainweb's GET /hash, /header and /block endpoints page in
+// (chainweb-api.md §2.5), orphans included, and one chain's keys are contiguous.
+const (
+	tagMeta    byte = 0x00
+	tagHeader  byte = 0x01
+	tagHeight  byte = 0x02
+	tagPayload byte = 0x03
+	tagOutputs byte = 0x04
+)
+
+// Names of the meta records, appended to tagMeta.
+const (
+	metaSchema  = "schema"
+	metaNetwork = "network"
+	metaHeads   = "heads"
+)
+
+const (
+	hashKeyLen     = 1 + ledger.HashSize
+	chainPrefixLen = 1 + 4
+	heightKeyLen   = chainPrefixLen + 8 + ledger.HashSize
+)
+
+func metaKey(name string) []byte { return append([]byte{tagMeta}, name...) }
+
+// hashKey is the key of a record addressed by a hash in key space tag. It is an array so that
+// building it does not allocate.
+func hashKey(tag byte, h ledger.Hash) (k [hashKeyLen]byte) {
+	k[0] = tag
+	copy(k[1:], h[:])
+	return k
+}
+
+// chainPrefix is the common prefix of chain c's height-index keys.
+func chainPrefix(c ledger.ChainID) (k [chainPrefixLen]byte) {
+	k[0] = tagHeight
+	binary.BigEndian.PutUint32(k[1:], uint32(c))
+	return k
+}
+
+// chainLimit is the first key after every height-index key of chain c.
+func chainLimit(c ledger.ChainID) []byte {
+	if c == ^ledger.ChainID(0) {
+		return []byte{tagHeight + 1}
+	}
+	k := chainPrefix(c + 1)
+	return k[:]
+}
+
+func heightKey(c ledger.ChainID, height uint64, h ledger.Hash) (k [heightKeyLen]byte) {
+	p := chainPrefix(c)
+	copy(k[:], p[:])
+	binary.BigEndian.PutUint64(k[chainPrefixLen:], height)
+	copy(k[chainPrefixLen+8:], h[:])
+	return k
+}
+
+// parseHeightKey splits a height-index key; ok is false for anything that is not one.
+func parseHeightKey(k []byte) (c ledger.ChainID, height uint64, h ledger.Hash, ok bool) {
+	if len(k) != heightKeyLen || k[0] != tagHeight {
+		return 0, 0, h, false
+	}
+	c = ledger.ChainID(binary.BigEndian.Uint32(k[1:]))
+	height = binary.BigEndian.Uint64(k[chainPrefixLen:])
+	copy(h[:], k[chainPrefixLen+8:])
+	return c, height, h, true
+}
