@@ -1,0 +1,182 @@
+package transport
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// The request parsers take client bytes as they come; none may panic, and what they accept must
+// round-trip.
+
+func FuzzParseCursor(f *testing.F) {
+	h := ledger.Hash{1, 2, 3}.String()
+	for _, s := range []string{"inclusive:" + h, "exclusive:" + h, "inclusive:", ":", "foo", "inclusive:" + h + "x", "\xff:\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parseCursor(b)
+		if err != nil {
+			return
+		}
+		if back := c.appendText(nil); !bytes.Equal(back, b) {
+			t.Fatalf("cursor %q re-encodes as %q", b, back)
+		}
+	})
+}
+
+func FuzzParseBranchBody(f *testing.F) {
+	h := ledger.Hash{9}.String()
+	for _, s := range []string{`{}`, `{"upper":["` + h + `"]}`, `{"lower":null,"upper":["` + h + `","` + h + `"]}`, `[]`, `{"upper":[1]}`, `{"upper":`, ``, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		bb, err := parseBranchBody(b)
+		if err != nil {
+			return
+		}
+		for _, l := range [][]ledger.Hash{bb.lower, bb.upper} {
+			seen := map[ledger.Hash]bool{}
+			for _, x := range l {
+				if seen[x] {
+					t.Fatalf("duplicate bound after parsing %q", b)
+				}
+				seen[x] = true
+			}
+		}
+	})
+}
+
+func FuzzParsePayloadBatch(f *testing.F) {
+	h := ledger.Hash{9}.String()
+	for _, s := range []string{`[]`, `["` + h + `"]`, `{"hashes":["` + h + `"],"heights":[1]}`, `{"hashes":["` + h + `"]}`, `{}`, `"x"`, `[1]`, ``} {
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, limit int) {
+		if limit < 0 || limit > 5000 {
+			return
+		}
+		hs, err := parsePayloadBatch(b, limit)
+		if err != nil {
+			if err != errBatchBody {
+				t.Fatalf("error %v is not the batch error", err)
+			}
+			return
+		}
+		if len(hs) > limit {
+			t.Fatalf("%d hashes over limit %d", len(hs), limit)
+		}
+	})
+}
+
+func FuzzParseListQuery(f *testing.F) {
+	h := ledger.Hash{4}.String()
+	for _, s := range []string{"", "limit=3", "limit=0&next=inclusive:" + h, "minheight=1&maxheight=2", "limit=99999999999999999999999", "limit=-1", "next=%ff", "maxheight=&minheight"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var args fasthttp.Args
+		args.Parse(s)
+		q, err := parseListQuery(&args, 360)
+		if err != nil {
+			if err.name == "" || err.reason == "" {
+				t.Fatalf("empty parameter error for %q", s)
+			}
+			return
+		}
+		if q.limit < 0 || q.limit > 360 {
+			t.Fatalf("limit %d for %q", q.limit, s)
+		}
+	})
+}
+
+func FuzzNegotiate(f *testing.F) {
+	for _, s := range []string{"", "*/*", "application/json", ledger.ObjectMediaType, "application/octet-stream;q=0.5, */*;q=0.1", "text/html", ";;,,", "a/b;q=2", "*/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, offers := range [][]encoding{offersJSON, offersHeaderList, offersHeaderByHash} {
+			e, ok := negotiate([]byte(s), offers)
+			if ok && !containsEnc(offers, e) {
+				t.Fatalf("Accept %q picked %d, not offered", s, e)
+			}
+		}
+	})
+}
+
+func containsEnc(es []encoding, e encoding) bool {
+	for _, x := range es {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzRoute feeds arbitrary paths and methods through the router: a route is found or a
+// 400/405/404 decided, never a panic.
+func FuzzRoute(f *testing.F) {
+	r := newRouter(ledger.Development)
+	nop := func(*fasthttp.RequestCtx, params) {}
+	for _, p := range []string{"/info", "chain/{chain}/header/{blockHash}", "chain/{chain}/header/branch", "chain/{chain}/payload/{payloadHash}/outputs"} {
+		r.handle(fasthttp.MethodGet, p, nop)
+	}
+	for _, s := range []string{"/info", "/chainweb/0.0/development/chain/0/header/branch", "//", "/chainweb/0.0/development/chain/19/payload/" + ledger.Hash{}.String() + "/outputs/"} {
+		f.Add("GET", s)
+	}
+	f.Fuzz(func(t *testing.T, method, path string) {
+		var p params
+		rt, _ := r.lookup([]byte(method), []byte(path), &p)
+		if rt != nil && !r.version.HasChain(p.chain) {
+			t.Fatalf("routed %q to chain %d", path, p.chain)
+		}
+		r.allowedMethods([]byte(path))
+	})
+}
+
+// FuzzService drives the whole handler in-process with arbitrary requests over the fixture's
+// store: whatever a client sends, the answer is never a 5xx (which would mean a bug) and always
+// carries the common headers.
+func FuzzService(f *testing.F) {
+	fx := newFixture(f)
+	h := fx.svc.Handler()
+	m30 := fx.named["m30"].Hash.String()
+	m3 := fx.named["m3"].Hash.String()
+	seeds := []struct{ method, uri, accept, ctype, body string }{
+		{"GET", "/info", "", "", ""},
+		{"GET", "/chainweb/0.0/development/chain/0/header/" + m30, "application/json;blockheader-encoding=object", "", ""},
+		{"GET", "/chainweb/0.0/development/chain/0/block?limit=2&next=inclusive:" + m3, "", "", ""},
+		{"GET", "/chainweb/0.0/development/chain/0/hash?minheight=3&maxheight=9", "*/*", "", ""},
+		{"POST", "/chainweb/0.0/development/chain/0/header/branch?limit=1", "", "application/json", `{"upper":["` + m30 + `"],"lower":["` + m3 + `"]}`},
+		{"POST", "/chainweb/0.0/development/chain/0/block/branch?maxheight=12", "", "application/json", `{"upper":["` + m30 + `"]}`},
+		{"POST", "/chainweb/0.0/development/chain/0/payload/outputs/batch", "", "application/json", `{"hashes":["` + m3 + `"],"heights":[3]}`},
+		{"HEAD", "/chainweb/0.0/development/cut", "", "", ""},
+		{"OPTIONS", "/chainweb/0.0/development/chain/0/hash/branch", "", "", ""},
+	}
+	for _, s := range seeds {
+		f.Add(s.method, s.uri, s.accept, s.ctype, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, method, uri, accept, ctype string, body []byte) {
+		var req fasthttp.Request
+		req.Header.SetMethod(method)
+		req.SetRequestURI(uri)
+		req.Header.Set("Accept", accept)
+		req.Header.SetContentType(ctype)
+		req.SetBody(body)
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, nil, nil)
+		h(&ctx)
+		if code := ctx.Response.StatusCode(); code >= 500 {
+			t.Fatalf("%s %q: status %d: %s", method, uri, code, ctx.Response.Body())
+		}
+		if len(ctx.Response.Header.Peek("X-Server-Timestamp")) == 0 || len(ctx.Response.Header.Peek("X-Ledger-Node-Version")) == 0 {
+			t.Fatalf("%s %q: common headers missing", method, uri)
+		}
+		if n := fx.svc.internalErrors.Load(); n != 0 {
+			t.Fatalf("%d internal errors", n)
+		}
+	})
+}

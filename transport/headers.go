@@ -1,0 +1,49 @@
+package transport
+
+import (
+	"github.com/valyala/fasthttp"
+)
+
+// getHeader serves GET …/chain/{c}/header/{blockHash} in the encoding the Accept header picks:
+// a base64url JSON string, the object encoding, or raw binary (chainweb-api.md §4.2).
+//
+// This is the hottest read of the API, so it allocates nothing here: the header is read into a
+// pooled buffer and its encoding is appended straight into the response body.
+func (s *Service) getHeader(ctx *fasthttp.RequestCtx, p params) {
+	enc, ok := acceptEncoding(ctx, offersHeaderByHash)
+	if !ok {
+		return
+	}
+	buf := getBuf()
+	defer putBuf(buf, *buf)
+	if enc == encJSONObject {
+		// The object form is built from the decoded header, which the store caches.
+		h, err := headerOnChain(s.db, p.chain, p.hash)
+		if err != nil {
+			s.lookupFailed(ctx, p.hash, err)
+			return
+		}
+		ctx.SetStatusCode(fasthttp.StatusOK)
+		ctx.Response.Header.SetContentTypeBytes(ctJSONObject)
+		ctx.Response.SetBody(h.AppendObjectJSON((*buf)[:0]))
+		return
+	}
+	bin, err := s.db.HeaderBinary((*buf)[:0], p.hash)
+	if err != nil {
+		s.lookupFailed(ctx, p.hash, err)
+		return
+	}
+	if c, ok := binaryChainID(bin); !ok || c != p.chain {
+		keyNotFound(ctx, p.hash.String())
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.Response.Header.SetContentTypeBytes(contentTypeOf(enc))
+	if enc == encOctet {
+		ctx.Response.SetBody(bin)
+		return
+	}
+	// Encode after the binary in the same buffer: the regions do not overlap, and the pooled
+	// buffer has room for both.
+	ctx.Response.SetBody(appendHeaderB64(bin[len(bin):], bin))
+}

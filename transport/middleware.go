@@ -1,0 +1,84 @@
+package transport
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// serve is the service's request handler: common headers first, then a panic guard, CORS
+// preflights, and routing.
+func (s *Service) serve(ctx *fasthttp.RequestCtx) {
+	s.headers.set(ctx)
+	defer s.recoverPanic(ctx)
+	if ctx.IsOptions() {
+		s.preflight(ctx)
+		return
+	}
+	var p params
+	rt, m := s.router.lookup(ctx.Method(), ctx.Path(), &p)
+	if rt != nil {
+		rt.h(ctx, p)
+		return
+	}
+	switch {
+	case m.badCapture != "":
+		writeText(ctx, fasthttp.StatusBadRequest, m.badCapture)
+	case m.wrongMethod:
+		ms := s.router.allowedMethods(ctx.Path())
+		ctx.Response.Header.Set(fasthttp.HeaderAllow, strings.Join(ms, ", "))
+		writeEmpty(ctx, fasthttp.StatusMethodNotAllowed)
+	default:
+		writeEmpty(ctx, fasthttp.StatusNotFound)
+	}
+}
+
+// recoverPanic turns a panic into a logged 500. fasthttp does no recovery of its own, so without
+// this one bad handler would take the whole node down. A 5xx always means a bug here: bad input
+// gets a 4xx before it can reach code that could panic, and the tests check that the counter
+// behind this stays at zero.
+func (s *Service) recoverPanic(ctx *fasthttp.RequestCtx) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	s.internalErrors.Add(1)
+	s.log.Error("panic in HTTP handler", "method", string(ctx.Method()), "uri", string(ctx.RequestURI()),
+		"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	s.somethingWentWrong(ctx)
+}
+
+// internalError answers a store failure that is not "not found": the request was fine, the node
+// is not. Logged, counted and reported as Warp reports escaped exceptions.
+func (s *Service) internalError(ctx *fasthttp.RequestCtx, err error) {
+	s.internalErrors.Add(1)
+	s.log.Error("HTTP handler failed", "method", string(ctx.Method()), "uri", string(ctx.RequestURI()), "err", err)
+	s.somethingWentWrong(ctx)
+}
+
+func (s *Service) somethingWentWrong(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Reset()
+	s.headers.set(ctx)
+	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
+}
+
+// preflight answers CORS OPTIONS requests for any existing path, as wai-cors does in front of
+// upstream's service API. Only CORS-safelisted request headers plus Content-Type are allowed,
+// which is what browsers need for JSON POSTs.
+func (s *Service) preflight(ctx *fasthttp.RequestCtx) {
+	ms := s.router.allowedMethods(ctx.Path())
+	if len(ms) == 0 {
+		writeEmpty(ctx, fasthttp.StatusNotFound)
+		return
+	}
+	ms = append(ms, fasthttp.MethodOptions)
+	h := &ctx.Response.Header
+	allow := strings.Join(ms, ", ")
+	h.Set(fasthttp.HeaderAllow, allow)
+	h.Set(fasthttp.HeaderAccessControlAllowMethods, allow)
+	h.Set(fasthttp.HeaderAccessControlAllowHeaders, "Accept, Accept-Language, Content-Language, Content-Type")
+	h.Set(fasthttp.HeaderAccessControlMaxAge, "86400")
+	writeEmpty(ctx, fasthttp.StatusNoContent)
+}

@@ -1,0 +1,246 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+func TestRoutingNotFound(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{
+		"/", "/nope", "/chainweb", "/chainweb/0.0", "/chainweb/0.0/development",
+		"/chainweb/0.0/mainnet01/chain/0/hash",   // another network
+		"/chainweb/0.1/development/chain/0/hash", // another API version
+		"chain/20/hash", "chain/99/header", "chain/abc/hash", "chain/05/hash", "chain/-1/hash", "chain//hash",
+		"chain/0", "chain/0/nope", "chain/0/hash/branch/x", "chain/0/payload", "cut/x", "info",
+		"/info/x", "/health-check/now", "chain/0/header/" + strings.Repeat("A", 43) + "/x",
+		"/chainweb/0.0/development/chain/0/a/b/c/d/e/f/g/h/i/j/k",
+	} {
+		r := f.get(path)
+		if r.status != http.StatusNotFound || len(r.body) != 0 || r.header.Get("Content-Type") != "" {
+			t.Errorf("%s: %d %q (Content-Type %q), want an empty 404", path, r.status, r.body, r.header.Get("Content-Type"))
+		}
+	}
+	// A trailing slash is ignored, as servant ignores it.
+	f.get("/info/").expect(t, http.StatusOK)
+	f.get("chain/0/hash/").page(t)
+}
+
+func TestRoutingMethodAndCaptureErrors(t *testing.T) {
+	f := newFixture(t)
+	m1 := f.named["m1"]
+	for _, c := range []struct{ method, path, allow string }{
+		{http.MethodPost, "chain/0/hash", "GET, HEAD"},
+		{http.MethodGet, "chain/0/hash/branch", "POST"},
+		{http.MethodPut, "/info", "GET, HEAD"},
+		{http.MethodDelete, "chain/0/header/" + m1.Hash.String(), "GET, HEAD"},
+		{http.MethodGet, "chain/0/payload/batch", ""}, // "batch" is tried as a hash: 400, below
+		{http.MethodPost, "cut", "GET, HEAD"},
+		{http.MethodGet, "chain/0/payload/outputs/batch", "POST"},
+	} {
+		r := f.do(c.method, c.path, nil)
+		if c.allow == "" {
+			continue
+		}
+		if r.status != http.StatusMethodNotAllowed || len(r.body) != 0 {
+			t.Errorf("%s %s: %d %q, want an empty 405", c.method, c.path, r.status, r.body)
+		}
+		if got := r.header.Get("Allow"); got != c.allow {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+		}
+	}
+	// servant's priorities: a malformed capture (400) beats a wrong method (405).
+	for _, c := range []struct{ method, path, param string }{
+		{http.MethodGet, "chain/0/header/branch", "blockHash"},
+		{http.MethodGet, "chain/0/payload/batch", "payloadHash"},
+		{http.MethodPost, "chain/0/header/xyz", "blockHash"},
+		{http.MethodGet, "chain/0/payload/xyz/outputs", "payloadHash"},
+	} {
+		r := f.do(c.method, c.path, nil).expect(t, http.StatusBadRequest)
+		if want := "Error parsing path parameter " + c.param + " failed: "; !strings.HasPrefix(string(r.body), want) {
+			t.Errorf("%s %s: %q", c.method, c.path, r.body)
+		}
+	}
+}
+
+func TestHeadAndOptions(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/info", "/health-check", "cut", "chain/0/hash", "chain/0/header/" + f.named["m3"].Hash.String()} {
+		get := f.get(path).expect(t, http.StatusOK)
+		head := f.do(http.MethodHead, path, nil).expect(t, http.StatusOK)
+		if len(head.body) != 0 {
+			t.Errorf("HEAD %s has a body", path)
+		}
+		if head.header.Get("Content-Length") != strconv.Itoa(len(get.body)) && path != "cut" {
+			t.Errorf("HEAD %s: Content-Length %q, GET body %d bytes", path, head.header.Get("Content-Length"), len(get.body))
+		}
+	}
+	r := f.do(http.MethodOptions, "chain/0/header/branch", nil,
+		"Origin", "https://example.org", "Access-Control-Request-Method", "POST").expect(t, http.StatusNoContent)
+	if got := r.header.Get("Access-Control-Allow-Methods"); got != "POST, OPTIONS" {
+		t.Errorf("preflight methods %q", got)
+	}
+	if r.header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Content-Type") {
+		t.Errorf("preflight headers %v", r.header)
+	}
+	f.do(http.MethodOptions, "chain/0/nope", nil).expect(t, http.StatusNotFound)
+}
+
+// checkCommon checks the headers every response must carry.
+func checkCommon(t *testing.T, what string, h http.Header, peer string) {
+	t.Helper()
+	if got := h.Get("X-Peer-Addr"); got != peer {
+		t.Errorf("%s: x-peer-addr %q, want %q", what, got, peer)
+	}
+	ts, err := strconv.ParseInt(h.Get("X-Server-Timestamp"), 10, 64)
+	if err != nil || ts < time.Now().Unix()-60 || ts > time.Now().Unix()+60 {
+		t.Errorf("%s: x-server-timestamp %q", what, h.Get("X-Server-Timestamp"))
+	}
+	if h.Get("X-Ledger-Node-Version") != "9.9.9-test" || h.Get("X-Chainweb-Node-Version") != "9.9.9-test" {
+		t.Errorf("%s: version headers %q %q", what, h.Get("X-Ledger-Node-Version"), h.Get("X-Chainweb-Node-Version"))
+	}
+	if h.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%s: no CORS origin header", what)
+	}
+}
+
+// rawRequest sends bytes on a fresh connection and reads one response; it returns the response
+// and the connection's local address (what the server should report as x-peer-addr).
+func (f *fixture) rawRequest(req []byte) (*http.Response, []byte, string) {
+	f.t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	go conn.Write(req) // the server may answer before reading everything
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	return res, body, conn.LocalAddr().String()
+}
+
+func TestCommonHeadersOnEveryResponse(t *testing.T) {
+	f := newFixture(t)
+	m30 := f.named["m30"].Hash.String()
+	hashPath := "/chainweb/0.0/development/chain/0/header/" + m30
+	big := 3 << 20
+	for _, c := range []struct {
+		name   string
+		status int
+		req    string
+	}{
+		{"200", 200, "GET " + hashPath + " HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"200 info", 200, "GET /info HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"204 preflight", 204, "OPTIONS /info HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"400", 400, "GET /chainweb/0.0/development/chain/0/hash?limit=x HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"404 route", 404, "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"404 key", 404, "GET /chainweb/0.0/development/chain/0/header/" + ledger.Hash{1}.String() + " HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"405", 405, "DELETE /info HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"406", 406, "GET " + hashPath + " HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n"},
+		{"415", 415, "POST /chainweb/0.0/development/chain/0/hash/branch HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"},
+		{"413", 413, fmt.Sprintf("POST /chainweb/0.0/development/chain/0/hash/branch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", big)},
+		{"400 bad request line", 400, "GET\r\n\r\n"},
+		{"431 huge request line", 431, "GET /info?x=" + strings.Repeat("a", 20000) + " HTTP/1.1\r\nHost: x\r\n\r\n"},
+	} {
+		res, body, local := f.rawRequest([]byte(c.req))
+		if res.StatusCode != c.status {
+			t.Errorf("%s: status %d (%q)", c.name, res.StatusCode, body)
+			continue
+		}
+		checkCommon(t, c.name, res.Header, local)
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	f := newFixture(t)
+	path := "/chainweb/0.0/development/chain/0/hash/branch"
+	want := func(n string) string {
+		return "Request body too large to be processed. The maximum size is 2097152 bytes; your request body was " + n
+	}
+	// Declared length over the limit: refused before the body is read.
+	big := 2<<20 + 1
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", path, big)
+	res, body, local := f.rawRequest([]byte(req))
+	if res.StatusCode != 413 || string(body) != want(strconv.Itoa(big)+" bytes.") {
+		t.Errorf("413: %d %q", res.StatusCode, body)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/plain;charset=utf-8" {
+		t.Errorf("413 Content-Type %q", ct)
+	}
+	checkCommon(t, "413", res.Header, local)
+	// Chunked: the size is only known once the limit is crossed.
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", path)
+	chunk := bytes.Repeat([]byte(" "), 64<<10)
+	for range 40 {
+		fmt.Fprintf(&b, "%x\r\n%s\r\n", len(chunk), chunk)
+	}
+	b.WriteString("0\r\n\r\n")
+	res, body, local = f.rawRequest(b.Bytes())
+	if res.StatusCode != 413 || string(body) != want("split into chunks, whose total size is unknown, but exceeded the limit.") {
+		t.Errorf("chunked 413: %d %q", res.StatusCode, body)
+	}
+	checkCommon(t, "chunked 413", res.Header, local)
+	// Expect: 100-continue with a declared size over the limit: refused before any body is sent.
+	req = fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", path, big)
+	res, body, local = f.rawRequest([]byte(req))
+	if res.StatusCode != 413 || string(body) != want(strconv.Itoa(big)+" bytes.") {
+		t.Errorf("100-continue 413: %d %q", res.StatusCode, body)
+	}
+	checkCommon(t, "100-continue 413", res.Header, local)
+	// Within the limit, 100-continue proceeds as usual.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n", path)
+	br := bufio.NewReader(conn)
+	if cont, err := http.ReadResponse(br, nil); err != nil || cont.StatusCode != http.StatusContinue {
+		t.Fatalf("100-continue: %v %v", cont, err)
+	}
+	conn.Write([]byte("{}"))
+	if final, err := http.ReadResponse(br, nil); err != nil || final.StatusCode != http.StatusOK {
+		t.Fatalf("after 100-continue: %v %v", final, err)
+	}
+	// Exactly at the limit is fine (and then just a malformed JSON body).
+	ok := f.postJSON("chain/0/hash/branch", bytes.Repeat([]byte(" "), 2<<20))
+	ok.expect(t, http.StatusBadRequest)
+	// A small chunked body is read normally.
+	var sb bytes.Buffer
+	fmt.Fprintf(&sb, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", path)
+	if res, body, _ := f.rawRequest(sb.Bytes()); res.StatusCode != 200 {
+		t.Errorf("small chunked body: %d %q", res.StatusCode, body)
+	}
+}
+
+func TestPeerAddrFormat(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 80}, "10.1.2.3:80"},
+		{&net.TCPAddr{IP: net.ParseIP("::ffff:10.1.2.3"), Port: 81}, "10.1.2.3:81"},
+		{&net.TCPAddr{IP: net.ParseIP("2001:db8::1"), Port: 443}, "[2001:db8::1]:443"},
+		{&net.UnixAddr{Name: "/tmp/s", Net: "unix"}, "/tmp/s"},
+	} {
+		if got := string(appendPeerAddr(nil, c.addr)); got != c.want {
+			t.Errorf("%v: %q, want %q", c.addr, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+// Package transport is the node's HTTP layer: the chainweb-compatible service API (block
+// hashes, headers, blocks, payloads, cut, node info), served with fasthttp straight from the
+// store.
+//
+// It is built from small shared pieces so the later APIs (header update stream, contract
+// endpoints, backups, the peer API on its own port) can reuse them:
+//
+//	router.go      route table: literal segments and parsed {chain}/{…Hash} captures
+//	middleware.go  common headers, panic guard, CORS preflight, routing failures
+//	respond.go     response helpers: content types, error and not-found bodies
+//	limits.go      requests fasthttp refuses (413 and friends), with the common headers
+//	negotiate.go   Accept and Content-Type handling
+//	query.go       paging parameters; cursor.go the `next` cursor
+//	paging.go      page assembly; items.go the item encoders of each list kind
+//	lists.go       GET lists and POST branch queries; branch.go the branch body and walk
+//	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
+//	store.go       the read interface the handlers use over store.DB
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// ServiceConfig configures the service API.
+type ServiceConfig struct {
+	Version *ledger.Version
+	Store   *store.DB
+	// Cut returns the node's current cut (nil before there is one). Reading it must be cheap
+	// and safe from any goroutine. If Cut is nil, GET …/cut is not served.
+	Cut            func() *ledger.Cut
+	PackageVersion string // X-Ledger-Node-Version, X-Chainweb-Node-Version, nodePackageVersion
+	ServiceDate    string // nodeServiceDate, ISO 8601; "" → null
+	// MaxBodyBytes bounds request bodies (default 2 MiB, upstream's limit); larger ones get 413.
+	MaxBodyBytes int
+	// PayloadBatchLimit bounds the hashes of one payload batch request (default 1000); the rest
+	// of the list is ignored.
+	PayloadBatchLimit int
+	Logger            *slog.Logger
+}
+
+// Defaults of ServiceConfig and of the server.
+const (
+	DefaultMaxBodyBytes      = 2 << 20
+	DefaultPayloadBatchLimit = 1000
+
+	// readBufferSize bounds the request line plus headers: long query strings and cursors must
+	// fit (fasthttp's default 4 KiB rejects them with "small read buffer").
+	readBufferSize = 16 << 10
+	// readTimeout bounds reading one request, a 2 MiB body on a slow link included.
+	readTimeout = 60 * time.Second
+	// idleTimeout closes idle keep-alive connections; Shutdown does not close them itself.
+	idleTimeout = 120 * time.Second
+)
+
+// Service is the service API server.
+type Service struct {
+	cfg     ServiceConfig
+	db      chainDB
+	log     *slog.Logger
+	router  *router
+	headers commonHeaders
+	limits  listLimits
+	info    map[*ledger.Graph][]byte // /info bodies, one per graph the version ever uses
+	server  *fasthttp.Server
+
+	// internalErrors counts 500 answers (panics and store failures). Bad input must never
+	// reach one; tests assert it stays zero.
+	internalErrors atomic.Int64
+}
+
+// NewService builds the service. It panics on a config without Version or Store: that is a
+// wiring bug, not a runtime condition.
+func NewService(cfg ServiceConfig) *Service {
+	if cfg.Version == nil || cfg.Store == nil {
+		panic("transport: ServiceConfig needs Version and Store")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.PayloadBatchLimit <= 0 {
+		cfg.PayloadBatchLimit = DefaultPayloadBatchLimit
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Service{
+		cfg:     cfg,
+		db:      cfg.Store,
+		log:     cfg.Logger,
+		router:  newRouter(cfg.Version),
+		headers: commonHeaders{nodeVersion: []byte(cfg.PackageVersion)},
+		limits:  serviceLimits,
+		info:    map[*ledger.Graph][]byte{},
+	}
+	for _, e := range cfg.Version.Graphs {
+		s.info[e.Graph] = s.infoJSON(e.Graph)
+	}
+	s.routes()
+	s.server = &fasthttp.Server{
+		Handler:       s.Handler(),
+		ErrorHandler:  s.requestError,
+		ExpectHandler: s.expectContinue,
+		Logger:        fasthttpLogger{s.log},
+
+		ReadBufferSize:     readBufferSize,
+		MaxRequestBodySize: cfg.MaxBodyBytes,
+		ReadTimeout:        readTimeout,
+		IdleTimeout:        idleTimeout,
+		// WriteTimeout stays 0: a positive one ends server-sent event streams after that long.
+
+		NoDefaultServerHeader: true,
+		// Every response sets its own Content-Type; bodiless errors carry none, as upstream's.
+		NoDefaultContentType:         true,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		ReduceMemoryUsage:            false, // keep per-connection buffers: throughput over RSS
+	}
+	return s
+}
+
+// routes registers the service API. Literal routes come before captures at the same depth.
+func (s *Service) routes() {
+	r := s.router
+	r.handle(fasthttp.MethodGet, "/health-check", s.healthCheck)
+	r.handle(fasthttp.MethodGet, "/info", s.getInfo)
+	if s.cfg.Cut != nil {
+		r.handle(fasthttp.MethodGet, "cut", s.getCut)
+	}
+
+	r.handle(fasthttp.MethodGet, "chain/{chain}/hash", s.getList(listHashes))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/hash/branch", s.postBranch(listHashes))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/header", s.getList(listHeaders))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/header/branch", s.postBranch(listHeaders))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/header/{blockHash}", s.getHeader)
+	r.handle(fasthttp.MethodGet, "chain/{chain}/block", s.getList(listBlocks))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/block/branch", s.postBranch(listBlocks))
+
+	r.handle(fasthttp.MethodPost, "chain/{chain}/payload/batch", s.postPayloadBatch(false))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/payload/outputs/batch", s.postPayloadBatch(true))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}", s.getPayload(false))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}/outputs", s.getPayload(true))
+}
+
+// Handler returns the request handler, for embedding the API in another fasthttp server or
+// serving it in tests. Serve uses the same handler with the tuned server around it.
+func (s *Service) Handler() fasthttp.RequestHandler { return s.serve }
+
+// Serve serves the API on ln until Shutdown. It returns nil after a Shutdown.
+func (s *Service) Serve(ln net.Listener) error {
+	err := s.server.Serve(ln)
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and waits for open requests until ctx ends.
+func (s *Service) Shutdown(ctx context.Context) error {
+	return s.server.ShutdownWithContext(ctx)
+}
+
+// fasthttpLogger routes fasthttp's own messages (mostly connection-level errors of clients) to
+// slog at debug level: they are noise in normal operation.
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug(fmt.Sprintf(format, args...), "component", "fasthttp")
+}
