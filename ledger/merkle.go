@@ -3,7 +3,6 @@ package ledger
 import (
 	"crypto/sha512"
 	"encoding/binary"
-	"hash"
 )
 
 // Merkle tree tags of the chainweb merkle universe. Input leaves are hashed as
@@ -95,51 +94,43 @@ func MerkleRoot(leaves []Hash) Hash {
 	return root
 }
 
-// blockHasher reuses one SHA-512/256 state across the leaves of a block hash.
-type blockHasher struct {
-	d   hash.Hash
-	buf [3 + 32]byte
-}
-
-func (b *blockHasher) leaf(tag uint16, value []byte) (h Hash) {
-	b.buf[0] = leafPrefix
-	binary.BigEndian.PutUint16(b.buf[1:], tag)
-	n := copy(b.buf[3:], value)
-	b.d.Reset()
-	b.d.Write(b.buf[:3+n])
-	b.d.Sum(h[:0])
-	return h
+// blockLeaf hashes one tagged input leaf of a block hash. The value is at most 32 bytes, so the
+// whole input fits a stack buffer and sha512.Sum512_256 needs no heap state.
+func blockLeaf(tag uint16, value []byte) Hash {
+	var buf [3 + 32]byte
+	buf[0] = leafPrefix
+	binary.BigEndian.PutUint16(buf[1:], tag)
+	n := copy(buf[3:], value)
+	return sha512.Sum512_256(buf[:3+n])
 }
 
 // ComputeHash returns the block hash: the merkle root over the header fields in merkle-log
 // order (flags, time, parent, target, payload, chain, weight, height, version, epoch start,
 // nonce, then the adjacent hashes ascending by chain id). It does not read h.Hash.
 func (h *Header) ComputeHash() Hash {
-	var bh blockHasher
-	bh.d = sha512.New512_256()
 	var leavesBuf [11 + MaxAdjacents]Hash
 	leaves := leavesBuf[:0]
 	var v [32]byte
 	binary.LittleEndian.PutUint64(v[:], h.FeatureFlags)
-	leaves = append(leaves, bh.leaf(TagFeatureFlags, v[:8]))
+	leaves = append(leaves, blockLeaf(TagFeatureFlags, v[:8]))
 	binary.LittleEndian.PutUint64(v[:], uint64(h.CreationTime))
-	leaves = append(leaves, bh.leaf(TagCreationTime, v[:8]))
+	leaves = append(leaves, blockLeaf(TagCreationTime, v[:8]))
 	leaves = append(leaves, h.Parent)
 	h.Target.PutLE(v[:])
-	leaves = append(leaves, bh.leaf(TagHashTarget, v[:32]))
+	leaves = append(leaves, blockLeaf(TagHashTarget, v[:32]))
 	leaves = append(leaves, h.PayloadHash)
 	binary.LittleEndian.PutUint32(v[:], uint32(h.ChainID))
-	leaves = append(leaves, bh.leaf(TagChainID, v[:4]))
+	leaves = append(leaves, blockLeaf(TagChainID, v[:4]))
 	h.Weight.PutLE(v[:])
-	leaves = append(leaves, bh.leaf(TagBlockWeight, v[:32]))
+	leaves = append(leaves, blockLeaf(TagBlockWeight, v[:32]))
 	binary.LittleEndian.PutUint64(v[:], h.Height)
-	leaves = append(leaves, bh.leaf(TagBlockHeight, v[:8]))
+	leaves = append(leaves, blockLeaf(TagBlockHeight, v[:8]))
 	binary.LittleEndian.PutUint32(v[:], h.Version)
-	leaves = append(leaves, bh.leaf(TagVersion, v[:4]))
+	leaves = append(leaves, blockLeaf(TagVersion, v[:4]))
 	binary.LittleEndian.PutUint64(v[:], uint64(h.EpochStart))
-	leaves = append(leaves, bh.leaf(TagEpochStart, v[:8]))
+	leaves = append(leaves, blockLeaf(TagEpochStart, v[:8]))
 	binary.LittleEndian.PutUint64(v[:], h.Nonce)
-	leaves = append(leaves, bh.leaf(TagNonce, v[:8]))
+	leaves = append(leaves, blockLeaf(TagNonce, v[:8]))
 	for _, a := range h.Adjacents {
 		leaves = append(leaves, a.Hash)
 	}
