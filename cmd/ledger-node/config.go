@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// Config is the node's whole configuration. Every field has a YAML key and a command-line flag
+// (see bindFlags); precedence is defaults < --config-file < flags.
+type Config struct {
+	Network    string           `yaml:"network"`
+	DataDir    string           `yaml:"dataDir"`
+	LogLevel   string           `yaml:"logLevel"`
+	ServiceAPI ServiceAPIConfig `yaml:"serviceApi"`
+	Store      StoreConfig      `yaml:"store"`
+	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
+	NodeServiceDate string `yaml:"nodeServiceDate"`
+}
+
+// ServiceAPIConfig configures the public REST service.
+type ServiceAPIConfig struct {
+	Interface         string `yaml:"interface"`
+	Port              int    `yaml:"port"`
+	PayloadBatchLimit int    `yaml:"payloadBatchLimit"`
+}
+
+// StoreConfig sizes the database caches.
+type StoreConfig struct {
+	HeaderCacheSize int `yaml:"headerCacheSize"`
+	BlockCacheMiB   int `yaml:"blockCacheMiB"`
+}
+
+// DefaultConfig is the configuration of `ledger-node` with no flags and no file.
+func DefaultConfig() Config {
+	return Config{
+		Network:  "development",
+		LogLevel: "info",
+		ServiceAPI: ServiceAPIConfig{
+			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000,
+		},
+		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
+	}
+}
+
+// option ties a command-line flag to the YAML key of the same setting.
+type option struct {
+	flag, yamlKey, usage string
+	bind                 func(fs *flag.FlagSet, c *Config, name, usage string)
+}
+
+func stringOpt(flagName, key, usage string, field func(*Config) *string) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.StringVar(field(c), n, *field(c), u)
+	}}
+}
+
+func intOpt(flagName, key, usage string, field func(*Config) *int) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(field(c), n, *field(c), u)
+	}}
+}
+
+// options lists every setting. A test checks that each flag changes exactly its YAML key.
+var options = []option{
+	stringOpt("network", "network", "network to join: "+strings.Join(ledger.VersionNames(), ", "),
+		func(c *Config) *string { return &c.Network }),
+	stringOpt("data-dir", "dataDir", "database directory (default: $XDG_DATA_HOME/ledger-node/<network>)",
+		func(c *Config) *string { return &c.DataDir }),
+	stringOpt("log-level", "logLevel", "debug, info, warn or error",
+		func(c *Config) *string { return &c.LogLevel }),
+	stringOpt("service-interface", "serviceApi.interface", "address the service API listens on",
+		func(c *Config) *string { return &c.ServiceAPI.Interface }),
+	intOpt("service-port", "serviceApi.port", "port of the service API (0 picks a free port)",
+		func(c *Config) *int { return &c.ServiceAPI.Port }),
+	intOpt("service-payload-batch-limit", "serviceApi.payloadBatchLimit", "most payloads one batch request returns",
+		func(c *Config) *int { return &c.ServiceAPI.PayloadBatchLimit }),
+	intOpt("header-cache-size", "store.headerCacheSize", "decoded headers kept in memory",
+		func(c *Config) *int { return &c.Store.HeaderCacheSize }),
+	intOpt("block-cache-mib", "store.blockCacheMiB", "database block cache in MiB",
+		func(c *Config) *int { return &c.Store.BlockCacheMiB }),
+	stringOpt("node-service-date", "nodeServiceDate", "next service date reported by /info (ISO 8601; empty = null)",
+		func(c *Config) *string { return &c.NodeServiceDate }),
+}
+
+// errHelp is returned when the user asked for usage; it is not a failure.
+var errHelp = errors.New("help requested")
+
+// loadConfig builds the configuration from args: defaults, then --config-file, then flags.
+// printConfig reports --print-config.
+func loadConfig(args []string, stderr io.Writer) (cfg Config, printConfig bool, err error) {
+	cfg, printConfig, _, err = loadConfigArgs(args, stderr, false)
+	return cfg, printConfig, err
+}
+
+// loadConfigArgs is loadConfig for commands that take positional arguments after the flags.
+func loadConfigArgs(args []string, stderr io.Writer, positional bool) (cfg Config, printConfig bool, rest []string, err error) {
+	cfg = DefaultConfig()
+	file, err := findConfigFile(args)
+	if err != nil {
+		return cfg, false, nil, err
+	}
+	if file != "" {
+		if err := readConfigFile(file, &cfg); err != nil {
+			return cfg, false, nil, err
+		}
+	}
+	fs := newFlagSet(&cfg, stderr)
+	var ignoredFile string
+	fs.StringVar(&ignoredFile, "config-file", file, "YAML configuration file (flags override it)")
+	fs.BoolVar(&printConfig, "print-config", false, "print the effective configuration as YAML and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, false, nil, errHelp
+		}
+		return cfg, false, nil, err
+	}
+	if fs.NArg() > 0 && !positional {
+		return cfg, false, nil, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if err := cfg.finish(); err != nil {
+		return cfg, false, nil, err
+	}
+	return cfg, printConfig, fs.Args(), nil
+}
+
+func newFlagSet(cfg *Config, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ledger-node", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, o := range options {
+		o.bind(fs, cfg, o.flag, fmt.Sprintf("%s (YAML: %s)", o.usage, o.yamlKey))
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage:\n  ledger-node [flags]                      run a node\n"+
+			"  ledger-node import-headers [flags] FILE  validate and store headers from FILE\n"+
+			"  ledger-node version                      print the version\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// findConfigFile pre-scans args for --config-file so that the file is read before flags apply.
+func findConfigFile(args []string) (string, error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		for _, p := range []string{"--config-file", "-config-file"} {
+			if a == p {
+				if i+1 >= len(args) {
+					return "", fmt.Errorf("flag needs an argument: %s", p)
+				}
+				return args[i+1], nil
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// readConfigFile decodes YAML into cfg, rejecting unknown keys and wrong types with the line.
+func readConfigFile(path string, cfg *Config) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// finish fills derived defaults and checks every value.
+func (c *Config) finish() error {
+	if _, ok := ledger.VersionByName(c.Network); !ok {
+		return fmt.Errorf("network %q is unknown (known: %s)", c.Network, strings.Join(ledger.VersionNames(), ", "))
+	}
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir(c.Network)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("logLevel %q: want debug, info, warn or error", c.LogLevel)
+	}
+	if c.ServiceAPI.Port < 0 || c.ServiceAPI.Port > 65535 {
+		return fmt.Errorf("serviceApi.port %d is not a TCP port", c.ServiceAPI.Port)
+	}
+	if c.ServiceAPI.Interface == "" {
+		return fmt.Errorf("serviceApi.interface is empty")
+	}
+	if c.ServiceAPI.PayloadBatchLimit < 0 {
+		return fmt.Errorf("serviceApi.payloadBatchLimit %d is negative", c.ServiceAPI.PayloadBatchLimit)
+	}
+	if c.Store.HeaderCacheSize <= 0 || c.Store.BlockCacheMiB <= 0 {
+		return fmt.Errorf("store.headerCacheSize and store.blockCacheMiB must be positive")
+	}
+	if c.NodeServiceDate != "" {
+		if _, err := time.Parse(time.RFC3339, c.NodeServiceDate); err != nil {
+			return fmt.Errorf("nodeServiceDate %q is not an ISO 8601 timestamp like 2026-12-01T00:00:00Z", c.NodeServiceDate)
+		}
+	}
+	return nil
+}
+
+// defaultDataDir is $XDG_DATA_HOME/ledger-node/<network>, or ~/.local/share/... without it.
+func defaultDataDir(network string) string {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "ledger-node", network)
+}
+
+// serviceAddr is the listen address of the service API.
+func (c *Config) serviceAddr() string {
+	return net.JoinHostPort(c.ServiceAPI.Interface, fmt.Sprint(c.ServiceAPI.Port))
+}
+
+// marshalYAML is the --print-config output.
+func (c *Config) marshalYAML() []byte {
+	b, err := yaml.Marshal(c)
+	if err != nil { // a struct of plain fields always marshals
+		panic(err)
+	}
+	return b
+}

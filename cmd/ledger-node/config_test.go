@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// flagValues gives each option a value different from its default.
+var flagValues = map[string]string{
+	"network": "mainnet01", "data-dir": "/tmp/x", "log-level": "debug", "service-interface": "0.0.0.0",
+	"service-port": "1999", "service-payload-batch-limit": "7", "header-cache-size": "11",
+	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
+}
+
+// TestEveryFlagHasItsYAMLKey sets each flag alone and checks that --print-config shows exactly
+// its YAML key changed, and that the same value in a config file has the same effect.
+func TestEveryFlagHasItsYAMLKey(t *testing.T) {
+	base := yamlMap(t, DefaultConfigPrinted(t))
+	for _, o := range options {
+		val, ok := flagValues[o.flag]
+		if !ok {
+			t.Fatalf("no test value for --%s", o.flag)
+		}
+		cfg, _, err := loadConfig([]string{"--" + o.flag, val, "--data-dir", "/d"}, &bytes.Buffer{})
+		if o.flag == "data-dir" {
+			cfg, _, err = loadConfig([]string{"--" + o.flag, val}, &bytes.Buffer{})
+		}
+		if err != nil {
+			t.Fatalf("--%s %s: %v", o.flag, val, err)
+		}
+		got := yamlMap(t, cfg.marshalYAML())
+		if lookup(got, o.yamlKey) != val {
+			t.Errorf("--%s %s: YAML key %s is %q", o.flag, val, o.yamlKey, lookup(got, o.yamlKey))
+		}
+		for _, other := range options {
+			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" {
+				continue
+			}
+			if lookup(got, other.yamlKey) != lookup(base, other.yamlKey) {
+				t.Errorf("--%s also changed %s", o.flag, other.yamlKey)
+			}
+		}
+		// The same setting through a config file.
+		file := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(file, []byte(nestedYAML(o.yamlKey, val)), 0o600)
+		fromFile, _, err := loadConfig([]string{"--config-file", file, "--data-dir", "/d"}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("config file %q: %v", nestedYAML(o.yamlKey, val), err)
+		}
+		if o.flag != "data-dir" && lookup(yamlMap(t, fromFile.marshalYAML()), o.yamlKey) != val {
+			t.Errorf("config key %s did not apply", o.yamlKey)
+		}
+	}
+}
+
+func DefaultConfigPrinted(t *testing.T) []byte {
+	cfg, _, err := loadConfig([]string{"--data-dir", "/d"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.marshalYAML()
+}
+
+func TestFlagsOverrideConfigFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("serviceApi:\n  port: 2000\nlogLevel: warn\n"), 0o600)
+	cfg, _, err := loadConfig([]string{"--service-port", "3000", "--config-file", file}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ServiceAPI.Port != 3000 || cfg.LogLevel != "warn" {
+		t.Fatalf("port %d level %s", cfg.ServiceAPI.Port, cfg.LogLevel)
+	}
+	if !strings.HasSuffix(cfg.DataDir, filepath.Join("ledger-node", "development")) {
+		t.Fatalf("default data dir %s", cfg.DataDir)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) string {
+		f := filepath.Join(dir, "bad.yaml")
+		os.WriteFile(f, []byte(s), 0o600)
+		return f
+	}
+	cases := map[string][]string{
+		"unknown key":      {"--config-file", write("servicePort: 1\n")},
+		"wrong type":       {"--config-file", write("serviceApi:\n  port: lots\n")},
+		"not yaml":         {"--config-file", write("{{{\n")},
+		"missing file":     {"--config-file", filepath.Join(dir, "nope.yaml")},
+		"unknown network":  {"--network", "moonnet"},
+		"bad port":         {"--service-port", "70000"},
+		"bad level":        {"--log-level", "loud"},
+		"bad date":         {"--node-service-date", "next tuesday"},
+		"unknown flag":     {"--frobnicate"},
+		"stray argument":   {"extra"},
+		"flag needs value": {"--config-file"},
+	}
+	for name, args := range cases {
+		var stderr bytes.Buffer
+		if code := run(args, &bytes.Buffer{}, &stderr); code != 2 {
+			t.Errorf("%s: exit %d, want 2 (stderr %q)", name, code, stderr.String())
+		}
+	}
+	var stderr bytes.Buffer
+	run([]string{"--config-file", write("serviceApi:\n  port: lots\n")}, &bytes.Buffer{}, &stderr)
+	if !strings.Contains(stderr.String(), "line 2") {
+		t.Errorf("type error does not name the line: %q", stderr.String())
+	}
+}
+
+func TestPrintConfigAndVersion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"--print-config", "--service-port", "1234", "--data-dir", "/d"}, &out, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	m := yamlMap(t, out.Bytes())
+	if lookup(m, "serviceApi.port") != "1234" || lookup(m, "dataDir") != "/d" {
+		t.Fatalf("printed %s", out.String())
+	}
+	// The printed configuration is itself a valid config file.
+	file := filepath.Join(t.TempDir(), "printed.yaml")
+	os.WriteFile(file, out.Bytes(), 0o600)
+	if cfg, _, err := loadConfig([]string{"--config-file", file}, &bytes.Buffer{}); err != nil || cfg.ServiceAPI.Port != 1234 {
+		t.Fatalf("printed config does not load back: %v", err)
+	}
+	out.Reset()
+	if run([]string{"version"}, &out, &bytes.Buffer{}) != 0 || !strings.Contains(out.String(), packageVersion) {
+		t.Fatalf("version: %q", out.String())
+	}
+	if run([]string{"--help"}, &out, &bytes.Buffer{}) != 0 {
+		t.Fatal("--help is not a failure")
+	}
+}
+
+func yamlMap(t *testing.T, b []byte) map[string]any {
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// lookup returns the value at a dotted key path as text.
+func lookup(m map[string]any, key string) string {
+	var cur any = m
+	for _, k := range strings.Split(key, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = mm[k]
+	}
+	if cur == nil {
+		return ""
+	}
+	b, _ := yaml.Marshal(cur)
+	return strings.Trim(strings.TrimSpace(string(b)), `"'`)
+}
+
+// nestedYAML renders "a.b: v" as nested YAML, quoting the value as a string when it is not a number.
+func nestedYAML(key, val string) string {
+	parts := strings.Split(key, ".")
+	var b strings.Builder
+	for i, p := range parts {
+		b.WriteString(strings.Repeat("  ", i) + p + ":")
+		if i < len(parts)-1 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(" " + val + "\n")
+	return b.String()
+}

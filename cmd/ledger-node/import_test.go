@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
+)
+
+const chain5Vector = "../../../shared/vectors/mainnet01-chain5-headers.json"
+
+func importArgs(dir string, more ...string) []string {
+	return append([]string{"import-headers", "--network", "mainnet01", "--data-dir", dir}, more...)
+}
+
+func TestImportRealChain(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if code := run(importArgs(dir, chain5Vector), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	// 360 headers: the first has no known parent; the other 359 are checked against theirs.
+	for _, want := range []string{"360 stored, 0 already present, 0 rejected", "parent link, height and weight on 359"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := run(importArgs(dir, chain5Vector), &out, &errOut); code != 0 {
+		t.Fatalf("re-import exit %d: %s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "0 stored, 360 already present") {
+		t.Fatalf("re-import summary:\n%s", out.String())
+	}
+}
+
+func TestImportRejectsTamperedHeaders(t *testing.T) {
+	var f struct {
+		Headers []struct {
+			B64 string `json:"binary_b64url"`
+		} `json:"headers"`
+	}
+	b, err := os.ReadFile(chain5Vector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &f)
+	var lines []string
+	for i, h := range f.Headers[:20] {
+		hdr, err := ledger.DecodeHeaderB64(h.B64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i {
+		case 5: // changed nonce, hash left as it was
+			hdr.Nonce++
+		case 9: // resealed after a change: the real target makes the PoW fail
+			hdr.Weight[0]++
+			hdr.Seal()
+		}
+		lines = append(lines, hdr.B64())
+	}
+	file := filepath.Join(t.TempDir(), "headers.txt")
+	os.WriteFile(file, []byte("# chain 5\n"+strings.Join(lines, "\n")+"\n"), 0o600)
+	var out bytes.Buffer
+	code := run(importArgs(t.TempDir(), file), &out, &bytes.Buffer{})
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"IncorrectHash", "IncorrectPow", "its parent was rejected", "15 stored"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// mine varies the nonce until h meets its target (the development target takes ~10^5 tries).
+func mine(t *testing.T, h *ledger.Header) {
+	for !pow.CheckPow(h) {
+		h.Nonce++
+	}
+	h.Seal()
+}
+
+// TestImportChecksParentLink mines development blocks on chain 0 whose PoW is valid but whose
+// weight or height does not follow from the parent: only the parent check can catch them.
+func TestImportChecksParentLink(t *testing.T) {
+	v := ledger.Development
+	genesisPayload := ledger.EmptyGenesisPayload().PayloadHash
+	parent := ledger.GenesisHeader(v, 0, genesisPayload)
+	var adj []*ledger.Header
+	for _, c := range v.GraphAt(0).Neighbors(0) {
+		adj = append(adj, ledger.GenesisHeader(v, c, genesisPayload))
+	}
+	good, err := pow.NewHeader(v, parent, adj, genesisPayload, parent.CreationTime+1_000_000, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine(t, good)
+	heavy := good.Clone()
+	heavy.Weight[0]++
+	heavy.Nonce = 1 << 40
+	mine(t, heavy)
+	tall := good.Clone()
+	tall.Height++
+	tall.Nonce = 1 << 41
+	mine(t, tall)
+	file := filepath.Join(t.TempDir(), "dev.txt")
+	os.WriteFile(file, []byte(good.B64()+"\n"+heavy.B64()+"\n"+tall.B64()+"\n"), 0o600)
+	var out bytes.Buffer
+	code := run([]string{"import-headers", "--network", "development", "--data-dir", t.TempDir(), file}, &out, &bytes.Buffer{})
+	if code != 1 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	for _, want := range []string{"1 stored", "2 rejected", "IncorrectWeight", "IncorrectHeight",
+		"epoch, difficulty adjustment and adjacent parents on 1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestImportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("not base64!\n"), 0o600)
+	var errOut bytes.Buffer
+	if code := run(importArgs(filepath.Join(dir, "db"), bad), &bytes.Buffer{}, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "bad.txt:1") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if code := run(importArgs(filepath.Join(dir, "db")), &bytes.Buffer{}, &bytes.Buffer{}); code != 2 {
+		t.Fatalf("no file: exit %d", code)
+	}
+	// A directory created for one network refuses another.
+	if code := run(importArgs(filepath.Join(dir, "db"), chain5Vector), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("import: exit %d", code)
+	}
+	errOut.Reset()
+	code := run([]string{"import-headers", "--network", "testnet04", "--data-dir", filepath.Join(dir, "db"), chain5Vector},
+		&bytes.Buffer{}, &errOut)
+	if code != 1 || errOut.Len() == 0 {
+		t.Fatalf("wrong network: exit %d: %s", code, errOut.String())
+	}
+}

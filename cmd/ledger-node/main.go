@@ -1,0 +1,63 @@
+// Command ledger-node runs a node of the braided multi-chain ledger: it stores and serves block
+// data over the service API, and imports header chains from files.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code (0 ok, 1 runtime failure, 2 usage).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "import-headers":
+			return runImport(args[1:], stdout, stderr)
+		case "version", "--version", "-version":
+			fmt.Fprintf(stdout, "ledger-node %s\n", packageVersion)
+			return 0
+		}
+	}
+	cfg, printConfig, err := loadConfig(args, stderr)
+	if errors.Is(err, errHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
+		return 2
+	}
+	if printConfig {
+		stdout.Write(cfg.marshalYAML())
+		return 0
+	}
+	log := newLogger(cfg.LogLevel, stderr)
+	n, err := openNode(cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
+		return 1
+	}
+	defer n.close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := n.serve(ctx, stdout); err != nil {
+		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(level string, w io.Writer) *slog.Logger {
+	var l slog.Level
+	l.UnmarshalText([]byte(level)) // checked by Config.finish
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// startNode runs a node on a free loopback port until the test ends and returns its base URL.
+func startNode(t *testing.T, args ...string) string {
+	t.Helper()
+	n := startNodeArgs(t, args...)
+	t.Cleanup(n.stop)
+	return n.url
+}
+
+func getJSON(t *testing.T, url string, accept string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// TestServeImportedMainnetHeaders is the README example: import the 360 real chain-5 headers,
+// start the node, and read them back in one page in the documented order.
+func TestServeImportedMainnetHeaders(t *testing.T) {
+	dir := t.TempDir()
+	if code := run(importArgs(dir, chain5Vector), io.Discard, io.Discard); code != 0 {
+		t.Fatalf("import exit %d", code)
+	}
+	base := startNode(t, "--network", "mainnet01", "--data-dir", dir)
+
+	var page struct {
+		Limit int      `json:"limit"`
+		Items []string `json:"items"`
+		Next  *string  `json:"next"`
+	}
+	getJSON(t, base+"/chainweb/0.0/mainnet01/chain/5/header?limit=360", "", &page)
+	if page.Limit != 360 || len(page.Items) != 360 {
+		t.Fatalf("page limit %d, %d items", page.Limit, len(page.Items))
+	}
+	var f struct {
+		Headers []struct {
+			B64 string `json:"binary_b64url"`
+		} `json:"headers"`
+	}
+	raw, _ := os.ReadFile(chain5Vector)
+	json.Unmarshal(raw, &f)
+	want := map[string]bool{}
+	for _, h := range f.Headers {
+		want[h.B64] = true
+	}
+	var prev *ledger.Header
+	for i, item := range page.Items {
+		if !want[item] {
+			t.Fatalf("item %d is not byte-identical to any vector header", i)
+		}
+		h, err := ledger.DecodeHeaderB64(item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ascending height; fork siblings at one height in raw hash byte order.
+		if prev != nil && (h.Height < prev.Height || h.Height == prev.Height && bytes.Compare(prev.Hash[:], h.Hash[:]) >= 0) {
+			t.Fatalf("item %d out of order", i)
+		}
+		prev = h
+	}
+	// The page ends at the last header of the chain, so next is null.
+	if page.Next != nil {
+		t.Fatalf("next = %q after the last header", *page.Next)
+	}
+
+	var cut struct {
+		Hashes   map[string]struct{ Height uint64 } `json:"hashes"`
+		Instance string                             `json:"instance"`
+	}
+	getJSON(t, base+"/chainweb/0.0/mainnet01/cut", "", &cut)
+	if cut.Instance != "mainnet01" || cut.Hashes["5"].Height != 2111762 {
+		t.Fatalf("cut after import: %+v", cut)
+	}
+}
+
+// TestDevelopmentNodeStartsAndResumes: the first start writes 20 genesis blocks; a restart on the
+// same directory serves the same cut without rewriting anything.
+func TestDevelopmentNodeStartsAndResumes(t *testing.T) {
+	dir := t.TempDir()
+	type cutJSON struct {
+		Hashes map[string]struct {
+			Height uint64
+			Hash   string
+		} `json:"hashes"`
+		ID string `json:"id"`
+	}
+	var first cutJSON
+	func() {
+		base := startNodeScoped(t, dir)
+		getJSON(t, base.url+"/chainweb/0.0/development/cut", "", &first)
+		var info map[string]any
+		getJSON(t, base.url+"/info", "", &info)
+		if info["nodeVersion"] != "development" || info["nodeNumberOfChains"] != float64(20) ||
+			info["nodePackageVersion"] != packageVersion {
+			t.Fatalf("/info: %v", info)
+		}
+		if _, ok := info["nodeServiceDate"]; !ok {
+			t.Fatal("/info lacks nodeServiceDate")
+		}
+		// Each genesis block is served with its payload.
+		var blocks struct {
+			Items []struct {
+				Header             map[string]any `json:"header"`
+				PayloadWithOutputs map[string]any `json:"payloadWithOutputs"`
+			} `json:"items"`
+		}
+		getJSON(t, base.url+"/chainweb/0.0/development/chain/7/block", "", &blocks)
+		if len(blocks.Items) != 1 || blocks.Items[0].PayloadWithOutputs == nil ||
+			blocks.Items[0].Header["hash"] != first.Hashes["7"].Hash {
+			t.Fatalf("chain 7 blocks: %+v", blocks)
+		}
+		base.stop()
+	}()
+	if len(first.Hashes) != 20 {
+		t.Fatalf("genesis cut has %d chains", len(first.Hashes))
+	}
+	payload := ledger.EmptyGenesisPayload().PayloadHash
+	for c := 0; c < 20; c++ {
+		want := ledger.GenesisHeader(ledger.Development, ledger.ChainID(c), payload).Hash.String()
+		if e := first.Hashes[fmt.Sprint(c)]; e.Height != 0 || e.Hash != want {
+			t.Fatalf("chain %d: %+v, want genesis %s", c, e, want)
+		}
+	}
+	base := startNodeScoped(t, dir)
+	defer base.stop()
+	var second cutJSON
+	getJSON(t, base.url+"/chainweb/0.0/development/cut", "", &second)
+	if second.ID != first.ID {
+		t.Fatalf("cut changed across restart: %s -> %s", first.ID, second.ID)
+	}
+	var hashes struct{ Items []string }
+	getJSON(t, base.url+"/chainweb/0.0/development/chain/0/hash", "", &hashes)
+	if !slices.Equal(hashes.Items, []string{first.Hashes["0"].Hash}) {
+		t.Fatalf("chain 0 after restart: %v", hashes.Items)
+	}
+}
+
+type scopedNode struct {
+	url  string
+	stop func()
+}
+
+// startNodeScoped runs a development node on dir until stop is called.
+func startNodeScoped(t *testing.T, dir string) scopedNode {
+	t.Helper()
+	return startNodeArgs(t, "--data-dir", dir)
+}
+
+// startNodeArgs runs a node with the given flags on a free loopback port until stop is called.
+func startNodeArgs(t *testing.T, args ...string) scopedNode {
+	t.Helper()
+	cfg, _, err := loadConfig(append([]string{"--service-port", "0"}, args...), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := openNode(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.serve(ctx, io.Discard) }()
+	return scopedNode{url: "http://" + n.ln.Addr().String(), stop: func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		n.close()
+	}}
+}
