@@ -3,8 +3,6 @@ package pow
 import (
 	"encoding/binary"
 
-	"golang.org/x/crypto/blake2s"
-
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -16,7 +14,7 @@ const maxHeaderSize = 208 + 2 + 36*ledger.MaxAdjacents
 // block hash; 286 bytes for degree 3): BLAKE2s-256 of the bytes, read as a little-endian
 // 256-bit integer. Use it when the wire bytes are at hand, which saves re-encoding the header.
 func PowHashWork(work []byte) ledger.U256 {
-	d := blake2s.Sum256(work)
+	d := blake2s256(work)
 	return ledger.U256{
 		binary.LittleEndian.Uint64(d[0:]),
 		binary.LittleEndian.Uint64(d[8:]),

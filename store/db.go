@@ -10,6 +10,7 @@ import (
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // Errors. Callers test them with errors.Is; the returned errors wrap them with the key involved.
@@ -183,4 +184,10 @@ func lookupErr(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
 	return fmt.Errorf("store: %s: %w", what, err)
+}
+
+// Compact compacts the whole key space. Bulk loaders (an import, a benchmark) call it so that
+// later reads do not compete with background compaction.
+func (db *DB) Compact() error {
+	return db.ldb.CompactRange(util.Range{})
 }

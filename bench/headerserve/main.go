@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -37,7 +38,9 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "wrk duration per measurement")
 	rounds := flag.Int("rounds", 3, "alternating measurement rounds")
 	conns := flag.Int("connections", 64, "wrk connections")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the node measurements to this file")
 	flag.Parse()
+	profilePath = *cpuProfile
 	runtime.GOMAXPROCS(1)
 	if err := run(*nHeaders, *cacheSize, *duration, *rounds, *conns); err != nil {
 		fmt.Fprintln(os.Stderr, "headerserve:", err)
@@ -62,6 +65,10 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 	fmt.Printf("filling a store with %d headers (header cache %d entries, block cache 8 MiB)...\n", nHeaders, cacheSize)
 	paths, bodySize, err := fill(db, nHeaders)
 	if err != nil {
+		return err
+	}
+	// Measure reads, not the background compaction of the bulk load.
+	if err := db.Compact(); err != nil {
 		return err
 	}
 	pathFile := filepath.Join(dir, "paths.txt")
@@ -112,7 +119,9 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 		if err != nil {
 			return err
 		}
+		stopProfile := startProfile(r)
 		n, err := wrk(nodeLn.Addr().String(), script, duration, conns)
+		stopProfile()
 		if err != nil {
 			return err
 		}
@@ -204,4 +213,20 @@ func joinLines(xs []string) string {
 		b = append(b, '\n')
 	}
 	return string(b)
+}
+
+var profilePath string
+
+// startProfile profiles the first node measurement when -cpuprofile is set.
+func startProfile(round int) (stop func()) {
+	if profilePath == "" || round > 0 {
+		return func() {}
+	}
+	f, err := os.Create(profilePath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cpuprofile:", err)
+		return func() {}
+	}
+	pprof.StartCPUProfile(f)
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
