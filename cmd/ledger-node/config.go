@@ -178,6 +178,11 @@ func readConfigFile(path string, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
+	return decodeConfig(path, b, cfg)
+}
+
+// decodeConfig decodes YAML b (from the file called path) over cfg.
+func decodeConfig(path string, b []byte, cfg *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {

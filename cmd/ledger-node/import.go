@@ -234,6 +234,11 @@ func readHeaderFile(path string) ([]*ledger.Header, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseHeaderFile(path, b)
+}
+
+// parseHeaderFile decodes the contents b of the file called path (the name is for messages).
+func parseHeaderFile(path string, b []byte) ([]*ledger.Header, error) {
 	trimmed := bytes.TrimSpace(b)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		return parseHeaderJSON(trimmed)
