@@ -1,0 +1,25 @@
+package ledger
+
+import "encoding/json"
+
+// MinerData is the miner-data JSON of a block: who is paid for it, in the shape upstream
+// writes ({"account":…,"predicate":"keys-all","public-keys":[…]}, keys as lowercase hex). The
+// key order is fixed so that the bytes, and hence the payload hash, are the same on every node.
+func MinerData(account string, publicKeys ...string) []byte {
+	if publicKeys == nil {
+		publicKeys = []string{} // "public-keys":[] rather than null
+	}
+	b, _ := json.Marshal(struct { // strings and a string slice always marshal
+		Account    string   `json:"account"`
+		Predicate  string   `json:"predicate"`
+		PublicKeys []string `json:"public-keys"`
+	}{account, "keys-all", publicKeys})
+	return b
+}
+
+// EmptyPayload is the payload of a mined block without transactions: the miner data and the
+// same synthetic coinbase output as EmptyGenesisPayload, since there is no Pact execution to
+// produce a real one yet.
+func EmptyPayload(minerData []byte) *PayloadWithOutputs {
+	return NewPayloadWithOutputs(minerData, noCoinbaseOutput(), nil)
+}
