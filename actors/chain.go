@@ -1,0 +1,134 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// insertHeader asks a chain actor to validate and store a block.
+type insertHeader struct {
+	header  *ledger.Header
+	payload *ledger.PayloadWithOutputs // nil: the payload must already be stored
+}
+
+// insertDone is a chain actor's answer to insertHeader.
+type insertDone struct {
+	err   error // a *pow.ValidationError when a rule failed
+	known bool  // the header was stored already
+}
+
+// chainActor is the only writer of one chain's headers. Serialising the writes of a chain
+// means a header is validated against a store that does not change under it, and a header is
+// stored at most once.
+type chainActor struct {
+	chain ledger.ChainID
+	v     *ledger.Version
+	db    *store.DB
+	now   func() time.Time
+	cut   *actor.PID // told about every stored header, in the order they are stored
+	log   *slog.Logger
+}
+
+func (a *chainActor) Receive(ctx actor.Context) {
+	if m, ok := ctx.Message().(*insertHeader); ok {
+		done := a.insert(ctx, m)
+		if done.err != nil {
+			a.log.Debug("header rejected", "chain", a.chain, "err", done.err)
+		}
+		ctx.Respond(&done)
+	}
+}
+
+// insert validates and stores one block. On any failure nothing is written.
+func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
+	h := m.header
+	if h == nil || h.ChainID != a.chain {
+		return insertDone{err: fmt.Errorf("actors: header for chain %d sent to chain %d's actor", chainOf(h), a.chain)}
+	}
+	if stored, err := a.db.Header(h.Hash); err == nil {
+		// Already validated and stored: tell the cut actor again (harmless) in case the first
+		// notice never led anywhere, and use the stored header, whose content the hash vouches for.
+		ctx.Send(a.cut, &headerStored{header: stored})
+		return insertDone{known: true}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return insertDone{err: err}
+	}
+	parent, err := a.stored(h.Parent)
+	if err != nil {
+		return insertDone{err: err}
+	}
+	adj := make([]*ledger.Header, 0, len(h.Adjacents))
+	for _, x := range h.Adjacents {
+		y, err := a.stored(x.Hash)
+		if err != nil {
+			return insertDone{err: err}
+		}
+		if y != nil {
+			adj = append(adj, y)
+		}
+	}
+	// Validate reports a missing parent or adjacent parent as the ephemeral MissingParent or
+	// MissingAdjacentParent, so a peer's header can be retried once they arrive.
+	if err := pow.Validate(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
+		return insertDone{err: err}
+	}
+	if err := a.checkPayload(h, m.payload); err != nil {
+		return insertDone{err: err}
+	}
+	if err := a.db.PutBlock(h, m.payload, nil); err != nil {
+		return insertDone{err: fmt.Errorf("store block: %w", err)}
+	}
+	ctx.Send(a.cut, &headerStored{header: h, payload: m.payload})
+	return insertDone{}
+}
+
+// stored returns the stored header h, nil when it is not stored.
+func (a *chainActor) stored(h ledger.Hash) (*ledger.Header, error) {
+	x, err := a.db.Header(h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return x, err
+}
+
+// checkPayload checks that the block's payload is the one its header commits to: the one given,
+// or one already stored.
+func (a *chainActor) checkPayload(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
+	if p == nil {
+		ok, err := a.db.HasPayload(h.PayloadHash)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return payloadFailure(pow.MissingPayload, h, "payload %s is not available", h.PayloadHash)
+		}
+		return nil
+	}
+	if p.PayloadHash != h.PayloadHash {
+		return payloadFailure(pow.IncorrectPayloadHash, h, "payload hash %s, the header names %s", p.PayloadHash, h.PayloadHash)
+	}
+	if err := p.Verify(); err != nil {
+		return payloadFailure(pow.IncorrectPayloadHash, h, "%v", err)
+	}
+	return nil
+}
+
+func payloadFailure(rule pow.Rule, h *ledger.Header, format string, args ...any) error {
+	return &pow.ValidationError{Rule: rule, Ephemeral: rule.Ephemeral(),
+		Detail: fmt.Sprintf("chain %d height %d: ", h.ChainID, h.Height) + fmt.Sprintf(format, args...)}
+}
+
+func chainOf(h *ledger.Header) any {
+	if h == nil {
+		return "(nil header)"
+	}
+	return h.ChainID
+}

@@ -1,0 +1,102 @@
+package actors
+
+import (
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// headerStored tells the cut actor that a chain actor stored a block.
+type headerStored struct {
+	header  *ledger.Header
+	payload *ledger.PayloadWithOutputs // nil when the sender does not have it at hand
+}
+
+// syncCut is answered once every message the cut actor received before it is processed.
+type syncCut struct{}
+
+// CutView is a published cut. Readers load it from an atomic pointer without asking the actor;
+// nothing in it changes after publication.
+type CutView struct {
+	Heads Heads
+	Cut   *ledger.Cut
+	Seq   uint64 // one more than the previous view's
+}
+
+// cutActor keeps the best cut. It is the only writer of the published view; everything it
+// publishes (heads, events, the view) is built from new values, never by changing old ones.
+type cutActor struct {
+	v       *ledger.Version
+	db      *store.DB
+	genesis Heads
+	log     *slog.Logger
+	view    *atomic.Pointer[CutView]
+	heads   *headsWriter
+	hub     *UpdatesHub    // nil: no update streams
+	changed func(*CutView) // the miner's wake-up; nil without a miner
+	entered *atomic.Uint64 // blocks that entered the cut (the node's blocks/s figure)
+	lookup  HeaderLookup
+}
+
+func (a *cutActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *headerStored:
+		a.consider(m)
+	case syncCut:
+		ctx.Respond(syncCut{})
+	}
+}
+
+// consider joins a stored block into the cut when that makes the cut heavier. A block that
+// does not (a sibling of equal weight, a lighter fork, one whose history is not braided) stays
+// in the store and in the chain's lists, outside the cut.
+func (a *cutActor) consider(m *headerStored) {
+	cur := a.view.Load()
+	next, err := Join(cur.Heads, m.header, a.genesis, a.lookup)
+	if err != nil {
+		a.log.Debug("block not joinable into the cut", "chain", m.header.ChainID, "height", m.header.Height, "err", err)
+		return
+	}
+	if !Heavier(next, cur.Heads) {
+		return
+	}
+	entering := Entering(cur.Heads, next, a.lookup)
+	if len(entering) == 0 {
+		return // cannot happen: a heavier cut has a block the current one lacks
+	}
+	if len(entering) > 1 || entering[0].Hash != m.header.Hash {
+		a.log.Info("cut switched to a heavier fork", "chain", m.header.ChainID, "height", m.header.Height,
+			"blocks entering", len(entering))
+	}
+	view := &CutView{Heads: next, Cut: next.Cut(a.v), Seq: cur.Seq + 1}
+	a.view.Store(view)
+	a.heads.offer(next)
+	a.entered.Add(uint64(len(entering)))
+	if a.hub != nil {
+		a.hub.Publish(a.events(entering, m, view.Cut.Height)...)
+	}
+	if a.changed != nil {
+		a.changed(view)
+	}
+}
+
+// events makes one event per entering block. Blocks enter one at a time in the given order, each
+// raising the cut height by one, so the last one carries the new cut's height.
+func (a *cutActor) events(entering []*ledger.Header, m *headerStored, cutHeight uint64) []BlockEvent {
+	base := cutHeight - uint64(len(entering))
+	events := make([]BlockEvent, len(entering))
+	for i, h := range entering {
+		p := m.payload
+		if h.Hash != m.header.Hash || p == nil {
+			// A block of a fork branch, stored earlier: its payload is read back (nil if that
+			// fails; the stream then says txCount 0).
+			p, _ = a.db.PayloadWithOutputs(h.PayloadHash)
+		}
+		events[i] = BlockEvent{Header: h, Payload: p, CutHeight: base + uint64(i) + 1}
+	}
+	return events
+}

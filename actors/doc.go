@@ -1,0 +1,22 @@
+// Package actors is the node's runtime: the actors that serialise writes and the goroutines that
+// mine, on protoactor-go's actor package (only that package: no remote, no cluster).
+//
+//	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
+//	              a header with every pow rule against its parent and adjacent parents read from
+//	              the store, checks the payload, stores both in one batch and tells the cut actor.
+//	cut.go        the cut actor: keeps the best cut (braided, heaviest), publishes it through an
+//	              atomic pointer, hands the blocks that enter it to the updates hub and the heads
+//	              to the heads writer.
+//	cutrules.go   the cut rules as pure functions (braiding, extension, minable chains, joining a
+//	              header into a heavier cut, blocks entering a cut).
+//	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
+//	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
+//	              a crash kept out of the heads record.
+//	miner.go      the PoW miner: one search goroutine per core over the chains that can advance.
+//	updates.go    the updates hub that fans blocks out to the header update streams.
+//	runtime.go    Start and Stop: wiring the above.
+//
+// Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to
+// the cut actor, then to the updates hub and the miner. Reads never go through an actor: the
+// service API reads the store and the published cut directly.
+package actors

@@ -1,0 +1,191 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// Config configures the runtime.
+type Config struct {
+	Version *ledger.Version
+	Store   *store.DB
+	// Genesis holds each chain's genesis header, indexed by chain id (nil where unknown, as on
+	// upstream networks whose genesis payloads this node does not carry). The cut rules need
+	// them because a genesis block's adjacents name genesis parent hashes, not blocks.
+	Genesis []*ledger.Header
+	// Updates receives every block that enters the best cut; nil for none.
+	Updates *UpdatesHub
+	// Mining turns the miner on; nil leaves it off.
+	Mining *MiningConfig
+	Logger *slog.Logger
+	// Now is the clock for validation ("not in the future") and creation times; time.Now if nil.
+	Now func() time.Time
+}
+
+// insertTimeout bounds a wait for a chain actor or the cut actor. They answer in microseconds to
+// milliseconds; only a node stopping under the caller gets near it.
+const insertTimeout = 30 * time.Second
+
+// ErrStopped is returned by Insert once the runtime has stopped.
+var ErrStopped = errors.New("actors: runtime stopped")
+
+// Runtime is the running set of actors: a chain actor per chain, the cut actor, the heads
+// writer and, when mining, the miner.
+type Runtime struct {
+	cfg     Config
+	system  *actor.ActorSystem
+	chains  []*actor.PID // by chain id; nil for ids the version does not have
+	cutPID  *actor.PID
+	view    atomic.Pointer[CutView]
+	heads   *headsWriter
+	miner   *miner
+	entered atomic.Uint64
+	stopped atomic.Bool
+	stop    sync.Once
+}
+
+// Start resumes the best cut from the store (recover.go) and starts the actors and, if
+// configured, the miner.
+func Start(cfg Config) (*Runtime, error) {
+	if cfg.Version == nil || cfg.Store == nil {
+		return nil, errors.New("actors: Config needs Version and Store")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	r := &Runtime{cfg: cfg}
+	genesis := Heads(cfg.Genesis)
+	hs, err := loadHeads(cfg.Version, cfg.Store, genesis, r.lookup, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	r.view.Store(&CutView{Heads: hs, Cut: hs.Cut(cfg.Version), Seq: 1})
+	r.heads = newHeadsWriter(cfg.Store, cfg.Logger)
+	r.heads.offer(hs) // the resumed cut may differ from the stored heads (recover.go)
+
+	r.system = newActorSystem(cfg.Logger)
+	if cfg.Mining != nil {
+		r.miner = newMiner(r, *cfg.Mining)
+	}
+	cut := &cutActor{
+		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),
+		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, lookup: r.lookup,
+	}
+	if r.miner != nil {
+		cut.changed = r.miner.cutChanged
+	}
+	if r.cutPID, err = r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return cut }), "cut"); err != nil {
+		r.shutdown()
+		return nil, fmt.Errorf("actors: spawn the cut actor: %w", err)
+	}
+	for _, c := range cfg.Version.Chains() {
+		a := &chainActor{chain: c, v: cfg.Version, db: cfg.Store, now: cfg.Now, cut: r.cutPID,
+			log: cfg.Logger.With("component", "chain")}
+		pid, err := r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return a }), fmt.Sprintf("chain-%d", c))
+		if err != nil {
+			r.shutdown()
+			return nil, fmt.Errorf("actors: spawn the actor of chain %d: %w", c, err)
+		}
+		for int(c) >= len(r.chains) {
+			r.chains = append(r.chains, nil)
+		}
+		r.chains[c] = pid
+	}
+	if r.miner != nil {
+		r.miner.start()
+	}
+	return r, nil
+}
+
+// lookup reads a stored header (reads go to the store, never through an actor).
+func (r *Runtime) lookup(h ledger.Hash) (*ledger.Header, bool) {
+	x, err := r.cfg.Store.Header(h)
+	return x, err == nil
+}
+
+// Cut returns the current best cut. It is safe from any goroutine and costs an atomic load:
+// the service API's ServiceConfig.Cut.
+func (r *Runtime) Cut() *ledger.Cut { return r.view.Load().Cut }
+
+// View returns the current best cut with its heads.
+func (r *Runtime) View() *CutView { return r.view.Load() }
+
+// Insert validates and stores a block through its chain actor, and returns once the cut actor
+// has considered it: after a nil error the block is stored, and in the cut if it made the cut
+// heavier. p may be nil when the payload is already stored. A block that fails a rule gets a
+// *pow.ValidationError (MissingParent, MissingAdjacentParent, MissingPayload and
+// BlockInTheFuture are ephemeral) and leaves nothing behind.
+func (r *Runtime) Insert(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
+	if r.stopped.Load() {
+		return ErrStopped
+	}
+	if h == nil || int(h.ChainID) >= len(r.chains) || r.chains[h.ChainID] == nil {
+		return fmt.Errorf("actors: insert: no chain %v in %s", chainOf(h), r.cfg.Version.Name)
+	}
+	res, err := r.system.Root.RequestFuture(r.chains[h.ChainID], &insertHeader{header: h, payload: p}, insertTimeout).Result()
+	if err != nil {
+		return fmt.Errorf("actors: insert into chain %d: %w", h.ChainID, err)
+	}
+	if done := res.(*insertDone); done.err != nil {
+		return done.err
+	}
+	if _, err := r.system.Root.RequestFuture(r.cutPID, syncCut{}, insertTimeout).Result(); err != nil {
+		return fmt.Errorf("actors: wait for the cut: %w", err)
+	}
+	return nil
+}
+
+// Stats are the node's running totals since Start.
+type Stats struct {
+	CutHeight uint64 // height of the current cut
+	Entered   uint64 // blocks that entered the best cut
+	Mined     uint64 // blocks this node mined that were stored
+	Hashes    uint64 // nonces tried
+}
+
+// Stats returns the running totals.
+func (r *Runtime) Stats() Stats {
+	s := Stats{CutHeight: r.view.Load().Cut.Height, Entered: r.entered.Load()}
+	if r.miner != nil {
+		s.Mined, s.Hashes = r.miner.mined.Load(), r.miner.hashes.Load()
+	}
+	return s
+}
+
+// Stop stops mining, lets every actor finish the messages it has (a chain actor's last blocks
+// reach the cut actor before it stops), writes the final heads, and stops the actor system.
+// The store stays open. Calling Stop again does nothing.
+func (r *Runtime) Stop() {
+	r.stop.Do(func() {
+		if r.miner != nil {
+			r.miner.stop()
+		}
+		r.stopped.Store(true)
+		r.shutdown()
+	})
+}
+
+func (r *Runtime) shutdown() {
+	for _, pid := range r.chains {
+		if pid != nil {
+			r.system.Root.PoisonFuture(pid).Wait()
+		}
+	}
+	if r.cutPID != nil {
+		r.system.Root.PoisonFuture(r.cutPID).Wait()
+	}
+	r.heads.close()
+	r.system.Shutdown()
+}
