@@ -2,8 +2,8 @@
 // hashes, headers, blocks, payloads, cut, node info), served with fasthttp straight from the
 // store.
 //
-// It is built from small shared pieces so the later APIs (header update stream, contract
-// endpoints, backups, the peer API on its own port) can reuse them:
+// It is built from small shared pieces so the later APIs (contract endpoints, backups, the peer
+// API on its own port) can reuse them:
 //
 //	router.go      route table: literal segments and parsed {chain}/{…Hash} captures
 //	middleware.go  common headers, panic guard, CORS preflight, routing failures
@@ -14,6 +14,7 @@
 //	paging.go      page assembly; items.go the item encoders of each list kind
 //	lists.go       GET lists and POST branch queries; branch.go the branch body and walk
 //	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
+//	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
 //	store.go       the read interface the handlers use over store.DB
 package transport
 
@@ -28,6 +29,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -46,7 +48,16 @@ type ServiceConfig struct {
 	// PayloadBatchLimit bounds the hashes of one payload batch request (default 1000); the rest
 	// of the list is ignored.
 	PayloadBatchLimit int
-	Logger            *slog.Logger
+	// Updates feeds GET …/header/updates and …/block/updates (sse.go). Nil leaves both routes
+	// out, so they answer 404, as upstream's do without --header-stream.
+	Updates *actors.UpdatesHub
+	// UpdatesKeepalive is the interval of ": keepalive" comments on update streams
+	// (DefaultUpdatesKeepalive if zero).
+	UpdatesKeepalive time.Duration
+	// UpdatesBuffer is how many events an update stream may fall behind before it is dropped
+	// (actors.DefaultSubscriberBuffer if zero).
+	UpdatesBuffer int
+	Logger        *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -90,6 +101,9 @@ func NewService(cfg ServiceConfig) *Service {
 	}
 	if cfg.PayloadBatchLimit <= 0 {
 		cfg.PayloadBatchLimit = DefaultPayloadBatchLimit
+	}
+	if cfg.UpdatesKeepalive <= 0 {
+		cfg.UpdatesKeepalive = DefaultUpdatesKeepalive
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -136,6 +150,11 @@ func (s *Service) routes() {
 	r.handle(fasthttp.MethodGet, "/info", s.getInfo)
 	if s.cfg.Cut != nil {
 		r.handle(fasthttp.MethodGet, "cut", s.getCut)
+	}
+
+	if s.cfg.Updates != nil {
+		r.handle(fasthttp.MethodGet, "header/updates", s.getUpdates(false))
+		r.handle(fasthttp.MethodGet, "block/updates", s.getUpdates(true))
 	}
 
 	r.handle(fasthttp.MethodGet, "chain/{chain}/hash", s.getList(listHashes))
