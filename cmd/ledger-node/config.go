@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,7 +27,21 @@ type Config struct {
 	ServiceAPI ServiceAPIConfig `yaml:"serviceApi"`
 	Store      StoreConfig      `yaml:"store"`
 	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
-	NodeServiceDate string `yaml:"nodeServiceDate"`
+	NodeServiceDate string       `yaml:"nodeServiceDate"`
+	Mining          MiningConfig `yaml:"mining"`
+}
+
+// MiningConfig configures the miner.
+type MiningConfig struct {
+	// Mode is "pow" (mine with proof of work) or "off". Empty picks the network's default:
+	// pow on development, off on the upstream networks, which this node cannot mine.
+	Mode string `yaml:"mode"`
+	// BlockDelay is the development network's target time between blocks of a chain (30 s
+	// when zero). The genesis difficulty and the difficulty adjustment follow it (devnet.go).
+	BlockDelay time.Duration `yaml:"blockDelay"`
+	// Account and PublicKey (64 hex digits) say who mined a block, in its miner data.
+	Account   string `yaml:"account"`
+	PublicKey string `yaml:"publicKey"`
 }
 
 // ServiceAPIConfig configures the public REST service.
@@ -34,6 +49,9 @@ type ServiceAPIConfig struct {
 	Interface         string `yaml:"interface"`
 	Port              int    `yaml:"port"`
 	PayloadBatchLimit int    `yaml:"payloadBatchLimit"`
+	// HeaderStream serves GET …/header/updates and …/block/updates (on by default;
+	// DECISIONS.md).
+	HeaderStream bool `yaml:"headerStream"`
 }
 
 // StoreConfig sizes the database caches.
@@ -48,7 +66,7 @@ func DefaultConfig() Config {
 		Network:  "development",
 		LogLevel: "info",
 		ServiceAPI: ServiceAPIConfig{
-			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000,
+			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true,
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
 	}
@@ -72,6 +90,18 @@ func intOpt(flagName, key, usage string, field func(*Config) *int) option {
 	}}
 }
 
+func boolOpt(flagName, key, usage string, field func(*Config) *bool) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.BoolVar(field(c), n, *field(c), u)
+	}}
+}
+
+func durationOpt(flagName, key, usage string, field func(*Config) *time.Duration) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(field(c), n, *field(c), u)
+	}}
+}
+
 // options lists every setting. A test checks that each flag changes exactly its YAML key.
 var options = []option{
 	stringOpt("network", "network", "network to join: "+strings.Join(ledger.VersionNames(), ", "),
@@ -92,6 +122,16 @@ var options = []option{
 		func(c *Config) *int { return &c.Store.BlockCacheMiB }),
 	stringOpt("node-service-date", "nodeServiceDate", "next service date reported by /info (ISO 8601; empty = null)",
 		func(c *Config) *string { return &c.NodeServiceDate }),
+	boolOpt("header-stream", "serviceApi.headerStream", "serve the header and block update streams (SSE)",
+		func(c *Config) *bool { return &c.ServiceAPI.HeaderStream }),
+	stringOpt("mining", "mining.mode", "pow or off (default: pow on development, off elsewhere)",
+		func(c *Config) *string { return &c.Mining.Mode }),
+	durationOpt("block-delay", "mining.blockDelay", "development network only: target time between blocks of a chain, e.g. 2s (default 30s)",
+		func(c *Config) *time.Duration { return &c.Mining.BlockDelay }),
+	stringOpt("miner-account", "mining.account", "account named in the miner data of mined blocks (default k:<miner key>)",
+		func(c *Config) *string { return &c.Mining.Account }),
+	stringOpt("miner-key", "mining.publicKey", "public key (64 hex digits) in the miner data of mined blocks",
+		func(c *Config) *string { return &c.Mining.PublicKey }),
 }
 
 // errHelp is returned when the user asked for usage; it is not a failure.
@@ -216,9 +256,47 @@ func (c *Config) finish() error {
 	if c.Store.HeaderCacheSize <= 0 || c.Store.BlockCacheMiB <= 0 {
 		return fmt.Errorf("store.headerCacheSize and store.blockCacheMiB must be positive")
 	}
+	if err := c.Mining.finish(c.Network); err != nil {
+		return err
+	}
 	if c.NodeServiceDate != "" {
 		if _, err := time.Parse(time.RFC3339, c.NodeServiceDate); err != nil {
 			return fmt.Errorf("nodeServiceDate %q is not an ISO 8601 timestamp like 2026-12-01T00:00:00Z", c.NodeServiceDate)
+		}
+	}
+	return nil
+}
+
+// finish fills the network's mining defaults and checks the mining settings.
+func (m *MiningConfig) finish(network string) error {
+	dev := network == ledger.Development.Name
+	switch m.Mode {
+	case "":
+		m.Mode = "off"
+		if dev {
+			m.Mode = "pow"
+		}
+	case "off":
+	case "pow":
+		if !dev {
+			return fmt.Errorf("mining.mode pow: only the development network can be mined by this node (network is %s)", network)
+		}
+	default:
+		return fmt.Errorf("mining.mode %q: want pow or off", m.Mode)
+	}
+	switch {
+	case !dev && m.BlockDelay != 0:
+		return fmt.Errorf("mining.blockDelay (--block-delay) applies to the development network only (network is %s)", network)
+	case dev && m.BlockDelay == 0:
+		m.BlockDelay = defaultBlockDelay
+	case dev && (m.BlockDelay < minBlockDelay || m.BlockDelay > maxBlockDelay):
+		return fmt.Errorf("mining.blockDelay %v: want between %v and %v", m.BlockDelay, minBlockDelay, maxBlockDelay)
+	case dev && m.BlockDelay%time.Microsecond != 0:
+		return fmt.Errorf("mining.blockDelay %v: block delays are whole microseconds", m.BlockDelay)
+	}
+	if m.PublicKey != "" {
+		if b, err := hex.DecodeString(m.PublicKey); err != nil || len(b) != 32 {
+			return fmt.Errorf("mining.publicKey %q: want 64 hex digits (a 32-byte ed25519 public key)", m.PublicKey)
 		}
 	}
 	return nil

@@ -15,7 +15,12 @@ var flagValues = map[string]string{
 	"network": "mainnet01", "data-dir": "/tmp/x", "log-level": "debug", "service-interface": "0.0.0.0",
 	"service-port": "1999", "service-payload-batch-limit": "7", "header-cache-size": "11",
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
+	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
+	"miner-key": "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
 }
+
+// networkDefaults are the keys whose defaults depend on the network: --network changes them too.
+var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
 
 // TestEveryFlagHasItsYAMLKey sets each flag alone and checks that --print-config shows exactly
 // its YAML key changed, and that the same value in a config file has the same effect.
@@ -26,9 +31,10 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		if !ok {
 			t.Fatalf("no test value for --%s", o.flag)
 		}
-		cfg, _, err := loadConfig([]string{"--" + o.flag, val, "--data-dir", "/d"}, &bytes.Buffer{})
+		// --flag=value: boolean flags take no separate argument.
+		cfg, _, err := loadConfig([]string{"--" + o.flag + "=" + val, "--data-dir", "/d"}, &bytes.Buffer{})
 		if o.flag == "data-dir" {
-			cfg, _, err = loadConfig([]string{"--" + o.flag, val}, &bytes.Buffer{})
+			cfg, _, err = loadConfig([]string{"--" + o.flag + "=" + val}, &bytes.Buffer{})
 		}
 		if err != nil {
 			t.Fatalf("--%s %s: %v", o.flag, val, err)
@@ -38,7 +44,7 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 			t.Errorf("--%s %s: YAML key %s is %q", o.flag, val, o.yamlKey, lookup(got, o.yamlKey))
 		}
 		for _, other := range options {
-			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" {
+			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" || o.flag == "network" && networkDefaults[other.yamlKey] {
 				continue
 			}
 			if lookup(got, other.yamlKey) != lookup(base, other.yamlKey) {
@@ -89,17 +95,24 @@ func TestConfigErrors(t *testing.T) {
 		return f
 	}
 	cases := map[string][]string{
-		"unknown key":      {"--config-file", write("servicePort: 1\n")},
-		"wrong type":       {"--config-file", write("serviceApi:\n  port: lots\n")},
-		"not yaml":         {"--config-file", write("{{{\n")},
-		"missing file":     {"--config-file", filepath.Join(dir, "nope.yaml")},
-		"unknown network":  {"--network", "moonnet"},
-		"bad port":         {"--service-port", "70000"},
-		"bad level":        {"--log-level", "loud"},
-		"bad date":         {"--node-service-date", "next tuesday"},
-		"unknown flag":     {"--frobnicate"},
-		"stray argument":   {"extra"},
-		"flag needs value": {"--config-file"},
+		"unknown key":       {"--config-file", write("servicePort: 1\n")},
+		"wrong type":        {"--config-file", write("serviceApi:\n  port: lots\n")},
+		"not yaml":          {"--config-file", write("{{{\n")},
+		"missing file":      {"--config-file", filepath.Join(dir, "nope.yaml")},
+		"unknown network":   {"--network", "moonnet"},
+		"bad port":          {"--service-port", "70000"},
+		"bad level":         {"--log-level", "loud"},
+		"bad date":          {"--node-service-date", "next tuesday"},
+		"unknown flag":      {"--frobnicate"},
+		"stray argument":    {"extra"},
+		"flag needs value":  {"--config-file"},
+		"unknown mining":    {"--mining", "gpu"},
+		"mining mainnet":    {"--network", "mainnet01", "--mining", "pow"},
+		"delay on mainnet":  {"--network", "mainnet01", "--block-delay", "2s"},
+		"delay too short":   {"--block-delay", "1ms"},
+		"delay not a time":  {"--block-delay", "soon"},
+		"short miner key":   {"--miner-key", "abcd"},
+		"miner key not hex": {"--miner-key", strings.Repeat("x", 64)},
 	}
 	for name, args := range cases {
 		var stderr bytes.Buffer

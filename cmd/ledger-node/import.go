@@ -302,19 +302,12 @@ func parseHeaderItem(it json.RawMessage) (*ledger.Header, error) {
 }
 
 // openInitializedStore opens the data directory for cfg's network and makes sure its genesis
-// blocks and heads exist, exactly as the node does when it starts.
+// blocks and heads exist, exactly as the node does when it starts (with the same development
+// block delay, so that imported blocks meet the node's genesis).
 func openInitializedStore(cfg Config, log *slog.Logger) (*store.DB, *ledger.Version, error) {
-	v, _ := ledger.VersionByName(cfg.Network)
-	db, err := store.Open(cfg.DataDir, store.Options{
-		HeaderCacheSize: cfg.Store.HeaderCacheSize, BlockCacheMiB: cfg.Store.BlockCacheMiB,
-	})
+	n, err := initStore(cfg, nodeVersion(cfg, nil), log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open database in %s: %w", cfg.DataDir, err)
-	}
-	n := &node{cfg: cfg, version: v, log: log, db: db}
-	if err := n.init(); err != nil {
-		db.Close()
 		return nil, nil, err
 	}
-	return db, v, nil
+	return n.db, n.version, nil
 }

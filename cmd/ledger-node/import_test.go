@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -80,7 +81,7 @@ func TestImportRejectsTamperedHeaders(t *testing.T) {
 	}
 }
 
-// mine varies the nonce until h meets its target (the development target takes ~10^5 tries).
+// mine varies the nonce until h meets its target (about 8000 tries at --block-delay 10ms).
 func mine(t *testing.T, h *ledger.Header) {
 	for !pow.CheckPow(h) {
 		h.Nonce++
@@ -91,7 +92,9 @@ func mine(t *testing.T, h *ledger.Header) {
 // TestImportChecksParentLink mines development blocks on chain 0 whose PoW is valid but whose
 // weight or height does not follow from the parent: only the parent check can catch them.
 func TestImportChecksParentLink(t *testing.T) {
-	v := ledger.Development
+	cfg := DefaultConfig()
+	cfg.Mining.BlockDelay = 10 * time.Millisecond // an easy genesis target; the import uses the same
+	v := nodeVersion(cfg, nil)
 	genesisPayload := ledger.EmptyGenesisPayload().PayloadHash
 	parent := ledger.GenesisHeader(v, 0, genesisPayload)
 	var adj []*ledger.Header
@@ -114,7 +117,8 @@ func TestImportChecksParentLink(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "dev.txt")
 	os.WriteFile(file, []byte(good.B64()+"\n"+heavy.B64()+"\n"+tall.B64()+"\n"), 0o600)
 	var out bytes.Buffer
-	code := run([]string{"import-headers", "--network", "development", "--data-dir", t.TempDir(), file}, &out, &bytes.Buffer{})
+	code := run([]string{"import-headers", "--network", "development", "--block-delay", "10ms", "--data-dir", t.TempDir(), file},
+		&out, &bytes.Buffer{})
 	if code != 1 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}

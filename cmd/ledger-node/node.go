@@ -1,15 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"sync/atomic"
+	"sync"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
@@ -18,140 +20,286 @@ import (
 // packageVersion is the node software version, reported by /info and the version headers.
 const packageVersion = "0.1.0"
 
-// node is a running node: its store, its current cut and its service API.
+// updatesWindow is how many recent blocks the update streams can replay to a client resuming
+// with Last-Event-ID (DECISIONS.md).
+const updatesWindow = 1024
+
+// defaultStatusEvery is how often a running node prints its status line.
+const defaultStatusEvery = 5 * time.Second
+
+// nodeOptions are wiring knobs that are not user configuration; tests set them.
+type nodeOptions struct {
+	// genesisTarget replaces the development network's derived genesis target, so that tests
+	// mine many blocks per second even under the race detector.
+	genesisTarget *ledger.U256
+	workers       int           // miner goroutines; 0 = one per core
+	statusEvery   time.Duration // 0 = defaultStatusEvery
+}
+
+// node is a running node: its store, actors, update hub and service API.
 type node struct {
 	cfg     Config
+	opts    nodeOptions
 	version *ledger.Version
 	log     *slog.Logger
 	db      *store.DB
-	cut     atomic.Pointer[ledger.Cut]
+	genesis []*ledger.Header // by chain id; nil on networks whose genesis this node does not write
+	hub     *actors.UpdatesHub
+	rt      *actors.Runtime
 	svc     *transport.Service
 	ln      net.Listener
 }
 
 // openNode opens (or creates) the data directory, writes the genesis blocks the first time,
-// loads the stored cut and binds the service port. It does not serve yet.
+// resumes the stored cut, starts the actors (and the miner) and binds the service port. It does
+// not serve yet.
 func openNode(cfg Config, log *slog.Logger) (*node, error) {
-	db, v, err := openInitializedStore(cfg, log)
+	return openNodeWith(cfg, log, nodeOptions{})
+}
+
+func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error) {
+	n, err := initStore(cfg, nodeVersion(cfg, opts.genesisTarget), log)
 	if err != nil {
 		return nil, err
 	}
-	n := &node{cfg: cfg, version: v, log: log, db: db}
-	heads, err := db.Heads()
-	if err == nil {
-		err = n.loadCut(heads)
+	n.opts = opts
+	n.hub = actors.NewUpdatesHub(updatesWindow)
+	var mining *actors.MiningConfig
+	if cfg.Mining.Mode == "pow" {
+		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers}
 	}
+	n.rt, err = actors.Start(actors.Config{
+		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub, Mining: mining, Logger: log,
+	})
 	if err != nil {
-		db.Close()
-		return nil, err
+		n.hub.Close()
+		n.db.Close()
+		return nil, fmt.Errorf("resume the stored cut: %w", err)
 	}
-	n.svc = transport.NewService(transport.ServiceConfig{
-		Version:           v,
-		Store:             db,
-		Cut:               n.cut.Load,
+	scfg := transport.ServiceConfig{
+		Version:           n.version,
+		Store:             n.db,
+		Cut:               n.rt.Cut,
 		PackageVersion:    packageVersion,
 		ServiceDate:       cfg.NodeServiceDate,
 		PayloadBatchLimit: cfg.ServiceAPI.PayloadBatchLimit,
 		Logger:            log,
-	})
-	n.ln, err = net.Listen("tcp", cfg.serviceAddr())
-	if err != nil {
-		db.Close()
+	}
+	if cfg.ServiceAPI.HeaderStream {
+		scfg.Updates = n.hub
+	}
+	n.svc = transport.NewService(scfg)
+	if n.ln, err = net.Listen("tcp", cfg.serviceAddr()); err != nil {
+		n.close()
 		return nil, fmt.Errorf("service API: %w", err)
 	}
 	return n, nil
 }
 
-// init checks that the directory belongs to this network and writes the genesis blocks and heads
-// when the directory is new.
+// initStore opens the data directory for version v and initialises it (init).
+func initStore(cfg Config, v *ledger.Version, log *slog.Logger) (*node, error) {
+	db, err := store.Open(cfg.DataDir, store.Options{
+		HeaderCacheSize: cfg.Store.HeaderCacheSize, BlockCacheMiB: cfg.Store.BlockCacheMiB,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database in %s: %w", cfg.DataDir, err)
+	}
+	n := &node{cfg: cfg, version: v, log: log, db: db}
+	if err := n.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// init checks that the directory belongs to this network (and, on the development network, to
+// this block delay) and writes the genesis blocks and heads when the directory is new.
 func (n *node) init() error {
 	if err := n.db.CheckVersion(n.version.Name); err != nil {
 		return err
 	}
+	n.genesis = genesisHeaders(n.version)
 	heads, err := n.db.Heads()
 	if err != nil {
 		return fmt.Errorf("read heads: %w", err)
 	}
-	if len(heads) == 0 {
-		if heads, err = n.writeGenesis(); err != nil {
-			return fmt.Errorf("write genesis: %w", err)
-		}
-		if len(heads) > 0 {
-			n.log.Info("wrote genesis blocks", "network", n.version.Name, "chains", len(heads))
-		}
+	if len(heads) > 0 {
+		return n.checkGenesis()
+	}
+	if err := n.writeGenesis(); err != nil {
+		return fmt.Errorf("write genesis: %w", err)
+	}
+	if n.genesis != nil {
+		n.log.Info("wrote genesis blocks", "network", n.version.Name, "chains", len(n.genesis))
 	}
 	return nil
 }
 
-// writeGenesis stores every chain's genesis block and makes them the heads. Our development
-// network (and test-singleton) has its own genesis payload (DECISIONS.md). The upstream networks
-// keep upstream's genesis payloads, which this node does not carry: their data directories hold
-// only what is imported, so nothing is written for them.
-func (n *node) writeGenesis() (map[ledger.ChainID]ledger.Hash, error) {
-	heads := map[ledger.ChainID]ledger.Hash{}
-	if _, upstream := n.version.UpstreamGenesisPayloadHash(0); upstream && n.version != ledger.Development {
-		return heads, nil
+// genesisHeaders returns the genesis header of every chain of the networks whose genesis this
+// node writes: our development network (and test-singleton), with their own empty genesis
+// payload (DECISIONS.md). The upstream networks keep upstream's genesis payloads, which this
+// node does not carry: their data directories hold only what is imported, so it returns nil.
+func genesisHeaders(v *ledger.Version) []*ledger.Header {
+	if _, upstream := v.UpstreamGenesisPayloadHash(0); upstream && v.Name != ledger.Development.Name {
+		return nil
 	}
 	p := ledger.EmptyGenesisPayload()
-	if err := n.db.PutPayload(p); err != nil {
-		return nil, err
+	var out []*ledger.Header
+	for _, c := range v.Chains() {
+		for int(c) >= len(out) {
+			out = append(out, nil)
+		}
+		out[c] = ledger.GenesisHeader(v, c, p.PayloadHash)
 	}
-	var headers []*ledger.Header
-	for _, c := range n.version.Chains() {
-		h := ledger.GenesisHeader(n.version, c, p.PayloadHash)
-		headers = append(headers, h)
-		heads[c] = h.Hash
-	}
-	if err := n.db.PutHeaders(headers...); err != nil {
-		return nil, err
-	}
-	return heads, n.db.SetHeads(heads)
+	return out
 }
 
-// loadCut makes the stored heads the current cut. A chain without a stored head (an upstream
-// network with nothing imported for it) is left out.
-func (n *node) loadCut(heads map[ledger.ChainID]ledger.Hash) error {
-	var hs []*ledger.Header
-	for _, c := range n.version.Chains() {
-		hash, ok := heads[c]
-		if !ok {
+// writeGenesis stores every chain's genesis block and makes them the heads.
+func (n *node) writeGenesis() error {
+	if n.genesis == nil {
+		return nil
+	}
+	if err := n.db.PutPayload(ledger.EmptyGenesisPayload()); err != nil {
+		return err
+	}
+	heads := map[ledger.ChainID]ledger.Hash{}
+	for _, g := range n.genesis {
+		if g != nil {
+			heads[g.ChainID] = g.Hash
+		}
+	}
+	if err := n.db.PutHeaders(n.genesis...); err != nil {
+		return err
+	}
+	return n.db.SetHeads(heads)
+}
+
+// checkGenesis refuses a data directory whose genesis blocks are not this node's. On the
+// development network that happens when it was created with another block delay (the genesis
+// target follows the delay, devnet.go): mixing the two would leave the node on a cut it cannot
+// extend.
+func (n *node) checkGenesis() error {
+	for _, g := range n.genesis {
+		if g == nil {
 			continue
 		}
-		h, err := n.db.Header(hash)
-		if err != nil {
-			return fmt.Errorf("head of chain %d (%s): %w", c, hash, err)
+		if ok, err := n.db.HasHeader(g.Hash); err != nil || ok {
+			if err != nil {
+				return err
+			}
+			continue
 		}
-		hs = append(hs, h)
+		if n.version.Name != ledger.Development.Name {
+			return fmt.Errorf("data directory %s holds other genesis blocks than this build's %s network", n.cfg.DataDir, n.version.Name)
+		}
+		msg := fmt.Sprintf("data directory %s was created with another block delay: its genesis blocks are not those of --block-delay %v",
+			n.cfg.DataDir, time.Duration(n.version.BlockDelay)*time.Microsecond)
+		if stored := n.storedGenesis(g.ChainID); stored != nil {
+			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
+		}
+		return errors.New(msg + "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir")
 	}
-	n.cut.Store(ledger.NewCut(n.version, hs))
 	return nil
 }
 
-// serve runs the service API until ctx ends, then shuts down gracefully.
+// storedGenesis returns the stored block at chain c's genesis height, nil if there is none.
+func (n *node) storedGenesis(c ledger.ChainID) *ledger.Header {
+	var g *ledger.Header
+	h, _ := n.version.GenesisHeight(c)
+	n.db.ScanChain(c, store.Position{Height: h}, func(x *ledger.Header) bool {
+		if x.Height == h {
+			g = x
+		}
+		return false
+	})
+	return g
+}
+
+// serve runs the service API until ctx ends, then shuts down gracefully: mining stops, the actors
+// finish what they hold, the heads are written, update streams close and the server drains.
 func (n *node) serve(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "ledger-node %s: network %s, data in %s\n", packageVersion, n.version.Name, n.cfg.DataDir)
 	fmt.Fprintf(out, "service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)\n",
 		n.ln.Addr(), n.version.Name, n.version.Name)
+	if n.cfg.Mining.Mode == "pow" {
+		fmt.Fprintf(out, "mining all %d chains, block delay %v, miner data %s\n",
+			len(n.version.Chains()), time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- n.svc.Serve(n.ln) }()
+	stopStatus := n.reportStatus(out)
+	var err error
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc:
 	case <-ctx.Done():
 	}
+	stopStatus()
 	n.log.Info("shutting down")
+	n.rt.Stop()
+	n.hub.Close() // ends the update streams, so the server need not wait for them
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := n.svc.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		n.log.Warn("service shutdown", "err", err)
+	if serr := n.svc.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
+		n.log.Warn("service shutdown", "err", serr)
 	}
-	return nil
+	return err
 }
 
-// close releases the database.
+// reportStatus prints a status line every few seconds until the returned stop is called: cut
+// height, blocks that entered the cut per second and the miner's hash rate over the interval.
+func (n *node) reportStatus(out io.Writer) (stop func()) {
+	every := cmp.Or(n.opts.statusEvery, defaultStatusEvery)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		last, lastAt := n.rt.Stats(), time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				s := n.rt.Stats()
+				secs := now.Sub(lastAt).Seconds()
+				low, high := cutRange(n.rt.Cut())
+				fmt.Fprintf(out, "%s cut height %d (chains at %d–%d), %.2f blocks/s, %.2f MH/s, %d mined\n",
+					now.Format(time.TimeOnly), s.CutHeight, low, high,
+					float64(s.Entered-last.Entered)/secs, float64(s.Hashes-last.Hashes)/secs/1e6, s.Mined)
+				last, lastAt = s, now
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
+// cutRange returns the lowest and highest chain heights of a cut.
+func cutRange(c *ledger.Cut) (low, high uint64) {
+	for i, e := range c.Entries {
+		if i == 0 || e.Height < low {
+			low = e.Height
+		}
+		high = max(high, e.Height)
+	}
+	return low, high
+}
+
+// close stops whatever serve did not (after a failed open, or when serve never ran) and
+// releases the database.
 func (n *node) close() error {
 	if n.ln != nil {
 		n.ln.Close()
+	}
+	if n.rt != nil {
+		n.rt.Stop()
+	}
+	if n.hub != nil {
+		n.hub.Close()
 	}
 	return n.db.Close()
 }

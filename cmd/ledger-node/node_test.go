@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
@@ -103,7 +104,8 @@ func TestServeImportedMainnetHeaders(t *testing.T) {
 }
 
 // TestDevelopmentNodeStartsAndResumes: the first start writes 20 genesis blocks; a restart on the
-// same directory serves the same cut without rewriting anything.
+// same directory serves the same cut without rewriting anything. Mining is off, so nothing else
+// moves the cut.
 func TestDevelopmentNodeStartsAndResumes(t *testing.T) {
 	dir := t.TempDir()
 	type cutJSON struct {
@@ -144,8 +146,9 @@ func TestDevelopmentNodeStartsAndResumes(t *testing.T) {
 		t.Fatalf("genesis cut has %d chains", len(first.Hashes))
 	}
 	payload := ledger.EmptyGenesisPayload().PayloadHash
+	v := nodeVersion(DefaultConfig(), nil) // the default 30 s block delay's genesis target
 	for c := 0; c < 20; c++ {
-		want := ledger.GenesisHeader(ledger.Development, ledger.ChainID(c), payload).Hash.String()
+		want := ledger.GenesisHeader(v, ledger.ChainID(c), payload).Hash.String()
 		if e := first.Hashes[fmt.Sprint(c)]; e.Height != 0 || e.Hash != want {
 			t.Fatalf("chain %d: %+v, want genesis %s", c, e, want)
 		}
@@ -166,34 +169,48 @@ func TestDevelopmentNodeStartsAndResumes(t *testing.T) {
 
 type scopedNode struct {
 	url  string
+	node *node
+	out  *syncBuffer // what the node printed
 	stop func()
 }
 
-// startNodeScoped runs a development node on dir until stop is called.
+// startNodeScoped runs a development node that does not mine on dir until stop is called.
 func startNodeScoped(t *testing.T, dir string) scopedNode {
 	t.Helper()
-	return startNodeArgs(t, "--data-dir", dir)
+	return startNodeArgs(t, "--data-dir", dir, "--mining", "off")
 }
 
 // startNodeArgs runs a node with the given flags on a free loopback port until stop is called.
 func startNodeArgs(t *testing.T, args ...string) scopedNode {
 	t.Helper()
+	return startNodeOpts(t, nodeOptions{}, args...)
+}
+
+// startNodeOpts is startNodeArgs with wiring options.
+func startNodeOpts(t *testing.T, opts nodeOptions, args ...string) scopedNode {
+	t.Helper()
 	cfg, _, err := loadConfig(append([]string{"--service-port", "0"}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := openNode(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- n.serve(ctx, io.Discard) }()
-	return scopedNode{url: "http://" + n.ln.Addr().String(), stop: func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		n.close()
-	}}
+	out := new(syncBuffer)
+	go func() { done <- n.serve(ctx, out) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			n.close()
+		})
+	}
+	t.Cleanup(stop) // a test that fails before stopping does not leak a mining node
+	return scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, stop: stop}
 }
