@@ -14,7 +14,8 @@ all: build
 build:
 	$(GO) build -o bin/ledger-node ./cmd/ledger-node
 
-# A development network node with its database under $(DATA_DIR). Extra flags: make run ARGS="--service-port 0".
+# A development network node that mines all 20 chains, with its database under $(DATA_DIR).
+# Extra flags: make run ARGS="--block-delay 2s --service-port 0".
 run: build
 	./bin/ledger-node --network development --data-dir $(DATA_DIR) $(ARGS)
 
@@ -41,6 +42,7 @@ check-generate: generate
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	$(GO) run ./bench/headercheck
+	$(GO) run ./bench/hashrate
 
 # Each fuzz target for FUZZTIME (default 10s).
 fuzz:
