@@ -107,7 +107,11 @@ func TestKillDuringMining(t *testing.T) {
 		t.Skip("no go command to build the binary with")
 	}
 	bin := filepath.Join(t.TempDir(), "ledger-node")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", bin}
+	if raceEnabled {
+		build = append(build, "-race")
+	}
+	if out, err := exec.Command(goBin, append(build, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
