@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -340,4 +342,41 @@ func TestInsertAfterStop(t *testing.T) {
 	if err := rt.Insert(f.mine(f.genesis, 0, 1), nil); !errors.Is(err, ErrStopped) {
 		t.Fatalf("insert after stop: %v", err)
 	}
+}
+
+// protoactor's log lines go to our slog handler (no coloured tint lines on stderr), its routine
+// Info lines at Debug.
+func TestActorSystemLogsThroughSlog(t *testing.T) {
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		var buf syncBuf
+		f := newFixture(t)
+		rt, err := Start(Config{Version: f.v, Store: openStore(t, f), Genesis: f.genesis,
+			Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Stop()
+		out := buf.String()
+		started := strings.Contains(out, `level=DEBUG msg="actor system started"`) && strings.Contains(out, "component=protoactor")
+		if strings.Contains(out, "\x1b[") || started != (level == slog.LevelDebug) {
+			t.Fatalf("log at %v:\n%s", level, out)
+		}
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
