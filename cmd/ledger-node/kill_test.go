@@ -106,6 +106,7 @@ func TestKillDuringMining(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command to build the binary with")
 	}
+	t0 := time.Now()
 	bin := filepath.Join(t.TempDir(), "ledger-node")
 	build := []string{"build", "-o", bin}
 	if raceEnabled {
@@ -115,11 +116,14 @@ func TestKillDuringMining(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	// 100 ms per block and chain: the derived genesis target gives blocks within milliseconds.
-	args := []string{"--data-dir", dir, "--service-port", "0", "--block-delay", "100ms", "--log-level", "warn"}
+	// 20 ms per block and chain: the derived genesis target (16 k hashes per block) gives a block
+	// every few milliseconds even from a race-instrumented binary.
+	args := []string{"--data-dir", dir, "--service-port", "0", "--block-delay", "20ms", "--log-level", "warn"}
 
+	t.Logf("built in %v", time.Since(t0))
 	p := startProcess(t, bin, args...)
 	seen := waitCut(t, p.url, 3, 60*time.Second)
+	t.Logf("mined to %d in %v", seen.Height, time.Since(t0))
 	if code := p.signal(t, syscall.SIGKILL); code != -1 {
 		t.Fatalf("SIGKILL: exit code %d", code)
 	}
@@ -140,6 +144,7 @@ func TestKillDuringMining(t *testing.T) {
 	p = startProcess(t, bin, args...)
 	low, _ := cutRange(resumed)
 	grown := waitCut(t, p.url, low+2, 60*time.Second)
+	t.Logf("grew to %d in %v", grown.Height, time.Since(t0))
 	checkCutServed(t, p.url, grown)
 	if code := p.signal(t, syscall.SIGINT); code != 0 {
 		t.Fatalf("SIGINT: exit code %d\n%s", code, p.stderr.String())
