@@ -93,7 +93,7 @@ func FuzzParse(f *testing.F) {
 // TestFuzzSeedsDoNotPanic runs the seeds through every entry point in
 // ordinary test runs, not only under -fuzz.
 func TestFuzzSeedsDoNotPanic(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*")
+	files, _ := filepath.Glob("testdata/*.*")
 	seeds := append([]string{}, fuzzSeeds...)
 	for _, f := range files {
 		seeds = append(seeds, readTestdata(t, filepath.Base(f)))

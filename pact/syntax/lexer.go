@@ -234,7 +234,14 @@ func (lx *lexer) str(start Pos) (Token, *Error) {
 	lx.advanceASCII(1)
 	begin := lx.off
 	for lx.off < len(src) {
-		switch src[lx.off] {
+		c := src[lx.off]
+		if c >= ' ' && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			// Printable ASCII, the common case: no decoding, no newline.
+			lx.off++
+			lx.col++
+			continue
+		}
+		switch c {
 		case '"':
 			text := src[begin:lx.off]
 			lx.advanceASCII(1)

@@ -78,9 +78,9 @@ func parseFile(file, src string, repl bool) (*File, error) {
 // input first: a token slice would cost more than the tree it produces.
 type parser struct {
 	lx    lexer
-	tok   Token     // the current token
-	ahead [11]Token // tokens after tok already lexed, for lookahead
-	n     int       // how many of ahead are in use
+	tok   Token    // the current token
+	ahead [2]Token // tokens after tok already lexed, for lookahead
+	n     int      // how many of ahead are in use
 	depth int
 	repl  bool
 }
@@ -145,6 +145,8 @@ func (p *parser) lex() Token {
 func (p *parser) peek() Token { return p.tok }
 
 // peekAt looks k tokens ahead (k <= len(ahead)); past the end it returns EOF.
+// The grammar needs two tokens of lookahead beyond the current one, to tell
+// a binding form {"k" := v} from an object {"k": v}.
 func (p *parser) peekAt(k int) Token {
 	if k == 0 {
 		return p.tok
@@ -195,13 +197,9 @@ func (p *parser) failExpected(what string) {
 // upstream does, a stray ')' is reported with the tokens after it, other
 // leftovers with themselves included; at most ten are shown.
 func (p *parser) leftover(t Token) *Error {
-	var rest []Token
-	for k := 1; k <= len(p.ahead) && len(rest) < 11; k++ {
-		x := p.peekAt(k)
-		if x.Kind == EOF {
-			break
-		}
-		rest = append(rest, x)
+	rest := append([]Token(nil), p.ahead[:p.n]...)
+	for len(rest) < 11 && (len(rest) == 0 || rest[len(rest)-1].Kind != EOF) {
+		rest = append(rest, p.lex())
 	}
 	if t.Kind == RPAREN {
 		return &Error{Kind: TooManyCloseParens, Loc: t.Loc,

@@ -459,6 +459,12 @@ func TestParseErrors(t *testing.T) {
 		{`(f "a\qb")`, StringLiteralError, "1:6", "Invalid escape sequence"},
 		{"(f \"a\nb\")", StringLiteralError, "1:6", "newline in string literal"},
 		{"(+ 1 2) (f `x)", LexicalError, "1:12", "unexpected character"},
+		{"(f \xff)", LexicalError, "1:4", "invalid UTF-8"},
+		// As upstream, which lexes everything first, a lexical error wins
+		// over a parse error earlier in the input.
+		{"(f ]) (g \"a\\q\")", StringLiteralError, "1:12", "Invalid escape sequence"},
+		{"(+ 1 2)) `", LexicalError, "1:10", "unexpected character"},
+		{"(" + strings.Repeat("(", MaxDepth) + " \"", StringLiteralError, "1:1003", "did not close string literal"},
 
 		// Numbers.
 		{"1.", ParsingError, "1:3", "Expected: [digits after the decimal point], found EOF"},

@@ -133,7 +133,7 @@ func (p *printer) node(n Node) {
 		p.head("defun", x.Name, x.Ret)
 		p.args(x.Args)
 		p.docModel(x.Doc, x.Model)
-		p.exprs(x.Body)
+		p.body(x.Body, x.Doc == nil && x.Model == nil)
 		p.str(")")
 	case *DefCap:
 		p.head("defcap", x.Name, x.Ret)
@@ -152,7 +152,7 @@ func (p *printer) node(n Node) {
 				p.str(" @managed")
 			}
 		}
-		p.exprs(x.Body)
+		p.body(x.Body, x.Doc == nil && x.Model == nil && x.Meta == nil)
 		p.str(")")
 	case *DefConst:
 		p.head("defconst", x.Name, x.Type)
@@ -237,11 +237,11 @@ func (p *printer) node(n Node) {
 		} else {
 			p.quote(x.Gov.Name)
 		}
-		p.body(x.Doc, x.Model, x.Body)
+		p.decls(x.Doc, x.Model, x.Body)
 	case *Interface:
 		p.str("(interface ")
 		p.str(x.Name)
-		p.body(x.Doc, x.Model, x.Body)
+		p.decls(x.Doc, x.Model, x.Body)
 
 	case *PropAtom:
 		p.str(x.Name.String())
@@ -260,6 +260,40 @@ func (p *printer) node(n Node) {
 	default:
 		p.str("<unknown node>")
 	}
+}
+
+// body prints a defun's or defcap's body. Right after the argument list a
+// string literal would read as the docstring, so when nothing else stands
+// there (docAmbiguous) a leading string is printed as a symbol: the parser
+// only gives such a body when it was written as one.
+func (p *printer) body(xs []Expr, docAmbiguous bool) {
+	if s, ok := firstString(xs); ok && docAmbiguous && isSymbol(s.Value) {
+		p.str(" '")
+		p.str(s.Value)
+		xs = xs[1:]
+	}
+	p.exprs(xs)
+}
+
+func firstString(xs []Expr) (*StringLit, bool) {
+	if len(xs) == 0 {
+		return nil, false
+	}
+	s, ok := xs[0].(*StringLit)
+	return s, ok
+}
+
+// isSymbol reports whether s can be written as a symbol literal 's.
+func isSymbol(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if charClass[s[i]]&symbolPart == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // exprs prints each expression preceded by a space.
@@ -332,9 +366,9 @@ func (p *printer) model(m *Model) {
 	p.str("]")
 }
 
-// body prints a module or interface's annotations and declarations, one per
+// decls prints a module or interface's annotations and declarations, one per
 // line, and the closing parenthesis.
-func (p *printer) body(d *Doc, m *Model, decls []Decl) {
+func (p *printer) decls(d *Doc, m *Model, decls []Decl) {
 	if d != nil {
 		p.str("\n ")
 		p.docModel(d, nil)

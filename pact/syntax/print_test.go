@@ -127,6 +127,30 @@ func TestTestdataShape(t *testing.T) {
 	}
 }
 
+// TestRoundTripCorners covers forms whose printing needs care.
+func TestRoundTripCorners(t *testing.T) {
+	for _, src := range []string{
+		"(defun f () 'a)",           // a symbol body is not a docstring
+		"(defun f () 'a 'b)",        //
+		`(defun f () "doc" 'a)`,     //
+		"(defun f () @model [] 'a)", //
+		"(module m g (defcap C () 'a) (defcap D () @event 'a) (defcap E () @managed 'a))",
+		`(defconst c 'a "doc")`,
+		"(lambda () 'a)",
+		`(f "a\tb\nc\\d\"e'g")`,
+		"{, 'a: 1}",
+		"(+ 1 . 5 coin . transfer)",
+		"(let ((x:[[module{a.b, c}]] 1)) x)",
+		"(defun f () @model [{ a : b , c } [x] (let lambda) -1 2.50 'k true] 1)",
+	} {
+		roundTrip(t, "t.repl", src)
+	}
+	f := mustParseRepl(t, "(defun f () 'a)")
+	if got := f.Items[0].String(); got != "(defun f () 'a)" {
+		t.Errorf("printed as %s", got)
+	}
+}
+
 func TestFormat(t *testing.T) {
 	src := `(module m 'ks @doc "d" @model [(property true)]
   (defcap C:bool (a:string n:decimal) @managed n m.mgr true)
