@@ -1,0 +1,112 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ErrorKind classifies a Pact runtime error. The classes follow Pact 5's
+// EvalError and UserRecoverableError constructors that the value layer can
+// raise; the evaluator adds its own kinds on top.
+type ErrorKind int
+
+const (
+	// ErrArithmetic is P5 ArithmeticException ("Arithmetic exception: ...").
+	ErrArithmetic ErrorKind = iota
+	// ErrFloatingPoint is P5 FloatingPointError ("Floating point error: ...").
+	ErrFloatingPoint
+	// ErrArgs is P5 NativeArgumentsError: a native applied to values of the
+	// wrong types.
+	ErrArgs
+	// ErrNativeExecution is P5 NativeExecutionError: a native rejected its
+	// arguments for a reason other than their types.
+	ErrNativeExecution
+	// ErrDecode is P5 DecodeError ("Decoding error: ...").
+	ErrDecode
+	// ErrEnumeration is P5 EnumerationError.
+	ErrEnumeration
+	// ErrArrayOutOfBounds is P5 ArrayOutOfBoundsException. Not recoverable
+	// by `try`.
+	ErrArrayOutOfBounds
+	// ErrObjectMissingField is P5 ObjectIsMissingField. Not recoverable by
+	// `try`.
+	ErrObjectMissingField
+	// ErrJSON is a malformed JSON document handed to DecodeJSON. Pact reports
+	// these through whichever native read the data; the text here is ours.
+	ErrJSON
+	// ErrEval is a generic evaluation error with a free text.
+	ErrEval
+)
+
+// Error is the typed error of the value layer. Msg is the complete rendered
+// message as the Pact 5 REPL prints it (the text `expect-failure` matches
+// substrings against); the evaluator attaches source spans around it.
+type Error struct {
+	Kind ErrorKind
+	// Native names the native function for ErrArgs and ErrNativeExecution.
+	Native string
+	Msg    string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Recoverable reports whether `try` may catch the error. P5 treats out of
+// bounds list access and missing object keys as fatal.
+func (e *Error) Recoverable() bool {
+	return e.Kind != ErrArrayOutOfBounds && e.Kind != ErrObjectMissingField
+}
+
+func arithErr(msg string) *Error {
+	return &Error{Kind: ErrArithmetic, Msg: "Arithmetic exception: " + msg}
+}
+
+func floatErr(msg string) *Error {
+	return &Error{Kind: ErrFloatingPoint, Msg: "Floating point error: " + msg}
+}
+
+func decodeErr(msg string) *Error {
+	return &Error{Kind: ErrDecode, Msg: "Decoding error: " + msg}
+}
+
+func enumErr(msg string) *Error {
+	return &Error{Kind: ErrEnumeration, Msg: "Enumeration error: " + msg}
+}
+
+// NativeError builds P5's NativeExecutionError text:
+// "native execution failure, NAME failed with message: MSG".
+func NativeError(native, msg string) *Error {
+	return &Error{Kind: ErrNativeExecution, Native: native,
+		Msg: "native execution failure, " + native + " failed with message: " + msg}
+}
+
+// ArgsError builds P5's NativeArgumentsError text, naming the argument
+// types the way P5 abbreviates them (see ArgTypeName):
+// "Type error: failed to call native function + with argument(s) of type(s): integer, string".
+func ArgsError(native string, args ...Value) *Error {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = ArgTypeName(a)
+	}
+	return &Error{Kind: ErrArgs, Native: native,
+		Msg: "Type error: failed to call native function " + native +
+			" with argument(s) of type(s): " + strings.Join(names, ", ")}
+}
+
+// OutOfBoundsError is P5's ArrayOutOfBoundsException text.
+func OutOfBoundsError(length int, index int64) *Error {
+	return &Error{Kind: ErrArrayOutOfBounds,
+		Msg: "Array index out of bounds. Length (" + strconv.Itoa(length) + "), Index (" +
+			strconv.FormatInt(index, 10) + ")"}
+}
+
+// MissingFieldError is P5's ObjectIsMissingField text; the object is shown
+// with the REPL pretty printer, as P5 does.
+func MissingFieldError(field string, obj *Object) *Error {
+	return &Error{Kind: ErrObjectMissingField,
+		Msg: "Key \"" + field + "\" not found in object: " + Pretty(obj)}
+}
+
+// EvalError is a free-text error, used where P5 raises a bare EvalError.
+func EvalError(msg string) *Error {
+	return &Error{Kind: ErrEval, Msg: msg}
+}

@@ -1,0 +1,83 @@
+package eval
+
+import (
+	"slices"
+	"sort"
+	"unicode/utf16"
+)
+
+// Pact encodes objects with their keys in "legacy" order: the iteration
+// order of a Haskell HashMap (unordered-containers 0.2.15, hashable 1.3.0)
+// holding them. Hashes, request keys and signatures depend on it, so it is
+// reproduced bit for bit:
+//
+//   - each key is hashed with hashable 1.3.0's FNV-1 variant over its
+//     UTF-16LE bytes: h starts at the salt -2578643520546668380 and for each
+//     byte b becomes (h * 16777619) xor b, in wrapping 64-bit arithmetic;
+//   - the HashMap is a trie on 4-bit chunks of h taken from the least
+//     significant end, so iteration compares nibble 0, then nibble 1, ...;
+//   - keys with the same full hash sit in one collision node in insertion
+//     order, which is sorted key order because the map is built from a
+//     sorted Map.
+
+const (
+	legacySalt     = -2578643520546668380
+	fnvPrime32     = 16777619
+	nibblesPerHash = 16
+)
+
+// legacyHash is hashable 1.3.0's hash of a Text.
+func legacyHash(k string) uint64 {
+	h := int64(legacySalt)
+	for _, u := range utf16.Encode([]rune(k)) {
+		h = (h * fnvPrime32) ^ int64(u&0xff)
+		h = (h * fnvPrime32) ^ int64(u>>8)
+	}
+	return uint64(h)
+}
+
+// nibbleReverse reorders h's nibbles so that plain integer order is the
+// trie's iteration order (least significant nibble first).
+func nibbleReverse(h uint64) uint64 {
+	var r uint64
+	for i := 0; i < nibblesPerHash; i++ {
+		r = r<<4 | h&0xf
+		h >>= 4
+	}
+	return r
+}
+
+// LegacyKeyOrder returns the (distinct) keys in legacy JSON order, as a
+// new slice.
+func LegacyKeyOrder(keys []string) []string {
+	type entry struct {
+		key  string
+		rank uint64
+	}
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	es := make([]entry, len(sorted))
+	for i, k := range sorted {
+		es[i] = entry{k, nibbleReverse(legacyHash(k))}
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].rank < es[j].rank })
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.key
+	}
+	return out
+}
+
+// legacyOrderIndex is LegacyKeyOrder as a permutation of indices into
+// keys, which must be sorted (as an Object's are), for encoding an Object
+// without copying its values.
+func legacyOrderIndex(keys []string) []int {
+	idx := make([]int, len(keys))
+	ranks := make([]uint64, len(keys))
+	for i, k := range keys {
+		idx[i] = i
+		ranks[i] = nibbleReverse(legacyHash(k))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ranks[idx[a]] < ranks[idx[b]] })
+	return idx
+}

@@ -1,0 +1,162 @@
+package eval
+
+import (
+	"slices"
+	"sort"
+)
+
+// Object is a Pact object: a map from field names to values, kept sorted
+// by key (P5 stores objects as a Haskell Map Field, whose order is the
+// code-point order Go's string comparison gives). Display, iteration and
+// equality follow that order; JSON encoding reorders keys with the legacy
+// hash order (see keyorder.go).
+//
+// Objects are immutable; every operation returns a new object.
+type Object struct {
+	keys []string
+	vals []Value
+}
+
+func (*Object) Kind() Kind         { return KindObject }
+func (o *Object) String() string   { return Pretty(o) }
+func (o *Object) Len() int         { return len(o.keys) }
+func (o *Object) Keys() []string   { return o.keys } // sorted; do not modify
+func (o *Object) Values() []Value  { return o.vals } // in key order; do not modify
+func (o *Object) Key(i int) string { return o.keys[i] }
+func (o *Object) Val(i int) Value  { return o.vals[i] }
+
+// EmptyObject is {}.
+var EmptyObject = &Object{}
+
+// Field is one key/value pair, for building objects.
+type Field struct {
+	Key string
+	Val Value
+}
+
+// NewObject builds an object from pairs in any order. A repeated key keeps
+// its last value, as Haskell's Map.fromList does.
+func NewObject(fields ...Field) *Object {
+	fs := slices.Clone(fields)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Key < fs[j].Key })
+	o := &Object{keys: make([]string, 0, len(fs)), vals: make([]Value, 0, len(fs))}
+	for _, f := range fs {
+		if n := len(o.keys); n > 0 && o.keys[n-1] == f.Key {
+			o.vals[n-1] = f.Val
+			continue
+		}
+		o.keys = append(o.keys, f.Key)
+		o.vals = append(o.vals, f.Val)
+	}
+	return o
+}
+
+// newObjectSorted wraps keys already sorted and unique, without copying.
+func newObjectSorted(keys []string, vals []Value) *Object {
+	return &Object{keys: keys, vals: vals}
+}
+
+func (o *Object) find(k string) (int, bool) {
+	return slices.BinarySearch(o.keys, k)
+}
+
+// Get looks a field up.
+func (o *Object) Get(k string) (Value, bool) {
+	if i, ok := o.find(k); ok {
+		return o.vals[i], true
+	}
+	return nil, false
+}
+
+// Has reports whether the key is present (`contains` on objects).
+func (o *Object) Has(k string) bool {
+	_, ok := o.find(k)
+	return ok
+}
+
+// At is `(at "k" obj)`: a missing key is P5's non-recoverable
+// ObjectIsMissingField error.
+func (o *Object) At(k string) (Value, error) {
+	if v, ok := o.Get(k); ok {
+		return v, nil
+	}
+	return nil, MissingFieldError(k, o)
+}
+
+// Set returns a copy with k bound to v.
+func (o *Object) Set(k string, v Value) *Object {
+	i, ok := o.find(k)
+	keys := slices.Clone(o.keys)
+	vals := slices.Clone(o.vals)
+	if ok {
+		vals[i] = v
+	} else {
+		keys = slices.Insert(keys, i, k)
+		vals = slices.Insert(vals, i, v)
+	}
+	return newObjectSorted(keys, vals)
+}
+
+// Remove is `remove`: a copy without k (unchanged if absent).
+func (o *Object) Remove(k string) *Object {
+	i, ok := o.find(k)
+	if !ok {
+		return o
+	}
+	keys := slices.Delete(slices.Clone(o.keys), i, i+1)
+	vals := slices.Delete(slices.Clone(o.vals), i, i+1)
+	return newObjectSorted(keys, vals)
+}
+
+// Union is object `+`: all keys of both, the receiver's values winning on
+// shared keys (Haskell's left-biased Map.union).
+func (o *Object) Union(p *Object) *Object {
+	keys := make([]string, 0, len(o.keys)+len(p.keys))
+	vals := make([]Value, 0, len(o.keys)+len(p.keys))
+	i, j := 0, 0
+	for i < len(o.keys) || j < len(p.keys) {
+		switch {
+		case j == len(p.keys) || (i < len(o.keys) && o.keys[i] < p.keys[j]):
+			keys, vals = append(keys, o.keys[i]), append(vals, o.vals[i])
+			i++
+		case i == len(o.keys) || p.keys[j] < o.keys[i]:
+			keys, vals = append(keys, p.keys[j]), append(vals, p.vals[j])
+			j++
+		default:
+			keys, vals = append(keys, o.keys[i]), append(vals, o.vals[i])
+			i++
+			j++
+		}
+	}
+	return newObjectSorted(keys, vals)
+}
+
+// Restrict is `take` with a key list: only the listed keys that exist.
+func (o *Object) Restrict(ks []string) *Object {
+	set := make(map[string]bool, len(ks))
+	for _, k := range ks {
+		set[k] = true
+	}
+	return o.filter(func(k string) bool { return set[k] })
+}
+
+// Without is `drop` with a key list: every key except the listed ones.
+func (o *Object) Without(ks []string) *Object {
+	set := make(map[string]bool, len(ks))
+	for _, k := range ks {
+		set[k] = true
+	}
+	return o.filter(func(k string) bool { return !set[k] })
+}
+
+func (o *Object) filter(keep func(string) bool) *Object {
+	var keys []string
+	var vals []Value
+	for i, k := range o.keys {
+		if keep(k) {
+			keys = append(keys, k)
+			vals = append(vals, o.vals[i])
+		}
+	}
+	return newObjectSorted(keys, vals)
+}
