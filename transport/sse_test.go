@@ -80,7 +80,7 @@ type sseStream struct {
 }
 
 // sseClient has no overall timeout: streams outlive any fixed one.
-var sseClient = &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, DisableCompression: true}}
+var sseClient = &http.Client{Transport: &http.Transport{DisableCompression: true}}
 
 func (f *sseFixture) open(path string, hdr ...string) *sseStream {
 	f.t.Helper()
