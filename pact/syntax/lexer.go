@@ -6,9 +6,8 @@ import (
 )
 
 // Lex splits src into tokens, the last of which is EOF. It stops at the first
-// error. Upstream lexes a whole input before parsing it, so a lexical error
-// anywhere wins over a parse error earlier in the text; Parse* keep that
-// order by calling Lex first.
+// error. The parser does not use it: it pulls tokens one at a time (see
+// parser.run for how it still reports errors in upstream's order).
 //
 // The rules follow the Pact 5 lexer (spec §3.1):
 //   - whitespace is space, tab, newline, CR, form feed and vertical tab;
@@ -30,7 +29,7 @@ func Lex(file, src string) ([]Token, error) {
 	if err := lx.checkUTF8(); err != nil {
 		return nil, err
 	}
-	toks := make([]Token, 0, len(src)/6+1)
+	toks := make([]Token, 0, len(src)/4+1) // about one token per 4 bytes of Pact
 	for {
 		t, err := lx.next()
 		if err != nil {
