@@ -29,9 +29,18 @@ const (
 // legacyHash is hashable 1.3.0's hash of a Text.
 func legacyHash(k string) uint64 {
 	h := int64(legacySalt)
-	for _, u := range utf16.Encode([]rune(k)) {
+	unit := func(u uint16) {
 		h = (h * fnvPrime32) ^ int64(u&0xff)
 		h = (h * fnvPrime32) ^ int64(u>>8)
+	}
+	for _, r := range k {
+		if r >= 0x10000 {
+			hi, lo := utf16.EncodeRune(r)
+			unit(uint16(hi))
+			unit(uint16(lo))
+		} else {
+			unit(uint16(r))
+		}
 	}
 	return uint64(h)
 }

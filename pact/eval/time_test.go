@@ -259,3 +259,33 @@ func TestTimeDisplay(t *testing.T) {
 		t.Errorf("%%s%%Q of -0.9s = %q, want 0.1", got)
 	}
 }
+
+// TestRoundTripEachCode formats a time and parses it back with each code,
+// in a format that pins everything else down (a code alone, like %a, does
+// not determine a time). Codes that only carry whole seconds use T.
+func TestRoundTripEachCode(t *testing.T) {
+	T := mustTime(t, "2010-12-21T13:23:45Z")
+	t2v, _ := AddTime(T, num(t, "0.001002"))
+	T2 := t2v.(Time)
+	base := "%Y-%m-%d %H:%M:%S.%v|"
+	for _, c := range []struct {
+		fmt string
+		tm  Time
+	}{
+		{base + "%%", T2}, {base + "%c", T2}, {base + "%r", T2}, {base + "%X", T2}, {base + "%x", T2},
+		{base + "%R", T2}, {base + "%T", T2}, {base + "%P", T2}, {base + "%p", T2}, {base + "%H", T2},
+		{"%Y-%m-%d %I:%M:%S.%v %p", T2}, {"%Y-%m-%d %l:%M:%S.%v %P", T2}, {"%Y-%m-%d %k:%M:%S.%v", T2},
+		{"%Y-%m-%d %H:%M:%S.%q", T2}, {"%Y-%m-%d %H:%M:%S%Q", T2}, {"%Y-%m-%d %H:%M:%S.%v", T2},
+		{"%s", T}, {"%D %T", T}, {"%F %T", T}, {base + "%Y", T2}, {base + "%y", T2}, {base + "%C", T2},
+		{"%d %B %Y %T", T}, {"%d %b %Y %T", T}, {"%d %h %Y %T", T}, {"%Y %m %d %T", T}, {"%Y %m %e %T", T},
+		{"%Y %j %T", T}, {"%G %V %u %T", T}, {"%f%g %V %u %T", T}, {"%G %V %a %T", T}, {"%G %V %A %T", T},
+		{"%Y %U %w %T", T}, {"%Y %W %u %T", T}, {base + "%z", T2}, {base + "%N", T2}, {base + "%Z", T2},
+		{base + "%-d %_m %0H", T2},
+	} {
+		s := FormatTime(c.fmt, c.tm)
+		got, ok := ParseTime(c.fmt, s)
+		if !ok || got != c.tm {
+			t.Errorf("round trip %q via %q: got %s (ok %v)", c.fmt, s, FormatTime(isoHighPrec, got), ok)
+		}
+	}
+}

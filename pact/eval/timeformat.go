@@ -222,37 +222,40 @@ func drops0(b *strings.Builder, n int64) {
 	b.WriteString(strconv.FormatInt(n, 10))
 }
 
-// timeFields is everything a format code can ask for, computed once.
+// timeFields is what the format codes ask for. The week-based fields are
+// filled in only when a code needs them (the ISO formats do not).
 type timeFields struct {
-	posixMicros         int64
+	posixMicros, mjd    int64
 	ordYear, ordDay     int64
 	month, mday         int64
-	wdYear, wdWeek, wdD int64 // ISO week date, day 1..7
-	sunWeek, monWeek    int64
 	hour, minute        int64
 	sec, micro          int64
+	haveWeeks           bool
+	wdYear, wdWeek, wdD int64 // ISO week date, day 1..7 (Monday first)
+	sunWeek, monWeek    int64
 }
 
 func fieldsOf(t Time) timeFields {
 	mjd, tod := floorDivMod(t.mjdMicros(), microsPerDay)
-	f := timeFields{posixMicros: t.micros}
+	f := timeFields{posixMicros: t.micros, mjd: mjd}
 	f.ordYear, f.ordDay = toOrdinalDate(mjd)
 	f.month, f.mday = monthDayFromDayOfYear(isLeapYear(f.ordYear), f.ordDay)
-	f.wdYear, f.wdWeek, f.wdD = toWeekDate(mjd)
-	{
-		d := mjd + 3
-		d7div, _ := floorDivMod(d, 7)
-		f.sunWeek = d7div - floorDiv(d-f.ordDay, 7)
-	}
-	{
-		d := mjd + 2
-		d7div, _ := floorDivMod(d, 7)
-		f.monWeek = d7div - floorDiv(d-f.ordDay, 7)
-	}
 	h, ms := tod/3_600_000_000, tod%3_600_000_000
 	m, s := ms/60_000_000, ms%60_000_000
 	f.hour, f.minute, f.sec, f.micro = h, m, s/microsPerSecond, s%microsPerSecond
 	return f
+}
+
+func (f *timeFields) weeks() {
+	if f.haveWeeks {
+		return
+	}
+	f.haveWeeks = true
+	f.wdYear, f.wdWeek, f.wdD = toWeekDate(f.mjd)
+	d7div := floorDiv(f.mjd+3, 7)
+	f.sunWeek = d7div - floorDiv(f.mjd+3-f.ordDay, 7)
+	d7div = floorDiv(f.mjd+2, 7)
+	f.monWeek = d7div - floorDiv(f.mjd+2-f.ordDay, 7)
 }
 
 // FormatTime is pact-time's formatTime with the given strftime-like format.
@@ -303,6 +306,10 @@ func formatInto(b *strings.Builder, spec string, f *timeFields) {
 // Sunday weeks, Monday weeks, time of day, zone), which decides codes
 // several of them know.
 func formatCode(b *strings.Builder, c rune, f *timeFields) {
+	switch c {
+	case 'G', 'g', 'f', 'V', 'u', 'w', 'A', 'a', 'U', 'W':
+		f.weeks()
+	}
 	switch c {
 	case 's':
 		b.WriteString(strconv.FormatInt(f.posixMicros/microsPerSecond, 10))
