@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -91,13 +92,22 @@ func (s *Service) getUpdates(withPayload bool) handlerFunc {
 			// Taken here, never inside the writer: ctx is recycled once the handler returns.
 			done: ctx.Done(),
 			conn: ctx.Conn(),
+			ctl:  make(chan struct{}, 1),
 		}
 		ctx.SetBodyStreamWriter(st.run)
 	}
 }
 
-// updateStream is one open update stream. Its writer runs on a goroutine of fasthttp's that
-// feeds the connection through a pipe.
+// updateStream is one open update stream. Two goroutines serve it:
+//
+//   - the writer (run), on a goroutine of fasthttp's that feeds the connection through a pipe,
+//     waits on just two channels of its own: the subscription's events and ctl. With 1,000
+//     streams every event wakes every writer, so what a writer selects on is paid per event
+//     per subscriber; a channel shared by all streams (the server's done) would also be locked
+//     by all of them on every event.
+//   - the watcher (watch) waits for the rare things: the keepalive ticker, the subscription's
+//     end, the server's shutdown. It pokes the writer through ctl, and cuts off a writer that
+//     cannot notice because it is blocked behind a client that stopped reading.
 type updateStream struct {
 	svc         *Service
 	sub         *actors.Subscription
@@ -105,7 +115,17 @@ type updateStream struct {
 	keepalive   time.Duration
 	done        <-chan struct{} // closed when the server shuts down
 	conn        net.Conn
+
+	ctl          chan struct{} // one slot: the watcher has set keepaliveDue or ending
+	keepaliveDue atomic.Bool
+	ending       atomic.Int32 // why the stream must end: endNone, endSubscription, endShutdown
 }
+
+const (
+	endNone         = iota
+	endSubscription // dropped, or the hub closed
+	endShutdown     // the server is shutting down
+)
 
 func (st *updateStream) run(w *bufio.Writer) {
 	defer st.sub.Close()
@@ -134,8 +154,6 @@ func (st *updateStream) run(w *bufio.Writer) {
 		}
 	}
 
-	tick := time.NewTicker(st.keepalive)
-	defer tick.Stop()
 	events := st.sub.Events()
 	for {
 		select {
@@ -158,26 +176,30 @@ func (st *updateStream) run(w *bufio.Writer) {
 			if w.Flush() != nil {
 				return // the client is gone
 			}
-		case <-tick.C:
-			if _, err := w.Write(keepaliveComment); err != nil || w.Flush() != nil {
+		case <-st.ctl:
+			switch st.ending.Load() {
+			case endShutdown:
+				return
+			case endSubscription:
+				// Tell a client that is still reading why the stream ends; a stalled one will
+				// not see it, and the watcher cuts it off.
+				c := droppedComment
+				if errors.Is(st.sub.Err(), actors.ErrHubClosed) {
+					// The node is shutting down: the blocks that entered the cut before are
+					// already here, so send them rather than make the client ask again.
+					c = closingComment
+					st.drain(w)
+				}
+				if _, err := w.Write(c); err == nil {
+					w.Flush()
+				}
 				return
 			}
-		case <-st.sub.Done():
-			// Tell a client that is still reading why the stream ends; a stalled one will not
-			// see it, and watch cuts it off.
-			c := droppedComment
-			if errors.Is(st.sub.Err(), actors.ErrHubClosed) {
-				// The node is shutting down: the blocks that entered the cut before are
-				// already here, so send them rather than make the client ask again.
-				c = closingComment
-				st.drain(w)
+			if st.keepaliveDue.Swap(false) {
+				if _, err := w.Write(keepaliveComment); err != nil || w.Flush() != nil {
+					return
+				}
 			}
-			if _, err := w.Write(c); err == nil {
-				w.Flush()
-			}
-			return
-		case <-st.done:
-			return
 		}
 	}
 }
@@ -196,19 +218,40 @@ func (st *updateStream) drain(w *bufio.Writer) {
 	}
 }
 
-// watch ends a stream that must end but whose writer cannot notice: one blocked in Flush
-// because the client stopped reading (the pipe and the socket buffers are full). A write
-// deadline makes the connection's pending write fail, fasthttp then closes the connection and
-// the pipe, and the writer's Flush returns an error. A writer that did notice gets the grace
-// period to send its last bytes. The deadline is harmless afterwards: stream connections are
-// not reused.
-func (st *updateStream) watch(exited <-chan struct{}) {
+func (st *updateStream) poke() {
 	select {
-	case <-exited:
-		return // ended on its own (client gone)
-	case <-st.sub.Done():
-	case <-st.done:
+	case st.ctl <- struct{}{}:
+	default: // a poke is pending; the writer reads both flags when it takes it
 	}
+}
+
+// watch runs beside the writer until it exits: it asks for keepalives, and tells the writer
+// when the stream must end. Then it makes sure the stream does end: a writer blocked in Flush
+// because the client stopped reading (the pipe and the socket buffers are full) cannot notice,
+// so a write deadline makes the connection's pending write fail, fasthttp closes the
+// connection and the pipe, and the writer's Flush returns an error. A writer that did notice
+// gets the grace period to send its last bytes. The deadline is harmless afterwards: stream
+// connections are not reused.
+func (st *updateStream) watch(exited <-chan struct{}) {
+	tick := time.NewTicker(st.keepalive)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-exited:
+			return // ended on its own (client gone)
+		case <-tick.C:
+			st.keepaliveDue.Store(true)
+			st.poke()
+		case <-st.sub.Done():
+			st.ending.Store(endSubscription)
+			break wait
+		case <-st.done:
+			st.ending.Store(endShutdown)
+			break wait
+		}
+	}
+	st.poke()
 	if st.conn != nil {
 		st.conn.SetWriteDeadline(time.Now().Add(stuckWriteGrace))
 	}
