@@ -2,33 +2,87 @@ package store
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
 // Damaged stored bytes must come back as ErrCorrupt, never as a panic or a wrong value. The
-// tests write bad rows straight into goleveldb, as disk damage or a buggy older build would.
+// tests damage rows straight in goleveldb, or bytes straight in the header log's file, as disk
+// damage or a buggy older build would.
 
 func TestCorruptHeader(t *testing.T) {
 	hs, _ := chain5Headers(t)
-	db, _ := openTest(t, Options{HeaderCacheSize: -1})
-	k := hashKey(tagHeader, hs[0].Hash)
-	rows := map[string][]byte{
-		"truncated":    hs[0].Bytes()[:200],
-		"empty":        {},
-		"wrong header": hs[1].Bytes(), // decodes, but its hash is not the key
+	size := uint64(hs[0].Size())
+	cases := []struct {
+		name string
+		at   uint64 // offset within the record
+		b    []byte
+	}{
+		{"flipped header byte", 100, []byte{0x5a}},
+		{"flipped hash byte", recHeaderSize + size - 1, []byte{0x01}},
+		{"flipped hash prefix byte", recHeaderSize + size - 32, []byte{0x01}},
+		{"flipped checksum", 2, []byte{0xff, 0xff}},
+		{"length zero", 0, []byte{0, 0}},
+		{"length too long", 0, []byte{0xff, 0xff}},
+		{"length of another degree", 0, le16(uint16(ledger.SizeForDegree(2)))},
 	}
-	for name, v := range rows {
-		if err := db.ldb.Put(k[:], v, nil); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Header(hs[0].Hash); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: Header: got %v, want ErrCorrupt", name, err)
-		}
-		if _, err := db.HeaderBinary(nil, hs[0].Hash); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: HeaderBinary: got %v, want ErrCorrupt", name, err)
-		}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, dir := openTest(t, Options{HeaderCacheSize: -1})
+			if err := db.PutHeaders(hs[:3]...); err != nil {
+				t.Fatal(err)
+			}
+			off := recordOffset(t, db, hs[1].Hash)
+			writeLogAt(t, dir, off+tc.at, tc.b)
+			if _, err := db.Header(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Header: got %v, want ErrCorrupt", err)
+			}
+			dst := []byte("keep")
+			if got, err := db.HeaderBinary(dst, hs[1].Hash); !errors.Is(err, ErrCorrupt) || string(got) != "keep" {
+				t.Errorf("HeaderBinary: got %q %v, want dst unchanged and ErrCorrupt", got, err)
+			}
+			if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("ScanChain: got %v, want ErrCorrupt", err)
+			}
+			// The neighbours are intact.
+			for _, h := range []*ledger.Header{hs[0], hs[2]} {
+				if _, err := db.Header(h.Hash); err != nil {
+					t.Errorf("intact neighbour %s: %v", h.Hash, err)
+				}
+			}
+		})
+	}
+}
+
+// A slot naming an offset where no record starts, or one past the log, is damage too.
+func TestCorruptIndexSlot(t *testing.T) {
+	hs, _ := chain5Headers(t)
+	for name, bad := range map[string]uint64{
+		"past the log":    1 << 40,
+		"inside a record": logHeaderSize + 7,
+		"in the header":   3,
+		"zero":            0,
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, _ := openTest(t, Options{HeaderCacheSize: -1})
+			if err := db.PutHeaders(hs[:3]...); err != nil {
+				t.Fatal(err)
+			}
+			i := slotOf(t, db.hl.view.Load(), hs[1].Hash)
+			// Through the writer's mapping: the readers' one is read-only.
+			atomic.StoreUint64(&words(db.hl.idxMap[idxHeaderSize:])[2*i+1], bad)
+			if _, err := db.Header(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Header: got %v, want ErrCorrupt", err)
+			}
+			if _, err := db.HeaderBinary(nil, hs[1].Hash); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("HeaderBinary: got %v, want ErrCorrupt", err)
+			}
+			if _, err := db.HasHeader(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("HasHeader: got %v, want ErrCorrupt", err)
+			}
+		})
 	}
 }
 
@@ -38,6 +92,20 @@ func TestCorruptHeightIndex(t *testing.T) {
 		db, _ := openTest(t, Options{})
 		k := heightKey(5, 7, ledger.Hash{1})
 		if err := db.ldb.Put(k[:], nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true })
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("got %v, want ErrCorrupt", err)
+		}
+	})
+	t.Run("entry pointing at another header", func(t *testing.T) {
+		db, _ := openTest(t, Options{HeaderCacheSize: -1})
+		if err := db.PutHeaders(hs[0], hs[1]); err != nil {
+			t.Fatal(err)
+		}
+		k := heightKey(5, hs[0].Height, hs[0].Hash)
+		if err := db.ldb.Put(k[:], be64(recordOffset(t, db, hs[1].Hash)), nil); err != nil {
 			t.Fatal(err)
 		}
 		err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true })

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"syscall"
 
@@ -28,13 +29,22 @@ var (
 
 // schemaVersion is the layout this build reads and writes (see keys.go). Bump it, with a
 // migration in Open, only when an existing key space changes shape; new key spaces do not need it.
-const schemaVersion = 1
+//
+// 2: headers moved from goleveldb (tag 0x01) to headers.log, and height-index values became log
+// offsets. No version-1 store was ever deployed, so there is no migration: Open refuses one.
+const schemaVersion = 2
 
 // Options tunes Open. Zero values pick the defaults.
 type Options struct {
-	HeaderCacheSize int // decoded headers kept hot; 0 = default 65536, negative = no cache
-	BlockCacheMiB   int // goleveldb block cache; 0 = default 64
-	WriteBufferMiB  int // goleveldb memtable size; 0 = default 16
+	HeaderCacheSize int          // decoded headers kept hot; 0 = default 65536, negative = no cache
+	BlockCacheMiB   int          // goleveldb block cache; 0 = default 64
+	WriteBufferMiB  int          // goleveldb memtable size; 0 = default 16
+	Logger          *slog.Logger // recovery notes at Open; nil = slog.Default()
+
+	// Initial header index slots and header log capacity; tests make them tiny so that growth
+	// happens often. 0 = the defaults in hlog.go.
+	indexSlots uint64
+	logCap     uint64
 }
 
 const (
@@ -44,11 +54,14 @@ const (
 )
 
 // DB is the node's persistent store. Every method is safe for concurrent use. Reads go straight to
-// goleveldb (which serves concurrent readers from immutable tables and a lock-free memtable read
-// path) or the header cache; no store-level lock is held during I/O.
+// the header log's mappings (headers by hash: no lock, no syscall), goleveldb (which serves
+// concurrent readers from immutable tables and a lock-free memtable read path) or the header
+// cache; no store-level lock is held during a read.
 type DB struct {
 	ldb   *leveldb.DB
+	hl    *headerLog
 	cache *headerCache
+	lg    *slog.Logger
 
 	// metaMu makes CheckVersion's read-then-write atomic. Only that cold path takes it.
 	metaMu sync.Mutex
@@ -86,9 +99,17 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	db := &DB{ldb: ldb, cache: newHeaderCache(cacheSize)}
+	lg := opts.Logger
+	if lg == nil {
+		lg = slog.Default()
+	}
+	db := &DB{ldb: ldb, cache: newHeaderCache(cacheSize), lg: lg}
 	if err := db.checkSchema(dir); err != nil {
 		ldb.Close()
+		return nil, err
+	}
+	if err := db.openHeaders(dir, logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap}); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -124,9 +145,19 @@ func (db *DB) checkSchema(dir string) error {
 	return nil
 }
 
-// Close closes the store. Iterators and snapshots must be released first.
+// Close closes the store. Iterators and snapshots must be released first, and nothing should
+// still be reading: a read racing Close gets an error (never a crash, see retireMapping), and
+// reads after it fail. Close syncs the header log and index and marks the index clean, so the
+// next Open starts without any recovery work.
 func (db *DB) Close() error {
-	if err := db.ldb.Close(); err != nil {
+	var err error
+	if db.hl != nil {
+		err = db.hl.close()
+	}
+	if lerr := db.ldb.Close(); lerr != nil && err == nil {
+		err = lerr
+	}
+	if err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
 	return nil

@@ -1,35 +1,84 @@
-// Package store is the node's goleveldb persistence: block headers with a per-chain height index,
-// payloads and their outputs, the heads of the best cut, and the network the store belongs to.
-// Later key spaces (request-key index, Pact state, backups) slot in beside these; see keys.go
-// for the layout and records.go for the msgp records.
+// Package store is the node's persistence: block headers with a per-chain height index, payloads
+// and their outputs, the heads of the best cut, and the network the store belongs to.
+//
+// # Layout
+//
+// A store directory holds three things:
+//
+//   - goleveldb's files: meta records (schema, network, heads, the header-log length the height
+//     index covers), the height index, payloads and outputs. See keys.go for the key spaces and
+//     records.go for the msgp records. Later key spaces (request-key index, Pact state, backups)
+//     slot in beside these.
+//   - headers.log: every header's binary form, appended as a checksummed, length-prefixed record.
+//   - headers.idx: an open-addressing hash table from block hash to log offset, derived from the
+//     log and rebuilt from it whenever it is missing or doubtful.
+//
+// Headers have their own storage because the hottest read of the API, GET header/{hash}, is a
+// lookup by a uniformly random hash, which goleveldb answers in 4–10 µs (lock, block read,
+// decompression, restart-point search); the two files answer it from memory mappings in well
+// under a microsecond. hlog.go has the file formats and the reasons for them.
 //
 // # Reads
 //
-// Every read is safe for concurrent use and goes straight to goleveldb or the header cache,
-// never through an actor or a store-level lock held during I/O, so GET handlers scale with cores.
-// Headers read by hash are kept decoded in a bounded cache (cache.go); cached headers are shared,
-// so callers must treat every returned *ledger.Header as read-only.
+// Every read is safe for concurrent use and never goes through an actor or takes a store-level
+// lock, so GET handlers scale with cores. Headers by hash are read from the mappings with atomic
+// loads and plain memory reads: no lock, no syscall. Headers read by hash are kept decoded in a
+// bounded cache (cache.go) in front; cached headers are shared, so callers must treat every
+// returned *ledger.Header as read-only. HeaderBinary copies a cache miss straight out of the log
+// mapping without decoding it. ScanChain and MaxHeight walk goleveldb's height index, whose
+// entries point at log offsets.
+//
+// The price of reading through mappings: a page the kernel has evicted costs a major fault, which
+// blocks the OS thread, and with it a Go P, for one disk read (a pread would have let the
+// scheduler run other goroutines meanwhile). The log takes about 324 bytes per header and the
+// index at most 64, so memory should be sized to keep both in the page cache, as it must be for
+// goleveldb's hot tables anyway.
+//
+// # Writes
+//
+// Header writes are serialised by one writer lock (PutHeaders is called by every chain actor):
+// records are appended with pwrite, then published in the index, then the height-index entries
+// and the new covered log length go to goleveldb in one batch. The log only grows, so what a
+// reader or a snapshot has seen never changes.
 //
 // # Durability
 //
 // goleveldb appends each write batch to its journal with a write(2) before the call returns, and
-// on open replays the journal, dropping a torn tail record. Hence:
+// on open replays the journal, dropping a torn tail record; header records are written with
+// pwrite before PutHeaders returns. Hence:
 //
 //   - A killed process (kill -9, panic, OOM) loses nothing that was written: the data is in the
-//     kernel's page cache. The store always reopens.
-//   - A machine crash loses the unsynced tail of the journal; each batch is one checksummed
-//     record, so a batch is kept or dropped as a whole.
+//     kernel's page cache. The store always reopens, and Open re-indexes whatever the index or
+//     the height index had not caught up with.
+//   - A machine crash loses the unsynced tails of the journal and of the header log. Each
+//     goleveldb batch is one checksummed journal record, kept or dropped as a whole; each header
+//     record is checksummed, and Open cuts the log at the first record that is torn or damaged.
+//     Open then makes the two agree (recover.go): height-index entries of lost headers are
+//     dropped, headers the height index lost are indexed again.
 //
 // Headers and payloads are written without fsync: a lost tail is re-fetched from peers or
 // re-mined, and syncing each write would cap inserts at a few thousand per second. Heads are
 // written with fsync (SetHeads, and PutBlock when it moves heads) because they are what a
-// restart resumes from. Heads never name an unstored header: SetHeads refuses unknown headers
-// and PutBlock puts header and heads in the same batch; since the journal replays in write
-// order, a recovered heads record implies the headers written before it. The network binding
+// restart resumes from, and before every such write the header log is fsynced: heads never name
+// a header that a power cut could take away. SetHeads also refuses unknown headers, and PutBlock
+// writes its header's record before the batch that makes it a head. The network binding
 // (CheckVersion) and the schema stamp are synced too.
+//
+// The index file is not fsynced at those points, because it decides nothing: its header records
+// how much of the log its slots cover durably (they are fsynced before that mark is written, at
+// growth and at Close), and Open re-indexes the log from that mark, dropping slots past it in case
+// a power cut kept a slot but lost its record. Close syncs everything and marks the index clean,
+// and only a clean index covering exactly the log is used without that work.
 //
 // One gap remains, outside our control: goleveldb does not fsync the journal file it rotates away
 // from when a memtable fills, so a power cut in the moment between that rotation and the memtable's
-// flush could keep a synced heads record yet lose a header written just before the rotation.
-// A head written by PutBlock together with its header cannot be split that way.
+// flush could keep a synced heads record yet lose height-index entries written just before the
+// rotation. The headers themselves are in the synced log, and Open re-indexes any record past the
+// covered length goleveldb recorded, so only entries behind that mark could stay missing.
+//
+// # Backups
+//
+// Snapshot pairs a goleveldb snapshot with the log length at that moment: its rows (ForEach) plus
+// the log's prefix up to that length (CopyHeaderLog) are a complete, consistent store. The index
+// is rebuilt when the copy is opened.
 package store

@@ -1,53 +1,140 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/opt"
 
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
-// PutHeaders stores headers and their height-index entries in one atomic batch. Storing a header
-// again is harmless (same key, same bytes). Headers already in the cache are known to be stored
-// and are skipped, which makes re-delivery from peers nearly free.
+// noLimit reads every record, as opposed to a snapshot's prefix of the log.
+const noLimit = math.MaxUint64
+
+// PutHeaders stores headers: their records in the header log (hlog.go), then their height-index
+// entries in one goleveldb batch. Storing a header again is harmless: headers already stored
+// (cached, or found in the hash index) are skipped, which makes re-delivery from peers nearly
+// free. Either every header is accepted or, if one cannot be encoded, none is written.
 //
-// The write is not synced (doc.go, "Durability"): a crash may lose the last headers written,
-// never corrupt the store, and lost headers are fetched or mined again.
+// A header is readable by hash (Header, HeaderBinary, HasHeader) from the moment its record is
+// published, slightly before ScanChain and MaxHeight see it; every header is visible to every
+// read that starts after PutHeaders returns. PutHeaders is safe to call from many goroutines;
+// writes are serialised.
+//
+// The write is not synced (doc.go, "Durability"): a killed process loses nothing that was
+// written, and a power cut may lose the last headers, never corrupt the store.
 func (db *DB) PutHeaders(hs ...*ledger.Header) error {
+	for _, h := range hs {
+		if err := checkEncodable(h); err != nil {
+			return err
+		}
+	}
 	b := getBatch()
 	defer putBatch(b)
-	if err := db.appendHeaders(b, hs); err != nil {
+	if err := db.commit(hs, b, false); err != nil {
 		return err
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if err := db.ldb.Write(b, noSync); err != nil {
-		return fmt.Errorf("store: put headers: %w", err)
 	}
 	db.cacheHeaders(hs)
 	return nil
 }
 
-// appendHeaders adds the records of hs to b, skipping headers known to be stored.
-func (db *DB) appendHeaders(b *leveldb.Batch, hs []*ledger.Header) error {
-	var buf [ledger.HeaderSize]byte
-	for _, h := range hs {
-		if err := checkEncodable(h); err != nil {
-			return err
+// commit appends the records of the headers in hs that are not stored yet to the header log,
+// publishes their slots in the hash index, and writes b to goleveldb together with their
+// height-index entries and the new log end (metaLogEnd). With durable set, the log is synced
+// first and then b is written synced: whatever b refers to is on disk before b is.
+//
+// The goleveldb write happens under the writer lock too, so that the log end it records only
+// ever grows and every record below it has its height-index entry in the same or an earlier
+// batch; Open relies on that to re-index exactly the records goleveldb missed.
+func (db *DB) commit(hs []*ledger.Header, b *leveldb.Batch, durable bool) error {
+	hl := db.hl
+	hl.mu.Lock()
+	defer hl.mu.Unlock()
+	v := hl.view.Load()
+	if v == nil {
+		return errClosed
+	}
+	fresh, enc := hl.fresh[:0], hl.enc[:0]
+	defer func() {
+		clear(fresh) // do not keep the caller's headers alive
+		hl.fresh = fresh[:0]
+		if cap(enc) <= maxPooledBatch {
+			hl.enc = enc[:0]
+		} else {
+			hl.enc = nil
 		}
+	}()
+	var seen map[ledger.Hash]struct{} // duplicates within hs; a linear search for small batches
+	if len(hs) > 8 {
+		seen = make(map[ledger.Hash]struct{}, len(hs))
+	}
+	for _, h := range hs {
 		if db.cache.contains(h.Hash) {
 			continue
 		}
-		hk := hashKey(tagHeader, h.Hash)
-		b.Put(hk[:], h.AppendBinary(buf[:0])) // Put copies key and value
-		ik := heightKey(h.ChainID, h.Height, h.Hash)
-		b.Put(ik[:], nil)
+		if p, _, _, err := hl.locate(v, &h.Hash); err != nil {
+			return fmt.Errorf("store: put header %s: %w", h.Hash, err)
+		} else if p != nil {
+			continue
+		}
+		if seen != nil {
+			if _, dup := seen[h.Hash]; dup {
+				continue
+			}
+			seen[h.Hash] = struct{}{}
+		} else if containsHash(fresh, h.Hash) {
+			continue
+		}
+		fresh = append(fresh, h)
+		enc = appendRecord(enc, h)
+	}
+	var val [8]byte
+	if len(fresh) > 0 {
+		off, err := hl.writeLocked(enc)
+		if err != nil {
+			return err
+		}
+		for _, h := range fresh {
+			size := recHeaderSize + uint64(h.Size())
+			if err := hl.insertLocked(slotKey(&h.Hash), off, size); err != nil {
+				return fmt.Errorf("store: index header %s: %w", h.Hash, err)
+			}
+			ik := heightKey(h.ChainID, h.Height, h.Hash)
+			binary.BigEndian.PutUint64(val[:], off)
+			b.Put(ik[:], val[:]) // Put copies key and value
+			off += size
+		}
+		binary.BigEndian.PutUint64(val[:], off)
+		b.Put(logEndKey, val[:])
+	}
+	wo := noSync
+	if durable {
+		if err := hl.syncLog(); err != nil {
+			return err
+		}
+		wo = withSync
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	// If this write fails, the records stay readable by hash and get their height-index entries
+	// at the next Open (the log end goleveldb holds is then behind the log's).
+	if err := db.ldb.Write(b, wo); err != nil {
+		return fmt.Errorf("store: put headers: %w", err)
 	}
 	return nil
+}
+
+func containsHash(hs []*ledger.Header, h ledger.Hash) bool {
+	for _, x := range hs {
+		if x.Hash == h {
+			return true
+		}
+	}
+	return false
 }
 
 // cacheHeaders caches copies of freshly written headers: the caller keeps ownership of its
@@ -86,7 +173,7 @@ func (db *DB) Header(h ledger.Hash) (*ledger.Header, error) {
 	if hdr := db.cache.get(h); hdr != nil {
 		return hdr, nil
 	}
-	hdr, err := loadHeader(db.ldb, h)
+	hdr, err := db.hl.header(&h, noLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -95,14 +182,21 @@ func (db *DB) Header(h ledger.Hash) (*ledger.Header, error) {
 }
 
 // HeaderBinary appends the binary form of header h to dst: the serving path for octet-stream and
-// base64 responses. A cached header is re-encoded (a few dozen ns, no allocation when dst has
-// room); otherwise the stored bytes are decoded once, to validate them and to cache the header.
+// base64 responses. A cached header is re-encoded (a few dozen ns); otherwise the stored bytes
+// are copied straight out of the log mapping, checked against their checksum and hash, and not
+// decoded. Neither allocates when dst has room. On error dst is returned unchanged.
 func (db *DB) HeaderBinary(dst []byte, h ledger.Hash) ([]byte, error) {
-	hdr, err := db.Header(h)
+	if hdr := db.cache.get(h); hdr != nil {
+		return hdr.AppendBinary(dst), nil
+	}
+	out, found, err := db.hl.read(dst, &h, noLimit)
 	if err != nil {
 		return dst, err
 	}
-	return hdr.AppendBinary(dst), nil
+	if !found {
+		return dst, headerNotFound(h)
+	}
+	return out, nil
 }
 
 // HasHeader reports whether header h is stored.
@@ -110,32 +204,55 @@ func (db *DB) HasHeader(h ledger.Hash) (bool, error) {
 	if db.cache.contains(h) {
 		return true, nil
 	}
-	k := hashKey(tagHeader, h)
-	ok, err := db.ldb.Has(k[:], nil)
+	ok, err := db.hl.has(&h)
 	if err != nil {
 		return false, fmt.Errorf("store: has header %s: %w", h, err)
 	}
 	return ok, nil
 }
 
-// reader is what DB and snapshots have in common for point reads.
-type reader interface {
-	Get(key []byte, ro *opt.ReadOptions) ([]byte, error)
+func headerNotFound(h ledger.Hash) error { return fmt.Errorf("header %s: %w", h, ErrNotFound) }
+
+// header reads and decodes header h from the log (records ending at or before limit only),
+// bypassing the cache.
+func (hl *headerLog) header(h *ledger.Hash, limit uint64) (*ledger.Header, error) {
+	p, crc, off, err := hl.find(h, limit)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, headerNotFound(*h)
+	}
+	return decodeVerified(p, crc, *h, off)
 }
 
-// loadHeader reads and decodes header h from r, bypassing the cache.
-func loadHeader(r reader, h ledger.Hash) (*ledger.Header, error) {
-	k := hashKey(tagHeader, h)
-	raw, err := r.Get(k[:], nil)
-	if err != nil {
-		return nil, lookupErr("header "+h.String(), err)
+// headerAt reads and decodes the record at log offset off, which must be header h's.
+func (hl *headerLog) headerAt(off uint64, h ledger.Hash) (*ledger.Header, error) {
+	v := hl.view.Load()
+	if v == nil {
+		return nil, errClosed
 	}
-	hdr, err := decodeCompact(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: header %s: %v", ErrCorrupt, h, err)
+	p, crc, ok := recordAt(v.log, off)
+	if !ok || hashOf(p) != h {
+		return nil, fmt.Errorf("%w: log offset %d does not hold header %s", ErrCorrupt, off, h)
 	}
-	if hdr.Hash != h {
-		return nil, fmt.Errorf("%w: header stored under %s has hash %s", ErrCorrupt, h, hdr.Hash)
+	return decodeVerified(p, crc, h, off)
+}
+
+// decodeVerified decodes record p straight out of the mapping (the decode is the copy; see
+// verify). The checksum proves the bytes are what was written; decoding checks they were a
+// header.
+func decodeVerified(p []byte, crc uint32, h ledger.Hash, off uint64) (*ledger.Header, error) {
+	hdr, derr := decodeCompact(p)
+	var got ledger.Hash
+	if derr == nil {
+		got = hdr.Hash
+	}
+	if err := verify(p, crc, got, &h, off); err != nil && derr == nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("%w: header %s: %v", ErrCorrupt, h, derr)
 	}
 	return hdr, nil
 }

@@ -13,8 +13,8 @@ import (
 
 // SetHeads records the per-chain heads of the best cut, replacing the previous set as a whole.
 // Every head must already be stored: a node resuming from a head it cannot read would be stuck.
-// The write is synced (doc.go, "Durability"), which also makes every earlier write in the same
-// journal durable.
+// The write is synced (doc.go, "Durability"), after syncing the header log, which also makes
+// every earlier write in the same journal and every header written before it durable.
 func (db *DB) SetHeads(heads map[ledger.ChainID]ledger.Hash) error {
 	if err := db.checkHeads(heads, nil); err != nil {
 		return fmt.Errorf("store: set heads: %w", err)
@@ -23,6 +23,12 @@ func (db *DB) SetHeads(heads map[ledger.ChainID]ledger.Hash) error {
 	defer putBatch(b)
 	if err := appendHeads(b, heads); err != nil {
 		return err
+	}
+	// The heads' records must be on disk before the heads are (doc.go, "Durability"). The log
+	// is synced outside the writer lock: every head was found stored, so its record is already
+	// below the end this sync covers.
+	if err := db.hl.syncLog(); err != nil {
+		return fmt.Errorf("store: set heads: %w", err)
 	}
 	if err := db.ldb.Write(b, withSync); err != nil {
 		return fmt.Errorf("store: set heads: %w", err)
@@ -84,9 +90,11 @@ func (db *DB) Heads() (map[ledger.ChainID]ledger.Hash, error) {
 }
 
 // PutBlock writes a header, optionally its payload (p may be nil) and optionally new heads
-// (heads nil leaves them unchanged) in one atomic batch: the way to extend a chain and move its
-// head without a moment, even across a crash, where a head names a header that is not stored.
-// Every head must be h itself or already stored. The batch is synced only when it moves heads.
+// (heads nil leaves them unchanged): the way to extend a chain and move its head without a
+// moment, even across a crash, where a head names a header that is not stored. The header's
+// record goes to the header log first; payload, height-index entry and heads follow in one
+// goleveldb batch. Every head must be h itself or already stored. When it moves heads, the log
+// is synced and then the batch is written synced.
 func (db *DB) PutBlock(h *ledger.Header, p *ledger.PayloadWithOutputs, heads map[ledger.ChainID]ledger.Hash) error {
 	if err := checkEncodable(h); err != nil {
 		return err
@@ -100,26 +108,18 @@ func (db *DB) PutBlock(h *ledger.Header, p *ledger.PayloadWithOutputs, heads map
 	}
 	b := getBatch()
 	defer putBatch(b)
-	hs := []*ledger.Header{h}
-	if err := db.appendHeaders(b, hs); err != nil {
-		return err
-	}
 	if p != nil {
 		if err := appendPayload(b, p); err != nil {
 			return err
 		}
 	}
-	wo := noSync
 	if heads != nil {
 		if err := appendHeads(b, heads); err != nil {
 			return err
 		}
-		wo = withSync
 	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if err := db.ldb.Write(b, wo); err != nil {
+	hs := []*ledger.Header{h}
+	if err := db.commit(hs, b, heads != nil); err != nil {
 		return fmt.Errorf("store: put block %s: %w", h.Hash, err)
 	}
 	db.cacheHeaders(hs)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -20,7 +19,8 @@ type Position struct {
 // fn returns false or the chain ends. Use Position{} to start at the lowest stored height and
 // Position{Height: n} for the first header at height >= n.
 //
-// The scan reads one snapshot, so headers written meanwhile are not seen. fn must not mutate the
+// The scan reads one goleveldb snapshot of the height index, so headers written meanwhile are not
+// seen; each entry names its record's log offset, which is read from the log mapping. fn must not mutate the
 // headers (they may be shared through the cache) and must not keep the store busy for long: the
 // snapshot pins old table files until the scan ends. Headers read only by a scan are not cached,
 // so paging through history cannot evict the hot set.
@@ -40,11 +40,13 @@ func (db *DB) ScanChain(c ledger.ChainID, from Position, fn func(*ledger.Header)
 		}
 		hdr := db.cache.peek(h)
 		if hdr == nil {
-			if hdr, err = loadHeader(snap, h); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					// The index and the header are written in one batch: a dangling entry is damage.
-					return fmt.Errorf("%w: chain %d index names missing header %s", ErrCorrupt, c, h)
-				}
+			off, ok := parseLogOffset(it.Value())
+			if !ok {
+				return fmt.Errorf("%w: chain %d index entry for %s has no log offset", ErrCorrupt, c, h)
+			}
+			// The entry is written after the record it points at, and never for a record that
+			// is not stored: one that does not lead to its header is damage.
+			if hdr, err = db.hl.headerAt(off, h); err != nil {
 				return err
 			}
 		}

@@ -10,9 +10,12 @@ import (
 // a space with a new tag and never has to reinterpret existing keys; the schema record (metaSchema)
 // changes only when an existing space changes shape.
 //
-//	0x00 name                                  meta records (msgp): schema, network, heads
-//	0x01 hash[32]                              raw binary header (ledger wire form, not msgp)
-//	0x02 chain u32 BE | height u64 BE | hash   height index, empty value
+//	0x00 name                                  meta records: schema, network, heads (msgp);
+//	                                           logend (u64 BE, see below)
+//	0x01 (retired)                             schema 1 kept raw headers here; they now live in
+//	                                           headers.log (hlog.go). Never reuse the tag.
+//	0x02 chain u32 BE | height u64 BE | hash   height index; value: u64 BE offset of the
+//	                                           header's record in headers.log
 //	0x03 payloadHash[32]                       payloadRecord (msgp)
 //	0x04 payloadHash[32]                       outputsRecord (msgp)
 //
@@ -21,10 +24,15 @@ import (
 //
 // The height index is big-endian so that goleveldb's bytewise order is (chain, height, raw hash
 // bytes): exactly the order chainweb's GET /hash, /header and /block endpoints page in
-// (chainweb-api.md §2.5), orphans included, and one chain's keys are contiguous.
+// (chainweb-api.md §2.5), orphans included, and one chain's keys are contiguous. Its value points
+// straight at the record, so a scan reads headers without probing the hash index.
+//
+// The logend record is the header-log length covered by the height index: every record below it
+// has its height-index entry. It is written in the same batch as the entries it covers, so after
+// any crash Open can re-index the records past it (hlog.go, reconcileHeightIndex). It is a bare
+// 8-byte value rather than msgp because it is rewritten on every header write.
 const (
 	tagMeta    byte = 0x00
-	tagHeader  byte = 0x01
 	tagHeight  byte = 0x02
 	tagPayload byte = 0x03
 	tagOutputs byte = 0x04
@@ -35,7 +43,11 @@ const (
 	metaSchema  = "schema"
 	metaNetwork = "network"
 	metaHeads   = "heads"
+	metaLogEnd  = "logend"
 )
+
+// logEndKey is built once: PutHeaders writes it every time.
+var logEndKey = metaKey(metaLogEnd)
 
 const (
 	hashKeyLen     = 1 + ledger.HashSize
@@ -75,6 +87,14 @@ func heightKey(c ledger.ChainID, height uint64, h ledger.Hash) (k [heightKeyLen]
 	binary.BigEndian.PutUint64(k[chainPrefixLen:], height)
 	copy(k[chainPrefixLen+8:], h[:])
 	return k
+}
+
+// parseLogOffset reads a height-index value.
+func parseLogOffset(v []byte) (uint64, bool) {
+	if len(v) != 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(v), true
 }
 
 // parseHeightKey splits a height-index key; ok is false for anything that is not one.

@@ -1,0 +1,920 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// The header log and its hash index: headers' own read-optimised storage beside goleveldb.
+//
+// A goleveldb Get costs 4–10 µs (lock, block read, decompression, restart-point search) even
+// when the block is cached, which capped GET header/{hash} well below the target. Headers are
+// immutable, fixed-size and looked up by a uniformly random hash, so they need neither ordering
+// nor compaction: an append-only file of records plus an open-addressing table mapping a hash to
+// a record's offset answers a lookup with two memory reads, and both files are memory-mapped so
+// that a read makes no syscall and takes no lock.
+//
+// headers.log (append-only; bytes past the last record are zero):
+//
+//	0   magic "LNHDRLOG"
+//	8   version u32 = 1
+//	12  reserved u32
+//	16  log id u64, random, chosen at creation: the index names the log it indexes
+//	24  crc32c of bytes [0, 24) u32
+//	28  reserved u32
+//	32  records, back to back:
+//	      u16  n, the header's binary length (210 + 36 × degree; 318 in production); 0 = end
+//	      u32  crc32c (Castagnoli) of the n header bytes
+//	      n    the header's binary form (ledger wire form; its last 32 bytes are its hash)
+//
+// The file is grown by doubling with ftruncate (sparse), so its size is a capacity and the
+// records end at the first zero length. The checksum is what lets recovery tell a torn or lost
+// tail (a power cut keeps page-cache writes in no particular order) from data, and lets every
+// read detect damage instead of serving it.
+//
+// headers.idx (rebuildable from the log at any time):
+//
+//	page 0 (4096 bytes), of which:
+//	0   magic "LNHDRIDX"
+//	8   version u32 = 1
+//	12  flags u32: bit 0 "clean", set only by Close after everything below was synced
+//	16  slot count u64, a power of two
+//	24  entries u64 (≤ slot count / 2, so probe sequences stay short)
+//	32  covered u64: every record below this log offset has its slot on disk, and the slots
+//	    naming them are exactly "entries" many
+//	40  log id u64, copied from headers.log
+//	48  crc32c of bytes [0, 48) u32
+//	4096 slots, 16 bytes each: key u64, offset u64 (little-endian)
+//
+// A slot's key is the first 8 bytes of the block hash read as a little-endian u64, with 0
+// mapped to 1 so that 0 marks an empty slot; its offset is the record's position in the log.
+// Lookup probes linearly from slot key & (slots-1) until an empty slot; a slot with the right key
+// names a candidate whose full 32-byte hash is compared, so two hashes sharing a prefix cost one
+// extra comparison and are otherwise harmless.
+//
+// Concurrency: one writer at a time (mu) appends records with pwrite, then publishes each slot
+// in its writable shared mapping of the index with two atomic stores, offset word first, key word
+// second; readers load the key first and the offset second, so a reader that sees a key sees its
+// offset, and the record it names was written before either. Readers see both files through
+// read-only shared mappings (the same pages), which they load from an atomic pointer; they never
+// lock and never make a syscall. Growth builds the bigger mapping beside the old one and
+// swaps the pointer: the log by extending the file and mapping it again, the index by writing a
+// table of twice the slots to a new file that is renamed over the old. Superseded mappings stay
+// mapped until Close, since a reader may still be using them; each kind's superseded mappings
+// add up to less than its final size (a geometric series), so the address space used is at most
+// twice the log's size plus four times the index's (the index is mapped twice, for the writer and
+// for readers). That is address space, not memory: the pages are the files' page cache, shared.
+// Close retires every mapping (retireMapping).
+//
+// Recovery (Open): see openHeaderLog. Durability: doc.go.
+
+const (
+	logFileName = "headers.log"
+	idxFileName = "headers.idx"
+
+	logMagic      = "LNHDRLOG"
+	logVersion    = 1
+	logHeaderSize = 32
+
+	recHeaderSize = 6 // u16 length, u32 checksum
+	minRecPayload = 210
+	maxRecPayload = 208 + 2 + 36*ledger.MaxAdjacents
+	minRecord     = recHeaderSize + minRecPayload
+
+	idxMagic      = "LNHDRIDX"
+	idxVersion    = 1
+	idxHeaderSize = pageSize
+	idxFlagClean  = 1
+	slotSize      = 16
+
+	// Defaults for a new store: 1 MiB of index (32k headers before the first growth) and 16 MiB
+	// of sparse log.
+	defaultIndexSlots = 1 << 16
+	defaultLogCap     = 16 << 20
+	minIndexSlots     = 2
+)
+
+// These mirror ledger's binary layout; init fails loudly if ledger ever changes it.
+func init() {
+	if ledger.SizeForDegree(0) != minRecPayload || ledger.SizeForDegree(ledger.MaxAdjacents) != maxRecPayload {
+		panic("store: header record bounds do not match ledger's binary layout")
+	}
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errClosed is returned by every call on a closed store.
+var errClosed = errors.New("store: closed")
+
+// logView is one consistent set of mappings, immutable once published.
+type logView struct {
+	log   []byte   // read-only mapping of the whole log file (its capacity, not just its records)
+	slots []uint64 // the index's slot words: slots[2i] key, slots[2i+1] log offset
+	mask  uint64   // slot count - 1
+}
+
+// headerLog owns headers.log and headers.idx.
+type headerLog struct {
+	view atomic.Pointer[logView] // nil once closed
+	_    [56]byte                // every read loads view: keep the writer's fields off its line
+	end  atomic.Uint64           // log offset just past the last complete record
+
+	mu      sync.Mutex // the writer: appends, slot inserts, growth, checkpoints
+	dir     string
+	lg      *slog.Logger
+	log     *os.File
+	logCap  uint64 // size of the log file, all of it mapped by the current view
+	idx     *os.File
+	idxMap  []byte // the writer's mapping of the current index (writable), header page included
+	entries uint64
+	// indexed is the log offset below which every record has its slot: the "covered" mark a
+	// checkpoint may write. It advances only over contiguous records, so a failed insert leaves
+	// it behind the gap for good and the next Open re-indexes from there.
+	indexed  uint64
+	id       uint64
+	minSlots uint64
+	maps     [][]byte // every mapping made, current ones included; retired by Close
+	enc      []byte   // scratch: the records of one append
+	fresh    []*ledger.Header
+
+	syncMu sync.Mutex // serialises log fsyncs; taken after mu when both are held
+	synced uint64     // log prefix known to be on disk
+}
+
+// logOptions are Open's unexported knobs; tests start tiny so that growth happens often.
+type logOptions struct {
+	indexSlots uint64
+	logCap     uint64
+}
+
+// slotKey is the index key of hash h.
+func slotKey(h *ledger.Hash) uint64 {
+	k := binary.LittleEndian.Uint64(h[:8])
+	if k == 0 {
+		k = 1
+	}
+	return k
+}
+
+// recordAt bounds-checks the record at off in log and returns its header bytes (a slice of log)
+// and checksum; ok is false if no well-formed record starts there. It never panics, whatever
+// off and the bytes hold.
+func recordAt(log []byte, off uint64) (p []byte, crc uint32, ok bool) {
+	size := uint64(len(log))
+	if off < logHeaderSize || size < recHeaderSize || off > size-recHeaderSize {
+		return nil, 0, false
+	}
+	n := uint64(binary.LittleEndian.Uint16(log[off:]))
+	end := off + recHeaderSize + n
+	if n < minRecPayload || n > maxRecPayload || end > size {
+		return nil, 0, false
+	}
+	p = log[off+recHeaderSize : end : end]
+	if ledger.SizeForDegree(int(binary.LittleEndian.Uint16(p[48:]))) != int(n) {
+		return nil, 0, false
+	}
+	return p, binary.LittleEndian.Uint32(log[off+2:]), true
+}
+
+// hashOf is the block hash at the end of a header's binary form (len(p) >= minRecPayload).
+func hashOf(p []byte) ledger.Hash { return ledger.Hash(p[len(p)-ledger.HashSize:]) }
+
+// appendRecord appends h's log record to enc.
+func appendRecord(enc []byte, h *ledger.Header) []byte {
+	start := len(enc)
+	enc = append(enc, make([]byte, recHeaderSize)...)
+	enc = h.AppendBinary(enc)
+	p := enc[start+recHeaderSize:]
+	binary.LittleEndian.PutUint16(enc[start:], uint16(len(p)))
+	binary.LittleEndian.PutUint32(enc[start+2:], crc32.Checksum(p, castagnoli))
+	return enc
+}
+
+// locate probes v for h and returns its record's bytes (a slice of a mapping: copy before use,
+// then verify, since only the copy is stable) and checksum, or p == nil if h is not indexed.
+func (hl *headerLog) locate(v *logView, h *ledger.Hash) (p []byte, crc uint32, off uint64, err error) {
+	key := slotKey(h)
+	for i, n := key&v.mask, uint64(0); n <= v.mask; i, n = (i+1)&v.mask, n+1 {
+		k := atomic.LoadUint64(&v.slots[2*i])
+		if k == 0 {
+			return nil, 0, 0, nil
+		}
+		if k != key {
+			continue
+		}
+		off = atomic.LoadUint64(&v.slots[2*i+1])
+		var ok bool
+		if p, crc, ok = recordAt(v.log, off); !ok {
+			// The slot may be newer than v: a record appended after the log grew lies past
+			// v's mapping, and the current view maps it.
+			if nv := hl.view.Load(); nv != nil && len(nv.log) > len(v.log) {
+				p, crc, ok = recordAt(nv.log, off)
+			}
+			if !ok {
+				return nil, 0, off, fmt.Errorf("%w: header index names log offset %d for %s, which holds no record",
+					ErrCorrupt, off, h.String())
+			}
+		}
+		if hashOf(p) == *h {
+			return p, crc, off, nil
+		}
+		// Another header whose hash shares the first 8 bytes, or a record whose hash bytes are
+		// damaged. Collisions are rare enough to afford telling the two apart.
+		if crc32.Checksum(p, castagnoli) != crc {
+			return nil, 0, off, fmt.Errorf("%w: log record at offset %d, indexed for %s, fails its checksum", ErrCorrupt, off, h.String())
+		}
+	}
+	return nil, 0, 0, fmt.Errorf("%w: header index has no free slot", ErrCorrupt)
+}
+
+// read appends the stored bytes of header h to dst, considering only records that end at or
+// before limit (a snapshot's log length). found is false if h is not stored (within limit).
+func (hl *headerLog) read(dst []byte, h *ledger.Hash, limit uint64) (out []byte, found bool, err error) {
+	p, crc, off, err := hl.find(h, limit)
+	if err != nil || p == nil {
+		return dst, false, err
+	}
+	start := len(dst)
+	dst = append(dst, p...)
+	if err := verify(p, crc, hashOf(dst[start:]), h, off); err != nil {
+		return dst[:start], false, err
+	}
+	return dst, true, nil
+}
+
+// find locates header h's record among those ending at or before limit; p is nil if there is
+// none. p is a slice of a mapping: copy it, then verify.
+func (hl *headerLog) find(h *ledger.Hash, limit uint64) (p []byte, crc uint32, off uint64, err error) {
+	v := hl.view.Load()
+	if v == nil {
+		return nil, 0, 0, errClosed
+	}
+	p, crc, off, err = hl.locate(v, h)
+	if err != nil || p == nil || off+recHeaderSize+uint64(len(p)) > limit {
+		return nil, 0, 0, err
+	}
+	return p, crc, off, nil
+}
+
+// verify is called after a copy of record p was taken (its bytes appended somewhere, or decoded):
+// p must still match its checksum and the copy's hash must be h. The checksum is computed over
+// the mapping, not the copy, because a mapping's bytes only ever change one way, to zeros (Close,
+// see retireMapping): a source that verifies after the copy was intact during it, so the copy is
+// exactly what was written. (It also keeps a caller's stack buffer off the heap: crc32 hides
+// its argument from escape analysis.)
+func verify(p []byte, crc uint32, copied ledger.Hash, h *ledger.Hash, off uint64) error {
+	if crc32.Checksum(p, castagnoli) != crc {
+		return fmt.Errorf("%w: header %s: log record at offset %d fails its checksum", ErrCorrupt, h.String(), off)
+	}
+	if copied != *h {
+		return fmt.Errorf("%w: header %s: log record at offset %d changed while read", ErrCorrupt, h.String(), off)
+	}
+	return nil
+}
+
+// has reports whether h is indexed.
+func (hl *headerLog) has(h *ledger.Hash) (bool, error) {
+	v := hl.view.Load()
+	if v == nil {
+		return false, errClosed
+	}
+	p, _, _, err := hl.locate(v, h)
+	return p != nil, err
+}
+
+// writeLocked appends the encoded records enc at the end of the log, growing the file first if
+// they do not fit, and publishes the new end. It returns where they start. Callers hold mu and
+// publish the records' slots afterwards.
+func (hl *headerLog) writeLocked(enc []byte) (base uint64, err error) {
+	base = hl.end.Load()
+	need := base + uint64(len(enc))
+	if need > hl.logCap {
+		if err := hl.growLogLocked(need); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := hl.log.WriteAt(enc, int64(base)); err != nil {
+		return 0, fmt.Errorf("store: append to header log: %w", err)
+	}
+	// Published before the slots so that a failure while indexing cannot let the next append
+	// overwrite records some slot already names; unindexed records are indexed at the next Open.
+	hl.end.Store(need)
+	return base, nil
+}
+
+// growLogLocked extends the log file to hold need bytes (at least doubling it) and publishes a
+// view mapping all of it.
+func (hl *headerLog) growLogLocked(need uint64) error {
+	newCap := max(2*hl.logCap, roundUpPage(need))
+	if err := hl.log.Truncate(int64(newCap)); err != nil {
+		return fmt.Errorf("store: grow header log: %w", err)
+	}
+	m, err := mapFile(hl.log, newCap, false)
+	if err != nil {
+		return err
+	}
+	hl.maps = append(hl.maps, m)
+	v := hl.view.Load()
+	hl.view.Store(&logView{log: m, slots: v.slots, mask: v.mask})
+	hl.logCap = newCap
+	return nil
+}
+
+// insertLocked publishes the slot of the record of size bytes just written at off, growing the
+// index first if it would pass half full.
+func (hl *headerLog) insertLocked(key, off, size uint64) error {
+	v := hl.view.Load()
+	if 2*(hl.entries+1) > v.mask+1 {
+		if err := hl.growIndexLocked(); err != nil {
+			return err
+		}
+		v = hl.view.Load()
+	}
+	if !insertSlot(words(hl.idxMap[idxHeaderSize:]), v.mask, key, off) {
+		return fmt.Errorf("%w: header index has no free slot", ErrCorrupt)
+	}
+	hl.entries++
+	if hl.indexed == off {
+		hl.indexed = off + size
+	}
+	return nil
+}
+
+// insertSlot publishes (key, off) in the first free slot of key's probe sequence.
+func insertSlot(w []uint64, mask, key, off uint64) bool {
+	for i, n := key&mask, uint64(0); n <= mask; i, n = (i+1)&mask, n+1 {
+		if atomic.LoadUint64(&w[2*i]) == 0 {
+			atomic.StoreUint64(&w[2*i+1], off) // offset first: see the file comment
+			atomic.StoreUint64(&w[2*i], key)
+			return true
+		}
+	}
+	return false
+}
+
+// growIndexLocked replaces the index with one of twice the slots. Readers keep probing the old
+// table until they load the new view; the old table is complete for everything published before
+// the swap, and nothing is published into it after.
+func (hl *headerLog) growIndexLocked() error {
+	// Sync the log first, so the new file's "covered" mark never runs ahead of the log on disk
+	// and a power cut after growth only re-indexes the tail.
+	if err := hl.syncLog(); err != nil {
+		return err
+	}
+	v := hl.view.Load()
+	f, m, n, err := hl.buildIndex(2*(v.mask+1), v.slots, math.MaxUint64, v.log, hl.indexed, hl.indexed)
+	if err != nil {
+		return err
+	}
+	old := hl.idx
+	if err := hl.installIndex(f, m, v.log); err != nil {
+		syscall.Munmap(m)
+		f.Close()
+		return err
+	}
+	old.Close() // its mappings stay valid for readers still on the old view
+	hl.entries = n
+	return nil
+}
+
+// installIndex makes f, mapped writable at rw, the current index and publishes it. Readers get a
+// read-only mapping of it (the same pages): only the writer can store into the table.
+func (hl *headerLog) installIndex(f *os.File, rw, log []byte) error {
+	ro, err := mapFile(f, uint64(len(rw)), false)
+	if err != nil {
+		return err
+	}
+	hl.idx, hl.idxMap = f, rw
+	hl.maps = append(hl.maps, rw, ro)
+	hl.view.Store(&logView{log: log, slots: words(ro[idxHeaderSize:]), mask: uint64(len(ro)-idxHeaderSize)/slotSize - 1})
+	return nil
+}
+
+// buildIndex writes a new headers.idx holding the slots of old whose offset is below keepBelow
+// and then a slot for every record of log in [from, end), with at least minSlots slots and at
+// most half of them used. It fsyncs the file and renames it over the current one, so a crash
+// leaves either index, whole. It returns the file, its writable mapping and the entry count.
+// The new file covers end.
+func (hl *headerLog) buildIndex(minSlots uint64, old []uint64, keepBelow uint64, log []byte, from, end uint64) (*os.File, []byte, uint64, error) {
+	kept := countSlotsBelow(old, keepBelow)
+	need := kept + (end-from)/minRecord + 1 // the log term is an upper bound: records are at least minRecord
+	slots := max(minSlots, hl.minSlots, minIndexSlots)
+	for slots/2 < need {
+		slots *= 2
+	}
+	path := filepath.Join(hl.dir, idxFileName)
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("store: build header index: %w", err)
+	}
+	ok := false
+	var m []byte
+	defer func() {
+		if !ok {
+			if m != nil {
+				syscall.Munmap(m)
+			}
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	size := idxHeaderSize + slots*slotSize
+	// Allocate the blocks now: the table is written through a shared mapping, and a store into a
+	// sparse page on a full disk raises SIGBUS instead of returning an error. Filesystems without
+	// fallocate get a sparse file.
+	if err := syscall.Fallocate(int(f.Fd()), 0, 0, int64(size)); err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
+		return nil, nil, 0, fmt.Errorf("store: build header index: allocate %d bytes: %w", size, err)
+	}
+	if err := f.Truncate(int64(size)); err != nil {
+		return nil, nil, 0, fmt.Errorf("store: build header index: %w", err)
+	}
+	if m, err = mapFile(f, size, true); err != nil {
+		return nil, nil, 0, err
+	}
+	w, mask := words(m[idxHeaderSize:]), slots-1
+	for i := 0; i+1 < len(old); i += 2 {
+		if k, off := atomic.LoadUint64(&old[i]), atomic.LoadUint64(&old[i+1]); k != 0 && off < keepBelow {
+			insertSlot(w, mask, k, off)
+		}
+	}
+	n := kept
+	err = scanRecords(log, from, end, func(off uint64, p []byte) error {
+		h := hashOf(p)
+		key := slotKey(&h)
+		for i := key & mask; ; i = (i + 1) & mask { // terminates: at most half the slots are used
+			k := w[2*i]
+			if k == 0 {
+				w[2*i], w[2*i+1] = key, off
+				n++
+				return nil
+			}
+			if k == key {
+				// Index each header once, at its first record: a second record of the same
+				// header (a re-put after a lost tail) is unreachable but harmless.
+				if q, _, ok := recordAt(log, w[2*i+1]); ok && hashOf(q) == h {
+					return nil
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	putIdxHeader(m, idxHeader{slots: slots, entries: n, covered: end, logID: hl.id})
+	if err := f.Sync(); err != nil {
+		return nil, nil, 0, fmt.Errorf("store: sync header index: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, nil, 0, fmt.Errorf("store: install header index: %w", err)
+	}
+	if err := syncDir(hl.dir); err != nil {
+		return nil, nil, 0, err
+	}
+	ok = true
+	return f, m, n, nil
+}
+
+// countSlotsBelow counts the used slots of w whose offset is below limit.
+func countSlotsBelow(w []uint64, limit uint64) uint64 {
+	n := uint64(0)
+	for i := 0; i+1 < len(w); i += 2 {
+		if k, off := atomic.LoadUint64(&w[i]), atomic.LoadUint64(&w[i+1]); k != 0 && off < limit {
+			n++
+		}
+	}
+	return n
+}
+
+// scanRecords calls fn for each record in [from, end) of log, which must all be well-formed.
+func scanRecords(log []byte, from, end uint64, fn func(off uint64, p []byte) error) error {
+	for off := from; off < end; {
+		p, _, ok := recordAt(log, off)
+		if !ok || off+recHeaderSize+uint64(len(p)) > end {
+			return fmt.Errorf("%w: header log: no record at offset %d", ErrCorrupt, off)
+		}
+		if err := fn(off, p); err != nil {
+			return err
+		}
+		off += recHeaderSize + uint64(len(p))
+	}
+	return nil
+}
+
+// scanLog returns the offset just past the last intact record at or after from: where the log
+// really ends. torn is true if it ends at something other than a zero length (a record cut short
+// by a crash, or damaged).
+func scanLog(log []byte, from uint64) (end uint64, torn bool) {
+	off := from
+	for off+recHeaderSize <= uint64(len(log)) && binary.LittleEndian.Uint16(log[off:]) != 0 {
+		p, crc, ok := recordAt(log, off)
+		if !ok || crc32.Checksum(p, castagnoli) != crc {
+			return off, true
+		}
+		off += recHeaderSize + uint64(len(p))
+	}
+	if off < uint64(len(log)) && off+recHeaderSize > uint64(len(log)) {
+		// Fewer bytes left than a record header: torn unless they are zeros.
+		for _, b := range log[off:] {
+			if b != 0 {
+				return off, true
+			}
+		}
+	}
+	return off, false
+}
+
+// syncLog makes every published record durable.
+func (hl *headerLog) syncLog() error {
+	hl.syncMu.Lock()
+	defer hl.syncMu.Unlock()
+	e := hl.end.Load()
+	if e <= hl.synced {
+		return nil
+	}
+	if err := hl.log.Sync(); err != nil {
+		return fmt.Errorf("store: sync header log: %w", err)
+	}
+	hl.synced = e
+	return nil
+}
+
+// checkpointLocked makes the whole index durable and marks it as covering the whole log; with
+// clean set (Close) the next Open trusts it as it is.
+func (hl *headerLog) checkpointLocked(clean bool) error {
+	if err := hl.syncLog(); err != nil {
+		return err
+	}
+	// Slots first, header second: the header must never claim slots that are not on disk.
+	if err := hl.idx.Sync(); err != nil {
+		return fmt.Errorf("store: sync header index: %w", err)
+	}
+	h := idxHeader{slots: uint64(len(hl.idxMap)-idxHeaderSize) / slotSize, entries: hl.entries,
+		covered: hl.indexed, logID: hl.id}
+	if clean {
+		h.flags = idxFlagClean
+	}
+	putIdxHeader(hl.idxMap, h)
+	if err := hl.idx.Sync(); err != nil {
+		return fmt.Errorf("store: sync header index: %w", err)
+	}
+	return nil
+}
+
+// close checkpoints and releases both files. Mappings are retired, not unmapped (see
+// retireMapping), so a read racing Close fails instead of crashing. Calling it again is harmless.
+func (hl *headerLog) close() error {
+	hl.mu.Lock()
+	defer hl.mu.Unlock()
+	if hl.view.Load() == nil {
+		return nil
+	}
+	err := hl.checkpointLocked(true)
+	hl.view.Store(nil)
+	for _, m := range hl.maps {
+		if rerr := retireMapping(m); err == nil {
+			err = rerr
+		}
+	}
+	hl.maps = nil
+	hl.log.Close()
+	hl.idx.Close()
+	return err
+}
+
+// idxHeader is the decoded header page of headers.idx.
+type idxHeader struct {
+	flags   uint32
+	slots   uint64
+	entries uint64
+	covered uint64
+	logID   uint64
+}
+
+func putIdxHeader(m []byte, h idxHeader) {
+	copy(m[0:8], idxMagic)
+	binary.LittleEndian.PutUint32(m[8:], idxVersion)
+	binary.LittleEndian.PutUint32(m[12:], h.flags)
+	binary.LittleEndian.PutUint64(m[16:], h.slots)
+	binary.LittleEndian.PutUint64(m[24:], h.entries)
+	binary.LittleEndian.PutUint64(m[32:], h.covered)
+	binary.LittleEndian.PutUint64(m[40:], h.logID)
+	binary.LittleEndian.PutUint32(m[48:], crc32.Checksum(m[:48], castagnoli))
+}
+
+// openIndexFile opens headers.idx and checks its header against the log (id) and the file's
+// size. problem says why the file cannot be used; then f is nil.
+func openIndexFile(path string, logID uint64) (f *os.File, h idxHeader, problem string) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, h, "the index file is missing"
+	}
+	if err != nil {
+		return nil, h, err.Error()
+	}
+	problem = func() string {
+		st, err := f.Stat()
+		if err != nil {
+			return err.Error()
+		}
+		var b [52]byte
+		if st.Size() < idxHeaderSize {
+			return fmt.Sprintf("the file has %d bytes, less than its header page", st.Size())
+		}
+		if _, err := f.ReadAt(b[:], 0); err != nil {
+			return err.Error()
+		}
+		if string(b[:8]) != idxMagic || binary.LittleEndian.Uint32(b[48:]) != crc32.Checksum(b[:48], castagnoli) {
+			return "bad magic or header checksum"
+		}
+		if v := binary.LittleEndian.Uint32(b[8:]); v != idxVersion {
+			return fmt.Sprintf("format version %d, this build reads %d", v, idxVersion)
+		}
+		h = idxHeader{flags: binary.LittleEndian.Uint32(b[12:]), slots: binary.LittleEndian.Uint64(b[16:]),
+			entries: binary.LittleEndian.Uint64(b[24:]), covered: binary.LittleEndian.Uint64(b[32:]),
+			logID: binary.LittleEndian.Uint64(b[40:])}
+		switch {
+		case h.logID != logID:
+			return "it indexes another header log"
+		case h.slots < minIndexSlots || h.slots&(h.slots-1) != 0 || h.slots > (maxMapping-idxHeaderSize)/slotSize:
+			return fmt.Sprintf("bad slot count %d", h.slots)
+		case uint64(st.Size()) != idxHeaderSize+h.slots*slotSize:
+			return fmt.Sprintf("%d slots but %d bytes", h.slots, st.Size())
+		case h.entries > h.slots/2:
+			return fmt.Sprintf("%d entries in %d slots", h.entries, h.slots)
+		case h.covered < logHeaderSize:
+			return fmt.Sprintf("covers log offset %d, inside the log header", h.covered)
+		}
+		return ""
+	}()
+	if problem != "" {
+		f.Close()
+		return nil, h, problem
+	}
+	return f, h, ""
+}
+
+// dataAfter reports whether f has data, rather than a hole, at or after off. Where the
+// filesystem cannot tell (no SEEK_DATA), it says yes: the caller then checks the slow way.
+func dataAfter(f *os.File, off uint64) bool {
+	const seekData = 3 // SEEK_DATA
+	_, err := syscall.Seek(int(f.Fd()), int64(off), seekData)
+	return !errors.Is(err, syscall.ENXIO)
+}
+
+// roundUpBlock rounds off up to the filesystem block (at least a page) that holes come in.
+func roundUpBlock(off uint64, st os.FileInfo) uint64 {
+	blk := uint64(pageSize)
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Blksize > pageSize && sys.Blksize&(sys.Blksize-1) == 0 {
+		blk = uint64(sys.Blksize)
+	}
+	return (off + blk - 1) &^ (blk - 1)
+}
+
+// createLog creates an empty headers.log with a fresh id, atomically (a temporary file renamed
+// into place), so a crash never leaves a log without a valid header.
+func createLog(dir string) error {
+	path := filepath.Join(dir, logFileName)
+	var hdr [logHeaderSize]byte
+	copy(hdr[:8], logMagic)
+	binary.LittleEndian.PutUint32(hdr[8:], logVersion)
+	if _, err := rand.Read(hdr[16:24]); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(hdr[24:], crc32.Checksum(hdr[:24], castagnoli))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, hdr[:], 0o644); err != nil {
+		return fmt.Errorf("store: create header log: %w", err)
+	}
+	f, err := os.OpenFile(tmp, os.O_RDWR, 0)
+	if err == nil {
+		err = f.Sync()
+		f.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create header log: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// readLogHeader checks headers.log's header and returns the log id.
+func readLogHeader(f *os.File) (uint64, error) {
+	var hdr [logHeaderSize]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return 0, fmt.Errorf("%w: %s: header: %v", ErrCorrupt, f.Name(), err)
+	}
+	if string(hdr[:8]) != logMagic || binary.LittleEndian.Uint32(hdr[24:]) != crc32.Checksum(hdr[:24], castagnoli) {
+		return 0, fmt.Errorf("%w: %s is not a header log (bad magic or header checksum)", ErrCorrupt, f.Name())
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != logVersion {
+		return 0, fmt.Errorf("store: %s has format version %d, this build reads %d", f.Name(), v, logVersion)
+	}
+	return binary.LittleEndian.Uint64(hdr[16:]), nil
+}
+
+// openHeaderLog opens (or creates) the header log and its index in dir and recovers them:
+//
+//  1. The log must exist unless the height index has never referred to it (indexed, the log end
+//     goleveldb recorded, is at most the log header): a store whose log vanished is refused.
+//  2. The index header says up to where its slots are durable ("covered"). The log is scanned
+//     from there (from the start if the index is unusable) to its real end: the first zero
+//     length, or the first record that is cut short, malformed or fails its checksum. Everything
+//     past that end is discarded (truncated, then the file is extended again, sparse), so a torn
+//     tail never survives and the next append starts on zeros. Before cutting on the word of the
+//     index, a stop at a torn record or with data still beyond it is checked by a scan from the
+//     start of the log, whose end wins if it is further (the index then counts as unusable).
+//  3. The index is used as it is only if Close marked it clean and it covers exactly the log.
+//     Otherwise its slots below "covered" are copied into a fresh table and the records from
+//     "covered" to the end are indexed from the log; slots at or past "covered" are dropped, since
+//     a power cut may have kept a slot whose record was lost. An index that is missing, fails its
+//     checks (magic, version, checksum, size, log id, durable slots matching its entry count)
+//     or covers more log than exists is rebuilt from the whole log, with a log line saying why.
+//
+// The height index in goleveldb is reconciled afterwards (DB.reconcileHeightIndex).
+func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*headerLog, error) {
+	hl := &headerLog{dir: dir, lg: lg, minSlots: defaultOr(o.indexSlots, defaultIndexSlots)}
+	logPath := filepath.Join(dir, logFileName)
+	f, err := os.OpenFile(logPath, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		if indexed > logHeaderSize {
+			return nil, fmt.Errorf("%w: %s is missing, but the height index refers to %d bytes of it", ErrCorrupt, logPath, indexed)
+		}
+		if err := createLog(dir); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(logPath, os.O_RDWR, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open header log: %w", err)
+	}
+	hl.log = f
+	published := false
+	defer func() {
+		if !published {
+			for _, m := range hl.maps {
+				syscall.Munmap(m)
+			}
+			hl.log.Close()
+			if hl.idx != nil {
+				hl.idx.Close()
+			}
+		}
+	}()
+	if hl.id, err = readLogHeader(f); err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("store: open header log: %w", err)
+	}
+	size := uint64(st.Size())
+
+	idxF, ih, problem := openIndexFile(filepath.Join(dir, idxFileName), hl.id)
+	if problem == "" && ih.covered > size {
+		problem = fmt.Sprintf("it covers %d bytes of a %d-byte log", ih.covered, size)
+		idxF.Close()
+		idxF = nil
+	}
+	from := uint64(logHeaderSize)
+	if problem == "" {
+		from = ih.covered
+	}
+	end, torn := uint64(logHeaderSize), false
+	if size > logHeaderSize {
+		m, err := mapFile(f, size, false)
+		if err != nil {
+			if idxF != nil {
+				idxF.Close()
+			}
+			return nil, err
+		}
+		end, torn = scanLog(m, from)
+		// Cutting the log destroys data, so never on the index's word alone. If the scan from
+		// "covered" stopped at a torn record, or there is data past the block it stopped in
+		// (appends are contiguous, and past the end the file is a hole), check with a scan from
+		// the start: if "covered" was not a record boundary, that scan gets further, and wins.
+		if from > logHeaderSize && (torn || dataAfter(f, roundUpBlock(end, st))) {
+			if full, fullTorn := scanLog(m, logHeaderSize); full > end {
+				problem = fmt.Sprintf("its covered mark %d is not a record boundary", from)
+				end, torn = full, fullTorn
+				idxF.Close()
+				idxF = nil
+			}
+		}
+		syscall.Munmap(m)
+	}
+	if torn {
+		lg.Warn("store: header log ends in a torn or damaged record; discarding it and everything after",
+			"dir", dir, "offset", end)
+	}
+	// Zero everything past the last good record, then reserve room again (sparse).
+	logCap := max(roundUpPage(2*end), roundUpPage(defaultOr(o.logCap, defaultLogCap)))
+	if err := f.Truncate(int64(end)); err == nil {
+		err = f.Truncate(int64(logCap))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		if idxF != nil {
+			idxF.Close()
+		}
+		return nil, fmt.Errorf("store: recover header log: %w", err)
+	}
+	logMap, err := mapFile(f, logCap, false)
+	if err != nil {
+		if idxF != nil {
+			idxF.Close()
+		}
+		return nil, err
+	}
+	hl.maps = append(hl.maps, logMap)
+	hl.logCap = logCap
+	hl.end.Store(end)
+	hl.synced = end
+	hl.indexed = end
+
+	var idxMap []byte
+	var idxFile *os.File
+	switch {
+	case problem != "":
+		if size > logHeaderSize || problem != "the index file is missing" {
+			lg.Warn("store: rebuilding the header index from the header log", "dir", dir, "reason", problem, "log_bytes", end)
+		}
+		idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
+		if err != nil {
+			return nil, err
+		}
+	case ih.flags&idxFlagClean != 0 && ih.covered == end:
+		// Clean: trust it, and clear the flag durably before any write can change a slot.
+		idxFile = idxF
+		if idxMap, err = mapFile(idxF, idxHeaderSize+ih.slots*slotSize, true); err != nil {
+			idxF.Close()
+			return nil, err
+		}
+		ih.flags &^= idxFlagClean
+		putIdxHeader(idxMap, ih)
+		if err := idxF.Sync(); err != nil {
+			syscall.Munmap(idxMap)
+			idxF.Close()
+			return nil, fmt.Errorf("store: open header index: %w", err)
+		}
+		hl.entries = ih.entries
+	default:
+		old, err := mapFile(idxF, idxHeaderSize+ih.slots*slotSize, false)
+		if err != nil {
+			idxF.Close()
+			return nil, err
+		}
+		oldSlots := words(old[idxHeaderSize:])
+		// The slots below "covered" are exactly the entries the header counted when it was
+		// written; any other number means the slot area is damaged, and the log decides.
+		if kept := countSlotsBelow(oldSlots, ih.covered); kept != ih.entries {
+			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
+				"reason", fmt.Sprintf("%d durable slots where the header counts %d", kept, ih.entries), "log_bytes", end)
+			idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
+		} else {
+			idxFile, idxMap, hl.entries, err = hl.buildIndex(ih.slots, oldSlots, ih.covered, logMap, ih.covered, end)
+			if err == nil && end > ih.covered {
+				lg.Info("store: indexed header-log records written since the last checkpoint", "dir", dir,
+					"from", ih.covered, "to", end)
+			}
+		}
+		syscall.Munmap(old)
+		idxF.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := hl.installIndex(idxFile, idxMap, logMap); err != nil {
+		syscall.Munmap(idxMap)
+		idxFile.Close()
+		return nil, err
+	}
+	published = true
+	return hl, nil
+}
+
+func defaultOr(v, d uint64) uint64 {
+	if v == 0 {
+		return d
+	}
+	return v
+}
