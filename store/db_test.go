@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -190,6 +191,7 @@ func killChild(t *testing.T, dir string, hs []*ledger.Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var written atomic.Int64
 	for w := range 4 {
 		go func() {
 			mine := synthHeaders(t, 20_000, ledger.ChainID(w), uint64(w)+100)
@@ -204,6 +206,7 @@ func killChild(t *testing.T, dir string, hs []*ledger.Header) {
 					line = fmt.Appendf(line, "%d %x\n", w, h.Hash[:])
 				}
 				progress.Write(line) // one O_APPEND write: whole lines, and in the page cache at once
+				written.Add(int64(len(batch)))
 				if w == 0 && i%5 == 0 {
 					last := batch[len(batch)-1].Hash
 					if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{5: hs[len(hs)-1].Hash, 0: last}); err != nil {
@@ -213,7 +216,11 @@ func killChild(t *testing.T, dir string, hs []*ledger.Header) {
 			}
 		}()
 	}
-	time.Sleep(150 * time.Millisecond) // mid-write: the writers have 80k headers to go
+	// Kill mid-write once the writers are well under way (they have 80k headers to go). Waiting for
+	// a count rather than a fixed time keeps the test meaningful on a loaded machine or under -race.
+	for deadline := time.Now().Add(30 * time.Second); written.Load() < 5000 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // wait for the signal
 }
