@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -242,5 +243,29 @@ func TestPeerAddrFormat(t *testing.T) {
 		if got := string(appendPeerAddr(nil, c.addr)); got != c.want {
 			t.Errorf("%v: %q, want %q", c.addr, got, c.want)
 		}
+	}
+}
+
+// TestShutdownBeforeServe: a Shutdown that wins the race with Serve still stops it (Serve
+// returns at once instead of serving forever).
+func TestShutdownBeforeServe(t *testing.T) {
+	f := newFixture(t)
+	svc := NewService(ServiceConfig{Version: ledger.Mainnet01, Store: f.db})
+	if err := svc.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Serve(ln) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve after Shutdown: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve after Shutdown did not return")
 	}
 }

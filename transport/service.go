@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +85,10 @@ type Service struct {
 	limits  listLimits
 	info    map[*ledger.Graph][]byte // /info bodies, one per graph the version ever uses
 	server  *fasthttp.Server
+
+	lnMu      sync.Mutex
+	listeners []net.Listener // handed to Serve; closed by Shutdown
+	stopped   bool
 
 	// internalErrors counts 500 answers (panics and store failures). Bad input must never
 	// reach one; tests assert it stays zero.
@@ -175,18 +180,44 @@ func (s *Service) routes() {
 // serving it in tests. Serve uses the same handler with the tuned server around it.
 func (s *Service) Handler() fasthttp.RequestHandler { return s.serve }
 
-// Serve serves the API on ln until Shutdown. It returns nil after a Shutdown.
+// Serve serves the API on ln until Shutdown. It returns nil after a Shutdown, also when the
+// Shutdown came first (then it closes ln and returns at once).
 func (s *Service) Serve(ln net.Listener) error {
+	s.lnMu.Lock()
+	if s.stopped {
+		s.lnMu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners = append(s.listeners, ln)
+	s.lnMu.Unlock()
 	err := s.server.Serve(ln)
-	if errors.Is(err, net.ErrClosed) {
+	if errors.Is(err, net.ErrClosed) || s.isStopped() {
 		return nil
 	}
 	return err
 }
 
-// Shutdown stops accepting connections and waits for open requests until ctx ends.
+// Shutdown stops accepting connections and waits for open requests until ctx ends. fasthttp
+// only closes listeners whose Serve has already begun; closing every listener handed to Serve
+// here as well means a Serve racing a Shutdown cannot go on serving forever.
 func (s *Service) Shutdown(ctx context.Context) error {
-	return s.server.ShutdownWithContext(ctx)
+	s.lnMu.Lock()
+	s.stopped = true
+	lns := s.listeners
+	s.listeners = nil
+	s.lnMu.Unlock()
+	err := s.server.ShutdownWithContext(ctx)
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return err
+}
+
+func (s *Service) isStopped() bool {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return s.stopped
 }
 
 // fasthttpLogger routes fasthttp's own messages (mostly connection-level errors of clients) to
