@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
@@ -178,7 +179,7 @@ func report(dir string, delay time.Duration) error {
 		note = " (some chains had no full 120-block epoch: their last 12-block epoch is used)"
 	}
 	fmt.Printf("mean interval / delay: min %.3f, median %.3f, max %.3f; %d of %d chains within ±%.0f%%: %s%s\n",
-		slices.Min(ratios), median(ratios), slices.Max(ratios), within, len(ratios), goal*100, verdict, note)
+		slices.Min(ratios), stats.Median(ratios), slices.Max(ratios), within, len(ratios), goal*100, verdict, note)
 	return nil
 }
 
@@ -215,13 +216,4 @@ func lastEpoch(v *ledger.Version, chain []*ledger.Header) (first, last int, ok b
 		}
 	}
 	return 0, 0, false
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

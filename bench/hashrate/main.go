@@ -29,6 +29,7 @@ import (
 	"golang.org/x/crypto/blake2s"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -94,10 +95,10 @@ func main() {
 			rb.AllocsPerOp(), rx.AllocsPerOp(), rm.AllocsPerOp())
 	}
 	verdict := "met"
-	if median(ratios) < goal {
+	if stats.Median(ratios) < goal {
 		verdict = "NOT met"
 	}
-	fmt.Printf("median %14.0f %14.0f %14.0f %8.2f   goal >= %.2f: %s\n", median(bs), median(xs), median(ms), median(ratios), goal, verdict)
+	fmt.Printf("median %14.0f %14.0f %14.0f %8.2f   goal >= %.2f: %s\n", stats.Median(bs), stats.Median(xs), stats.Median(ms), stats.Median(ratios), goal, verdict)
 }
 
 // developmentWork returns the work bytes and target of a first block of chain 0 on the
@@ -118,12 +119,3 @@ func developmentWork() ([]byte, ledger.U256, error) {
 }
 
 func perSecond(r testing.BenchmarkResult) float64 { return float64(r.N) / r.T.Seconds() }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}

@@ -20,9 +20,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -77,23 +77,14 @@ func main() {
 		fmt.Printf("%-6d %14.0f %14.0f %7.3f %9d, %d\n", r, m, c, c/m, rm.AllocsPerOp(), rc.AllocsPerOp())
 	}
 	verdict := "met"
-	if median(ratios) < goal {
+	if stats.Median(ratios) < goal {
 		verdict = "NOT met"
 	}
-	fmt.Printf("median %14.0f %14.0f %7.3f   goal >= %.2f: %s\n", median(ms), median(cs), median(ratios), goal, verdict)
+	fmt.Printf("median %14.0f %14.0f %7.3f   goal >= %.2f: %s\n", stats.Median(ms), stats.Median(cs), stats.Median(ratios), goal, verdict)
 }
 
 func perSecond(r testing.BenchmarkResult) float64 {
 	return float64(r.N) / r.T.Seconds()
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // load reads the vector file and returns the wire bytes and decoded headers, checking that every

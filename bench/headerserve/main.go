@@ -21,12 +21,12 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
@@ -128,7 +128,7 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 		constRPS, nodeRPS = append(constRPS, c), append(nodeRPS, n)
 		fmt.Printf("round %d: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f\n", r+1, c, n, n/c)
 	}
-	mc, mn := median(constRPS), median(nodeRPS)
+	mc, mn := stats.Median(constRPS), stats.Median(nodeRPS)
 	fmt.Printf("median: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f (goal >= 0.7)\n", mc, mn, mn/mc)
 	fmt.Printf("body %d bytes, %d headers, GOMAXPROCS=1 server on CPU 0, wrk -t1 -c%d on CPU 1, %s per run\n",
 		bodySize, nHeaders, conns, duration)
@@ -194,12 +194,6 @@ func wrk(addr, script string, d time.Duration, conns int) (float64, error) {
 		return 0, fmt.Errorf("wrk saw failed requests: %s", bad)
 	}
 	return strconv.ParseFloat(string(m[1]), 64)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func joinLines(xs []string) string {
