@@ -15,7 +15,7 @@
 // dependencies-and-performance.md: the two share the machine's cores, which is pessimistic for
 // the server.
 //
-//	go run ./bench/sse [-subscribers 1000] [-rate 50] [-duration 20s] [-rounds 3] [-stream header]
+//	go run ./bench/sse [-subscribers 1000] [-rate 50] [-duration 20s] [-rounds 3] [-quiet 2m] [-stream header]
 package main
 
 import (
@@ -188,7 +188,9 @@ func run(cfg config) error {
 		runtime.GOMAXPROCS(0), runtime.Version(), runtime.NumCPU(), eventSize(events[0], cfg.withPayload), cfg.buffer)
 
 	interval := time.Duration(float64(time.Second) / cfg.rate)
-	publish := func(t *target, n int) (late int) {
+	// publish returns how often the publisher fell more than an interval behind its schedule,
+	// and how long each Publish call took (that must not grow with the subscribers).
+	publish := func(t *target, n int) (late int, took []time.Duration) {
 		start := time.Now()
 		for i := 0; i < n; i++ {
 			next := start.Add(time.Duration(i) * interval)
@@ -197,17 +199,21 @@ func run(cfg config) error {
 			} else if d < -interval {
 				late++
 			}
-			t.pubAt[t.next+1].Store(time.Now().UnixNano())
+			t0 := time.Now()
+			t.pubAt[t.next+1].Store(t0.UnixNano())
 			t.hub.Publish(events[t.next])
+			took = append(took, time.Since(t0))
 			t.next++
 		}
-		return late
+		return late, took
 	}
 	for _, t := range targets {
 		publish(t, nWarm)
 	}
-	fmt.Printf("%-5s %-8s %8s %8s %8s %8s %8s %9s %6s %5s %8s %8s\n", "round", "target", "p50", "p90", "p99",
-		"p99.9", "max", "span p50", "missed", "late", "our CPU", "machine")
+	fmt.Println("latency: Publish → data line read by the subscriber; span: until the last subscriber has an event;")
+	fmt.Println("Publish: median/slowest Publish call; machine: all CPUs' busy time (others' work and softirq included)")
+	fmt.Printf("%-5s %-8s %8s %8s %8s %8s %8s %9s %6s %5s %13s %8s %8s\n", "round", "target", "p50", "p90", "p99",
+		"p99.9", "max", "span p50", "missed", "late", "Publish", "our CPU", "machine")
 	type result struct{ p50, p99, max time.Duration }
 	results := map[string][]result{}
 	for r := 1; r <= cfg.rounds; r++ {
@@ -217,7 +223,8 @@ func run(cfg config) error {
 			}
 			from := t.next
 			cpu0, busy0, t0 := processCPU(), machineBusy(), time.Now()
-			late := publish(t, nRound)
+			late, took := publish(t, nRound)
+			slices.Sort(took)
 			time.Sleep(100 * time.Millisecond) // the last event's fan-out
 			elapsed := time.Since(t0).Seconds()
 			cpu, busy := processCPU()-cpu0, machineBusy()-busy0
@@ -241,9 +248,9 @@ func run(cfg config) error {
 			slices.Sort(lat)
 			slices.Sort(span)
 			q := func(l []time.Duration, p float64) time.Duration { return l[min(len(l)-1, int(p*float64(len(l))))] }
-			fmt.Printf("%-5d %-8s %8s %8s %8s %8s %8s %9s %6d %5d %7.0f%% %7.0f%%\n", r, t.name, ms(q(lat, .5)),
+			fmt.Printf("%-5d %-8s %8s %8s %8s %8s %8s %9s %6d %5d %13s %7.0f%% %7.0f%%\n", r, t.name, ms(q(lat, .5)),
 				ms(q(lat, .9)), ms(q(lat, .99)), ms(q(lat, .999)), ms(lat[len(lat)-1]), ms(q(span, .5)),
-				nRound*cfg.subs-len(lat), late, 100*cpu/elapsed, 100*busy/elapsed)
+				nRound*cfg.subs-len(lat), late, us(took[len(took)/2])+"/"+us(took[len(took)-1]), 100*cpu/elapsed, 100*busy/elapsed)
 			results[t.name] = append(results[t.name], result{q(lat, .5), q(lat, .99), lat[len(lat)-1]})
 		}
 	}
@@ -362,6 +369,8 @@ func machineBusy() float64 {
 	}
 	return busy / 100 // USER_HZ
 }
+
+func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d)/float64(time.Microsecond)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
 
