@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/jsontest"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -166,7 +167,7 @@ func TestUpdatesRender(t *testing.T) {
 		if withPayload {
 			keys = []string{"header", "payloadWithOutputs", "powHash", "target", "txCount"}
 		}
-		if k := objectKeys(t, data); strings.Join(k, ",") != strings.Join(keys, ",") {
+		if k := jsontest.ObjectKeys(t, data); strings.Join(k, ",") != strings.Join(keys, ",") {
 			t.Fatalf("keys %v, want %v", k, keys)
 		}
 		var d struct {
@@ -202,28 +203,6 @@ func TestUpdatesRender(t *testing.T) {
 		!bytes.HasSuffix(e.SSE(false), []byte(`"txCount":0}`+"\n\n")) {
 		t.Errorf("payload-less event: %s", e.SSE(true))
 	}
-}
-
-// objectKeys returns the keys of a JSON object in document order.
-func objectKeys(t *testing.T, b []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", b)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return keys
 }
 
 func TestUpdatesResume(t *testing.T) {

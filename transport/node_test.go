@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/internal/jsontest"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -32,35 +33,13 @@ func TestCut(t *testing.T) {
 	}
 }
 
-// objectKeys returns the keys of a JSON object in document order.
-func objectKeys(t *testing.T, b []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", b)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return keys
-}
-
 func TestInfoDevelopment(t *testing.T) {
 	f := newFixture(t)
 	r := f.get("/info").expect(t, http.StatusOK)
 	want := []string{"nodeApiVersion", "nodeBlockDelay", "nodeChains", "nodeGenesisHeights", "nodeGraphHistory",
 		"nodeHistoricalChains", "nodeLatestBehaviorHeight", "nodeNumberOfChains", "nodePackageVersion",
 		"nodeServiceDate", "nodeVersion"}
-	if got := objectKeys(t, r.body); !slices.Equal(got, want) {
+	if got := jsontest.ObjectKeys(t, r.body); !slices.Equal(got, want) {
 		t.Fatalf("keys %v", got)
 	}
 	var info struct {

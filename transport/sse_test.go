@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/internal/jsontest"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -228,7 +229,7 @@ func (f *sseFixture) checkEvent(t *testing.T, it sseItem, seq int, withPayload b
 	if withPayload {
 		keys = []string{"header", "payloadWithOutputs", "powHash", "target", "txCount"}
 	}
-	if got := objectKeys(t, it.data); !slices.Equal(got, keys) {
+	if got := jsontest.ObjectKeys(t, it.data); !slices.Equal(got, keys) {
 		t.Fatalf("event %d keys %v, want %v", seq, got, keys)
 	}
 	var d struct {

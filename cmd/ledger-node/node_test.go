@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -24,22 +23,10 @@ func startNode(t *testing.T, args ...string) string {
 	return n.url
 }
 
+// getJSON fetches url (see get) and decodes the body into v.
 func getJSON(t *testing.T, url string, accept string, v any) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal(get(t, url, accept), v); err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 }
