@@ -24,10 +24,10 @@ func TestEquality(t *testing.T) {
 		{"units", UnitValue, UnitValue, true},
 		{"lists", List{NewInt(1), NewInt(2), NewInt(3)}, List{NewInt(1), NewInt(2), NewInt(3)}, true},
 		{"lists order", List{NewInt(1), NewInt(3), NewInt(2)}, List{NewInt(1), NewInt(2), NewInt(3)}, false},
-		{"objects", NewObject(Field{"a", NewInt(1)}), NewObject(Field{"a", NewInt(1)}), true},
-		{"objects extra key", NewObject(Field{"a", NewInt(1)}), NewObject(Field{"a", NewInt(1)}, Field{"b", NewInt(2)}), false},
-		{"objects order-free", NewObject(Field{"a", NewInt(1)}, Field{"b", num(t, "2.0")}),
-			NewObject(Field{"b", num(t, "2.00")}, Field{"a", NewInt(1)}), true},
+		{"objects", NewObject(Field{Key: "a", Val: NewInt(1)}), NewObject(Field{Key: "a", Val: NewInt(1)}), true},
+		{"objects extra key", NewObject(Field{Key: "a", Val: NewInt(1)}), NewObject(Field{Key: "a", Val: NewInt(1)}, Field{Key: "b", Val: NewInt(2)}), false},
+		{"objects order-free", NewObject(Field{Key: "a", Val: NewInt(1)}, Field{Key: "b", Val: num(t, "2.0")}),
+			NewObject(Field{Key: "b", Val: num(t, "2.00")}, Field{Key: "a", Val: NewInt(1)}), true},
 		{"keysets", NewKeySet([]string{"k1"}, ""), NewKeySet([]string{"k1"}, ""), true},
 		{"keysets differ", NewKeySet([]string{"k1"}, ""), NewKeySet([]string{"k2"}, ""), false},
 		{"keyset refs", &KeySetRef{Name: "k1"}, &KeySetRef{Name: "k1"}, true},
@@ -127,7 +127,9 @@ func TestSortDistinctContains(t *testing.T) {
 	}
 	// Objects by fields; the last listed field decides first (P5 folds
 	// from the right).
-	o := func(a, b int64) *Object { return NewObject(Field{"a", NewInt(a)}, Field{"b", NewInt(b)}) }
+	o := func(a, b int64) *Object {
+		return NewObject(Field{Key: "a", Val: NewInt(a)}, Field{Key: "b", Val: NewInt(b)})
+	}
 	got, _ = SortObjects(List{String("a"), String("b")}, List{o(1, 2), o(2, 1), o(0, 2)})
 	want = List{o(2, 1), o(0, 2), o(1, 2)}
 	if !Equal(got, want) {
@@ -147,7 +149,7 @@ func TestSortDistinctContains(t *testing.T) {
 	}{
 		{NewInt(2), List{NewInt(1), NewInt(2)}, true},
 		{num(t, "2.0"), List{NewInt(1), NewInt(2)}, false},
-		{String("k"), NewObject(Field{"k", UnitValue}), true},
+		{String("k"), NewObject(Field{Key: "k", Val: UnitValue}), true},
 		{String("ell"), String("hello"), true},
 		{String("x"), String("hello"), false},
 	} {

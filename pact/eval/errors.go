@@ -3,6 +3,8 @@ package eval
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
 // ErrorKind classifies a Pact runtime error. The classes follow Pact 5's
@@ -36,6 +38,14 @@ const (
 	ErrJSON
 	// ErrEval is a generic evaluation error with a free text.
 	ErrEval
+	// ErrUser is P5's UserRecoverableError: enforce failures, keyset and
+	// guard failures, capabilities not granted, missing rows, read-*
+	// failures. Only these are caught by try and enforce-one.
+	ErrUser
+	// ErrGas is GasExceeded. Never recoverable.
+	ErrGas
+	// ErrDB is a DbOpFailure.
+	ErrDB
 )
 
 // Error is the typed error of the value layer. Msg is the complete rendered
@@ -46,15 +56,21 @@ type Error struct {
 	// Native names the native function for ErrArgs and ErrNativeExecution.
 	Native string
 	Msg    string
+	// Loc is where evaluation failed (the innermost application that has a
+	// source position); Located says it is set.
+	Loc     syntax.Span
+	Located bool
 }
 
 func (e *Error) Error() string { return e.Msg }
 
-// Recoverable reports whether `try` may catch the error. P5 treats out of
-// bounds list access and missing object keys as fatal.
-func (e *Error) Recoverable() bool {
-	return e.Kind != ErrArrayOutOfBounds && e.Kind != ErrObjectMissingField
-}
+// Recoverable reports whether `try` and `enforce-one` may catch the error:
+// only P5's user-recoverable errors are. Argument errors, arithmetic
+// errors, out of bounds list access and missing object keys are fatal.
+func (e *Error) Recoverable() bool { return e.Kind == ErrUser }
+
+// UserError is a user-recoverable error with the given text.
+func UserError(msg string) *Error { return &Error{Kind: ErrUser, Msg: msg} }
 
 func arithErr(msg string) *Error {
 	return &Error{Kind: ErrArithmetic, Msg: "Arithmetic exception: " + msg}

@@ -182,13 +182,13 @@ func TestLegacyKeyOrder(t *testing.T) {
 // chainData is the REPL's default (chain-data) object.
 func chainData() *Object {
 	return NewObject(
-		Field{"chain-id", String("")},
-		Field{"block-height", NewInt(0)},
-		Field{"block-time", TimeFromMicros(0)},
-		Field{"prev-block-hash", String("")},
-		Field{"sender", String("")},
-		Field{"gas-limit", NewInt(0)},
-		Field{"gas-price", NewDecimal(NewInt(0), 1)},
+		Field{Key: "chain-id", Val: String("")},
+		Field{Key: "block-height", Val: NewInt(0)},
+		Field{Key: "block-time", Val: TimeFromMicros(0)},
+		Field{Key: "prev-block-hash", Val: String("")},
+		Field{Key: "sender", Val: String("")},
+		Field{Key: "gas-limit", Val: NewInt(0)},
+		Field{Key: "gas-price", Val: NewDecimal(NewInt(0), 1)},
 	)
 }
 
@@ -207,7 +207,7 @@ func TestHashValues(t *testing.T) {
 	}{
 		{String("hello"), "Mk3PAn3UowqTLEQfNlol6GsXPe-kuOWJSCU0cbgbcs8"},
 		{String(""), "DldRwCblQ7Loqy6wYJnaodHl30d3j3eH-qtFzfEv46g"},
-		{NewObject(Field{"foo", NewInt(1)}), "h9BZgylRf_M4HxcBXr15IcSXXXSz74ZC2IAViGle_z4"},
+		{NewObject(Field{Key: "foo", Val: NewInt(1)}), "h9BZgylRf_M4HxcBXr15IcSXXXSz74ZC2IAViGle_z4"},
 		{chainData(), "JRdgzVN17Xy4-8dWegAKj_BPNv6ffNpbtT6YOCiUcY8"},
 	}
 	for _, c := range cases {
@@ -269,11 +269,11 @@ func TestDecodeShapes(t *testing.T) {
 		// A list stays a list even when it looks like keys.
 		{`["a","b"]`, List{String("a"), String("b")}},
 		// Shapes that do not parse fall through to a plain object.
-		{`{"int":"abc"}`, NewObject(Field{"int", String("abc")})},
-		{`{"keys":[1]}`, NewObject(Field{"keys", List{NewDecimal(NewInt(1), 0)}})},
-		{`{"keys":["a"],"pred":"bad pred!"}`, NewObject(Field{"keys", List{String("a")}}, Field{"pred", String("bad pred!")})},
-		{`{"time":"yesterday"}`, NewObject(Field{"time", String("yesterday")})},
-		{`{"a":1,"a":2}`, NewObject(Field{"a", NewDecimal(NewInt(2), 0)})},
+		{`{"int":"abc"}`, NewObject(Field{Key: "int", Val: String("abc")})},
+		{`{"keys":[1]}`, NewObject(Field{Key: "keys", Val: List{NewDecimal(NewInt(1), 0)}})},
+		{`{"keys":["a"],"pred":"bad pred!"}`, NewObject(Field{Key: "keys", Val: List{String("a")}}, Field{Key: "pred", Val: String("bad pred!")})},
+		{`{"time":"yesterday"}`, NewObject(Field{Key: "time", Val: String("yesterday")})},
+		{`{"a":1,"a":2}`, NewObject(Field{Key: "a", Val: NewDecimal(NewInt(2), 0)})},
 	}
 	for _, c := range cases {
 		got := decode(t, c.in)
@@ -296,7 +296,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	for _, v := range []Value{
 		chainData(),
 		List{num(t, "9007199254740992.5"), num(t, "-0.000001"), num(t, "123456789123456789")},
-		NewObject(Field{"ks", NewKeySet([]string{"k1", "k2"}, Keys2)}, Field{"t", TimeFromMicros(1_000_001)}),
+		NewObject(Field{Key: "ks", Val: NewKeySet([]string{"k1", "k2"}, Keys2)}, Field{Key: "t", Val: TimeFromMicros(1_000_001)}),
 		&Table{Name: "t", Module: ModuleName{Namespace: "ns", Name: "m"}, Hash: "DldRwCblQ7Loqy6wYJnaodHl30d3j3eH-qtFzfEv46g",
 			Schema: Schema{Name: QualifiedName{Module: ModuleName{Name: "m"}, Name: "s"}, Fields: []SchemaField{
 				{Name: "a", Type: Type{Kind: TyList, Elem: &Type{Kind: TyPrim, Prim: "string"}}},

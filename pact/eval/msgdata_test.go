@@ -36,8 +36,8 @@ func TestReadCoercions(t *testing.T) {
 	for _, in := range []Value{
 		want,
 		List{String("b"), String("a")},
-		NewObject(Field{"keys", List{String("a"), String("b")}}),
-		NewObject(Field{"keys", List{String("a"), String("b")}}, Field{"pred", String("keys-all")}),
+		NewObject(Field{Key: "keys", Val: List{String("a"), String("b")}}),
+		NewObject(Field{Key: "keys", Val: List{String("a"), String("b")}}, Field{Key: "pred", Val: String("keys-all")}),
 	} {
 		ks, ok := ReadKeySetValue(in)
 		if !ok || !Equal(ks, want) {
@@ -46,8 +46,8 @@ func TestReadCoercions(t *testing.T) {
 	}
 	for _, in := range []Value{
 		List{NewInt(1)},
-		NewObject(Field{"keys", List{String("a")}}, Field{"pred", String("not a name!")}),
-		NewObject(Field{"keys", List{String("a")}}, Field{"pred", NewInt(1)}),
+		NewObject(Field{Key: "keys", Val: List{String("a")}}, Field{Key: "pred", Val: String("not a name!")}),
+		NewObject(Field{Key: "keys", Val: List{String("a")}}, Field{Key: "pred", Val: NewInt(1)}),
 		String("a"),
 	} {
 		if ks, ok := ReadKeySetValue(in); ok {

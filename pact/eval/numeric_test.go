@@ -103,7 +103,7 @@ func TestNumericErrors(t *testing.T) {
 		{"+ list string", func() (Value, error) { return Add(List{NewInt(2)}, String("hello")) },
 			"Type error: failed to call native function + with argument(s) of type(s): list, string"},
 		{"+ object decimal", func() (Value, error) {
-			return Add(NewObject(Field{"a", NewInt(4)}), num(t, "1.0"))
+			return Add(NewObject(Field{Key: "a", Val: NewInt(4)}), num(t, "1.0"))
 		}, "Type error: failed to call native function + with argument(s) of type(s): object, decimal"},
 		{"exp overflow", func() (Value, error) { return Exp(num(t, "1000000000")) },
 			"Floating point error: Floating operation resulted in Infinity or NaN"},

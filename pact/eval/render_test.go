@@ -26,7 +26,7 @@ func TestFormatRegression(t *testing.T) {
 		{"decimal 2", num(t, "123.456"), "123.456"},
 		{"bool", List{True, False}, "[true, false]"},
 		{"time", mustTime(t, "2024-07-22T12:00:00Z"), `"2024-07-22T12:00:00Z"`},
-		{"object", NewObject(Field{"hello", NewInt(1)}, Field{"goodbye", String("bob")}),
+		{"object", NewObject(Field{Key: "hello", Val: NewInt(1)}, Field{Key: "goodbye", Val: String("bob")}),
 			`{"goodbye": "bob","hello": 1}`},
 		{"list", List{NewInt(1), NewInt(2), NewInt(3), num(t, "4.567")}, "[1, 2, 3, 4.567]"},
 		{"modref", NewModRef(someModule, nil), "some-module"},
@@ -71,7 +71,7 @@ func TestPrettyREPL(t *testing.T) {
 		{String("a\"b"), `"a"b"`}, // no escaping
 		{List{NewInt(1), NewInt(2), NewInt(3)}, "[1 2 3]"},
 		{List{}, "[]"},
-		{NewObject(Field{"b", NewInt(2)}, Field{"a", NewInt(1)}), `{"a": 1,"b": 2}`},
+		{NewObject(Field{Key: "b", Val: NewInt(2)}, Field{Key: "a", Val: NewInt(1)}), `{"a": 1,"b": 2}`},
 		{EmptyObject, "{}"},
 		{UnitValue, "()"},
 		{num(t, "2.00"), "2.0"},

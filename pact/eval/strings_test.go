@@ -44,10 +44,10 @@ func TestTakeDrop(t *testing.T) {
 		{"take str 2", Take, NewInt(2), String("12345"), String("12")},
 		{"take str -2", Take, NewInt(-2), String("abc"), String("bc")}, // spec §4.3
 		{"take unicode", Take, NewInt(2), String("h\u00e9llo"), String("h\u00e9")},
-		{"take keys", Take, List{String("a"), String("c")}, NewObject(Field{"a", NewInt(1)}, Field{"b", NewInt(2)}),
-			NewObject(Field{"a", NewInt(1)})},
-		{"drop keys", Drop, List{String("a")}, NewObject(Field{"a", NewInt(1)}, Field{"b", NewInt(2)}),
-			NewObject(Field{"b", NewInt(2)})},
+		{"take keys", Take, List{String("a"), String("c")}, NewObject(Field{Key: "a", Val: NewInt(1)}, Field{Key: "b", Val: NewInt(2)}),
+			NewObject(Field{Key: "a", Val: NewInt(1)})},
+		{"drop keys", Drop, List{String("a")}, NewObject(Field{Key: "a", Val: NewInt(1)}, Field{Key: "b", Val: NewInt(2)}),
+			NewObject(Field{Key: "b", Val: NewInt(2)})},
 	}
 	for _, c := range cases {
 		got, err := c.f(c.n, c.c)
@@ -62,7 +62,7 @@ func TestListStringHelpers(t *testing.T) {
 	if !Equal(n, NewInt(5)) {
 		t.Errorf("length counts characters: %v", n)
 	}
-	n, _ = Length(NewObject(Field{"a", UnitValue}, Field{"b", UnitValue}))
+	n, _ = Length(NewObject(Field{Key: "a", Val: UnitValue}, Field{Key: "b", Val: UnitValue}))
 	if !Equal(n, NewInt(2)) {
 		t.Errorf("length of an object = %v", n)
 	}
@@ -107,7 +107,7 @@ func TestListStringHelpers(t *testing.T) {
 	if e, ok := err.(*Error); !ok || e.Recoverable() || e.Msg != "Array index out of bounds. Length (2), Index (2)" {
 		t.Errorf("at out of bounds: %v", err)
 	}
-	_, err = At(String("z"), NewObject(Field{"a", NewInt(1)}))
+	_, err = At(String("z"), NewObject(Field{Key: "a", Val: NewInt(1)}))
 	if e, ok := err.(*Error); !ok || e.Recoverable() || e.Msg != `Key "z" not found in object: {"a": 1}` {
 		t.Errorf("at missing key: %v", err)
 	}
@@ -123,17 +123,17 @@ func TestListStringHelpers(t *testing.T) {
 		t.Errorf("make-list 3 = %v", got)
 	}
 	// remove, union
-	o := NewObject(Field{"a", NewInt(1)}, Field{"b", NewInt(2)})
+	o := NewObject(Field{Key: "a", Val: NewInt(1)}, Field{Key: "b", Val: NewInt(2)})
 	rm, _ := Remove(String("a"), o)
-	if !Equal(rm, NewObject(Field{"b", NewInt(2)})) {
+	if !Equal(rm, NewObject(Field{Key: "b", Val: NewInt(2)})) {
 		t.Errorf("remove = %v", rm)
 	}
-	u, _ := Add(NewObject(Field{"a", NewInt(4)}), NewObject(Field{"a", True}))
-	if !Equal(u, NewObject(Field{"a", NewInt(4)})) {
+	u, _ := Add(NewObject(Field{Key: "a", Val: NewInt(4)}), NewObject(Field{Key: "a", Val: True}))
+	if !Equal(u, NewObject(Field{Key: "a", Val: NewInt(4)})) {
 		t.Errorf("left-biased merge = %v", u)
 	}
-	u, _ = Add(NewObject(Field{"a", NewInt(2)}), NewObject(Field{"b", NewInt(4)}, Field{"c", False}))
-	if !Equal(u, NewObject(Field{"a", NewInt(2)}, Field{"b", NewInt(4)}, Field{"c", False})) {
+	u, _ = Add(NewObject(Field{Key: "a", Val: NewInt(2)}), NewObject(Field{Key: "b", Val: NewInt(4)}, Field{Key: "c", Val: False}))
+	if !Equal(u, NewObject(Field{Key: "a", Val: NewInt(2)}, Field{Key: "b", Val: NewInt(4)}, Field{Key: "c", Val: False})) {
 		t.Errorf("object + = %v", u)
 	}
 	l, _ := Add(ints(1, 2, 3), ints(4, 5))

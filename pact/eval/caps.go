@@ -1,0 +1,398 @@
+package eval
+
+import (
+	"strings"
+)
+
+// Capabilities (spec §3.5): tokens, the granted stack, managed caps, events.
+
+type capSlot struct {
+	cap      *CapToken
+	composed []*CapToken
+}
+
+type managedCap struct {
+	token *CapToken // for user-managed caps the managed argument is ignored when matching
+	def   *Def
+	value Value // remaining amount of a user-managed cap
+	used  bool  // one-shot (auto-managed) cap fired
+}
+
+type capState struct {
+	stack   []capSlot
+	managed []*managedCap
+	// autonomous says install-capability was called from code, which
+	// disables unscoped signatures.
+	autonomous bool
+	// evaluating are the caps whose bodies run now (signature scoping).
+	evaluating []*CapToken
+}
+
+func (s capState) clone() capState {
+	c := s
+	c.stack = append([]capSlot(nil), s.stack...)
+	c.managed = make([]*managedCap, len(s.managed))
+	for i, m := range s.managed {
+		cp := *m
+		c.managed[i] = &cp
+	}
+	c.evaluating = append([]*CapToken(nil), s.evaluating...)
+	return c
+}
+
+// granted lists every cap in scope, composed ones included.
+func (s *capState) granted() []*CapToken {
+	var out []*CapToken
+	for _, sl := range s.stack {
+		out = append(out, sl.cap)
+		out = append(out, sl.composed...)
+	}
+	return out
+}
+
+// acquiring is what signature scoping compares signer caps against: the
+// caps being evaluated, or else everything granted.
+func (s *capState) acquiring() []*CapToken {
+	if len(s.evaluating) > 0 {
+		return s.evaluating
+	}
+	return s.granted()
+}
+
+func (s *capState) isGranted(t *CapToken) bool {
+	for _, g := range s.granted() {
+		if capTokensEqual(g, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func capTokensEqual(a, b *CapToken) bool {
+	if a.Name.QualName() != b.Name.QualName() || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		if !Equal(a.Args[i], b.Args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// capTokensMatchManaged compares ignoring argument skip (the managed one).
+func capTokensMatchManaged(a, b *CapToken, skip int) bool {
+	if a.Name.QualName() != b.Name.QualName() || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		if i != skip && !Equal(a.Args[i], b.Args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// capToken makes the token `(CAP args)`.
+func (in *Interp) capToken(d *Def, args []Value) (Value, error) {
+	if len(args) != len(d.Args) {
+		return nil, invalidNumArgs(d, len(args))
+	}
+	for i, p := range d.Args {
+		if err := checkArg(d, p, args[i]); err != nil {
+			return nil, err
+		}
+	}
+	return &CapToken{Name: d.fqn(), Args: args}, nil
+}
+
+func (in *Interp) capDef(t *CapToken) (*Def, error) {
+	m := in.lookupModule(t.Name.Module)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + t.Name.Module.String())
+	}
+	d, ok := m.Defs[t.Name.Name]
+	if !ok || d.Kind != DefCapability {
+		return nil, EvalError("Invalid event capability " + t.Name.QualName().String())
+	}
+	return d, nil
+}
+
+func expectCapToken(v Value) (*CapToken, error) {
+	t, ok := v.(*CapToken)
+	if !ok {
+		return nil, EvalError("expected capability token value, got: " + Pretty(v))
+	}
+	return t, nil
+}
+
+func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
+	if in.inDefcap > 0 {
+		return nil, EvalError("Form illegal within defcap with-capability")
+	}
+	tv, err := in.eval(n.args[0], e)
+	if err != nil {
+		return nil, err
+	}
+	t, err := expectCapToken(tv)
+	if err != nil {
+		return nil, err
+	}
+	d, err := in.capDef(t)
+	if err != nil {
+		return nil, err
+	}
+	if !in.inModule(d.Module.Name) {
+		if err := in.acquireAdmin(d.Module); err != nil {
+			return nil, err
+		}
+	}
+	if in.tx.caps.isGranted(t) {
+		return in.body(n.args[1:], e)
+	}
+	slot, err := in.acquireCap(d, t)
+	if err != nil {
+		return nil, err
+	}
+	in.tx.caps.stack = append(in.tx.caps.stack, slot)
+	depth := len(in.tx.caps.stack)
+	v, err := in.body(n.args[1:], e)
+	if len(in.tx.caps.stack) >= depth {
+		in.tx.caps.stack = in.tx.caps.stack[:depth-1]
+	}
+	return v, err
+}
+
+// acquireCap manages and evaluates a capability, returning its slot (not yet
+// pushed) with the caps it composed.
+func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
+	if d.Managed != capUnmanaged {
+		if err := in.manageCap(d, t); err != nil {
+			return capSlot{}, err
+		}
+	}
+	slot, err := in.evalCapBody(d, t)
+	if err != nil {
+		return capSlot{}, err
+	}
+	if (d.Managed != capUnmanaged || d.Event) && !in.Flags["DisablePactEvents"] {
+		in.emit(d, t)
+	}
+	return slot, nil
+}
+
+func (in *Interp) emit(d *Def, t *CapToken) {
+	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: d.Module.Hash})
+}
+
+func (in *Interp) evalCapBody(d *Def, t *CapToken) (capSlot, error) {
+	slot := capSlot{cap: t}
+	saved := in.tx.caps.evaluating
+	in.tx.caps.evaluating = []*CapToken{t}
+	in.stack = append(in.stack, frame{def: d})
+	in.inDefcap++
+	// compose-capability appends to the slot through composing.
+	prev := in.composing
+	in.composing = &slot
+	_, err := in.body(d.Body, &env{vals: t.Args})
+	in.composing = prev
+	in.inDefcap--
+	in.stack = in.stack[:len(in.stack)-1]
+	in.tx.caps.evaluating = saved
+	return slot, err
+}
+
+func (in *Interp) manageCap(d *Def, t *CapToken) error {
+	skip := -1
+	if d.Managed == capUserManaged {
+		skip = d.ManagedParam
+	}
+	var mc *managedCap
+	for _, m := range in.tx.caps.managed {
+		if skip < 0 && capTokensEqual(m.token, t) || skip >= 0 && capTokensMatchManaged(m.token, t, skip) {
+			mc = m
+			break
+		}
+	}
+	if mc == nil {
+		mc = in.installFromSigners(d, t, skip)
+	}
+	if mc == nil {
+		return EvalError("Managed capability not installed: " + Pretty(t))
+	}
+	if d.Managed == capAutoManaged {
+		if mc.used {
+			return UserError("One-shot managed capability used more than once")
+		}
+		mc.used = true
+		return nil
+	}
+	mgr, err := in.defValue(d.Manager)
+	if err != nil {
+		return err
+	}
+	nv, err := in.Apply(mgr, []Value{mc.value, t.Args[skip]}, d.Loc)
+	if err != nil {
+		return err
+	}
+	mc.value = nv
+	return nil
+}
+
+// installFromSigners installs a managed cap that a signer (or verifier)
+// scoped its signature to.
+func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap {
+	try := func(c *CapToken) *managedCap {
+		if skip < 0 && capTokensEqual(c, t) || skip >= 0 && capTokensMatchManaged(c, t, skip) {
+			mc := &managedCap{token: c, def: d}
+			if skip >= 0 {
+				mc.value = c.Args[skip]
+			}
+			in.tx.caps.managed = append(in.tx.caps.managed, mc)
+			return mc
+		}
+		return nil
+	}
+	for _, s := range in.Signers {
+		for _, c := range s.Caps {
+			if mc := try(c); mc != nil {
+				return mc
+			}
+		}
+	}
+	for _, v := range in.Verifiers {
+		for _, c := range v.Caps {
+			if mc := try(c); mc != nil {
+				return mc
+			}
+		}
+	}
+	return nil
+}
+
+func nativeRequireCap(c *Call, a []Value) (Value, error) {
+	t, err := expectCapToken(a[0])
+	if err != nil {
+		return nil, err
+	}
+	if c.in.tx.caps.isGranted(t) {
+		return True, nil
+	}
+	return nil, UserError("require-capability: not granted: " + renderCapToken(t))
+}
+
+func renderCapToken(t *CapToken) string {
+	var b strings.Builder
+	b.WriteString("(" + t.Name.QualName().String())
+	for _, a := range t.Args {
+		b.WriteByte(' ')
+		b.WriteString(Pretty(a))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func nativeComposeCap(c *Call, a []Value) (Value, error) {
+	in := c.in
+	if in.inDefcap == 0 || in.composing == nil {
+		return nil, EvalError("compose-capability: not within defcap")
+	}
+	t, err := expectCapToken(a[0])
+	if err != nil {
+		return nil, err
+	}
+	if in.tx.caps.isGranted(t) {
+		return True, nil
+	}
+	d, err := in.capDef(t)
+	if err != nil {
+		return nil, err
+	}
+	outer := in.composing
+	// The composed cap's own body runs outside the defcap restriction on
+	// nesting but composes into its own slot.
+	slot, err := in.acquireCap(d, t)
+	if err != nil {
+		return nil, err
+	}
+	outer.composed = append(outer.composed, slot.cap)
+	outer.composed = append(outer.composed, slot.composed...)
+	return True, nil
+}
+
+func nativeInstallCap(c *Call, a []Value) (Value, error) {
+	in := c.in
+	t, err := expectCapToken(a[0])
+	if err != nil {
+		return nil, err
+	}
+	d, err := in.capDef(t)
+	if err != nil {
+		return nil, err
+	}
+	if d.Managed == capUnmanaged {
+		return nil, EvalError("Install capability error: capability is not managed and cannot be installed: " +
+			t.Name.QualName().String())
+	}
+	skip := -1
+	if d.Managed == capUserManaged {
+		skip = d.ManagedParam
+	}
+	for _, m := range in.tx.caps.managed {
+		if capTokensEqual(m.token, t) || skip >= 0 && capTokensMatchManaged(m.token, t, skip) && Equal(m.token.Args[skip], t.Args[skip]) {
+			return nil, EvalError("Capability already installed: " + Pretty(t))
+		}
+	}
+	mc := &managedCap{token: t, def: d}
+	if skip >= 0 {
+		mc.value = t.Args[skip]
+	}
+	in.tx.caps.managed = append(in.tx.caps.managed, mc)
+	in.tx.caps.autonomous = true
+	return String("Installed capability"), nil
+}
+
+func nativeEmitEvent(c *Call, a []Value) (Value, error) {
+	in := c.in
+	t, err := expectCapToken(a[0])
+	if err != nil {
+		return nil, err
+	}
+	d, err := in.capDef(t)
+	if err != nil {
+		return nil, err
+	}
+	cur := in.currentModule()
+	if cur == nil || cur.Name != d.Module.Name {
+		return nil, EvalError("Emitted event does not match module: " + d.Module.Name.String())
+	}
+	if d.Managed == capUnmanaged && !d.Event {
+		return nil, EvalError("Invalid event capability " + d.fqn().String())
+	}
+	if !in.Flags["DisablePactEvents"] {
+		in.emit(d, t)
+	}
+	return True, nil
+}
+
+// TestCapability acquires a capability for the rest of the transaction
+// (the REPL's test-capability).
+func (in *Interp) TestCapability(v Value) (Value, error) {
+	t, err := expectCapToken(v)
+	if err != nil {
+		return nil, err
+	}
+	d, err := in.capDef(t)
+	if err != nil {
+		return nil, err
+	}
+	if in.tx.caps.isGranted(t) {
+		return String("Capability acquired"), nil
+	}
+	slot, err := in.acquireCap(d, t)
+	if err != nil {
+		return nil, err
+	}
+	in.tx.caps.stack = append(in.tx.caps.stack, slot)
+	return String("Capability acquired"), nil
+}

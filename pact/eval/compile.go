@@ -1,0 +1,508 @@
+package eval
+
+import (
+	"math/big"
+	"slices"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// compiler turns syntax into the resolved tree of ir.go.
+type compiler struct {
+	in *Interp
+	// mod is the module being defined, nil at top level.
+	mod *Module
+	// uses are the module's own `use` imports.
+	uses  []useImport
+	scope *scope
+	// allowRepl lets the code call REPL natives.
+	allowRepl bool
+	// deps collects the modules the code refers to.
+	deps map[ModuleName]bool
+}
+
+type useImport struct {
+	mod     *Module
+	imports []string // nil: everything
+}
+
+type scope struct {
+	names []string
+	up    *scope
+}
+
+func (c *compiler) push(names ...string) { c.scope = &scope{names: names, up: c.scope} }
+func (c *compiler) pop()                 { c.scope = c.scope.up }
+
+func compileErr(loc syntax.Span, msg string) *Error {
+	return &Error{Kind: ErrEval, Msg: msg, Loc: loc, Located: true}
+}
+
+func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
+	out := make([]node, len(xs))
+	for i, x := range xs {
+		n, err := c.expr(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (c *compiler) expr(x syntax.Expr) (node, error) {
+	switch x := x.(type) {
+	case *syntax.IntLit:
+		v, ok := x.Value()
+		if !ok {
+			return nil, compileErr(x.Loc, "invalid integer literal")
+		}
+		return &nConst{v: NewIntBig(v), loc: x.Loc}, nil
+	case *syntax.DecimalLit:
+		m, ok := x.Unscaled()
+		if !ok {
+			return nil, compileErr(x.Loc, "invalid decimal literal")
+		}
+		// "-0.5": the sign sits on the integer part; Unscaled keeps it.
+		if len(x.Int) > 0 && x.Int[0] == '-' && m.Sign() > 0 {
+			m.Neg(m)
+		}
+		return &nConst{v: NewDecimal(NewIntBig(m), uint8(x.Places())), loc: x.Loc}, nil
+	case *syntax.StringLit:
+		return &nConst{v: String(x.Value), loc: x.Loc}, nil
+	case *syntax.BoolLit:
+		return &nConst{v: Bool(x.Value), loc: x.Loc}, nil
+	case *syntax.UnitLit:
+		return &nConst{v: UnitValue, loc: x.Loc}, nil
+	case *syntax.List:
+		elems, err := c.exprs(x.Elems)
+		if err != nil {
+			return nil, err
+		}
+		if allConst(elems) {
+			l := make(List, len(elems))
+			for i, e := range elems {
+				l[i] = e.(*nConst).v
+			}
+			return &nConst{v: l, loc: x.Loc}, nil
+		}
+		return &nList{elems: elems, loc: x.Loc}, nil
+	case *syntax.Object:
+		n := &nObject{loc: x.Loc}
+		for _, f := range x.Fields {
+			v, err := c.expr(f.Value)
+			if err != nil {
+				return nil, err
+			}
+			n.keys = append(n.keys, f.Key.Name)
+			n.vals = append(n.vals, v)
+		}
+		return n, nil
+	case *syntax.Var:
+		return c.name(x)
+	case *syntax.Let:
+		return c.let(x)
+	case *syntax.Lambda:
+		params, err := c.params(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(params))
+		for i, p := range params {
+			names[i] = p.Name
+		}
+		c.push(names...)
+		body, err := c.exprs(x.Body)
+		c.pop()
+		if err != nil {
+			return nil, err
+		}
+		return &nLambda{params: params, body: body, loc: x.Loc}, nil
+	case *syntax.Binding:
+		n := &nBinding{loc: x.Loc}
+		names := make([]string, len(x.Binds))
+		for i, b := range x.Binds {
+			t, err := c.typ(b.Var.Type)
+			if err != nil {
+				return nil, err
+			}
+			n.fields = append(n.fields, b.Key.Name)
+			n.params = append(n.params, Param{Name: b.Var.Name, Type: t})
+			names[i] = b.Var.Name
+		}
+		c.push(names...)
+		body, err := c.exprs(x.Body)
+		c.pop()
+		if err != nil {
+			return nil, err
+		}
+		n.body = body
+		return n, nil
+	case *syntax.App:
+		return c.app(x)
+	}
+	return nil, compileErr(x.Span(), "unsupported expression")
+}
+
+func allConst(ns []node) bool {
+	for _, n := range ns {
+		if _, ok := n.(*nConst); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compiler) let(x *syntax.Let) (node, error) {
+	n := &nLet{loc: x.Loc}
+	c.push()
+	defer c.pop()
+	for _, b := range x.Binders {
+		v, err := c.expr(b.Value)
+		if err != nil {
+			return nil, err
+		}
+		t, err := c.typ(b.Var.Type)
+		if err != nil {
+			return nil, err
+		}
+		n.params = append(n.params, Param{Name: b.Var.Name, Type: t})
+		n.vals = append(n.vals, v)
+		c.scope.names = append(c.scope.names, b.Var.Name)
+	}
+	body, err := c.exprs(x.Body)
+	if err != nil {
+		return nil, err
+	}
+	n.body = body
+	return n, nil
+}
+
+func (c *compiler) params(args []syntax.Arg) ([]Param, error) {
+	out := make([]Param, len(args))
+	for i, a := range args {
+		t, err := c.typ(a.Type)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Param{Name: a.Name, Type: t}
+	}
+	return out, nil
+}
+
+func (c *compiler) app(x *syntax.App) (node, error) {
+	if v, ok := x.Fn.(*syntax.Var); ok && v.Name.Kind == syntax.BareName && !c.isLocal(v.Name.Name) {
+		if form, ok := specialForms[v.Name.Name]; ok {
+			return c.special(form, x)
+		}
+		if v.Name.Name == "cond" {
+			return c.cond(x)
+		}
+	}
+	fn, err := c.expr(x.Fn)
+	if err != nil {
+		return nil, err
+	}
+	args, err := c.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	if nn, ok := fn.(*nNative); ok {
+		if nn.n.TopLevelOnly && c.mod != nil {
+			return nil, compileErr(x.Loc, "Top-level call used in module "+nn.n.Name)
+		}
+	}
+	return &nApp{fn: fn, args: args, loc: x.Loc}, nil
+}
+
+func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
+	args, err := c.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	switch form {
+	case sfIf:
+		if len(args) != 3 {
+			return nil, compileErr(x.Loc, "Invalid syntax, if expects 3 arguments")
+		}
+	case sfAnd, sfOr:
+		if len(args) != 2 {
+			// With another arity they are plain function values.
+			fn := &nNative{n: boolFnNative(form), loc: x.Fn.Span()}
+			return &nApp{fn: fn, args: args, loc: x.Loc}, nil
+		}
+	case sfEnforce:
+		if len(args) != 2 {
+			return nil, compileErr(x.Loc, "Invalid syntax, enforce expects 2 arguments")
+		}
+	case sfEnforceOne:
+		if len(args) != 2 {
+			return nil, compileErr(x.Loc, "Invalid syntax, enforce-one expects 2 arguments")
+		}
+	case sfWithCapability:
+		if len(args) < 2 {
+			return nil, compileErr(x.Loc, "Invalid syntax, with-capability expects a capability and a body")
+		}
+	case sfTry, sfCreateUserGuard, sfError, sfPure:
+		want := map[specialForm]int{sfTry: 2, sfCreateUserGuard: 1, sfError: 1, sfPure: 1}[form]
+		if len(args) != want {
+			return nil, compileErr(x.Loc, "Invalid syntax, wrong number of arguments")
+		}
+	case sfDo:
+		if len(args) == 0 {
+			return &nConst{v: UnitValue, loc: x.Loc}, nil
+		}
+	}
+	return &nSpecial{form: form, args: args, loc: x.Loc}, nil
+}
+
+// cond: (cond (t1 e1) ... default) is nested ifs.
+func (c *compiler) cond(x *syntax.App) (node, error) {
+	if len(x.Args) == 0 {
+		return nil, compileErr(x.Loc, "Invalid syntax, cond expects a default branch")
+	}
+	last, err := c.expr(x.Args[len(x.Args)-1])
+	if err != nil {
+		return nil, err
+	}
+	out := last
+	for i := len(x.Args) - 2; i >= 0; i-- {
+		clause, ok := x.Args[i].(*syntax.App)
+		if !ok || len(clause.Args) != 1 {
+			return nil, compileErr(x.Args[i].Span(), "Invalid syntax, cond clauses are (test branch)")
+		}
+		t, err := c.expr(clause.Fn)
+		if err != nil {
+			return nil, err
+		}
+		b, err := c.expr(clause.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		out = &nSpecial{form: sfIf, args: []node{t, b, out}, loc: clause.Loc}
+	}
+	return out, nil
+}
+
+func (c *compiler) isLocal(name string) bool {
+	for s := c.scope; s != nil; s = s.up {
+		if slices.Contains(s.names, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) name(v *syntax.Var) (node, error) {
+	n := v.Name
+	switch n.Kind {
+	case syntax.BareName:
+		return c.bare(n.Name, v.Loc)
+	case syntax.DynamicName:
+		ref, err := c.bare(n.Module, v.Loc)
+		if err != nil {
+			return nil, err
+		}
+		return &nDyn{ref: ref, member: n.Name, loc: v.Loc}, nil
+	}
+	// Qualified: ns.mod.member, or mod.member, or ns.mod as a module value.
+	if n.Namespace != "" {
+		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
+		return c.member(mn, n.Name, v.Loc)
+	}
+	if c.mod != nil && c.mod.Name.Name == n.Module {
+		return c.member(c.mod.Name, n.Name, v.Loc)
+	}
+	if m := c.in.lookupModuleRel(ModuleName{Name: n.Module}); m != nil {
+		return c.member(m.Name, n.Name, v.Loc)
+	}
+	// ns.mod as a module reference.
+	if m := c.in.lookupModule(ModuleName{Namespace: n.Module, Name: n.Name}); m != nil {
+		c.dep(m.Name)
+		return &nModRef{mod: m.Name, loc: v.Loc}, nil
+	}
+	return nil, compileErr(v.Loc, "Cannot resolve module "+n.Module)
+}
+
+func (c *compiler) dep(m ModuleName) {
+	if c.deps == nil {
+		c.deps = map[ModuleName]bool{}
+	}
+	c.deps[m] = true
+}
+
+func (c *compiler) member(mn ModuleName, name string, loc syntax.Span) (node, error) {
+	if c.mod != nil && c.mod.Name == mn {
+		if d, ok := c.mod.Defs[name]; ok {
+			return &nDef{def: d, loc: loc}, nil
+		}
+		return nil, compileErr(loc, "Module member does not exist "+mn.String()+"."+name)
+	}
+	m := c.in.lookupModuleRel(mn)
+	if m == nil {
+		return nil, compileErr(loc, "Cannot find module: "+mn.String())
+	}
+	d, ok := m.Defs[name]
+	if !ok {
+		return nil, compileErr(loc, "Module member does not exist "+m.Name.String()+"."+name)
+	}
+	c.dep(m.Name)
+	return &nDef{def: d, loc: loc}, nil
+}
+
+func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
+	up := 0
+	for s := c.scope; s != nil; s, up = s.up, up+1 {
+		// The last binding of a name wins (let frames append).
+		for i := len(s.names) - 1; i >= 0; i-- {
+			if s.names[i] == name {
+				return &nLocal{up: up, idx: i, name: name, loc: loc}, nil
+			}
+		}
+	}
+	if c.mod != nil {
+		if d, ok := c.mod.Defs[name]; ok {
+			return &nDef{def: d, loc: loc}, nil
+		}
+	}
+	for _, uses := range [][]useImport{c.uses, c.in.topUses} {
+		for i := len(uses) - 1; i >= 0; i-- {
+			u := uses[i]
+			if u.imports != nil && !slices.Contains(u.imports, name) {
+				continue
+			}
+			if d, ok := u.mod.Defs[name]; ok {
+				c.dep(u.mod.Name)
+				return &nDef{def: d, loc: loc}, nil
+			}
+		}
+	}
+	if c.mod == nil {
+		if d, ok := c.in.replDefs[name]; ok {
+			return &nDef{def: d, loc: loc}, nil
+		}
+	}
+	if n, ok := c.in.natives[name]; ok && (!n.Repl || c.allowRepl || c.in.ReplNatives) {
+		return &nNative{n: n, loc: loc}, nil
+	}
+	if c.mod != nil && c.mod.Name.Name == name {
+		return &nModRef{mod: c.mod.Name, loc: loc}, nil
+	}
+	if m := c.in.lookupModuleRel(ModuleName{Name: name}); m != nil {
+		c.dep(m.Name)
+		return &nModRef{mod: m.Name, loc: loc}, nil
+	}
+	if form, ok := specialForms[name]; ok {
+		switch form {
+		case sfAnd, sfOr:
+			return &nNative{n: boolFnNative(form), loc: loc}, nil
+		}
+	}
+	return nil, compileErr(loc, "Cannot resolve "+name)
+}
+
+// typ resolves a type annotation. Schema names are looked up in the module
+// being defined or by qualified name.
+func (c *compiler) typ(t syntax.Type) (*Type, error) {
+	switch t := t.(type) {
+	case nil:
+		return nil, nil
+	case *syntax.PrimType:
+		switch t.Prim {
+		case syntax.PrimList:
+			return &Type{Kind: TyAnyList}, nil
+		case syntax.PrimObject:
+			return &Type{Kind: TyAnyObject}, nil
+		}
+		return &Type{Kind: TyPrim, Prim: string(t.Prim)}, nil
+	case *syntax.ListType:
+		e, err := c.typ(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return &Type{Kind: TyAnyList}, nil
+		}
+		return &Type{Kind: TyList, Elem: e}, nil
+	case *syntax.ModRefType:
+		ms := make([]ModuleName, len(t.Interfaces))
+		for i, m := range t.Interfaces {
+			ms[i] = ModuleName{Namespace: m.Namespace, Name: m.Name}
+			if m.Namespace == "" {
+				if found := c.in.lookupModuleRel(ms[i]); found != nil {
+					ms[i] = found.Name
+				}
+			}
+		}
+		slices.SortFunc(ms, compareModuleNames)
+		return &Type{Kind: TyModRef, ModRefs: ms}, nil
+	case *syntax.SchemaType:
+		s, err := c.schema(t.Schema, t.Loc)
+		if err != nil {
+			return nil, err
+		}
+		if t.Table {
+			return &Type{Kind: TyTable, Schema: s}, nil
+		}
+		return &Type{Kind: TyObject, Schema: s}, nil
+	}
+	return nil, nil
+}
+
+func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*Schema, error) {
+	var d *Def
+	switch {
+	case n.Kind == syntax.BareName && c.mod != nil:
+		d = c.mod.Defs[n.Name]
+	case n.Kind == syntax.QualifiedName:
+		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
+		if c.mod != nil && c.mod.Name.Name == n.Module && n.Namespace == "" {
+			d = c.mod.Defs[n.Name]
+		} else if m := c.in.lookupModuleRel(mn); m != nil {
+			d = m.Defs[n.Name]
+		}
+	}
+	if d == nil || d.Kind != DefSchemaKind {
+		// Outside a module (REPL lets, lambdas) a schema type checks only
+		// that the value is an object.
+		if c.mod == nil {
+			return nil, nil
+		}
+		return nil, compileErr(loc, "Invalid schema "+n.String())
+	}
+	if d.Schema == nil {
+		if err := c.buildSchema(d); err != nil {
+			return nil, err
+		}
+	}
+	return d.Schema, nil
+}
+
+func (c *compiler) buildSchema(d *Def) error {
+	ds := d.fun.(*syntax.DefSchema)
+	s := &Schema{Name: d.QualName()}
+	d.Schema = s // set first: a schema may mention itself
+	for _, f := range ds.Fields {
+		t, err := c.typ(f.Type)
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			t = &Type{Kind: TyAny}
+		}
+		s.Fields = append(s.Fields, SchemaField{Name: f.Name, Type: *t})
+	}
+	slices.SortFunc(s.Fields, func(a, b SchemaField) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// intLitValue is used for constant folding of literal integers.
+func intLitValue(b *big.Int) Value { return NewIntBig(b) }

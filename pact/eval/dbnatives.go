@@ -1,0 +1,550 @@
+package eval
+
+import (
+	"github.com/ledgernode/ledger-node/pact/db"
+)
+
+// The database natives (spec §3.7).
+
+func tableArg(c *Call, a []Value) (*Table, error) {
+	t, ok := a[0].(*Table)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	return t, nil
+}
+
+// tableAccess checks that the caller may touch the table: from its own
+// module, with module admin, or (reads with AllowReadInLocal) anyone.
+func (in *Interp) tableAccess(t *Table, read bool) error {
+	if in.inModule(t.Module) || in.tx.admin[t.Module] {
+		return in.checkBlessed(t)
+	}
+	if read && in.Flags["AllowReadInLocal"] {
+		return nil
+	}
+	if err := in.requireAdmin(t.Module); err != nil {
+		return err
+	}
+	return in.checkBlessed(t)
+}
+
+func (in *Interp) checkBlessed(t *Table) error {
+	m := in.lookupModule(t.Module)
+	if m == nil {
+		return EvalError("Cannot find module: " + t.Module.String())
+	}
+	if t.Hash != m.Hash && !m.Blessed[t.Hash] {
+		return EvalError("Execution aborted, hash not blessed for module " + t.Module.String() + ": " + t.Hash)
+	}
+	return nil
+}
+
+func nativeCreateTable(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	in := c.in
+	if err := in.requireAdmin(t.Module); err != nil {
+		return nil, err
+	}
+	if in.readOnly > 0 {
+		return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+	}
+	if err := in.DB.CreateTable(t.FullName()); err != nil {
+		if err == db.ErrTableExists {
+			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " already exists"}
+		}
+		return nil, dbErr(err)
+	}
+	return String("TableCreated"), nil
+}
+
+func schemaMismatch(s *Schema, o *Object) *Error {
+	return EvalError("Attempted insert failed due to schema mismatch. Expected: " + schemaText(s) + ", received " + Pretty(o))
+}
+
+func schemaText(s *Schema) string {
+	out := "{"
+	for i, f := range s.Fields {
+		if i > 0 {
+			out += ","
+		}
+		out += f.Name + ":" + f.Type.String()
+	}
+	return out + "}"
+}
+
+func nativeWrite(kind string) func(c *Call, a []Value) (Value, error) {
+	return func(c *Call, a []Value) (Value, error) {
+		t, err := tableArg(c, a)
+		if err != nil {
+			return nil, err
+		}
+		key, ok1 := a[1].(String)
+		obj, ok2 := a[2].(*Object)
+		if !ok1 || !ok2 {
+			return nil, c.argsErr(a)
+		}
+		in := c.in
+		if err := in.tableAccess(t, false); err != nil {
+			return nil, err
+		}
+		if in.readOnly > 0 {
+			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+		}
+		if !objectMatchesSchema(obj, &t.Schema, kind == "update") {
+			return nil, schemaMismatch(&t.Schema, obj)
+		}
+		wt := db.Write
+		switch kind {
+		case "insert":
+			wt = db.Insert
+		case "update":
+			wt = db.Update
+			old, found, err := in.DB.Read(db.UserTable, t.FullName(), string(key))
+			if err != nil {
+				return nil, in.tableErr(t, err)
+			}
+			if !found {
+				return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: No row found during update in table " +
+					t.FullName() + " at key " + string(key)}
+			}
+			obj = obj.Union(old.(*Object))
+		}
+		if err := in.DB.Write(db.UserTable, t.FullName(), string(key), obj, wt); err != nil {
+			if err == db.ErrRowExists {
+				return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Value already found while in Insert mode in table " +
+					t.FullName() + " at key \"" + string(key) + "\""}
+			}
+			return nil, in.tableErr(t, err)
+		}
+		return String("Write succeeded"), nil
+	}
+}
+
+func (in *Interp) tableErr(t *Table, err error) error {
+	if err == db.ErrNoTable {
+		return &Error{Kind: ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " not found"}
+	}
+	return dbErr(err)
+}
+
+func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
+	if err := in.tableAccess(t, true); err != nil {
+		return nil, false, err
+	}
+	v, found, err := in.DB.Read(db.UserTable, t.FullName(), key)
+	if err != nil {
+		return nil, false, in.tableErr(t, err)
+	}
+	if !found {
+		return nil, false, nil
+	}
+	return v.(*Object), true, nil
+}
+
+func noSuchRow(t *Table, key string) *Error {
+	return UserError("No value found in table " + t.FullName() + " for key: " + key)
+}
+
+func columns(c *Call, a []Value, v Value) ([]string, error) {
+	l, ok := v.(List)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	out := make([]string, len(l))
+	for i, x := range l {
+		s, ok := x.(String)
+		if !ok {
+			return nil, c.argsErr(a)
+		}
+		out[i] = string(s)
+	}
+	return out, nil
+}
+
+func nativeRead(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	key, ok := a[1].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	row, found, err := c.in.readRow(t, string(key))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, noSuchRow(t, string(key))
+	}
+	if len(a) == 3 {
+		cols, err := columns(c, a, a[2])
+		if err != nil {
+			return nil, err
+		}
+		return row.Restrict(cols), nil
+	}
+	return row, nil
+}
+
+func nativeKeys(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.in.tableAccess(t, true); err != nil {
+		return nil, err
+	}
+	ks, err := c.in.DB.Keys(db.UserTable, t.FullName())
+	if err != nil {
+		return nil, c.in.tableErr(t, err)
+	}
+	out := make(List, len(ks))
+	for i, k := range ks {
+		out[i] = String(k)
+	}
+	return out, nil
+}
+
+// rows iterates a table in key order.
+func (in *Interp) rows(t *Table, f func(key string, row *Object) error) error {
+	if err := in.tableAccess(t, true); err != nil {
+		return err
+	}
+	ks, err := in.DB.Keys(db.UserTable, t.FullName())
+	if err != nil {
+		return in.tableErr(t, err)
+	}
+	for _, k := range ks {
+		v, found, err := in.DB.Read(db.UserTable, t.FullName(), k)
+		if err != nil {
+			return in.tableErr(t, err)
+		}
+		if !found {
+			continue
+		}
+		if err := f(k, v.(*Object)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nativeSelect(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	where := a[1]
+	if len(a) == 3 {
+		if cols, err = columns(c, a, a[1]); err != nil {
+			return nil, err
+		}
+		where = a[2]
+	}
+	out := List{}
+	err = c.in.rows(t, func(_ string, row *Object) error {
+		ok, err := applyBool(c, where, row)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if cols != nil {
+				out = append(out, row.Restrict(cols))
+			} else {
+				out = append(out, row)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func nativeFoldDB(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	out := List{}
+	err = c.in.rows(t, func(k string, row *Object) error {
+		v, err := c.in.Apply(a[1], []Value{String(k), row}, c.Loc)
+		if err != nil {
+			return err
+		}
+		b, ok := v.(Bool)
+		if !ok {
+			return EvalError("expected bool value, got " + Pretty(v))
+		}
+		if !b {
+			return nil
+		}
+		r, err := c.in.Apply(a[2], []Value{String(k), row}, c.Loc)
+		if err != nil {
+			return err
+		}
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func nativeWithRead(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	key, ok := a[1].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	row, found, err := c.in.readRow(t, string(key))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, noSuchRow(t, string(key))
+	}
+	return c.in.Apply(a[2], []Value{row}, c.Loc)
+}
+
+func nativeWithDefaultRead(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	key, ok1 := a[1].(String)
+	def, ok2 := a[2].(*Object)
+	if !ok1 || !ok2 {
+		return nil, c.argsErr(a)
+	}
+	row, found, err := c.in.readRow(t, string(key))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		row = def
+	}
+	return c.in.Apply(a[3], []Value{row}, c.Loc)
+}
+
+func nativeDescribeTable(c *Call, a []Value) (Value, error) {
+	t, err := tableArg(c, a)
+	if err != nil {
+		return nil, err
+	}
+	return NewObject(
+		Field{Key: "module", Val: String(t.Module.String())},
+		Field{Key: "name", Val: String(t.Name)},
+		Field{Key: "type", Val: String("table{" + t.Schema.Name.String() + "}")},
+	), nil
+}
+
+func nativeDescribeKeyset(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	r, err := parseKeysetRef(string(s))
+	if err != nil {
+		return nil, err
+	}
+	ks, err := c.in.readKeyset(r)
+	if err != nil {
+		return nil, err
+	}
+	return ks, nil
+}
+
+func nativeDescribeModule(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	mn, ok := ParseModuleName(string(s))
+	if !ok {
+		return nil, EvalError("Cannot find module: " + string(s))
+	}
+	m := c.in.lookupModuleRel(mn)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + string(s))
+	}
+	ifaces := make(List, len(m.Implements))
+	for i, n := range m.Implements {
+		ifaces[i] = String(n.String())
+	}
+	fs := []Field{{"name", String(m.Name.String())}, {"hash", String(m.Hash)}, {"code", String(m.Code)}}
+	if !m.Interface {
+		fs = append(fs, Field{Key: "interfaces", Val: ifaces})
+		if m.GovKeyset != "" {
+			fs = append(fs, Field{Key: "keyset", Val: String(m.GovKeyset)})
+		} else {
+			fs = append(fs, Field{Key: "keyset", Val: String(m.GovCap)})
+		}
+		bl := List{}
+		for h := range m.Blessed {
+			bl = append(bl, String(h))
+		}
+		sorted, _ := Sort(bl)
+		fs = append(fs, Field{Key: "blessed", Val: sorted})
+	}
+	return NewObject(fs...), nil
+}
+
+func nativeListModules(c *Call, a []Value) (Value, error) {
+	ks, err := c.in.DB.Keys(db.Modules, "")
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	out := make(List, len(ks))
+	for i, k := range ks {
+		out[i] = String(k)
+	}
+	return out, nil
+}
+
+func nativeStaticRedeploy(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	mn, _ := ParseModuleName(string(s))
+	m := c.in.lookupModuleRel(mn)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + string(s))
+	}
+	if err := c.in.requireAdmin(m.Name); err != nil {
+		return nil, err
+	}
+	return UnitValue, c.in.write(db.Modules, "", m.Name.String(), m)
+}
+
+// Namespaces.
+
+// Namespace is a defined namespace.
+type Namespace struct {
+	Name  string
+	User  Value
+	Admin Value
+}
+
+func validNamespaceName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0xC0 && r <= 0xFF && r != 0xD7 && r != 0xF7
+		if i == 0 {
+			if !letter {
+				return false
+			}
+			continue
+		}
+		if !letter && !(r >= '0' && r <= '9') && !containsRune("%#+-_&$@<>=^?*!|/~", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsRune(s string, r rune) bool {
+	for _, c := range s {
+		if c == r {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Interp) readNamespace(name string) (*Namespace, error) {
+	v, ok, err := in.DB.Read(db.Namespaces, "", name)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if !ok {
+		return nil, EvalError("Namespace not found: " + name)
+	}
+	return v.(*Namespace), nil
+}
+
+func (in *Interp) enforceNamespaceUser(name string) error {
+	ns, err := in.readNamespace(name)
+	if err != nil {
+		return err
+	}
+	return in.EnforceGuard(ns.User)
+}
+
+func nativeNamespace(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if s == "" {
+		c.in.namespace = ""
+		return String("Namespace reset to root"), nil
+	}
+	if _, err := c.in.readNamespace(string(s)); err != nil {
+		return nil, err
+	}
+	c.in.namespace = string(s)
+	return String("Namespace set to " + string(s)), nil
+}
+
+func nativeDefineNamespace(c *Call, a []Value) (Value, error) {
+	in := c.in
+	name, ok := a[0].(String)
+	if !ok || a[1].Kind() != KindGuard || a[2].Kind() != KindGuard {
+		return nil, c.argsErr(a)
+	}
+	if !validNamespaceName(string(name)) {
+		return nil, EvalError("invalid namespace name format: " + string(name))
+	}
+	old, found, err := in.DB.Read(db.Namespaces, "", string(name))
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if found {
+		if err := in.EnforceGuard(old.(*Namespace).Admin); err != nil {
+			return nil, err
+		}
+	} else if in.NamespacePolicy.Fn != nil {
+		v, err := in.Apply(in.NamespacePolicy.Fn, []Value{name, a[2]}, c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		if b, _ := v.(Bool); !b {
+			return nil, EvalError("Namespace definition not permitted")
+		}
+	}
+	if err := in.write(db.Namespaces, "", string(name), &Namespace{Name: string(name), User: a[1], Admin: a[2]}); err != nil {
+		return nil, err
+	}
+	return String("Namespace defined: " + string(name)), nil
+}
+
+func nativeDescribeNamespace(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	ns, err := c.in.readNamespace(string(s))
+	if err != nil {
+		return nil, err
+	}
+	return NewObject(
+		Field{Key: "admin-guard", Val: ns.Admin},
+		Field{Key: "namespace-name", Val: String(ns.Name)},
+		Field{Key: "user-guard", Val: ns.User},
+	), nil
+}

@@ -1,0 +1,394 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/db"
+)
+
+// Guards, keysets and module admin (spec §3.6, §3.7).
+
+func nativeEnforceGuard(c *Call, a []Value) (Value, error) {
+	var g Value = a[0]
+	if s, ok := a[0].(String); ok {
+		ref, err := parseKeysetRef(string(s))
+		if err != nil {
+			return nil, err
+		}
+		g = ref
+	}
+	if g.Kind() != KindGuard {
+		return nil, c.argsErr(a)
+	}
+	if err := c.in.EnforceGuard(g); err != nil {
+		return nil, err
+	}
+	return True, nil
+}
+
+func parseKeysetRef(s string) (*KeySetRef, error) {
+	if s == "" {
+		return nil, EvalError("Invalid keyset name format: " + s)
+	}
+	if i := strings.LastIndexByte(s, '.'); i > 0 {
+		return &KeySetRef{Namespace: s[:i], Name: s[i+1:]}, nil
+	}
+	return &KeySetRef{Name: s}, nil
+}
+
+// EnforceGuard checks a guard against the transaction.
+func (in *Interp) EnforceGuard(g Value) error {
+	switch g := g.(type) {
+	case *KeySet:
+		return in.enforceKeyset(g)
+	case *KeySetRef:
+		ks, err := in.readKeyset(g)
+		if err != nil {
+			return err
+		}
+		return in.enforceKeyset(ks)
+	case *UserGuard:
+		d, err := in.resolveQual(g.Fun)
+		if err != nil {
+			return err
+		}
+		in.readOnly++
+		v, err := in.callDef(d, g.Args, d.Loc)
+		in.readOnly--
+		if err != nil {
+			return err
+		}
+		if b, ok := v.(Bool); ok && !bool(b) {
+			return UserError("User guard failed: " + g.Fun.String())
+		}
+		return nil
+	case *CapabilityGuard:
+		t := &CapToken{Name: FullyQualifiedName{Module: g.Name.Module, Name: g.Name.Name}, Args: g.Args}
+		if !in.tx.caps.isGranted(t) {
+			return UserError("Capability not acquired: " + Pretty(g))
+		}
+		if g.HasPactID {
+			cur, _ := in.activePactID()
+			if cur != g.PactID {
+				return UserError("Capability pact guard failed: invalid pact id, expected " + g.PactID + " got " + cur)
+			}
+		}
+		return nil
+	case *ModuleGuard:
+		if in.inModule(g.Module) {
+			return nil
+		}
+		m := in.lookupModule(g.Module)
+		if m == nil {
+			return EvalError("Cannot find module: " + g.Module.String())
+		}
+		return in.acquireAdmin(m)
+	case *PactGuard:
+		cur, _ := in.activePactID()
+		if cur != g.PactID {
+			return UserError("Pact guard failed, intended: " + g.PactID + ", active: " + cur)
+		}
+		return nil
+	}
+	return EvalError("not a guard")
+}
+
+func (in *Interp) resolveQual(q QualifiedName) (*Def, error) {
+	m := in.lookupModule(q.Module)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + q.Module.String())
+	}
+	d, ok := m.Defs[q.Name]
+	if !ok {
+		return nil, EvalError("Module member does not exist " + q.String())
+	}
+	return d, nil
+}
+
+// enforceKeyset counts the signers whose keys are in the keyset and whose
+// capability list admits them (signature scoping) and applies the
+// predicate.
+func (in *Interp) enforceKeyset(ks *KeySet) error {
+	acquiring := in.tx.caps.acquiring()
+	matched := 0
+	for _, k := range ks.Keys {
+		for _, s := range in.Signers {
+			if s.PubKey != k {
+				continue
+			}
+			if in.signerAdmitted(s, acquiring) {
+				matched++
+				break
+			}
+		}
+	}
+	ok, err := in.keysetPredicate(ks, matched)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		elided := make([]string, len(ks.Keys))
+		for i, k := range ks.Keys {
+			elided[i] = runePrefix(k, 8) + "..."
+		}
+		return UserError("Keyset failure (" + ks.Pred + "): [" + strings.Join(elided, ", ") + "]")
+	}
+	return nil
+}
+
+func (in *Interp) signerAdmitted(s Signer, acquiring []*CapToken) bool {
+	if len(s.Caps) == 0 {
+		return !in.tx.caps.autonomous
+	}
+	for _, c := range s.Caps {
+		for _, a := range acquiring {
+			if capTokensEqual(c, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
+	count := len(ks.Keys)
+	switch ks.Pred {
+	case KeysAll:
+		return matched == count, nil
+	case KeysAny:
+		return matched > 0, nil
+	case Keys2:
+		return matched >= 2, nil
+	}
+	q, ok := ParseQualifiedName(ks.Pred)
+	if !ok {
+		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+	}
+	d, err := in.resolveQual(q)
+	if err != nil || d.Kind != DefFun {
+		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+	}
+	v, err := in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, d.Loc)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(Bool)
+	if !ok {
+		return false, EvalError("expected bool value, got " + Pretty(v))
+	}
+	return bool(b), nil
+}
+
+func (in *Interp) readKeyset(r *KeySetRef) (*KeySet, error) {
+	v, ok, err := in.DB.Read(db.KeySets, "", r.Text())
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if !ok {
+		return nil, EvalError("Cannot find keyset in database: " + r.Text())
+	}
+	return v.(*KeySet), nil
+}
+
+func (in *Interp) checkKeyFormats(ks *KeySet) error {
+	if !in.Flags["EnforceKeyFormats"] {
+		return nil
+	}
+	for _, k := range ks.Keys {
+		if !validKeyFormat(k) {
+			return EvalError("Invalid keyset format: " + Pretty(ks))
+		}
+	}
+	return nil
+}
+
+func validKeyFormat(k string) bool {
+	if rest, ok := strings.CutPrefix(k, "WEBAUTHN-"); ok {
+		return isHex(rest) && rest != ""
+	}
+	return len(k) == 64 && isHex(k)
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func nativeKeysetRefGuard(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	r, err := parseKeysetRef(string(s))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.in.readKeyset(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
+	in := c.in
+	name, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	var ks *KeySet
+	if len(a) == 2 {
+		k, ok := a[1].(*KeySet)
+		if !ok {
+			return nil, c.argsErr(a)
+		}
+		ks = k
+	} else {
+		v, ok := in.readData(string(name))
+		if !ok {
+			return nil, UserError("read-keyset failure")
+		}
+		if ks, ok = ReadKeySetValue(v); !ok {
+			return nil, UserError("read-keyset failure")
+		}
+	}
+	if err := in.checkKeyFormats(ks); err != nil {
+		return nil, err
+	}
+	ref, err := parseKeysetRef(string(name))
+	if err != nil {
+		return nil, err
+	}
+	if in.Flags["RequireKeysetNs"] || ref.Namespace != "" {
+		if ref.Namespace == "" {
+			return nil, EvalError("Cannot define keyset outside of a namespace")
+		}
+		if ref.Namespace != in.namespace {
+			return nil, EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
+		}
+	}
+	old, found, err := in.DB.Read(db.KeySets, "", ref.Text())
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if found {
+		if err := in.enforceKeyset(old.(*KeySet)); err != nil {
+			return nil, err
+		}
+	} else if ref.Namespace != "" {
+		if err := in.enforceNamespaceUser(ref.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.write(db.KeySets, "", ref.Text(), ks); err != nil {
+		return nil, err
+	}
+	return String("Keyset write success"), nil
+}
+
+func nativeCapGuard(pact bool) func(c *Call, a []Value) (Value, error) {
+	return func(c *Call, a []Value) (Value, error) {
+		t, err := expectCapToken(a[0])
+		if err != nil {
+			return nil, err
+		}
+		g := &CapabilityGuard{Name: t.Name.QualName(), Args: t.Args}
+		if pact {
+			id, ok := c.in.activePactID()
+			if !ok {
+				return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+			}
+			g.PactID, g.HasPactID = id, true
+		}
+		return g, nil
+	}
+}
+
+func nativeModuleGuard(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	m := c.in.currentModule()
+	if m == nil {
+		return nil, EvalError("create-module-guard: must be called within a module")
+	}
+	return &ModuleGuard{Module: m.Name, Name: string(s)}, nil
+}
+
+func nativePactGuard(c *Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	id, ok := c.in.activePactID()
+	if !ok {
+		return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+	}
+	return &PactGuard{PactID: id, Name: string(s)}, nil
+}
+
+func nativeAcquireModuleAdmin(c *Call, a []Value) (Value, error) {
+	r, ok := a[0].(*ModRef)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	m := c.in.lookupModule(r.Module)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + r.Module.String())
+	}
+	if err := c.in.acquireAdmin(m); err != nil {
+		return nil, err
+	}
+	return String("Module admin for module " + m.Name.String() + " acquired"), nil
+}
+
+// acquireAdmin enforces a module's governance once per transaction.
+func (in *Interp) acquireAdmin(m *Module) error {
+	if in.tx.admin[m.Name] {
+		return nil
+	}
+	if m.GovKeyset != "" {
+		r, err := parseKeysetRef(m.GovKeyset)
+		if err != nil {
+			return err
+		}
+		ks, err := in.readKeyset(r)
+		if err != nil {
+			return err
+		}
+		if err := in.enforceKeyset(ks); err != nil {
+			return err
+		}
+	} else if m.GovCap != "" {
+		d := m.Defs[m.GovCap]
+		if d == nil {
+			return EvalError("Module member does not exist " + m.Name.String() + "." + m.GovCap)
+		}
+		t := &CapToken{Name: d.fqn()}
+		slot, err := in.acquireCap(d, t)
+		if err != nil {
+			return err
+		}
+		_ = slot
+	}
+	in.tx.admin[m.Name] = true
+	return nil
+}
+
+// requireAdmin is the check for operations that need admin: it succeeds
+// inside the module, with admin already held, or by acquiring it.
+func (in *Interp) requireAdmin(m ModuleName) error {
+	if in.inModule(m) || in.tx.admin[m] {
+		return nil
+	}
+	mod := in.lookupModule(m)
+	if mod == nil {
+		return EvalError("Cannot find module: " + m.String())
+	}
+	return in.acquireAdmin(mod)
+}

@@ -1,0 +1,518 @@
+package eval
+
+import (
+	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Function values. All have Kind() == KindClosure.
+type (
+	// Closure is a lambda with its captured frame, or a defun.
+	Closure struct {
+		params []Param
+		body   []node
+		env    *env
+		def    *Def // the defun, nil for a lambda
+		loc    syntax.Span
+	}
+	// NativeFn is a native used as a value.
+	NativeFn struct{ n *Native }
+	// Partial is a function applied to some of its arguments.
+	Partial struct {
+		fn   Value
+		args []Value
+	}
+	// bindFn is a binding form as a value.
+	bindFn struct {
+		b   *nBinding
+		env *env
+	}
+	// capFn is a defcap used as a value (applied, it makes a token).
+	capFn struct{ def *Def }
+	// pactFn is a defpact used as a value.
+	pactFn struct{ def *Def }
+)
+
+func (*Closure) Kind() Kind  { return KindClosure }
+func (*NativeFn) Kind() Kind { return KindClosure }
+func (*Partial) Kind() Kind  { return KindClosure }
+func (*bindFn) Kind() Kind   { return KindClosure }
+func (*capFn) Kind() Kind    { return KindClosure }
+func (*pactFn) Kind() Kind   { return KindClosure }
+
+func (c *Closure) String() string {
+	if c.def != nil {
+		return "<#defun " + c.def.qualText() + ">"
+	}
+	return "<#closure>"
+}
+func (n *NativeFn) String() string { return "<native " + n.n.Name + ">" }
+func (p *Partial) String() string  { return "<#closure>" }
+func (b *bindFn) String() string   { return "<#closure>" }
+func (c *capFn) String() string    { return "<#defcap " + c.def.qualText() + ">" }
+func (c *pactFn) String() string   { return "<#defpact " + c.def.qualText() + ">" }
+
+// arity is the number of arguments a function value takes; -1 when
+// variadic.
+func arity(fn Value) int {
+	switch f := fn.(type) {
+	case *Closure:
+		return len(f.params)
+	case *NativeFn:
+		if f.n.Max < 0 || f.n.Max != f.n.Min {
+			return -1
+		}
+		return f.n.Max
+	case *Partial:
+		a := arity(f.fn)
+		if a < 0 {
+			return -1
+		}
+		return a - len(f.args)
+	case *bindFn:
+		return 1
+	case *capFn:
+		return len(f.def.Args)
+	case *pactFn:
+		return len(f.def.Args)
+	}
+	return -1
+}
+
+func located(err error, loc syntax.Span) error {
+	if e, ok := err.(*Error); ok && !e.Located && loc.File != "" || ok && !e.Located && loc.Start.Line > 0 {
+		e.Loc, e.Located = loc, true
+	}
+	return err
+}
+
+func (in *Interp) step() error {
+	in.steps++
+	if in.StepLimit > 0 && in.steps > in.StepLimit {
+		return &Error{Kind: ErrGas, Msg: "Gas limit (" + strconv.FormatInt(in.StepLimit, 10) + ") exceeded: " + strconv.FormatInt(in.steps, 10)}
+	}
+	return in.Gas.charge(1)
+}
+
+// eval evaluates a compiled expression in a frame.
+func (in *Interp) eval(n node, e *env) (Value, error) {
+	switch n := n.(type) {
+	case *nConst:
+		return n.v, nil
+	case *nLocal:
+		return e.lookup(n.up, n.idx), nil
+	case *nApp:
+		if err := in.step(); err != nil {
+			return nil, err
+		}
+		if in.Coverage != nil {
+			in.Coverage(n.loc)
+		}
+		v, err := in.evalApp(n, e)
+		if err != nil {
+			return nil, located(err, n.loc)
+		}
+		return v, nil
+	case *nSpecial:
+		if err := in.step(); err != nil {
+			return nil, err
+		}
+		if in.Coverage != nil {
+			in.Coverage(n.loc)
+		}
+		v, err := in.evalSpecial(n, e)
+		if err != nil {
+			return nil, located(err, n.loc)
+		}
+		return v, nil
+	case *nList:
+		l := make(List, len(n.elems))
+		for i, x := range n.elems {
+			v, err := in.eval(x, e)
+			if err != nil {
+				return nil, err
+			}
+			if err := pactValue(v); err != nil {
+				return nil, located(err, x.span())
+			}
+			l[i] = v
+		}
+		return l, nil
+	case *nObject:
+		fs := make([]Field, len(n.keys))
+		for i, x := range n.vals {
+			v, err := in.eval(x, e)
+			if err != nil {
+				return nil, err
+			}
+			if err := pactValue(v); err != nil {
+				return nil, located(err, x.span())
+			}
+			fs[i] = Field{Key: n.keys[i], Val: v}
+		}
+		return NewObject(fs...), nil
+	case *nLet:
+		fr := &env{vals: make([]Value, 0, len(n.vals)), up: e}
+		for i, x := range n.vals {
+			v, err := in.eval(x, fr)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkParam(n.params[i], v); err != nil {
+				return nil, located(err, x.span())
+			}
+			fr.vals = append(fr.vals, v)
+		}
+		return in.body(n.body, fr)
+	case *nLambda:
+		return &Closure{params: n.params, body: n.body, env: e, loc: n.loc}, nil
+	case *nBinding:
+		return &bindFn{b: n, env: e}, nil
+	case *nDef:
+		return in.defValue(n.def)
+	case *nNative:
+		return &NativeFn{n: n.n}, nil
+	case *nModRef:
+		m := in.lookupModule(n.mod)
+		if m == nil {
+			return nil, located(EvalError("Cannot find module: "+n.mod.String()), n.loc)
+		}
+		if m.Interface {
+			return nil, located(EvalError("Expected module, found interface: "+n.mod.String()), n.loc)
+		}
+		return m.ModRefValue(), nil
+	case *nDyn:
+		d, err := in.dynDef(n, e)
+		if err != nil {
+			return nil, err
+		}
+		return in.defValue(d)
+	}
+	return nil, EvalError("unknown node")
+}
+
+func (in *Interp) body(ns []node, e *env) (Value, error) {
+	var v Value = UnitValue
+	for i, x := range ns {
+		var err error
+		if v, err = in.eval(x, e); err != nil {
+			return nil, err
+		}
+		// A partial application may only be handed to a native; P5 fails
+		// when one is dropped in a sequence.
+		if p, ok := v.(*Partial); ok && i < len(ns)-1 {
+			return nil, located(partialError(p), x.span())
+		}
+	}
+	return v, nil
+}
+
+// pactValue rejects function values where a Pact value is needed (list
+// and object elements).
+func pactValue(v Value) error {
+	if v.Kind() == KindClosure {
+		return EvalError("Expected Pact Value, got closure or table reference")
+	}
+	return nil
+}
+
+// defValue is a module member used as a value.
+func (in *Interp) defValue(d *Def) (Value, error) {
+	switch d.Kind {
+	case DefConstant:
+		if d.Value == nil {
+			return nil, EvalError("constant " + d.qualText() + " used before it is defined")
+		}
+		return d.Value, nil
+	case DefFun:
+		return &Closure{params: d.Args, body: d.Body, def: d, loc: d.Loc}, nil
+	case DefCapability:
+		return &capFn{def: d}, nil
+	case DefPactKind:
+		return &pactFn{def: d}, nil
+	case DefTableKind:
+		return d.Table, nil
+	case DefSchemaKind:
+		return nil, EvalError("schema " + d.qualText() + " is not a value")
+	}
+	return nil, EvalError("not a value")
+}
+
+// dynDef resolves ref::member.
+func (in *Interp) dynDef(n *nDyn, e *env) (*Def, error) {
+	rv, err := in.eval(n.ref, e)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := rv.(*ModRef)
+	if !ok {
+		return nil, located(EvalError("Attempted to use "+n.member+" as dynamic name, but it is not a modref"), n.loc)
+	}
+	m := in.lookupModule(r.Module)
+	if m == nil {
+		return nil, located(EvalError("Cannot find module: "+r.Module.String()), n.loc)
+	}
+	d, ok := m.Defs[n.member]
+	if !ok {
+		return nil, located(EvalError("Module member does not exist "+r.Module.String()+"."+n.member), n.loc)
+	}
+	return d, nil
+}
+
+func (in *Interp) evalArgs(ns []node, e *env) ([]Value, error) {
+	args := make([]Value, len(ns))
+	for i, x := range ns {
+		v, err := in.eval(x, e)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	return args, nil
+}
+
+func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
+	switch f := n.fn.(type) {
+	case *nNative:
+		if f.n.Special != nil {
+			return f.n.Special(&Call{in: in, Native: f.n, Loc: n.loc}, thunks(in, n.args, e))
+		}
+		args, err := in.evalArgs(n.args, e)
+		if err != nil {
+			return nil, err
+		}
+		return in.callNative(f.n, args, n.loc)
+	case *nDef:
+		args, err := in.evalArgs(n.args, e)
+		if err != nil {
+			return nil, err
+		}
+		return in.callDef(f.def, args, n.loc)
+	case *nDyn:
+		d, err := in.dynDef(f, e)
+		if err != nil {
+			return nil, err
+		}
+		args, err := in.evalArgs(n.args, e)
+		if err != nil {
+			return nil, err
+		}
+		return in.callDef(d, args, n.loc)
+	}
+	fn, err := in.eval(n.fn, e)
+	if err != nil {
+		return nil, err
+	}
+	args, err := in.evalArgs(n.args, e)
+	if err != nil {
+		return nil, err
+	}
+	return in.Apply(fn, args, n.loc)
+}
+
+// Apply applies a function value to arguments. Too few arguments make a
+// partial application.
+func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) {
+	switch f := fn.(type) {
+	case *Closure:
+		if f.def != nil {
+			return in.callDef(f.def, args, loc)
+		}
+		return in.callLambda(f, args)
+	case *NativeFn:
+		if f.n.Special != nil {
+			ts := make([]Thunk, len(args))
+			for i, a := range args {
+				ts[i] = Thunk{v: a}
+			}
+			return f.n.Special(&Call{in: in, Native: f.n, Loc: loc}, ts)
+		}
+		return in.callNative(f.n, args, loc)
+	case *Partial:
+		all := make([]Value, 0, len(f.args)+len(args))
+		all = append(append(all, f.args...), args...)
+		return in.Apply(f.fn, all, loc)
+	case *bindFn:
+		if len(args) != 1 {
+			return nil, EvalError("binding applied to " + strconv.Itoa(len(args)) + " arguments")
+		}
+		obj, ok := args[0].(*Object)
+		if !ok {
+			return nil, EvalError("binding expects an object, got " + ArgTypeName(args[0]))
+		}
+		return in.applyBinding(f, obj)
+	case *capFn:
+		return in.callDef(f.def, args, loc)
+	case *pactFn:
+		return in.callDef(f.def, args, loc)
+	}
+	return nil, EvalError("Cannot apply value to non-closure")
+}
+
+func (in *Interp) applyBinding(f *bindFn, obj *Object) (Value, error) {
+	fr := &env{vals: make([]Value, len(f.b.fields)), up: f.env}
+	for i, k := range f.b.fields {
+		v, ok := obj.Get(k)
+		if !ok {
+			return nil, MissingFieldError(k, obj)
+		}
+		if err := checkParam(f.b.params[i], v); err != nil {
+			return nil, err
+		}
+		fr.vals[i] = v
+	}
+	return in.body(f.b.body, fr)
+}
+
+func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
+	switch {
+	case len(args) < len(f.params):
+		return &Partial{fn: f, args: args}, nil
+	case len(args) > len(f.params):
+		return nil, EvalError("Attempted to apply a closure to too many arguments")
+	}
+	for i, p := range f.params {
+		if err := checkParam(p, args[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.stack) >= in.maxDepth() {
+		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
+	}
+	in.stack = append(in.stack, frame{name: "lambda"})
+	v, err := in.body(f.body, &env{vals: args, up: f.env})
+	in.stack = in.stack[:len(in.stack)-1]
+	return v, err
+}
+
+func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, error) {
+	if len(args) < n.Min {
+		if n.Min == n.Max || n.Max < 0 {
+			return &Partial{fn: &NativeFn{n: n}, args: args}, nil
+		}
+		return &Partial{fn: &NativeFn{n: n}, args: args}, nil
+	}
+	if n.Max >= 0 && len(args) > n.Max {
+		return nil, ArgsError(n.Name, args...)
+	}
+	if n.TopLevelOnly && len(in.stack) > 0 {
+		return nil, EvalError("Top-level call used in module " + n.Name)
+	}
+	return n.Fn(&Call{in: in, Native: n, Loc: loc}, args)
+}
+
+// callDef applies a module member.
+func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) {
+	switch d.Kind {
+	case DefFun:
+	case DefCapability:
+		return in.capToken(d, args)
+	case DefPactKind:
+		return in.initPact(d, args, loc)
+	case DefConstant, DefTableKind:
+		v, err := in.defValue(d)
+		if err != nil {
+			return nil, err
+		}
+		return in.Apply(v, args, loc)
+	default:
+		return nil, EvalError("Cannot apply value to non-closure")
+	}
+	if d.Abstract {
+		return nil, EvalError("Cannot call interface member " + d.qualText())
+	}
+	if len(args) < len(d.Args) {
+		return &Partial{fn: &Closure{params: d.Args, body: d.Body, def: d}, args: args}, nil
+	}
+	if len(args) > len(d.Args) {
+		return nil, invalidNumArgs(d, len(args))
+	}
+	for i, p := range d.Args {
+		if err := checkArg(d, p, args[i]); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range in.stack {
+		if f.def == d {
+			return nil, EvalError("Recursion detected by the runtime. Recursing in function: " + d.qualText())
+		}
+	}
+	if len(in.stack) >= in.maxDepth() {
+		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
+	}
+	in.stack = append(in.stack, frame{def: d})
+	v, err := in.body(d.Body, &env{vals: args})
+	in.stack = in.stack[:len(in.stack)-1]
+	if err != nil {
+		return nil, err
+	}
+	if d.Ret != nil && !in.Flags["DisableRuntimeRTC"] && !typeMatches(d.Ret, v) {
+		return nil, rtcFailure(v, d.Ret)
+	}
+	return v, nil
+}
+
+func invalidNumArgs(d *Def, got int) *Error {
+	kind := "closure"
+	switch d.Kind {
+	case DefFun:
+		kind = "user function " + d.qualText()
+	case DefCapability:
+		kind = "defcap " + d.qualText()
+	case DefPactKind:
+		kind = "defpact " + d.qualText()
+	}
+	return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for " + kind +
+		" supplied; expected (" + strconv.Itoa(len(d.Args)) + ")")
+}
+
+func checkArg(d *Def, p Param, v Value) error {
+	if v.Kind() == KindClosure {
+		return EvalError("Expected Pact Value, got closure or table reference")
+	}
+	return checkParam(p, v)
+}
+
+func checkParam(p Param, v Value) error {
+	if p.Type != nil && !typeMatches(p.Type, v) {
+		return rtcFailure(v, p.Type)
+	}
+	return nil
+}
+
+func rtcFailure(v Value, t *Type) *Error {
+	return EvalError("Runtime typecheck failure, argument is " + TypeOf(v) + " , but expected type " + t.String())
+}
+
+// Thunk is an unevaluated argument of a lazy native.
+type Thunk struct {
+	in *Interp
+	n  node
+	e  *env
+	v  Value
+}
+
+func thunks(in *Interp, ns []node, e *env) []Thunk {
+	ts := make([]Thunk, len(ns))
+	for i, n := range ns {
+		ts[i] = Thunk{in: in, n: n, e: e}
+	}
+	return ts
+}
+
+// Eval evaluates the argument.
+func (t Thunk) Eval() (Value, error) {
+	if t.n == nil {
+		return t.v, nil
+	}
+	return t.in.eval(t.n, t.e)
+}
+
+// Span is the argument's source position.
+func (t Thunk) Span() syntax.Span {
+	if t.n == nil {
+		return syntax.Span{}
+	}
+	return t.n.span()
+}

@@ -1,0 +1,230 @@
+package eval
+
+import (
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Interp is one Pact interpreter: the environment a transaction runs in
+// (message data, signers, chain data, flags), the transaction's state
+// (capabilities, events, defpact, module admin) and the database.
+//
+// An Interp is not safe for concurrent use. The REPL drives one for a whole
+// session; the node makes one per transaction.
+type Interp struct {
+	DB db.DB
+
+	// Environment of the transaction.
+	Data      Value // message data, an object by default
+	Signers   []Signer
+	Verifiers []Verifier
+	ChainData *Object
+	TxHash    string
+	Flags     map[string]bool
+	// NamespacePolicy decides who may define namespaces and whether
+	// definitions in the root namespace are allowed.
+	NamespacePolicy NamespacePolicy
+	// SPV verifies verify-spv payloads; nil means unsupported.
+	SPV func(kind string, payload *Object) (*Object, error)
+
+	// Print receives the output of `print` and similar.
+	Print func(string)
+	// Warn receives warnings (deprecated natives and the like).
+	Warn func(string)
+
+	// Gas meters evaluation; the zero value is the free model.
+	Gas Gas
+
+	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
+	MaxDepth int
+	// StepLimit, when positive, bounds the number of evaluation steps (the
+	// fuzz tests use it); exceeding it is a gas error.
+	StepLimit int64
+	steps     int64
+
+	natives map[string]*Native
+	// ReplNatives allows REPL natives inside module code.
+	ReplNatives bool
+
+	namespace string // current namespace, "" for root
+
+	tx txState
+
+	// replDefs are top-level defuns and defconsts of a REPL session.
+	replDefs map[string]*Def
+	// topUses are the modules `use`d at the top level.
+	topUses []useImport
+
+	stack    []frame
+	readOnly int
+	// composing is the slot compose-capability adds to.
+	composing *capSlot
+	// inDefcap counts defcap bodies being evaluated (with-capability is
+	// illegal there, compose-capability legal).
+	inDefcap int
+	// Coverage, when set, is told of every evaluated application.
+	Coverage func(span syntax.Span)
+	// Trace, when set, receives each top-level result.
+	Trace func(span syntax.Span, v Value)
+}
+
+// txState is what a commit or rollback clears.
+type txState struct {
+	caps       capState
+	events     []Event
+	admin      map[ModuleName]bool
+	defpact    *PactExec
+	pactStep   *PactStep
+	pactYield  *Yield
+	lastPactID string
+}
+
+// Signer is a transaction signer: a public key and the capabilities its
+// signature is scoped to.
+type Signer struct {
+	PubKey string
+	Scheme string
+	Caps   []*CapToken
+}
+
+// Verifier is a verifier plugin's claim and the capabilities it grants.
+type Verifier struct {
+	Name string
+	Caps []*CapToken
+}
+
+// Event is an emitted event.
+type Event struct {
+	Name       QualifiedName
+	Args       []Value
+	ModuleHash string
+}
+
+// NamespacePolicy is the namespace policy: SimpleNamespacePolicy or a
+// smart policy function.
+type NamespacePolicy struct {
+	AllowRoot bool
+	// Fn is a user function (ns admin-guard) -> bool; nil for the simple
+	// policy, under which anyone may define a namespace.
+	Fn Value
+}
+
+// DefaultMaxDepth bounds nested calls; deeper programs fail with a gas error
+// instead of exhausting the Go stack.
+const DefaultMaxDepth = 512
+
+// New makes an interpreter over d with the REPL's defaults: empty signers,
+// data `{}`, the hash of "" as tx hash, empty chain data, the simple
+// namespace policy, free gas.
+func New(d db.DB) *Interp {
+	in := &Interp{
+		DB:              d,
+		Data:            NewObject(),
+		ChainData:       DefaultChainData(),
+		TxHash:          HashBytes(nil),
+		Flags:           map[string]bool{},
+		NamespacePolicy: NamespacePolicy{AllowRoot: true},
+		natives:         map[string]*Native{},
+		replDefs:        map[string]*Def{},
+		Print:           func(string) {},
+		Warn:            func(string) {},
+	}
+	for _, n := range coreNatives() {
+		in.natives[n.Name] = n
+	}
+	in.tx.admin = map[ModuleName]bool{}
+	return in
+}
+
+// DefaultChainData is P5's default public chain data.
+func DefaultChainData() *Object {
+	return NewObject(
+		Field{Key: "chain-id", Val: String("")},
+		Field{Key: "block-height", Val: NewInt(0)},
+		Field{Key: "block-time", Val: TimeFromMicros(0)},
+		Field{Key: "prev-block-hash", Val: String("")},
+		Field{Key: "sender", Val: String("")},
+		Field{Key: "gas-limit", Val: NewInt(0)},
+		Field{Key: "gas-price", Val: NewDecimal(NewInt(0), 0)},
+	)
+}
+
+// Register adds natives (the REPL's, for instance). A later registration
+// of the same name replaces the earlier one.
+func (in *Interp) Register(ns ...*Native) {
+	for _, n := range ns {
+		in.natives[n.Name] = n
+	}
+}
+
+// NativeNames lists the registered natives in the order P5's `-b` prints:
+// core natives first, then the others, each group in registration order.
+func (in *Interp) Native(name string) *Native { return in.natives[name] }
+
+// Namespace is the current namespace ("" for root).
+func (in *Interp) Namespace() string { return in.namespace }
+
+// ResetTx clears what a commit or rollback clears: capabilities, events,
+// module admin and defpact state.
+func (in *Interp) ResetTx() {
+	in.tx = txState{admin: map[ModuleName]bool{}, lastPactID: in.tx.lastPactID}
+}
+
+// Events returns the events emitted so far; clear drops them.
+func (in *Interp) Events(clear bool) []Event {
+	ev := in.tx.events
+	if clear {
+		in.tx.events = nil
+	}
+	return ev
+}
+
+// GrantAdmin gives module admin for m without checks (env-module-admin).
+func (in *Interp) GrantAdmin(m ModuleName) { in.tx.admin[m] = true }
+
+// HasFlag reports an execution flag.
+func (in *Interp) HasFlag(f string) bool { return in.Flags[f] }
+
+// ResetRepl drops REPL-level definitions, uses and namespace.
+func (in *Interp) ResetRepl() {
+	in.replDefs = map[string]*Def{}
+	in.topUses = nil
+	in.namespace = ""
+}
+
+// SetNamespace sets the current namespace.
+func (in *Interp) SetNamespace(ns string) { in.namespace = ns }
+
+// frame is one entry of the call stack.
+type frame struct {
+	def  *Def // nil for lambdas
+	name string
+}
+
+func (in *Interp) maxDepth() int {
+	if in.MaxDepth > 0 {
+		return in.MaxDepth
+	}
+	return DefaultMaxDepth
+}
+
+// currentModule is the module of the innermost defun/defcap/defpact on the
+// stack, or nil at top level.
+func (in *Interp) currentModule() *Module {
+	for i := len(in.stack) - 1; i >= 0; i-- {
+		if d := in.stack[i].def; d != nil && d.Module != nil {
+			return d.Module
+		}
+	}
+	return nil
+}
+
+// inModule reports whether m is on the call stack.
+func (in *Interp) inModule(m ModuleName) bool {
+	for i := len(in.stack) - 1; i >= 0; i-- {
+		if d := in.stack[i].def; d != nil && d.Module != nil && d.Module.Name == m {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package eval
+
+import "github.com/ledgernode/ledger-node/pact/syntax"
+
+// The compiled form of Pact code: the syntax tree with names resolved
+// (locals to frame slots, module members to their *Def, natives to their
+// table entry) and special forms recognised. Evaluation walks this tree.
+
+type node interface{ span() syntax.Span }
+
+type (
+	nConst struct {
+		v   Value
+		loc syntax.Span
+	}
+	// nLocal is a variable: up frames out, slot idx.
+	nLocal struct {
+		up, idx int
+		name    string
+		loc     syntax.Span
+	}
+	nDef struct {
+		def *Def
+		loc syntax.Span
+	}
+	// nModRef is a module named as a value; resolved when evaluated so that
+	// it sees upgrades.
+	nModRef struct {
+		mod ModuleName
+		loc syntax.Span
+	}
+	nNative struct {
+		n   *Native
+		loc syntax.Span
+	}
+	// nDyn is ref::member.
+	nDyn struct {
+		ref    node
+		member string
+		loc    syntax.Span
+	}
+	nApp struct {
+		fn   node
+		args []node
+		loc  syntax.Span
+	}
+	nList struct {
+		elems []node
+		loc   syntax.Span
+	}
+	nObject struct {
+		keys []string
+		vals []node
+		loc  syntax.Span
+	}
+	nLambda struct {
+		params []Param
+		body   []node
+		loc    syntax.Span
+	}
+	// nLet binds its values in one new frame, in order; each value sees
+	// the ones before it (P5 desugars let into nested lets).
+	nLet struct {
+		params []Param
+		vals   []node
+		body   []node
+		loc    syntax.Span
+	}
+	nSpecial struct {
+		form specialForm
+		args []node
+		loc  syntax.Span
+	}
+	// nBinding is a binding form {"k" := v ...} body: a function of one
+	// object that binds the fields in a new frame and runs the body.
+	nBinding struct {
+		fields []string
+		params []Param
+		body   []node
+		loc    syntax.Span
+	}
+)
+
+func (n *nConst) span() syntax.Span   { return n.loc }
+func (n *nLocal) span() syntax.Span   { return n.loc }
+func (n *nDef) span() syntax.Span     { return n.loc }
+func (n *nModRef) span() syntax.Span  { return n.loc }
+func (n *nNative) span() syntax.Span  { return n.loc }
+func (n *nDyn) span() syntax.Span     { return n.loc }
+func (n *nApp) span() syntax.Span     { return n.loc }
+func (n *nList) span() syntax.Span    { return n.loc }
+func (n *nObject) span() syntax.Span  { return n.loc }
+func (n *nLambda) span() syntax.Span  { return n.loc }
+func (n *nLet) span() syntax.Span     { return n.loc }
+func (n *nSpecial) span() syntax.Span { return n.loc }
+func (n *nBinding) span() syntax.Span { return n.loc }
+
+type specialForm uint8
+
+const (
+	sfIf specialForm = iota
+	sfAnd
+	sfOr
+	sfEnforce
+	sfEnforceOne
+	sfWithCapability
+	sfTry
+	sfCreateUserGuard
+	sfDo
+	sfError
+	sfPure
+)
+
+var specialForms = map[string]specialForm{
+	"if":                sfIf,
+	"and":               sfAnd,
+	"or":                sfOr,
+	"enforce":           sfEnforce,
+	"enforce-one":       sfEnforceOne,
+	"with-capability":   sfWithCapability,
+	"try":               sfTry,
+	"create-user-guard": sfCreateUserGuard,
+	"do":                sfDo,
+	"error":             sfError,
+	"pure":              sfPure,
+}
+
+// env is a chain of frames of local variables.
+type env struct {
+	vals []Value
+	up   *env
+}
+
+func (e *env) lookup(up, idx int) Value {
+	for ; up > 0; up-- {
+		e = e.up
+	}
+	return e.vals[idx]
+}

@@ -1,0 +1,532 @@
+package eval
+
+import (
+	"slices"
+
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Top-level forms: modules, interfaces, uses, REPL definitions and
+// expressions.
+
+// EvalTopLevel evaluates one top-level form. repl allows REPL natives and
+// top-level defun/defconst.
+func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
+	in.stack = in.stack[:0]
+	in.readOnly, in.inDefcap, in.composing = 0, 0, nil
+	switch x := item.(type) {
+	case *syntax.Module:
+		return in.defineModule(x, repl)
+	case *syntax.Interface:
+		return in.defineInterface(x, repl)
+	case *syntax.Use:
+		u, err := in.resolveUse(x)
+		if err != nil {
+			return nil, err
+		}
+		in.topUses = append(in.topUses, u)
+		return String("Loaded imports from " + u.mod.Name.String()), nil
+	case *syntax.Defun:
+		c := &compiler{in: in, allowRepl: repl}
+		d := &Def{Kind: DefFun, Name: x.Name, Loc: x.Loc, fun: x}
+		if err := c.defun(d, x); err != nil {
+			return nil, err
+		}
+		in.replDefs[x.Name] = d
+		return String("Loaded repl defun " + x.Name), nil
+	case *syntax.DefConst:
+		c := &compiler{in: in, allowRepl: repl}
+		d := &Def{Kind: DefConstant, Name: x.Name, Loc: x.Loc, fun: x}
+		if err := c.defconst(d, x); err != nil {
+			return nil, err
+		}
+		in.replDefs[x.Name] = d
+		return String("Loaded repl defconst " + x.Name), nil
+	case syntax.Expr:
+		c := &compiler{in: in, allowRepl: repl}
+		n, err := c.expr(x)
+		if err != nil {
+			return nil, err
+		}
+		v, err := in.eval(n, nil)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := v.(*Partial); ok {
+			return nil, located(partialError(p), x.Span())
+		}
+		return v, nil
+	}
+	return nil, EvalError("unsupported top-level form")
+}
+
+// lookupModule reads a module by its full name.
+func (in *Interp) lookupModule(mn ModuleName) *Module {
+	v, ok, err := in.DB.Read(db.Modules, "", mn.String())
+	if err != nil || !ok {
+		return nil
+	}
+	return v.(*Module)
+}
+
+// lookupModuleRel resolves a name written without namespace: the current
+// namespace first, then root.
+func (in *Interp) lookupModuleRel(mn ModuleName) *Module {
+	if mn.Namespace == "" && in.namespace != "" {
+		if m := in.lookupModule(ModuleName{Namespace: in.namespace, Name: mn.Name}); m != nil {
+			return m
+		}
+	}
+	return in.lookupModule(mn)
+}
+
+func (in *Interp) resolveUse(u *syntax.Use) (useImport, error) {
+	mn := ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}
+	m := in.lookupModuleRel(mn)
+	if m == nil {
+		return useImport{}, compileErr(u.Loc, "Cannot find module: "+mn.String())
+	}
+	if u.HasHash && u.Hash != m.Hash {
+		return useImport{}, compileErr(u.Loc, "Module "+m.Name.String()+" hash mismatch: expected "+u.Hash+", found "+m.Hash)
+	}
+	imp := useImport{mod: m}
+	if u.HasImports {
+		if len(u.Imports) == 0 && !u.HasHash {
+			return useImport{}, compileErr(u.Loc, "empty import list requires a module hash")
+		}
+		for _, name := range u.Imports {
+			if _, ok := m.Defs[name]; !ok {
+				return useImport{}, compileErr(u.Loc, "Module member does not exist "+m.Name.String()+"."+name)
+			}
+		}
+		imp.imports = append([]string{}, u.Imports...)
+	}
+	return imp, nil
+}
+
+func docText(d *syntax.Doc) string {
+	if d == nil {
+		return ""
+	}
+	return d.Text
+}
+
+func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
+	if in.Flags["DisableModuleInstall"] {
+		return nil, compileErr(x.Loc, "Module install disabled")
+	}
+	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
+	old := in.lookupModule(mn)
+	if old != nil && old.Interface {
+		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
+	}
+	m := &Module{Name: mn, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
+	if x.Gov.Cap {
+		m.GovCap = x.Gov.Name
+	} else {
+		m.GovKeyset = x.Gov.Name
+	}
+	if err := in.checkInstall(old, mn, x.Loc); err != nil {
+		return nil, err
+	}
+	m.Code = syntax.Format(x)
+	m.Hash = HashBytes([]byte(m.Code))
+	c := &compiler{in: in, mod: m, allowRepl: repl}
+	if err := c.declare(x.Body); err != nil {
+		return nil, err
+	}
+	if m.GovCap != "" {
+		if d, ok := m.Defs[m.GovCap]; !ok || d.Kind != DefCapability {
+			return nil, compileErr(x.Gov.Loc, "Invalid governance: "+m.GovCap+" is not a defcap of "+mn.String())
+		}
+	}
+	if err := c.compileBodies(x.Body); err != nil {
+		return nil, err
+	}
+	if err := in.checkImplements(m, x.Loc); err != nil {
+		return nil, err
+	}
+	if old == nil && m.GovKeyset != "" {
+		r, err := parseKeysetRef(m.GovKeyset)
+		if err != nil {
+			return nil, err
+		}
+		ks, err := in.readKeyset(r)
+		if err != nil {
+			return nil, located(err, x.Loc)
+		}
+		if err := in.enforceKeyset(ks); err != nil {
+			return nil, located(err, x.Loc)
+		}
+	}
+	if old != nil {
+		for h := range old.Blessed {
+			m.Blessed[h] = true
+		}
+	}
+	for dep := range c.deps {
+		m.Deps = append(m.Deps, dep)
+	}
+	slices.SortFunc(m.Deps, compareModuleNames)
+	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
+		return nil, err
+	}
+	in.tx.admin[mn] = true
+	// The REPL brings a loaded module's names into the top-level scope.
+	in.topUses = append(in.topUses, useImport{mod: m})
+	return String("Loaded module " + mn.String() + ", hash " + m.Hash), nil
+}
+
+// checkInstall applies governance to an upgrade and the namespace rules
+// to a new install.
+func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) error {
+	if old != nil {
+		if err := in.acquireAdmin(old); err != nil {
+			return located(err, loc)
+		}
+		return nil
+	}
+	if mn.Namespace == "" {
+		if !in.NamespacePolicy.AllowRoot {
+			return compileErr(loc, "Namespace installation error: cannot install in root namespace")
+		}
+		return nil
+	}
+	return located(in.enforceNamespaceUser(mn.Namespace), loc)
+}
+
+func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error) {
+	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
+	if old := in.lookupModule(mn); old != nil {
+		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
+	}
+	if err := in.checkInstall(nil, mn, x.Loc); err != nil {
+		return nil, err
+	}
+	m := &Module{Name: mn, Interface: true, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
+	m.Code = syntax.Format(x)
+	m.Hash = HashBytes([]byte(m.Code))
+	c := &compiler{in: in, mod: m, allowRepl: repl}
+	if err := c.declare(x.Body); err != nil {
+		return nil, err
+	}
+	if err := c.compileBodies(x.Body); err != nil {
+		return nil, err
+	}
+	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
+		return nil, err
+	}
+	in.topUses = append(in.topUses, useImport{mod: m})
+	return String("Loaded interface " + mn.String() + ", hash " + m.Hash), nil
+}
+
+// declare makes every member's Def so that bodies can refer to any of them.
+func (c *compiler) declare(body []syntax.Decl) error {
+	m := c.mod
+	add := func(d *Def) error {
+		if _, dup := m.Defs[d.Name]; dup {
+			return compileErr(d.Loc, "Duplicate definition: "+d.Name)
+		}
+		if _, isNative := c.in.natives[d.Name]; isNative {
+			return compileErr(d.Loc, "Definition "+d.Name+" shadows a native")
+		}
+		d.Module = m
+		m.Defs[d.Name] = d
+		m.Order = append(m.Order, d.Name)
+		return nil
+	}
+	for _, item := range body {
+		var d *Def
+		switch x := item.(type) {
+		case *syntax.Defun:
+			d = &Def{Kind: DefFun, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc), Abstract: m.Interface}
+		case *syntax.DefCap:
+			d = &Def{Kind: DefCapability, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc), Abstract: m.Interface}
+		case *syntax.DefConst:
+			d = &Def{Kind: DefConstant, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc)}
+		case *syntax.DefSchema:
+			d = &Def{Kind: DefSchemaKind, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc)}
+		case *syntax.DefTable:
+			d = &Def{Kind: DefTableKind, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc)}
+		case *syntax.DefPact:
+			d = &Def{Kind: DefPactKind, Name: x.Name, Loc: x.Loc, fun: x, Doc: docText(x.Doc), Abstract: m.Interface}
+		case *syntax.Use:
+			u, err := c.in.resolveUse(x)
+			if err != nil {
+				return err
+			}
+			c.uses = append(c.uses, u)
+			c.dep(u.mod.Name)
+			continue
+		case *syntax.Implements:
+			mn := ModuleName{Namespace: x.Interface.Namespace, Name: x.Interface.Name}
+			iface := c.in.lookupModuleRel(mn)
+			if iface == nil || !iface.Interface {
+				return compileErr(x.Loc, "Cannot find interface: "+mn.String())
+			}
+			m.Implements = append(m.Implements, iface.Name)
+			continue
+		case *syntax.Bless:
+			m.Blessed[x.Hash] = true
+			continue
+		default:
+			continue
+		}
+		if err := add(d); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(m.Implements, compareModuleNames)
+	return nil
+}
+
+// compileBodies compiles members in order: schemas first (types use
+// them), then signatures, then bodies; constants are evaluated in
+// definition order.
+func (c *compiler) compileBodies(body []syntax.Decl) error {
+	m := c.mod
+	for _, name := range m.Order {
+		d := m.Defs[name]
+		if d.Kind == DefSchemaKind && d.Schema == nil {
+			if err := c.buildSchema(d); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range m.Order {
+		d := m.Defs[name]
+		var err error
+		switch x := d.fun.(type) {
+		case *syntax.Defun:
+			d.Args, err = c.params(x.Args)
+			if err == nil {
+				d.Ret, err = c.typ(x.Ret)
+			}
+		case *syntax.DefCap:
+			d.Args, err = c.params(x.Args)
+			if err == nil {
+				d.Ret, err = c.typ(x.Ret)
+			}
+		case *syntax.DefPact:
+			d.Args, err = c.params(x.Args)
+			if err == nil {
+				d.Ret, err = c.typ(x.Ret)
+			}
+		case *syntax.DefTable:
+			var s *Schema
+			s, err = c.schema(x.Schema, x.Loc)
+			if err == nil {
+				d.Table = &Table{Name: x.Name, Module: m.Name, Hash: m.Hash, Schema: *s}
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, name := range m.Order {
+		d := m.Defs[name]
+		var err error
+		switch x := d.fun.(type) {
+		case *syntax.Defun:
+			if !m.Interface {
+				err = c.defunBody(d, x.Body)
+			}
+		case *syntax.DefCap:
+			err = c.defcap(d, x)
+		case *syntax.DefPact:
+			if !m.Interface {
+				err = c.defpact(d, x)
+			}
+		case *syntax.DefConst:
+			err = c.defconst(d, x)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *compiler) defun(d *Def, x *syntax.Defun) error {
+	var err error
+	if d.Args, err = c.params(x.Args); err != nil {
+		return err
+	}
+	if d.Ret, err = c.typ(x.Ret); err != nil {
+		return err
+	}
+	return c.defunBody(d, x.Body)
+}
+
+func (c *compiler) defunBody(d *Def, body []syntax.Expr) error {
+	names := make([]string, len(d.Args))
+	for i, p := range d.Args {
+		names[i] = p.Name
+	}
+	saved := c.scope
+	c.scope = &scope{names: names}
+	defer func() { c.scope = saved }()
+	b, err := c.exprs(body)
+	if err != nil {
+		return err
+	}
+	d.Body = b
+	return nil
+}
+
+func (c *compiler) defcap(d *Def, x *syntax.DefCap) error {
+	if x.Meta != nil {
+		switch {
+		case x.Meta.Event:
+			d.Event = true
+		case x.Meta.Manager == nil:
+			d.Managed = capAutoManaged
+		default:
+			d.Managed = capUserManaged
+			d.ManagedParam = -1
+			for i, p := range d.Args {
+				if p.Name == x.Meta.Param {
+					d.ManagedParam = i
+				}
+			}
+			if d.ManagedParam < 0 {
+				return compileErr(x.Meta.Loc, "Invalid managed parameter "+x.Meta.Param)
+			}
+			if !c.mod.Interface {
+				mgr, ok := c.mod.Defs[x.Meta.Manager.Name]
+				if !ok || mgr.Kind != DefFun || x.Meta.Manager.Kind != syntax.BareName {
+					return compileErr(x.Meta.Loc, "Invalid managed capability manager function "+x.Meta.Manager.String())
+				}
+				d.Manager = mgr
+			}
+		}
+	}
+	if c.mod.Interface {
+		return nil
+	}
+	return c.defunBody(d, x.Body)
+}
+
+func (c *compiler) defpact(d *Def, x *syntax.DefPact) error {
+	names := make([]string, len(d.Args))
+	for i, p := range d.Args {
+		names[i] = p.Name
+	}
+	saved := c.scope
+	c.scope = &scope{names: names}
+	defer func() { c.scope = saved }()
+	for i, s := range x.Steps {
+		if s.Entity != nil {
+			return compileErr(s.Loc, "Pact 5 does not support entity expressions in defpact "+d.qualText()+
+				". Please ensure your defpact steps have the correct number of expressions")
+		}
+		e, err := c.expr(s.Expr)
+		if err != nil {
+			return err
+		}
+		st := pactStep{Expr: e}
+		if s.Rollback != nil {
+			if i == len(x.Steps)-1 {
+				return compileErr(s.Loc, "rollbacks aren't allowed on the last step")
+			}
+			if st.Rollback, err = c.expr(s.Rollback); err != nil {
+				return err
+			}
+		}
+		d.Steps = append(d.Steps, st)
+	}
+	return nil
+}
+
+func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
+	t, err := c.typ(x.Type)
+	if err != nil {
+		return err
+	}
+	n, err := c.expr(x.Value)
+	if err != nil {
+		return err
+	}
+	v, err := c.in.eval(n, nil)
+	if err != nil {
+		return err
+	}
+	if t != nil && !typeMatches(t, v) {
+		return located(rtcFailure(v, t), x.Loc)
+	}
+	d.Value = v
+	return nil
+}
+
+// checkImplements checks that a module defines every member of its
+// interfaces with the same kind and signature.
+func (in *Interp) checkImplements(m *Module, loc syntax.Span) error {
+	for _, iname := range m.Implements {
+		iface := in.lookupModule(iname)
+		if iface == nil {
+			return compileErr(loc, "Cannot find interface: "+iname.String())
+		}
+		for _, name := range iface.Order {
+			id := iface.Defs[name]
+			switch id.Kind {
+			case DefFun, DefCapability, DefPactKind:
+			default:
+				continue
+			}
+			md, ok := m.Defs[name]
+			if !ok {
+				return compileErr(loc, "Interface implementation missing: "+iname.String()+"."+name)
+			}
+			if md.Kind != id.Kind || len(md.Args) != len(id.Args) {
+				return compileErr(md.Loc, "Interface implementation signature mismatch: "+iname.String()+"."+name)
+			}
+			for i := range md.Args {
+				if !sameParamType(md.Args[i].Type, id.Args[i].Type) {
+					return compileErr(md.Loc, "Interface implementation signature mismatch: "+iname.String()+"."+name)
+				}
+			}
+			if !sameParamType(md.Ret, id.Ret) {
+				return compileErr(md.Loc, "Interface implementation signature mismatch: "+iname.String()+"."+name)
+			}
+		}
+	}
+	return nil
+}
+
+func sameParamType(a, b *Type) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case TyObject, TyTable:
+		if a.Schema == nil || b.Schema == nil {
+			return a.Schema == b.Schema
+		}
+		return a.Schema.Name.Name == b.Schema.Name.Name
+	case TyList:
+		return sameParamType(a.Elem, b.Elem)
+	}
+	return equalTypes(a, b)
+}
+
+// write stores a value, refusing in read-only mode.
+func (in *Interp) write(d db.Domain, table, key string, v any) error {
+	if in.readOnly > 0 {
+		return &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+	}
+	if err := in.DB.Write(d, table, key, v, db.Write); err != nil {
+		return dbErr(err)
+	}
+	return nil
+}
+
+func dbErr(err error) error {
+	if _, ok := err.(*Error); ok {
+		return err
+	}
+	return &Error{Kind: ErrDB, Msg: "Error during database operation: " + err.Error()}
+}

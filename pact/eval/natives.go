@@ -1,0 +1,495 @@
+package eval
+
+import (
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Native is a built-in function: its name, arity and implementation.
+type Native struct {
+	Name string
+	// Min and Max bound the argument count; Max < 0 means any number.
+	Min, Max int
+	// Fn receives evaluated arguments.
+	Fn func(c *Call, args []Value) (Value, error)
+	// Special, when set, receives unevaluated arguments instead (expect,
+	// expect-failure: their arguments are lazy).
+	Special func(c *Call, args []Thunk) (Value, error)
+	// TopLevelOnly natives fail inside module code.
+	TopLevelOnly bool
+	// Repl natives exist only in REPL scripts.
+	Repl bool
+}
+
+// Call is a native's view of its invocation.
+type Call struct {
+	in     *Interp
+	Native *Native
+	Loc    syntax.Span
+}
+
+// Interp is the interpreter the native runs in.
+func (c *Call) Interp() *Interp { return c.in }
+
+// argsErr is the type error for this native's arguments.
+func (c *Call) argsErr(args []Value) error { return ArgsError(c.Native.Name, args...) }
+
+func fixed(name string, n int, fn func(c *Call, a []Value) (Value, error)) *Native {
+	return &Native{Name: name, Min: n, Max: n, Fn: fn}
+}
+
+func ranged(name string, min, max int, fn func(c *Call, a []Value) (Value, error)) *Native {
+	return &Native{Name: name, Min: min, Max: max, Fn: fn}
+}
+
+func pure1(name string, f func(Value) (Value, error)) *Native {
+	return fixed(name, 1, func(_ *Call, a []Value) (Value, error) { return f(a[0]) })
+}
+
+func pure2(name string, f func(Value, Value) (Value, error)) *Native {
+	return fixed(name, 2, func(_ *Call, a []Value) (Value, error) { return f(a[0], a[1]) })
+}
+
+// boolFnNative is `and`/`or` used as a function value: both arguments
+// already evaluated.
+func boolFnNative(form specialForm) *Native {
+	name := "and"
+	if form == sfOr {
+		name = "or"
+	}
+	return fixed(name, 2, func(c *Call, a []Value) (Value, error) {
+		x, ok1 := a[0].(Bool)
+		y, ok2 := a[1].(Bool)
+		if !ok1 || !ok2 {
+			return nil, c.argsErr(a)
+		}
+		if form == sfOr {
+			return Bool(x || y), nil
+		}
+		return Bool(x && y), nil
+	})
+}
+
+// CoreNativeNames is P5's order of the core natives, the order `pact -b`
+// prints them in (internal overload names left out).
+var CoreNativeNames = []string{
+	"+", "-", "*", "/", "negate", "abs", "^", "not", "=", "!=", ">", ">=", "<", "<=", "&", "|", "xor", "~",
+	"shift", "mod", "round", "ceiling", "floor", "exp", "ln", "sqrt", "log", "length", "take", "drop",
+	"concat", "reverse", "map", "filter", "contains", "sort", "remove", "if", "int-to-str", "str-to-int",
+	"fold", "zip", "distinct", "format", "enumerate", "show", "read-msg", "read-integer", "read-decimal",
+	"read-string", "read-keyset", "enforce-guard", "enforce-keyset", "keyset-ref-guard",
+	"create-capability-guard", "create-capability-pact-guard", "create-module-guard", "create-pact-guard",
+	"at", "make-list", "base64-encode", "base64-decode", "str-to-list", "yield", "resume", "bind",
+	"require-capability", "compose-capability", "install-capability", "emit-event", "create-table",
+	"describe-keyset", "describe-module", "describe-table", "define-keyset", "fold-db", "insert", "keys",
+	"read", "select", "update", "with-default-read", "with-read", "write", "tx-hash", "acquire-module-admin",
+	"and?", "or?", "where", "not?", "hash", "continue", "parse-time", "format-time", "time", "add-time",
+	"diff-time", "hours", "minutes", "days", "compose", "create-principal", "is-principal",
+	"typeof-principal", "validate-principal", "namespace", "define-namespace", "describe-namespace",
+	"pairing-check", "scalar-mult", "point-add", "poseidon-hash-hack-a-chain", "chain-data", "is-charset",
+	"pact-id", "typeof", "dec", "cond", "identity", "verify-spv", "enforce-verifier",
+	"hyperlane-message-id", "hyperlane-decode-token-message", "hyperlane-encode-token-message",
+	"list-modules", "static-redeploy", "hash-keccak256", "hash-poseidon",
+}
+
+func coreNatives() []*Native {
+	ns := []*Native{
+		ranged("+", 2, 2, func(c *Call, a []Value) (Value, error) { return Add(a[0], a[1]) }),
+		ranged("-", 1, 2, func(c *Call, a []Value) (Value, error) {
+			if len(a) == 1 {
+				return Negate(a[0])
+			}
+			return Sub(a[0], a[1])
+		}),
+		pure2("*", Mul), pure2("/", Div), pure1("negate", Negate), pure1("abs", Abs), pure2("^", Pow),
+		pure1("not", func(a Value) (Value, error) {
+			b, ok := a.(Bool)
+			if !ok {
+				return nil, ArgsError("not", a)
+			}
+			return !b, nil
+		}),
+		fixed("=", 2, func(c *Call, a []Value) (Value, error) { return eqNative(c, a, true) }),
+		fixed("!=", 2, func(c *Call, a []Value) (Value, error) { return eqNative(c, a, false) }),
+		pure2(">", Gt), pure2(">=", Geq), pure2("<", Lt), pure2("<=", Leq),
+		pure2("&", BitAnd), pure2("|", BitOr), pure2("xor", BitXor), pure1("~", BitNot), pure2("shift", Shift),
+		pure2("mod", Mod),
+		roundNative("round", RoundHalfEven), roundNative("ceiling", RoundCeiling), roundNative("floor", RoundFloor),
+		pure1("exp", Exp), pure1("ln", Ln), pure1("sqrt", Sqrt), pure2("log", Log),
+		pure1("length", Length), pure2("take", Take), pure2("drop", Drop), pure1("concat", Concat),
+		pure1("reverse", Reverse),
+		fixed("map", 2, nativeMap), fixed("filter", 2, nativeFilter), pure2("contains", Contains),
+		ranged("sort", 1, 2, func(c *Call, a []Value) (Value, error) {
+			if len(a) == 1 {
+				return Sort(a[0])
+			}
+			return SortObjects(a[0], a[1])
+		}),
+		pure2("remove", Remove),
+		fixed("if", 3, func(c *Call, a []Value) (Value, error) {
+			b, ok := a[0].(Bool)
+			if !ok {
+				return nil, c.argsErr(a)
+			}
+			if b {
+				return a[1], nil
+			}
+			return a[2], nil
+		}),
+		pure2("int-to-str", IntToStr),
+		ranged("str-to-int", 1, 2, func(c *Call, a []Value) (Value, error) { return StrToInt(a...) }),
+		fixed("fold", 3, nativeFold), fixed("zip", 3, nativeZip), pure1("distinct", Distinct),
+		pure2("format", Format),
+		ranged("enumerate", 2, 3, func(c *Call, a []Value) (Value, error) { return Enumerate(a[0], a[1], a[2:]...) }),
+		pure1("show", ShowNative),
+		ranged("read-msg", 0, 1, nativeReadMsg),
+		fixed("read-integer", 1, nativeReadInteger), fixed("read-decimal", 1, nativeReadDecimal),
+		fixed("read-string", 1, nativeReadString), fixed("read-keyset", 1, nativeReadKeyset),
+		fixed("enforce-guard", 1, nativeEnforceGuard), fixed("enforce-keyset", 1, nativeEnforceGuard),
+		fixed("keyset-ref-guard", 1, nativeKeysetRefGuard),
+		fixed("create-capability-guard", 1, nativeCapGuard(false)),
+		fixed("create-capability-pact-guard", 1, nativeCapGuard(true)),
+		fixed("create-module-guard", 1, nativeModuleGuard), fixed("create-pact-guard", 1, nativePactGuard),
+		pure2("at", At), pure2("make-list", MakeList), pure1("base64-encode", Base64Encode),
+		pure1("base64-decode", Base64Decode), pure1("str-to-list", StrToList),
+		ranged("yield", 1, 2, nativeYield), fixed("resume", 1, nativeResume),
+		fixed("bind", 2, func(c *Call, a []Value) (Value, error) {
+			if _, ok := a[0].(*Object); !ok {
+				return nil, c.argsErr(a)
+			}
+			return c.in.Apply(a[1], a[:1], c.Loc)
+		}),
+		fixed("require-capability", 1, nativeRequireCap), fixed("compose-capability", 1, nativeComposeCap),
+		fixed("install-capability", 1, nativeInstallCap), fixed("emit-event", 1, nativeEmitEvent),
+		fixed("create-table", 1, nativeCreateTable),
+		fixed("describe-keyset", 1, nativeDescribeKeyset), fixed("describe-module", 1, nativeDescribeModule),
+		fixed("describe-table", 1, nativeDescribeTable),
+		ranged("define-keyset", 1, 2, nativeDefineKeyset),
+		fixed("fold-db", 3, nativeFoldDB), fixed("insert", 3, nativeWrite("insert")),
+		fixed("keys", 1, nativeKeys), ranged("read", 2, 3, nativeRead), ranged("select", 2, 3, nativeSelect),
+		fixed("update", 3, nativeWrite("update")), fixed("with-default-read", 4, nativeWithDefaultRead),
+		fixed("with-read", 3, nativeWithRead), fixed("write", 3, nativeWrite("write")),
+		fixed("tx-hash", 0, func(c *Call, a []Value) (Value, error) { return String(c.in.TxHash), nil }),
+		fixed("acquire-module-admin", 1, nativeAcquireModuleAdmin),
+		fixed("and?", 3, nativeBoolCombinator(true)), fixed("or?", 3, nativeBoolCombinator(false)),
+		fixed("where", 3, nativeWhere), fixed("not?", 2, nativeNotQ),
+		pure1("hash", HashValue), fixed("continue", 1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
+		fixed("parse-time", 2, func(c *Call, a []Value) (Value, error) {
+			f, ok1 := a[0].(String)
+			s, ok2 := a[1].(String)
+			if !ok1 || !ok2 {
+				return nil, c.argsErr(a)
+			}
+			return ParseTimeNative(string(f), string(s))
+		}),
+		pure2("format-time", FormatTimeNative),
+		pure1("time", func(a Value) (Value, error) {
+			s, ok := a.(String)
+			if !ok {
+				return nil, ArgsError("time", a)
+			}
+			return ParseISOTime(string(s))
+		}),
+		pure2("add-time", AddTime), pure2("diff-time", DiffTime), pure1("hours", Hours),
+		pure1("minutes", Minutes), pure1("days", Days),
+		fixed("compose", 3, func(c *Call, a []Value) (Value, error) {
+			v, err := c.in.Apply(a[0], a[2:], c.Loc)
+			if err != nil {
+				return nil, err
+			}
+			return c.in.Apply(a[1], []Value{v}, c.Loc)
+		}),
+		pure1("create-principal", CreatePrincipal), pure1("is-principal", IsPrincipal),
+		pure1("typeof-principal", TypeOfPrincipal), pure2("validate-principal", ValidatePrincipal),
+		fixed("namespace", 1, nativeNamespace), fixed("define-namespace", 3, nativeDefineNamespace),
+		fixed("describe-namespace", 1, nativeDescribeNamespace),
+		fixed("chain-data", 0, func(c *Call, a []Value) (Value, error) { return c.in.ChainData, nil }),
+		pure2("is-charset", IsCharset),
+		fixed("pact-id", 0, nativePactID),
+		pure1("typeof", func(a Value) (Value, error) { return String(TypeOf(a)), nil }),
+		pure1("dec", Dec),
+		fixed("identity", 1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
+		fixed("verify-spv", 2, nativeVerifySPV),
+		fixed("enforce-verifier", 1, nativeEnforceVerifier),
+		fixed("list-modules", 0, nativeListModules),
+		fixed("static-redeploy", 1, nativeStaticRedeploy),
+		ranged("constantly", 2, -1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
+		// CHARSET_ASCII and CHARSET_LATIN1 are constants in P5's desugarer.
+	}
+	ns = append(ns, cryptoNatives()...)
+	for _, n := range ns {
+		switch n.Name {
+		case "create-table", "define-keyset", "namespace", "define-namespace":
+			n.TopLevelOnly = n.Name == "namespace"
+		}
+	}
+	return ns
+}
+
+func roundNative(name string, mode RoundMode) *Native {
+	return ranged(name, 1, 2, func(c *Call, a []Value) (Value, error) { return Round(mode, a[0], a[1:]...) })
+}
+
+func eqNative(c *Call, a []Value, eq bool) (Value, error) {
+	for _, v := range a {
+		if v.Kind() == KindClosure {
+			return nil, c.argsErr(a)
+		}
+	}
+	return Bool(Equal(a[0], a[1]) == eq), nil
+}
+
+func nativeMap(c *Call, a []Value) (Value, error) {
+	l, ok := a[1].(List)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	out := make(List, len(l))
+	for i, x := range l {
+		v, err := c.in.Apply(a[0], []Value{x}, c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func nativeFilter(c *Call, a []Value) (Value, error) {
+	l, ok := a[1].(List)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	out := make(List, 0, len(l))
+	for _, x := range l {
+		v, err := c.in.Apply(a[0], []Value{x}, c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		b, ok := v.(Bool)
+		if !ok {
+			return nil, EvalError("expected bool value, got " + Pretty(v))
+		}
+		if b {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+func nativeFold(c *Call, a []Value) (Value, error) {
+	l, ok := a[2].(List)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	acc := a[1]
+	args := make([]Value, 2)
+	for _, x := range l {
+		args[0], args[1] = acc, x
+		v, err := c.in.Apply(a[0], args[:2:2], c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		acc = v
+	}
+	return acc, nil
+}
+
+func nativeZip(c *Call, a []Value) (Value, error) {
+	l1, ok1 := a[1].(List)
+	l2, ok2 := a[2].(List)
+	if !ok1 || !ok2 {
+		return nil, c.argsErr(a)
+	}
+	n := min(len(l1), len(l2))
+	out := make(List, n)
+	for i := range n {
+		v, err := c.in.Apply(a[0], []Value{l1[i], l2[i]}, c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func nativeBoolCombinator(and bool) func(c *Call, a []Value) (Value, error) {
+	return func(c *Call, a []Value) (Value, error) {
+		x, err := applyBool(c, a[0], a[2])
+		if err != nil {
+			return nil, err
+		}
+		if x != and {
+			return Bool(x), nil
+		}
+		return applyBoolValue(c, a[1], a[2])
+	}
+}
+
+func applyBool(c *Call, fn, arg Value) (bool, error) {
+	v, err := c.in.Apply(fn, []Value{arg}, c.Loc)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(Bool)
+	if !ok {
+		return false, EvalError("expected bool value, got " + Pretty(v))
+	}
+	return bool(b), nil
+}
+
+func applyBoolValue(c *Call, fn, arg Value) (Value, error) {
+	b, err := applyBool(c, fn, arg)
+	if err != nil {
+		return nil, err
+	}
+	return Bool(b), nil
+}
+
+func nativeNotQ(c *Call, a []Value) (Value, error) {
+	b, err := applyBool(c, a[0], a[1])
+	if err != nil {
+		return nil, err
+	}
+	return Bool(!b), nil
+}
+
+func nativeWhere(c *Call, a []Value) (Value, error) {
+	f, ok1 := a[0].(String)
+	o, ok2 := a[2].(*Object)
+	if !ok1 || !ok2 {
+		return nil, c.argsErr(a)
+	}
+	v, err := o.At(string(f))
+	if err != nil {
+		return nil, err
+	}
+	return applyBoolValue(c, a[1], v)
+}
+
+// Message data.
+
+func nativeReadMsg(c *Call, a []Value) (Value, error) {
+	if len(a) == 0 {
+		return c.in.Data, nil
+	}
+	k, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	v, ok := c.in.readData(string(k))
+	if !ok {
+		return nil, UserError("read-msg failure")
+	}
+	return v, nil
+}
+
+func (in *Interp) readData(k string) (Value, bool) {
+	o, ok := in.Data.(*Object)
+	if !ok {
+		return nil, false
+	}
+	return o.Get(k)
+}
+
+func nativeReadInteger(c *Call, a []Value) (Value, error) {
+	k, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if v, ok := c.in.readData(string(k)); ok {
+		if i, ok := ReadIntegerValue(v); ok {
+			return i, nil
+		}
+	}
+	return nil, UserError("read-integer failure")
+}
+
+func nativeReadDecimal(c *Call, a []Value) (Value, error) {
+	k, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if v, ok := c.in.readData(string(k)); ok {
+		if d, ok := ReadDecimalValue(v); ok {
+			return d, nil
+		}
+	}
+	return nil, UserError("read-decimal failure")
+}
+
+func nativeReadString(c *Call, a []Value) (Value, error) {
+	k, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if v, ok := c.in.readData(string(k)); ok {
+		switch x := v.(type) {
+		case String:
+			return x, nil
+		case Integer, Decimal:
+			return String(Show(x)), nil
+		}
+	}
+	return nil, UserError("read-string failure")
+}
+
+func nativeReadKeyset(c *Call, a []Value) (Value, error) {
+	k, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if v, ok := c.in.readData(string(k)); ok {
+		if ks, ok := ReadKeySetValue(v); ok {
+			if err := c.in.checkKeyFormats(ks); err != nil {
+				return nil, err
+			}
+			return ks, nil
+		}
+	}
+	return nil, UserError("read-keyset failure")
+}
+
+func nativePactID(c *Call, a []Value) (Value, error) {
+	id, ok := c.in.activePactID()
+	if !ok {
+		return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+	}
+	return String(id), nil
+}
+
+func nativeVerifySPV(c *Call, a []Value) (Value, error) {
+	kind, ok1 := a[0].(String)
+	obj, ok2 := a[1].(*Object)
+	if !ok1 || !ok2 {
+		return nil, c.argsErr(a)
+	}
+	if c.in.SPV == nil {
+		return nil, EvalError("SPV verification failure: SPV verification not supported")
+	}
+	out, err := c.in.SPV(string(kind), obj)
+	if err != nil {
+		return nil, EvalError("SPV verification failure: " + err.Error())
+	}
+	return out, nil
+}
+
+func nativeEnforceVerifier(c *Call, a []Value) (Value, error) {
+	name, ok := a[0].(String)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	for _, v := range c.in.Verifiers {
+		if v.Name != string(name) {
+			continue
+		}
+		granted := c.in.tx.caps.acquiring()
+		for _, vc := range v.Caps {
+			for _, g := range granted {
+				if capTokensEqual(vc, g) {
+					return True, nil
+				}
+			}
+		}
+	}
+	return nil, UserError("Verifier failure " + string(name) + ": not in transaction")
+}

@@ -1,0 +1,187 @@
+package eval
+
+import (
+	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Defpacts (spec §3.7): multi-step transactions whose state is kept in the
+// database between steps.
+
+// PactExec is a defpact's state between steps (P5 DefPactExec).
+type PactExec struct {
+	PactID          string
+	StepCount       int
+	Step            int
+	Yield           *Yield
+	StepHasRollback bool
+	Def             *Def
+	Args            []Value
+}
+
+// Yield is what a step passed on.
+type Yield struct {
+	Data        *Object
+	TargetChain string
+	HasTarget   bool
+	// SourceChain is set when the yield came over SPV.
+	SourceChain string
+}
+
+// PactStep is the step being run (P5 DefPactStep).
+type PactStep struct {
+	Step     int
+	Rollback bool
+	PactID   string
+	Resume   *Yield
+}
+
+func (in *Interp) activePactID() (string, bool) {
+	if in.tx.pactStep == nil {
+		return "", false
+	}
+	return in.tx.pactStep.PactID, true
+}
+
+// LastPact is the state left by the last defpact step run in this
+// transaction (the REPL's pact-state).
+func (in *Interp) LastPact() *PactExec { return in.tx.defpact }
+
+// ClearLastPact forgets it.
+func (in *Interp) ClearLastPact() { in.tx.defpact = nil }
+
+func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error) {
+	if len(args) != len(d.Args) {
+		return nil, invalidNumArgs(d, len(args))
+	}
+	for i, p := range d.Args {
+		if err := checkArg(d, p, args[i]); err != nil {
+			return nil, err
+		}
+	}
+	if in.tx.pactStep != nil {
+		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.pactStep.PactID)
+	}
+	pe := &PactExec{PactID: in.TxHash, StepCount: len(d.Steps), Def: d, Args: args,
+		StepHasRollback: d.Steps[0].Rollback != nil}
+	return in.runStep(pe, &PactStep{Step: 0, PactID: pe.PactID}, false)
+}
+
+// runStep evaluates one step (or its rollback) and records the new state.
+func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, error) {
+	d := pe.Def
+	st := d.Steps[ps.Step]
+	expr := st.Expr
+	if rollback {
+		expr = st.Rollback
+	}
+	in.tx.pactStep = ps
+	in.tx.pactYield = nil
+	in.stack = append(in.stack, frame{def: d})
+	v, err := in.eval(expr, &env{vals: pe.Args})
+	in.stack = in.stack[:len(in.stack)-1]
+	in.tx.pactStep = nil
+	if err != nil {
+		in.tx.pactYield = nil
+		return nil, err
+	}
+	next := *pe
+	next.Step = ps.Step
+	next.Yield = in.tx.pactYield
+	next.StepHasRollback = st.Rollback != nil
+	in.tx.pactYield = nil
+	in.tx.defpact = &next
+	done := rollback || ps.Step == pe.StepCount-1
+	var rec any = &next
+	if done {
+		rec = (*PactExec)(nil)
+	}
+	if err := in.write(db.DefPacts, "", pe.PactID, rec); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ContinuePact runs step of the defpact pactID (the REPL's continue-pact
+// and a `cont` command). resume, when set, replaces the stored yield.
+func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *Object) (Value, error) {
+	if pactID == "" {
+		if in.tx.defpact == nil {
+			return nil, EvalError("No defpact id or execution environment supplied")
+		}
+		pactID = in.tx.defpact.PactID
+	}
+	rec, found, err := in.DB.Read(db.DefPacts, "", pactID)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if !found {
+		return nil, EvalError("No previous defpact execution found for defpact id:  " + pactID)
+	}
+	pe, _ := rec.(*PactExec)
+	if pe == nil {
+		return nil, EvalError("Requested defpact already completed:  defpact id:" + pactID)
+	}
+	if step < 0 || step >= pe.StepCount {
+		return nil, EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(step) +
+			" step count:" + strconv.Itoa(pe.StepCount))
+	}
+	if rollback {
+		if step != pe.Step {
+			return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
+				" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
+		}
+		if !pe.StepHasRollback {
+			return nil, EvalError("Rollback mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
+				" step rollback: true DefPactExec rollback: false")
+		}
+	} else if step != pe.Step+1 {
+		return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
+			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
+	}
+	y := pe.Yield
+	if resume != nil {
+		ny := &Yield{Data: resume}
+		if y != nil {
+			ny.SourceChain = y.SourceChain
+		}
+		y = ny
+	}
+	return in.runStep(pe, &PactStep{Step: step, Rollback: rollback, PactID: pactID, Resume: y}, rollback)
+}
+
+func nativeYield(c *Call, a []Value) (Value, error) {
+	in := c.in
+	obj, ok := a[0].(*Object)
+	if !ok {
+		return nil, c.argsErr(a)
+	}
+	if in.tx.pactStep == nil {
+		return nil, EvalError("Try to yield a value outside a running defpact execution")
+	}
+	y := &Yield{Data: obj}
+	if len(a) == 2 {
+		t, ok := a[1].(String)
+		if !ok {
+			return nil, c.argsErr(a)
+		}
+		y.TargetChain, y.HasTarget = string(t), true
+	}
+	in.tx.pactYield = y
+	return obj, nil
+}
+
+func nativeResume(c *Call, a []Value) (Value, error) {
+	in := c.in
+	ps := in.tx.pactStep
+	if ps == nil {
+		return nil, EvalError("No active defpact execution in the environment")
+	}
+	if ps.Resume == nil {
+		return nil, EvalError("No yield value found from previous pact step. Current step: " + strconv.Itoa(ps.Step) +
+			" defpact Id: " + ps.PactID)
+	}
+	return in.Apply(a[0], []Value{ps.Resume.Data}, c.Loc)
+}

@@ -1,0 +1,238 @@
+package eval
+
+import (
+	"strconv"
+)
+
+// The special forms: their arguments are evaluated as the form says, not
+// up front.
+
+func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
+	switch n.form {
+	case sfIf:
+		c, err := in.evalBool(n.args[0], e)
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			return in.eval(n.args[1], e)
+		}
+		return in.eval(n.args[2], e)
+	case sfAnd, sfOr:
+		c, err := in.evalBool(n.args[0], e)
+		if err != nil {
+			return nil, err
+		}
+		if c == (n.form == sfOr) {
+			return Bool(c), nil
+		}
+		c, err = in.evalBool(n.args[1], e)
+		if err != nil {
+			return nil, err
+		}
+		return Bool(c), nil
+	case sfEnforce:
+		return in.enforce(n, e)
+	case sfEnforceOne:
+		return in.enforceOne(n, e)
+	case sfWithCapability:
+		return in.withCapability(n, e)
+	case sfTry:
+		def, err := in.eval(n.args[0], e)
+		if err != nil {
+			return nil, err
+		}
+		saved := in.save()
+		in.readOnly++
+		v, err := in.eval(n.args[1], e)
+		in.readOnly--
+		if err != nil {
+			if pe, ok := err.(*Error); ok && pe.Recoverable() {
+				in.restore(saved)
+				return def, nil
+			}
+			return nil, err
+		}
+		return v, nil
+	case sfCreateUserGuard:
+		return in.createUserGuard(n, e)
+	case sfDo:
+		return in.body(n.args, e)
+	case sfError:
+		v, err := in.eval(n.args[0], e)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := v.(String)
+		if !ok {
+			return nil, ArgsError("error", v)
+		}
+		return nil, EvalError(string(s))
+	case sfPure:
+		in.readOnly++
+		v, err := in.eval(n.args[0], e)
+		in.readOnly--
+		return v, err
+	}
+	return nil, EvalError("unknown special form")
+}
+
+func (in *Interp) evalBool(n node, e *env) (bool, error) {
+	v, err := in.eval(n, e)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(Bool)
+	if !ok {
+		return false, located(EvalError("expected bool value, got "+Pretty(v)), n.span())
+	}
+	return bool(b), nil
+}
+
+func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
+	c, err := in.evalBool(n.args[0], e)
+	if err != nil {
+		return nil, err
+	}
+	if c {
+		return True, nil
+	}
+	m, err := in.eval(n.args[1], e)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := m.(String)
+	if !ok {
+		return nil, ArgsError("enforce", False, m)
+	}
+	return nil, UserError(string(s))
+}
+
+func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
+	m, err := in.eval(n.args[0], e)
+	if err != nil {
+		return nil, err
+	}
+	msg, ok := m.(String)
+	if !ok {
+		return nil, ArgsError("enforce-one", m)
+	}
+	var conds []node
+	switch l := n.args[1].(type) {
+	case *nList:
+		conds = l.elems
+	case *nConst:
+		lv, ok := l.v.(List)
+		if !ok {
+			return nil, EvalError("enforce-one: expected a list of conditions")
+		}
+		for _, v := range lv {
+			conds = append(conds, &nConst{v: v, loc: l.loc})
+		}
+	default:
+		return nil, EvalError("enforce-one: expected a list of conditions")
+	}
+	for _, c := range conds {
+		saved := in.save()
+		in.readOnly++
+		v, err := in.eval(c, e)
+		in.readOnly--
+		if err != nil {
+			if pe, ok := err.(*Error); ok && pe.Recoverable() {
+				in.restore(saved)
+				continue
+			}
+			return nil, err
+		}
+		b, ok := v.(Bool)
+		if !ok {
+			return nil, EvalError("expected bool value, got " + Pretty(v))
+		}
+		if b {
+			return True, nil
+		}
+	}
+	return nil, UserError(string(msg))
+}
+
+func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
+	app, ok := n.args[0].(*nApp)
+	if !ok {
+		return nil, EvalError("create-user-guard: argument must be an application of a defun")
+	}
+	var d *Def
+	switch f := app.fn.(type) {
+	case *nDef:
+		d = f.def
+	case *nDyn:
+		var err error
+		if d, err = in.dynDef(f, e); err != nil {
+			return nil, err
+		}
+	}
+	if d == nil || d.Kind != DefFun || d.Module == nil {
+		return nil, EvalError("User guard closure must be defun")
+	}
+	args, err := in.evalArgs(app.args, e)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		if err := pactValue(a); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) != len(d.Args) {
+		return nil, invalidNumArgs(d, len(args))
+	}
+	return &UserGuard{Fun: d.QualName(), Args: args}, nil
+}
+
+// savedState is what try and expect-failure restore after a caught error.
+type savedState struct {
+	caps     capState
+	events   int
+	stack    int
+	readOnly int
+	inDefcap int
+}
+
+func (in *Interp) save() savedState {
+	return savedState{caps: in.tx.caps.clone(), events: len(in.tx.events), stack: len(in.stack),
+		readOnly: in.readOnly, inDefcap: in.inDefcap}
+}
+
+func (in *Interp) restore(s savedState) {
+	in.tx.caps = s.caps
+	if len(in.tx.events) > s.events {
+		in.tx.events = in.tx.events[:s.events]
+	}
+	in.stack = in.stack[:s.stack]
+	in.readOnly = s.readOnly
+	in.inDefcap = s.inDefcap
+}
+
+// Save and Restore expose the same to the REPL's expect-failure.
+type State struct{ s savedState }
+
+func (in *Interp) Save() State       { return State{in.save()} }
+func (in *Interp) Restore(s State)   { in.restore(s.s) }
+func partialError(p *Partial) *Error { return partialErr(p.fn, len(p.args)) }
+
+func partialErr(fn Value, got int) *Error {
+	switch f := fn.(type) {
+	case *NativeFn:
+		return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for native function " +
+			f.n.Name + " supplied; expected (" + strconv.Itoa(f.n.Min) + ")")
+	case *Closure:
+		if f.def != nil {
+			return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for function " +
+				f.def.fqn().String() + " supplied; expected (" + strconv.Itoa(len(f.params)) + ")")
+		}
+		return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for lambda supplied; expected (" +
+			strconv.Itoa(len(f.params)) + ")")
+	case *Partial:
+		return partialErr(f.fn, got+len(f.args))
+	}
+	return EvalError("Attempted to apply a closure outside of native callsite")
+}
