@@ -142,10 +142,8 @@ func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !in.inModule(d.Module.Name) {
-		if err := in.acquireAdmin(d.Module); err != nil {
-			return nil, err
-		}
+	if err := in.requireAdmin(d.Module.Name); err != nil {
+		return nil, err
 	}
 	if in.tx.caps.isGranted(t) {
 		return in.body(n.args[1:], e)
@@ -166,12 +164,19 @@ func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
 // acquireCap manages and evaluates a capability, returning its slot (not yet
 // pushed) with the caps it composed.
 func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
+	evaluating := []*CapToken{t}
 	if d.Managed != capUnmanaged {
-		if err := in.manageCap(d, t); err != nil {
+		mc, err := in.manageCap(d, t)
+		if err != nil {
 			return capSlot{}, err
 		}
+		// A signature scoped to the installed (signed) token admits the
+		// acquisition of a user-managed cap for a smaller amount.
+		if mc.token != t {
+			evaluating = append(evaluating, mc.token)
+		}
 	}
-	slot, err := in.evalCapBody(d, t)
+	slot, err := in.evalCapBody(d, t, evaluating)
 	if err != nil {
 		return capSlot{}, err
 	}
@@ -185,10 +190,10 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: d.Module.Hash})
 }
 
-func (in *Interp) evalCapBody(d *Def, t *CapToken) (capSlot, error) {
+func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating []*CapToken) (capSlot, error) {
 	slot := capSlot{cap: t}
 	saved := in.tx.caps.evaluating
-	in.tx.caps.evaluating = []*CapToken{t}
+	in.tx.caps.evaluating = evaluating
 	in.stack = append(in.stack, frame{def: d})
 	in.inDefcap++
 	// compose-capability appends to the slot through composing.
@@ -202,7 +207,7 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken) (capSlot, error) {
 	return slot, err
 }
 
-func (in *Interp) manageCap(d *Def, t *CapToken) error {
+func (in *Interp) manageCap(d *Def, t *CapToken) (*managedCap, error) {
 	skip := -1
 	if d.Managed == capUserManaged {
 		skip = d.ManagedParam
@@ -218,25 +223,25 @@ func (in *Interp) manageCap(d *Def, t *CapToken) error {
 		mc = in.installFromSigners(d, t, skip)
 	}
 	if mc == nil {
-		return EvalError("Managed capability not installed: " + Pretty(t))
+		return nil, EvalError("Managed capability not installed: " + Pretty(t))
 	}
 	if d.Managed == capAutoManaged {
 		if mc.used {
-			return UserError("One-shot managed capability used more than once")
+			return nil, UserError("One-shot managed capability used more than once")
 		}
 		mc.used = true
-		return nil
+		return mc, nil
 	}
 	mgr, err := in.defValue(d.Manager)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nv, err := in.Apply(mgr, []Value{mc.value, t.Args[skip]}, d.Loc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mc.value = nv
-	return nil
+	return mc, nil
 }
 
 // installFromSigners installs a managed cap that a signer (or verifier)
@@ -339,8 +344,15 @@ func nativeInstallCap(c *Call, a []Value) (Value, error) {
 		skip = d.ManagedParam
 	}
 	for _, m := range in.tx.caps.managed {
-		if capTokensEqual(m.token, t) || skip >= 0 && capTokensMatchManaged(m.token, t, skip) && Equal(m.token.Args[skip], t.Args[skip]) {
+		if capTokensEqual(m.token, t) {
 			return nil, EvalError("Capability already installed: " + Pretty(t))
+		}
+	}
+	for _, s := range in.Signers {
+		for _, sc := range s.Caps {
+			if capTokensEqual(sc, t) {
+				return nil, EvalError("Capability already installed: " + Pretty(t))
+			}
 		}
 	}
 	mc := &managedCap{token: t, def: d}
@@ -387,12 +399,25 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 		return nil, err
 	}
 	if in.tx.caps.isGranted(t) {
-		return String("Capability acquired"), nil
+		return UnitValue, nil
+	}
+	if d.Managed != capUnmanaged {
+		installed := false
+		for _, m := range in.tx.caps.managed {
+			installed = installed || capTokensEqual(m.token, t)
+		}
+		if !installed {
+			mc := &managedCap{token: t, def: d}
+			if d.Managed == capUserManaged {
+				mc.value = t.Args[d.ManagedParam]
+			}
+			in.tx.caps.managed = append(in.tx.caps.managed, mc)
+		}
 	}
 	slot, err := in.acquireCap(d, t)
 	if err != nil {
 		return nil, err
 	}
 	in.tx.caps.stack = append(in.tx.caps.stack, slot)
-	return String("Capability acquired"), nil
+	return UnitValue, nil
 }

@@ -207,11 +207,6 @@ func (c *compiler) app(x *syntax.App) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nn, ok := fn.(*nNative); ok {
-		if nn.n.TopLevelOnly && c.mod != nil {
-			return nil, compileErr(x.Loc, "Top-level call used in module "+nn.n.Name)
-		}
-	}
 	return &nApp{fn: fn, args: args, loc: x.Loc}, nil
 }
 
@@ -220,10 +215,13 @@ func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	bad := func(msg string) (node, error) {
+		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: x.Loc}, nil
+	}
 	switch form {
 	case sfIf:
 		if len(args) != 3 {
-			return nil, compileErr(x.Loc, "Invalid syntax, if expects 3 arguments")
+			return bad("Invalid syntax, if expects 3 arguments")
 		}
 	case sfAnd, sfOr:
 		if len(args) != 2 {
@@ -233,20 +231,20 @@ func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
 		}
 	case sfEnforce:
 		if len(args) != 2 {
-			return nil, compileErr(x.Loc, "Invalid syntax, enforce expects 2 arguments")
+			return bad("Invalid syntax, enforce expects 2 arguments")
 		}
 	case sfEnforceOne:
 		if len(args) != 2 {
-			return nil, compileErr(x.Loc, "Invalid syntax, enforce-one expects 2 arguments")
+			return bad("Invalid syntax, enforce-one expects 2 arguments")
 		}
 	case sfWithCapability:
 		if len(args) < 2 {
-			return nil, compileErr(x.Loc, "Invalid syntax, with-capability expects a capability and a body")
+			return bad("Invalid syntax, with-capability expects a capability and a body")
 		}
 	case sfTry, sfCreateUserGuard, sfError, sfPure:
 		want := map[specialForm]int{sfTry: 2, sfCreateUserGuard: 1, sfError: 1, sfPure: 1}[form]
 		if len(args) != want {
-			return nil, compileErr(x.Loc, "Invalid syntax, wrong number of arguments")
+			return bad("Invalid syntax, wrong number of arguments")
 		}
 	case sfDo:
 		if len(args) == 0 {
@@ -384,6 +382,12 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 	}
 	if n, ok := c.in.natives[name]; ok && (!n.Repl || c.allowRepl || c.in.ReplNatives) {
 		return &nNative{n: n, loc: loc}, nil
+	}
+	switch name {
+	case "CHARSET_ASCII":
+		return &nConst{v: NewInt(0), loc: loc}, nil
+	case "CHARSET_LATIN1":
+		return &nConst{v: NewInt(1), loc: loc}, nil
 	}
 	if c.mod != nil && c.mod.Name.Name == name {
 		return &nModRef{mod: c.mod.Name, loc: loc}, nil

@@ -186,7 +186,9 @@ func nativeRead(c *Call, a []Value) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return row.Restrict(cols), nil
+		if len(cols) > 0 {
+			return row.Restrict(cols), nil
+		}
 	}
 	return row, nil
 }

@@ -26,11 +26,14 @@ func nativeEnforceGuard(c *Call, a []Value) (Value, error) {
 	return True, nil
 }
 
+// parseKeysetRef is P5's parseAnyKeysetName: `ns.name` with a valid
+// namespace, or else a legacy name taken as written.
 func parseKeysetRef(s string) (*KeySetRef, error) {
 	if s == "" {
 		return nil, EvalError("Invalid keyset name format: " + s)
 	}
-	if i := strings.LastIndexByte(s, '.'); i > 0 {
+	if i := strings.IndexByte(s, '.'); i > 0 && i < len(s)-1 && validNamespaceName(s[:i]) &&
+		!strings.ContainsRune(s[i+1:], '.') {
 		return &KeySetRef{Namespace: s[:i], Name: s[i+1:]}, nil
 	}
 	return &KeySetRef{Name: s}, nil
@@ -162,7 +165,20 @@ func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
 	}
 	q, ok := ParseQualifiedName(ks.Pred)
 	if !ok {
-		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+		// A bare name is a native, e.g. `=` or `>=`.
+		n, found := in.natives[ks.Pred]
+		if !found || n.Fn == nil {
+			return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+		}
+		v, err := in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, in.loc())
+		if err != nil {
+			return false, err
+		}
+		b, ok := v.(Bool)
+		if !ok {
+			return false, EvalError("expected bool value, got " + Pretty(v))
+		}
+		return bool(b), nil
 	}
 	d, err := in.resolveQual(q)
 	if err != nil || d.Kind != DefFun {
@@ -250,10 +266,10 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 	} else {
 		v, ok := in.readData(string(name))
 		if !ok {
-			return nil, UserError("read-keyset failure")
+			return nil, UserError("define-keyset failure")
 		}
 		if ks, ok = ReadKeySetValue(v); !ok {
-			return nil, UserError("read-keyset failure")
+			return nil, UserError("define-keyset failure")
 		}
 	}
 	if err := in.checkKeyFormats(ks); err != nil {
@@ -263,24 +279,27 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Flags["RequireKeysetNs"] || ref.Namespace != "" {
-		if ref.Namespace == "" {
-			return nil, EvalError("Cannot define keyset outside of a namespace")
-		}
-		if ref.Namespace != in.namespace {
-			return nil, EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
-		}
-	}
+	// P5 defineKeySet': rotating an existing keyset needs the old one;
+	// a new one needs, under RequireKeysetNs, the current namespace's
+	// user guard and a name in that namespace.
 	old, found, err := in.DB.Read(db.KeySets, "", ref.Text())
 	if err != nil {
 		return nil, dbErr(err)
 	}
-	if found {
-		if err := in.enforceKeyset(old.(*KeySet)); err != nil {
+	magic := &CapToken{Name: FullyQualifiedName{Name: "DefineKeysetCap"}, Args: []Value{name}}
+	switch {
+	case found:
+		if err := in.withMagicCap(magic, func() error { return in.enforceKeyset(old.(*KeySet)) }); err != nil {
 			return nil, err
 		}
-	} else if ref.Namespace != "" {
-		if err := in.enforceNamespaceUser(ref.Namespace); err != nil {
+	case !in.Flags["RequireKeysetNs"]:
+	case in.namespace == "":
+		return nil, EvalError("Cannot define keyset outside of a namespace")
+	default:
+		if ref.Namespace != in.namespace {
+			return nil, EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
+		}
+		if err := in.enforceNamespaceUser(in.namespace); err != nil {
 			return nil, err
 		}
 	}
@@ -288,6 +307,16 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	return String("Keyset write success"), nil
+}
+
+// withMagicCap runs f as if the capability t were being acquired, so that
+// only unscoped signatures or signatures scoped to t count.
+func (in *Interp) withMagicCap(t *CapToken, f func() error) error {
+	saved := in.tx.caps.evaluating
+	in.tx.caps.evaluating = []*CapToken{t}
+	err := f()
+	in.tx.caps.evaluating = saved
+	return err
 }
 
 func nativeCapGuard(pact bool) func(c *Call, a []Value) (Value, error) {
@@ -381,14 +410,11 @@ func (in *Interp) acquireAdmin(m *Module) error {
 }
 
 // requireAdmin is the check for operations that need admin: it succeeds
-// inside the module, with admin already held, or by acquiring it.
+// inside the module or with admin already held (acquire-module-admin, or
+// installing the module in this transaction); it does not acquire it.
 func (in *Interp) requireAdmin(m ModuleName) error {
 	if in.inModule(m) || in.tx.admin[m] {
 		return nil
 	}
-	mod := in.lookupModule(m)
-	if mod == nil {
-		return EvalError("Cannot find module: " + m.String())
-	}
-	return in.acquireAdmin(mod)
+	return EvalError("Module admin necessary for operation but has not been acquired:" + m.String())
 }

@@ -396,7 +396,7 @@ func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, e
 	if n.Max >= 0 && len(args) > n.Max {
 		return nil, ArgsError(n.Name, args...)
 	}
-	if n.TopLevelOnly && len(in.stack) > 0 {
+	if n.TopLevelOnly && in.currentModule() != nil {
 		return nil, EvalError("Top-level call used in module " + n.Name)
 	}
 	return n.Fn(&Call{in: in, Native: n, Loc: loc}, args)

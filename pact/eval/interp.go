@@ -165,9 +165,13 @@ func (in *Interp) Native(name string) *Native { return in.natives[name] }
 func (in *Interp) Namespace() string { return in.namespace }
 
 // ResetTx clears what a commit or rollback clears: capabilities, events,
-// module admin and defpact state.
+// module admin, defpact state, and (as P5's REPL does) the current
+// namespace and the names brought in by use or by loading a module; REPL
+// defuns stay.
 func (in *Interp) ResetTx() {
 	in.tx = txState{admin: map[ModuleName]bool{}, lastPactID: in.tx.lastPactID}
+	in.topUses = nil
+	in.namespace = ""
 }
 
 // Events returns the events emitted so far; clear drops them.
@@ -228,3 +232,6 @@ func (in *Interp) inModule(m ModuleName) bool {
 	}
 	return false
 }
+
+// loc is a position for errors raised outside any application.
+func (in *Interp) loc() syntax.Span { return syntax.Span{} }

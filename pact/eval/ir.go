@@ -109,6 +109,10 @@ const (
 	sfDo
 	sfError
 	sfPure
+	// sfInvalid is a special form applied wrongly; evaluating it fails
+	// with the message in its one constant argument (P5 reports these at
+	// run time, so expect-failure can catch them).
+	sfInvalid
 )
 
 var specialForms = map[string]specialForm{

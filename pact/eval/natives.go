@@ -218,8 +218,10 @@ func coreNatives() []*Native {
 	ns = append(ns, cryptoNatives()...)
 	for _, n := range ns {
 		switch n.Name {
-		case "create-table", "define-keyset", "namespace", "define-namespace":
-			n.TopLevelOnly = n.Name == "namespace"
+		case "create-table", "describe-table", "describe-keyset", "describe-module", "define-keyset":
+			// P5's setTopLevelOnly natives: they fail when called from
+			// module code.
+			n.TopLevelOnly = true
 		}
 	}
 	return ns

@@ -36,6 +36,8 @@ type PactStep struct {
 	Rollback bool
 	PactID   string
 	Resume   *Yield
+	// HasRollback says the step being run has a rollback.
+	HasRollback bool
 }
 
 func (in *Interp) activePactID() (string, bool) {
@@ -64,6 +66,9 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 	if in.tx.pactStep != nil {
 		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.pactStep.PactID)
 	}
+	if in.tx.defpact != nil {
+		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.defpact.PactID)
+	}
 	pe := &PactExec{PactID: in.TxHash, StepCount: len(d.Steps), Def: d, Args: args,
 		StepHasRollback: d.Steps[0].Rollback != nil}
 	return in.runStep(pe, &PactStep{Step: 0, PactID: pe.PactID}, false)
@@ -77,6 +82,7 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	if rollback {
 		expr = st.Rollback
 	}
+	ps.HasRollback = st.Rollback != nil
 	in.tx.pactStep = ps
 	in.tx.pactYield = nil
 	in.stack = append(in.stack, frame{def: d})
@@ -168,6 +174,9 @@ func nativeYield(c *Call, a []Value) (Value, error) {
 			return nil, c.argsErr(a)
 		}
 		y.TargetChain, y.HasTarget = string(t), true
+		if in.tx.pactStep.HasRollback {
+			return nil, EvalError("Cross-chain yield not allowed in step with rollback")
+		}
 	}
 	in.tx.pactYield = y
 	return obj, nil

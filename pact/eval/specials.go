@@ -68,6 +68,8 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 			return nil, ArgsError("error", v)
 		}
 		return nil, EvalError(string(s))
+	case sfInvalid:
+		return nil, EvalError(string(n.args[0].(*nConst).v.(String)))
 	case sfPure:
 		in.readOnly++
 		v, err := in.eval(n.args[0], e)

@@ -202,7 +202,7 @@ func (r *Runner) natives() []*eval.Native {
 			return str("Set gas model to table-based cost model"), nil
 		}),
 		native("pact-version", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
-		native("enforce-pact-version", 1, 2, enforcePactVersion),
+		{Name: "enforce-pact-version", Min: 1, Max: 2, Fn: enforcePactVersion, Repl: true, TopLevelOnly: true},
 		native("env-enable-repl-natives", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
 			b, ok := a[0].(eval.Bool)
 			if !ok {
