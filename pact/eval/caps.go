@@ -162,23 +162,42 @@ func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
 }
 
 // acquireCap manages and evaluates a capability, returning its slot (not yet
-// pushed) with the caps it composed.
+// pushed) with the caps it composed. As in P5, a managed cap is found (or
+// installed from a signer's scope) first, its body runs with the installed
+// token in scope, and a user-managed cap's manager runs after the body.
 func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
-	evaluating := []*CapToken{t}
+	var mc *managedCap
+	evaluating := t
 	if d.Managed != capUnmanaged {
-		mc, err := in.manageCap(d, t)
-		if err != nil {
+		var err error
+		if mc, err = in.findManaged(d, t); err != nil {
 			return capSlot{}, err
 		}
-		// A signature scoped to the installed (signed) token admits the
-		// acquisition of a user-managed cap for a smaller amount.
-		if mc.token != t {
-			evaluating = append(evaluating, mc.token)
+		if d.Managed == capAutoManaged {
+			if mc.used {
+				return capSlot{}, UserError("One-shot managed capability used more than once")
+			}
+			mc.used = true
+		} else {
+			// The body sees the installed (signed) token, so that a
+			// signature scoped to it admits a smaller request.
+			evaluating = mc.token
 		}
 	}
 	slot, err := in.evalCapBody(d, t, evaluating)
 	if err != nil {
 		return capSlot{}, err
+	}
+	if d.Managed == capUserManaged {
+		mgr, err := in.defValue(d.Manager)
+		if err != nil {
+			return capSlot{}, err
+		}
+		nv, err := in.Apply(mgr, []Value{mc.value, t.Args[d.ManagedParam]}, d.Loc)
+		if err != nil {
+			return capSlot{}, err
+		}
+		mc.value = nv
 	}
 	if (d.Managed != capUnmanaged || d.Event) && !in.Flags["DisablePactEvents"] {
 		in.emit(d, t)
@@ -190,10 +209,13 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: d.Module.Hash})
 }
 
-func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating []*CapToken) (capSlot, error) {
+func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {
 	slot := capSlot{cap: t}
 	saved := in.tx.caps.evaluating
-	in.tx.caps.evaluating = evaluating
+	savedStack := in.tx.caps.stack
+	in.tx.caps.evaluating = append(append([]*CapToken(nil), saved...), evaluating)
+	in.tx.caps.stack = append(append([]capSlot(nil), savedStack...), capSlot{cap: evaluating})
+	defer func() { in.tx.caps.stack = savedStack }()
 	in.stack = append(in.stack, frame{def: d})
 	in.inDefcap++
 	// compose-capability appends to the slot through composing.
@@ -207,41 +229,23 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating []*CapToken) (capS
 	return slot, err
 }
 
-func (in *Interp) manageCap(d *Def, t *CapToken) (*managedCap, error) {
+// findManaged finds the installed managed cap matching t (ignoring the
+// managed argument of a user-managed cap), installing it from a signer's
+// scope if one names it.
+func (in *Interp) findManaged(d *Def, t *CapToken) (*managedCap, error) {
 	skip := -1
 	if d.Managed == capUserManaged {
 		skip = d.ManagedParam
 	}
-	var mc *managedCap
 	for _, m := range in.tx.caps.managed {
 		if skip < 0 && capTokensEqual(m.token, t) || skip >= 0 && capTokensMatchManaged(m.token, t, skip) {
-			mc = m
-			break
+			return m, nil
 		}
 	}
-	if mc == nil {
-		mc = in.installFromSigners(d, t, skip)
-	}
-	if mc == nil {
-		return nil, EvalError("Managed capability not installed: " + Pretty(t))
-	}
-	if d.Managed == capAutoManaged {
-		if mc.used {
-			return nil, UserError("One-shot managed capability used more than once")
-		}
-		mc.used = true
+	if mc := in.installFromSigners(d, t, skip); mc != nil {
 		return mc, nil
 	}
-	mgr, err := in.defValue(d.Manager)
-	if err != nil {
-		return nil, err
-	}
-	nv, err := in.Apply(mgr, []Value{mc.value, t.Args[skip]}, d.Loc)
-	if err != nil {
-		return nil, err
-	}
-	mc.value = nv
-	return mc, nil
+	return nil, EvalError("Managed capability not installed: " + Pretty(t))
 }
 
 // installFromSigners installs a managed cap that a signer (or verifier)
@@ -343,15 +347,23 @@ func nativeInstallCap(c *Call, a []Value) (Value, error) {
 	if d.Managed == capUserManaged {
 		skip = d.ManagedParam
 	}
+	matches := func(c *CapToken) bool {
+		if skip >= 0 {
+			return capTokensMatchManaged(c, t, skip)
+		}
+		return capTokensEqual(c, t)
+	}
 	for _, m := range in.tx.caps.managed {
-		if capTokensEqual(m.token, t) {
+		if matches(m.token) {
 			return nil, EvalError("Capability already installed: " + Pretty(t))
 		}
 	}
-	for _, s := range in.Signers {
-		for _, sc := range s.Caps {
-			if capTokensEqual(sc, t) {
-				return nil, EvalError("Capability already installed: " + Pretty(t))
+	if skip >= 0 {
+		for _, s := range in.Signers {
+			for _, sc := range s.Caps {
+				if matches(sc) {
+					return nil, EvalError("Capability already installed: " + Pretty(t))
+				}
 			}
 		}
 	}

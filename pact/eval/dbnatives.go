@@ -484,7 +484,7 @@ func (in *Interp) enforceNamespaceUser(name string) error {
 	if err != nil {
 		return err
 	}
-	return in.EnforceGuard(ns.User)
+	return in.withMagicCap(magicCap("NAMESPACE", name), func() error { return in.EnforceGuard(ns.User) })
 }
 
 func nativeNamespace(c *Call, a []Value) (Value, error) {
@@ -517,7 +517,10 @@ func nativeDefineNamespace(c *Call, a []Value) (Value, error) {
 		return nil, dbErr(err)
 	}
 	if found {
-		if err := in.EnforceGuard(old.(*Namespace).Admin); err != nil {
+		err := in.withMagicCap(magicCap("DEFINE_NAMESPACE", string(name)), func() error {
+			return in.EnforceGuard(old.(*Namespace).Admin)
+		})
+		if err != nil {
 			return nil, err
 		}
 	} else if in.NamespacePolicy.Fn != nil {

@@ -286,7 +286,7 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, dbErr(err)
 	}
-	magic := &CapToken{Name: FullyQualifiedName{Name: "DefineKeysetCap"}, Args: []Value{name}}
+	magic := magicCap("DEFINE_KEYSET", string(name))
 	switch {
 	case found:
 		if err := in.withMagicCap(magic, func() error { return in.enforceKeyset(old.(*KeySet)) }); err != nil {
@@ -309,13 +309,26 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 	return String("Keyset write success"), nil
 }
 
-// withMagicCap runs f as if the capability t were being acquired, so that
-// only unscoped signatures or signatures scoped to t count.
+// magicCap is one of P5's reserved capabilities, `pact.NAME param`, that
+// signatures may be scoped to: DEFINE_KEYSET, MODULE_KEYSET,
+// DEFINE_NAMESPACE, NAMESPACE.
+func magicCap(name, param string) *CapToken {
+	return &CapToken{Name: FullyQualifiedName{Module: ModuleName{Name: "pact"}, Name: name}, Args: []Value{String(param)}}
+}
+
+// withMagicCap runs f with the magic capability t granted, as P5 does
+// around keyset rotation, namespace use and module governance.
 func (in *Interp) withMagicCap(t *CapToken, f func() error) error {
-	saved := in.tx.caps.evaluating
-	in.tx.caps.evaluating = []*CapToken{t}
+	if in.Flags["DisablePact52"] {
+		return f()
+	}
+	if in.tx.caps.isGranted(t) {
+		return EvalError("magic cap already acquired: " + t.Name.Name)
+	}
+	saved := in.tx.caps.stack
+	in.tx.caps.stack = append(append([]capSlot(nil), saved...), capSlot{cap: t})
 	err := f()
-	in.tx.caps.evaluating = saved
+	in.tx.caps.stack = saved
 	return err
 }
 
@@ -382,15 +395,7 @@ func (in *Interp) acquireAdmin(m *Module) error {
 		return nil
 	}
 	if m.GovKeyset != "" {
-		r, err := parseKeysetRef(m.GovKeyset)
-		if err != nil {
-			return err
-		}
-		ks, err := in.readKeyset(r)
-		if err != nil {
-			return err
-		}
-		if err := in.enforceKeyset(ks); err != nil {
+		if err := in.enforceModuleKeyset(m.Name, m.GovKeyset); err != nil {
 			return err
 		}
 	} else if m.GovCap != "" {
@@ -417,4 +422,18 @@ func (in *Interp) requireAdmin(m ModuleName) error {
 		return nil
 	}
 	return EvalError("Module admin necessary for operation but has not been acquired:" + m.String())
+}
+
+// enforceModuleKeyset enforces a module's governance keyset under the
+// MODULE_KEYSET magic capability.
+func (in *Interp) enforceModuleKeyset(m ModuleName, keyset string) error {
+	r, err := parseKeysetRef(keyset)
+	if err != nil {
+		return err
+	}
+	ks, err := in.readKeyset(r)
+	if err != nil {
+		return err
+	}
+	return in.withMagicCap(magicCap("MODULE_KEYSET", m.String()), func() error { return in.enforceKeyset(ks) })
 }

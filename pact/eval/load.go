@@ -148,15 +148,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		return nil, err
 	}
 	if old == nil && m.GovKeyset != "" {
-		r, err := parseKeysetRef(m.GovKeyset)
-		if err != nil {
-			return nil, err
-		}
-		ks, err := in.readKeyset(r)
-		if err != nil {
-			return nil, located(err, x.Loc)
-		}
-		if err := in.enforceKeyset(ks); err != nil {
+		if err := in.enforceModuleKeyset(mn, m.GovKeyset); err != nil {
 			return nil, located(err, x.Loc)
 		}
 	}
