@@ -414,6 +414,8 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 		return UnitValue, nil
 	}
 	if d.Managed != capUnmanaged {
+		// P5 installs a managed cap, runs its body and pops it again: the
+		// manager does not run and the cap is not left granted.
 		installed := false
 		for _, m := range in.tx.caps.managed {
 			installed = installed || capTokensEqual(m.token, t)
@@ -425,6 +427,10 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 			}
 			in.tx.caps.managed = append(in.tx.caps.managed, mc)
 		}
+		if _, err := in.evalCapBody(d, t, t); err != nil {
+			return nil, err
+		}
+		return UnitValue, nil
 	}
 	slot, err := in.acquireCap(d, t)
 	if err != nil {

@@ -201,7 +201,7 @@ func (in *Interp) readKeyset(r *KeySetRef) (*KeySet, error) {
 		return nil, dbErr(err)
 	}
 	if !ok {
-		return nil, EvalError("Cannot find keyset in database: " + r.Text())
+		return nil, EvalError("Cannot find keyset in database: " + Pretty(r))
 	}
 	return v.(*KeySet), nil
 }

@@ -93,6 +93,15 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 		in.tx.pactYield = nil
 		return nil, err
 	}
+	if y := in.tx.pactYield; y != nil && y.HasTarget {
+		// A cross-chain yield records where it came from and announces
+		// itself (P5's pact.X_YIELD event).
+		y.SourceChain = in.chainID()
+		in.emitPactEvent("X_YIELD", d, pe, y.TargetChain)
+	}
+	if ps.Resume != nil && ps.Resume.HasTarget {
+		in.emitPactEvent("X_RESUME", d, pe, ps.Resume.SourceChain)
+	}
 	next := *pe
 	next.Step = ps.Step
 	next.Yield = in.tx.pactYield
@@ -148,10 +157,13 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
 	}
 	y := pe.Yield
+	if y != nil && y.HasTarget && y.TargetChain != in.chainID() {
+		return nil, EvalError("Yield provenance does not match, received " + in.chainID() + ", expected " + y.TargetChain)
+	}
 	if resume != nil {
 		ny := &Yield{Data: resume}
 		if y != nil {
-			ny.SourceChain = y.SourceChain
+			ny.SourceChain, ny.TargetChain, ny.HasTarget = y.SourceChain, y.TargetChain, y.HasTarget
 		}
 		y = ny
 	}
@@ -193,4 +205,26 @@ func nativeResume(c *Call, a []Value) (Value, error) {
 			" defpact Id: " + ps.PactID)
 	}
 	return in.Apply(a[0], []Value{ps.Resume.Data}, c.Loc)
+}
+
+func (in *Interp) chainID() string {
+	if v, ok := in.ChainData.Get("chain-id"); ok {
+		if s, ok := v.(String); ok {
+			return string(s)
+		}
+	}
+	return ""
+}
+
+// emitPactEvent emits pact.X_YIELD or pact.X_RESUME: the other chain, the
+// defpact's name and its arguments.
+func (in *Interp) emitPactEvent(name string, d *Def, pe *PactExec, chain string) {
+	if in.Flags["DisablePactEvents"] {
+		return
+	}
+	in.tx.events = append(in.tx.events, Event{
+		Name:       QualifiedName{Module: ModuleName{Name: "pact"}, Name: name},
+		Args:       []Value{String(chain), String(d.qualText()), List(pe.Args)},
+		ModuleHash: d.Module.Hash,
+	})
 }
