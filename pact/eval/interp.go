@@ -75,7 +75,6 @@ type txState struct {
 	admin      map[ModuleName]bool
 	defpact    *PactExec
 	pactStep   *PactStep
-	pactYield  *Yield
 	lastPactID string
 }
 

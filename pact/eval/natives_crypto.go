@@ -1,5 +1,22 @@
 package eval
 
-// cryptoNatives are the natives over pact/crypto (keccak, poseidon, BN254,
-// hyperlane); registered once their cores land.
-func cryptoNatives() []*Native { return nil }
+// cryptoNatives are the natives over pact/crypto: keccak, poseidon, BN254
+// and hyperlane (their cores are in crypto.go).
+func cryptoNatives() []*Native {
+	return []*Native{
+		pure1("hash-keccak256", HashKeccak256),
+		ranged("hash-poseidon", 1, 8, func(c *Call, a []Value) (Value, error) { return HashPoseidon(a...) }),
+		ranged("poseidon-hash-hack-a-chain", 1, 8, func(c *Call, a []Value) (Value, error) { return PoseidonHashHackAChain(a...) }),
+		fixed("pairing-check", 2, func(c *Call, a []Value) (Value, error) {
+			if c.in.Flags["DisablePact54"] {
+				return PairingCheckPre54(a[0], a[1])
+			}
+			return PairingCheck(a[0], a[1])
+		}),
+		fixed("scalar-mult", 3, func(c *Call, a []Value) (Value, error) { return ScalarMult(a[0], a[1], a[2]) }),
+		fixed("point-add", 3, func(c *Call, a []Value) (Value, error) { return PointAdd(a[0], a[1], a[2]) }),
+		pure1("hyperlane-message-id", HyperlaneMessageID),
+		pure1("hyperlane-decode-token-message", HyperlaneDecodeTokenMessage),
+		pure1("hyperlane-encode-token-message", HyperlaneEncodeTokenMessage),
+	}
+}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"maps"
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -19,6 +20,8 @@ type PactExec struct {
 	StepHasRollback bool
 	Def             *Def
 	Args            []Value
+	// Nested are the nested defpacts started from this one, by id.
+	Nested map[string]*PactExec
 }
 
 // Yield is what a step passed on.
@@ -63,37 +66,47 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 			return nil, err
 		}
 	}
-	if in.tx.pactStep != nil {
-		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.pactStep.PactID)
+	if ps := in.tx.pactStep; ps != nil {
+		return in.applyNested(d, args, ps)
 	}
 	if in.tx.defpact != nil {
 		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.defpact.PactID)
 	}
-	pe := &PactExec{PactID: in.TxHash, StepCount: len(d.Steps), Def: d, Args: args,
-		StepHasRollback: d.Steps[0].Rollback != nil}
+	pe := &PactExec{PactID: in.TxHash, StepCount: len(d.Steps), Def: d, Args: args}
 	return in.runStep(pe, &PactStep{Step: 0, PactID: pe.PactID}, false)
 }
 
-// runStep evaluates one step (or its rollback) and records the new state.
+// runStep evaluates one step (or its rollback) of a top-level defpact and
+// records the new state: P5's applyPact.
 func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, error) {
 	d := pe.Def
 	st := d.Steps[ps.Step]
 	expr := st.Expr
 	if rollback {
+		if st.Rollback == nil {
+			return nil, EvalError("Step has no rollback: defpact id: " + ps.PactID)
+		}
 		expr = st.Rollback
 	}
+	cur := *pe
+	cur.Step, cur.Yield, cur.StepHasRollback = ps.Step, nil, st.Rollback != nil
+	cur.Nested = maps.Clone(pe.Nested)
+	in.tx.defpact = &cur
 	ps.HasRollback = st.Rollback != nil
+	savedStep := in.tx.pactStep
 	in.tx.pactStep = ps
-	in.tx.pactYield = nil
 	in.stack = append(in.stack, frame{def: d})
 	v, err := in.eval(expr, &env{vals: pe.Args})
 	in.stack = in.stack[:len(in.stack)-1]
-	in.tx.pactStep = nil
+	in.tx.pactStep = savedStep
 	if err != nil {
-		in.tx.pactYield = nil
 		return nil, err
 	}
-	if y := in.tx.pactYield; y != nil && y.HasTarget {
+	result := in.tx.defpact
+	if notAdvanced(result, ps) {
+		return nil, EvalError("Nested defpact not advanced " + result.PactID)
+	}
+	if y := result.Yield; y != nil && y.HasTarget {
 		// A cross-chain yield records where it came from and announces
 		// itself (P5's pact.X_YIELD event).
 		y.SourceChain = in.chainID()
@@ -102,20 +115,110 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	if ps.Resume != nil && ps.Resume.HasTarget {
 		in.emitPactEvent("X_RESUME", d, pe, ps.Resume.SourceChain)
 	}
-	next := *pe
-	next.Step = ps.Step
-	next.Yield = in.tx.pactYield
-	next.StepHasRollback = st.Rollback != nil
-	in.tx.pactYield = nil
-	in.tx.defpact = &next
 	done := rollback || ps.Step == pe.StepCount-1
-	var rec any = &next
+	var rec any = result
 	if done {
 		rec = (*PactExec)(nil)
 	}
 	if err := in.write(db.DefPacts, "", pe.PactID, rec); err != nil {
 		return nil, err
 	}
+	return v, nil
+}
+
+func notAdvanced(pe *PactExec, ps *PactStep) bool {
+	for _, n := range pe.Nested {
+		if n.Step != ps.Step {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedPactID is P5's id of a defpact started from within another:
+// the hash of the parent id, ":" and the continuation's stable JSON.
+func nestedPactID(parent string, d *Def, args []Value) string {
+	buf := append([]byte(parent), `:{"args":`...)
+	buf, err := AppendJSON(buf, List(args))
+	if err != nil {
+		return ""
+	}
+	buf = append(buf, `,"def":`...)
+	buf = appendJSONString(buf, d.qualText())
+	buf = append(buf, '}')
+	return HashBytes(buf)
+}
+
+// applyNested runs the step of a nested defpact that matches its parent's
+// step: P5's applyNestedPact.
+func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error) {
+	pe := in.tx.defpact
+	if pe == nil {
+		return nil, EvalError("No active defpact execution in the environment")
+	}
+	npID := nestedPactID(ps.PactID, d, args)
+	stepCount := len(d.Steps)
+	if ps.Step >= stepCount {
+		return nil, EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(ps.Step) +
+			" step count:" + strconv.Itoa(pe.StepCount))
+	}
+	st := d.Steps[ps.Step]
+	isRollback := st.Rollback != nil
+	if stepCount != pe.StepCount {
+		return nil, EvalError("Nested defpact execution failed, parameter mismatch: PactId: " + pe.PactID +
+			" step count: " + strconv.Itoa(stepCount) + " Parent step count: " + strconv.Itoa(pe.StepCount))
+	}
+	if isRollback != pe.StepHasRollback {
+		return nil, EvalError("Nested defpact execution failed, parameter mismatch: defpact id: " + pe.PactID +
+			" Rollback: " + strconv.FormatBool(isRollback) + " Parent rollback:" + strconv.FormatBool(pe.StepHasRollback))
+	}
+	var exec PactExec
+	switch npe, ok := pe.Nested[npID]; {
+	case !ok && ps.Step == 0:
+		exec = PactExec{PactID: npID, StepCount: stepCount, Step: ps.Step, Def: d, Args: args, StepHasRollback: isRollback}
+	case !ok:
+		return nil, EvalError("Requested nested defpact double execution: defpact id: " + npID)
+	case isRollback && npe.Step == ps.Step:
+		exec = *npe
+		exec.StepHasRollback = isRollback
+	case ps.Step > 0 && npe.Step+1 == ps.Step:
+		exec = *npe
+		exec.Step++
+		exec.StepHasRollback = isRollback
+	default:
+		return nil, EvalError("Requested nested defpact never started: defpact id: " + npID)
+	}
+	exec.Nested = maps.Clone(exec.Nested)
+	in.tx.defpact = &exec
+	nps := &PactStep{Step: ps.Step, Rollback: ps.Rollback, PactID: npID, Resume: exec.Yield, HasRollback: isRollback}
+	expr := st.Expr
+	if ps.Rollback {
+		if st.Rollback == nil {
+			return nil, EvalError("Step has no rollback: defpact id: " + npID)
+		}
+		expr = st.Rollback
+	}
+	saved := in.tx.pactStep
+	in.tx.pactStep = nps
+	in.stack = append(in.stack, frame{def: d})
+	v, err := in.eval(expr, &env{vals: args})
+	in.stack = in.stack[:len(in.stack)-1]
+	in.tx.pactStep = saved
+	if err != nil {
+		in.tx.defpact = pe
+		return nil, err
+	}
+	result := in.tx.defpact
+	if notAdvanced(result, ps) {
+		return nil, EvalError("Nested defpact not advanced " + result.PactID)
+	}
+	parent := *pe
+	parent.Nested = maps.Clone(pe.Nested)
+	if parent.Nested == nil {
+		parent.Nested = map[string]*PactExec{}
+	}
+	parent.Nested[npID] = result
+	in.tx.defpact = &parent
 	return v, nil
 }
 
@@ -167,6 +270,7 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 		}
 		y = ny
 	}
+	in.tx.defpact = nil
 	return in.runStep(pe, &PactStep{Step: step, Rollback: rollback, PactID: pactID, Resume: y}, rollback)
 }
 
@@ -190,7 +294,7 @@ func nativeYield(c *Call, a []Value) (Value, error) {
 			return nil, EvalError("Cross-chain yield not allowed in step with rollback")
 		}
 	}
-	in.tx.pactYield = y
+	in.tx.defpact.Yield = y
 	return obj, nil
 }
 

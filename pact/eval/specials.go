@@ -197,11 +197,13 @@ type savedState struct {
 	stack    int
 	readOnly int
 	inDefcap int
+	defpact  *PactExec
+	pactStep *PactStep
 }
 
 func (in *Interp) save() savedState {
 	return savedState{caps: in.tx.caps.clone(), events: len(in.tx.events), stack: len(in.stack),
-		readOnly: in.readOnly, inDefcap: in.inDefcap}
+		readOnly: in.readOnly, inDefcap: in.inDefcap, defpact: in.tx.defpact, pactStep: in.tx.pactStep}
 }
 
 func (in *Interp) restore(s savedState) {
@@ -212,6 +214,7 @@ func (in *Interp) restore(s savedState) {
 	in.stack = in.stack[:s.stack]
 	in.readOnly = s.readOnly
 	in.inDefcap = s.inDefcap
+	in.tx.defpact, in.tx.pactStep = s.defpact, s.pactStep
 }
 
 // Save and Restore expose the same to the REPL's expect-failure.
