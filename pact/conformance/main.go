@@ -43,8 +43,7 @@ func main() {
 		if *only != "" && !strings.Contains(f, *only) {
 			continue
 		}
-		src, _ := os.ReadFile(f)
-		written := len(expectCall.FindAll(stripComments(src), -1))
+		written := countWritten(f, expectCall, map[string]bool{})
 		pass, fails, err := run(f)
 		status := "yes"
 		if err != nil {
@@ -95,6 +94,27 @@ func run(path string) (pass, fail int, err error) {
 	}
 	return pass, fail, err
 }
+
+// countWritten counts the expect calls written in a file and, following
+// its (load "...") calls, in the files it loads.
+func countWritten(path string, expectCall *regexp.Regexp, seen map[string]bool) int {
+	if seen[path] {
+		return 0
+	}
+	seen[path] = true
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	code := stripComments(src)
+	n := len(expectCall.FindAll(code, -1))
+	for _, m := range loadCall.FindAllSubmatch(code, -1) {
+		n += countWritten(filepath.Join(filepath.Dir(path), string(m[1])), expectCall, seen)
+	}
+	return n
+}
+
+var loadCall = regexp.MustCompile(`\(load\s+"([^"]+)"`)
 
 func stripComments(src []byte) []byte {
 	var out []byte

@@ -314,7 +314,10 @@ func (c *compiler) name(v *syntax.Var) (node, error) {
 	if m := c.in.lookupModuleRel(ModuleName{Name: n.Module}); m != nil {
 		return c.member(m.Name, n.Name, v.Loc)
 	}
-	// ns.mod as a module reference.
+	// ns.mod as a module reference (possibly the module being defined).
+	if c.mod != nil && c.mod.Name == (ModuleName{Namespace: n.Module, Name: n.Name}) {
+		return &nModRef{mod: c.mod.Name, loc: v.Loc}, nil
+	}
 	if m := c.in.lookupModule(ModuleName{Namespace: n.Module, Name: n.Name}); m != nil {
 		c.dep(m.Name)
 		return &nModRef{mod: m.Name, loc: v.Loc}, nil
@@ -456,8 +459,19 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*Schema, error) {
 	var d *Def
 	switch {
-	case n.Kind == syntax.BareName && c.mod != nil:
-		d = c.mod.Defs[n.Name]
+	case n.Kind == syntax.BareName:
+		if c.mod != nil {
+			d = c.mod.Defs[n.Name]
+		}
+		for _, uses := range [][]useImport{c.uses, c.in.topUses} {
+			for i := len(uses) - 1; i >= 0 && d == nil; i-- {
+				if u := uses[i]; u.imports == nil || slices.Contains(u.imports, n.Name) {
+					if ud, ok := u.mod.Defs[n.Name]; ok && ud.Kind == DefSchemaKind {
+						d = ud
+					}
+				}
+			}
+		}
 	case n.Kind == syntax.QualifiedName:
 		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
 		if c.mod != nil && c.mod.Name.Name == n.Module && n.Namespace == "" {

@@ -49,6 +49,8 @@ type Interp struct {
 	namespace string // current namespace, "" for root
 
 	tx txState
+	// loading is the module being defined: its constants may name it.
+	loading *Module
 
 	// replDefs are top-level defuns and defconsts of a REPL session.
 	replDefs map[string]*Def

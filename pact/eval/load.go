@@ -63,6 +63,9 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 
 // lookupModule reads a module by its full name.
 func (in *Interp) lookupModule(mn ModuleName) *Module {
+	if in.loading != nil && in.loading.Name == mn {
+		return in.loading
+	}
 	v, ok, err := in.DB.Read(db.Modules, "", mn.String())
 	if err != nil || !ok {
 		return nil
@@ -141,7 +144,10 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 			return nil, compileErr(x.Gov.Loc, "Invalid governance: "+m.GovCap+" is not a defcap of "+mn.String())
 		}
 	}
-	if err := c.compileBodies(x.Body); err != nil {
+	in.loading = m
+	err := c.compileBodies(x.Body)
+	in.loading = nil
+	if err != nil {
 		return nil, err
 	}
 	if err := in.checkImplements(m, x.Loc); err != nil {
@@ -330,11 +336,17 @@ func (c *compiler) compileBodies(body []syntax.Decl) error {
 			if !m.Interface {
 				err = c.defpact(d, x)
 			}
-		case *syntax.DefConst:
-			err = c.defconst(d, x)
 		}
 		if err != nil {
 			return err
+		}
+	}
+	// Constants last, in order: their values may call any function.
+	for _, name := range m.Order {
+		if x, ok := m.Defs[name].fun.(*syntax.DefConst); ok {
+			if err := c.defconst(m.Defs[name], x); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -480,6 +480,9 @@ func nativeEnforceVerifier(c *Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
+	if len(c.in.tx.caps.evaluating) == 0 {
+		return nil, EvalError("enforce-verifier: cannot use enforce-verifier outside of cap evaluation")
+	}
 	for _, v := range c.in.Verifiers {
 		if v.Name != string(name) {
 			continue
