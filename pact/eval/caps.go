@@ -210,22 +210,24 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 }
 
 func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {
-	slot := capSlot{cap: t}
 	saved := in.tx.caps.evaluating
 	savedStack := in.tx.caps.stack
 	in.tx.caps.evaluating = append(append([]*CapToken(nil), saved...), evaluating)
+	// While its body runs the cap sits on the stack, and the caps it
+	// composes join its slot at once (a later compose may rely on them).
 	in.tx.caps.stack = append(append([]capSlot(nil), savedStack...), capSlot{cap: evaluating})
-	defer func() { in.tx.caps.stack = savedStack }()
+	idx := len(in.tx.caps.stack) - 1
 	in.stack = append(in.stack, frame{def: d})
 	in.inDefcap++
-	// compose-capability appends to the slot through composing.
 	prev := in.composing
-	in.composing = &slot
+	in.composing = idx
 	_, err := in.body(d.Body, &env{vals: t.Args})
 	in.composing = prev
 	in.inDefcap--
 	in.stack = in.stack[:len(in.stack)-1]
 	in.tx.caps.evaluating = saved
+	slot := capSlot{cap: t, composed: in.tx.caps.stack[idx].composed}
+	in.tx.caps.stack = savedStack
 	return slot, err
 }
 
@@ -245,7 +247,7 @@ func (in *Interp) findManaged(d *Def, t *CapToken) (*managedCap, error) {
 	if mc := in.installFromSigners(d, t, skip); mc != nil {
 		return mc, nil
 	}
-	return nil, EvalError("Managed capability not installed: " + Pretty(t))
+	return nil, EvalError("Managed capability not installed: " + renderCapToken(t))
 }
 
 // installFromSigners installs a managed cap that a signer (or verifier)
@@ -303,8 +305,9 @@ func renderCapToken(t *CapToken) string {
 
 func nativeComposeCap(c *Call, a []Value) (Value, error) {
 	in := c.in
-	if in.inDefcap == 0 || in.composing == nil {
-		return nil, EvalError("compose-capability: not within defcap")
+	if in.inDefcap == 0 || in.composing < 0 || len(in.stack) == 0 || in.stack[len(in.stack)-1].def == nil ||
+		in.stack[len(in.stack)-1].def.Kind != DefCapability {
+		return nil, NativeError("compose-capability", "compose-capability must be called directly within a defcap")
 	}
 	t, err := expectCapToken(a[0])
 	if err != nil {
@@ -318,14 +321,12 @@ func nativeComposeCap(c *Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	outer := in.composing
-	// The composed cap's own body runs outside the defcap restriction on
-	// nesting but composes into its own slot.
 	slot, err := in.acquireCap(d, t)
 	if err != nil {
 		return nil, err
 	}
-	outer.composed = append(outer.composed, slot.cap)
-	outer.composed = append(outer.composed, slot.composed...)
+	o := &in.tx.caps.stack[outer]
+	o.composed = append(append(o.composed, slot.cap), slot.composed...)
 	return True, nil
 }
 
@@ -355,14 +356,14 @@ func nativeInstallCap(c *Call, a []Value) (Value, error) {
 	}
 	for _, m := range in.tx.caps.managed {
 		if matches(m.token) {
-			return nil, EvalError("Capability already installed: " + Pretty(t))
+			return nil, EvalError("Capability already installed: " + renderCapToken(t))
 		}
 	}
 	if skip >= 0 {
 		for _, s := range in.Signers {
 			for _, sc := range s.Caps {
 				if matches(sc) {
-					return nil, EvalError("Capability already installed: " + Pretty(t))
+					return nil, EvalError("Capability already installed: " + renderCapToken(t))
 				}
 			}
 		}

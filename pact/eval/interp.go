@@ -59,8 +59,9 @@ type Interp struct {
 
 	stack    []frame
 	readOnly int
-	// composing is the slot compose-capability adds to.
-	composing *capSlot
+	// composing is the index in the cap stack of the slot that
+	// compose-capability adds to; -1 outside a defcap body.
+	composing int
 	// inDefcap counts defcap bodies being evaluated (with-capability is
 	// illegal there, compose-capability legal).
 	inDefcap int
@@ -126,6 +127,7 @@ func New(d db.DB) *Interp {
 		Flags:           map[string]bool{},
 		NamespacePolicy: NamespacePolicy{AllowRoot: true},
 		natives:         map[string]*Native{},
+		composing:       -1,
 		replDefs:        map[string]*Def{},
 		Print:           func(string) {},
 		Warn:            func(string) {},

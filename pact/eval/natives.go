@@ -451,12 +451,13 @@ func nativeReadKeyset(c *Call, a []Value) (Value, error) {
 	return nil, UserError("read-keyset failure")
 }
 
+// nativePactID reads the defpact state (P5 esDefPactExec), which outlives
+// the step that set it until the transaction ends.
 func nativePactID(c *Call, a []Value) (Value, error) {
-	id, ok := c.in.activePactID()
-	if !ok {
+	if c.in.tx.defpact == nil {
 		return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
 	}
-	return String(id), nil
+	return String(c.in.tx.defpact.PactID), nil
 }
 
 func nativeVerifySPV(c *Call, a []Value) (Value, error) {

@@ -43,11 +43,13 @@ type PactStep struct {
 	HasRollback bool
 }
 
+// activePactID is P5's getDefPactId: the id in the defpact state, which
+// is the running step's during a step and stays set after it.
 func (in *Interp) activePactID() (string, bool) {
-	if in.tx.pactStep == nil {
+	if in.tx.defpact == nil {
 		return "", false
 	}
-	return in.tx.pactStep.PactID, true
+	return in.tx.defpact.PactID, true
 }
 
 // LastPact is the state left by the last defpact step run in this

@@ -199,11 +199,12 @@ type savedState struct {
 	inDefcap int
 	defpact  *PactExec
 	pactStep *PactStep
+	compose  int
 }
 
 func (in *Interp) save() savedState {
 	return savedState{caps: in.tx.caps.clone(), events: len(in.tx.events), stack: len(in.stack),
-		readOnly: in.readOnly, inDefcap: in.inDefcap, defpact: in.tx.defpact, pactStep: in.tx.pactStep}
+		readOnly: in.readOnly, inDefcap: in.inDefcap, defpact: in.tx.defpact, pactStep: in.tx.pactStep, compose: in.composing}
 }
 
 func (in *Interp) restore(s savedState) {
@@ -215,6 +216,7 @@ func (in *Interp) restore(s savedState) {
 	in.readOnly = s.readOnly
 	in.inDefcap = s.inDefcap
 	in.tx.defpact, in.tx.pactStep = s.defpact, s.pactStep
+	in.composing = s.compose
 }
 
 // Save and Restore expose the same to the REPL's expect-failure.
