@@ -298,7 +298,10 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return in.callDef(d, args, n.loc)
+		in.dynCalls = append(in.dynCalls, len(in.stack))
+		v, err := in.callDef(d, args, n.loc)
+		in.dynCalls = in.dynCalls[:len(in.dynCalls)-1]
+		return v, err
 	}
 	fn, err := in.eval(n.fn, e)
 	if err != nil {
@@ -441,9 +444,16 @@ func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) 
 	if len(in.stack) >= in.maxDepth() {
 		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
 	}
+	reentrant := in.reentrant(d)
+	if reentrant {
+		in.readOnly++
+	}
 	in.stack = append(in.stack, frame{def: d})
 	v, err := in.body(d.Body, &env{vals: args})
 	in.stack = in.stack[:len(in.stack)-1]
+	if reentrant {
+		in.readOnly--
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -515,4 +525,21 @@ func (t Thunk) Span() syntax.Span {
 		return syntax.Span{}
 	}
 	return t.n.span()
+}
+
+// reentrant reports whether calling d re-enters, through a module
+// reference call, a module that is already running below that call. P5
+// runs such calls with the database read-only.
+func (in *Interp) reentrant(d *Def) bool {
+	if d.Module == nil || len(in.dynCalls) == 0 || in.Flags["DisableReentrancyCheck"] {
+		return false
+	}
+	for _, start := range in.dynCalls {
+		for _, f := range in.stack[:min(start, len(in.stack))] {
+			if f.def != nil && f.def.Module != nil && f.def.Module.Name == d.Module.Name {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -58,6 +58,9 @@ type Interp struct {
 	topUses []useImport
 
 	stack    []frame
+	// dynCalls are the call-stack depths at which module-reference calls
+	// started (for the re-entrancy check).
+	dynCalls []int
 	readOnly int
 	// composing is the index in the cap stack of the slot that
 	// compose-capability adds to; -1 outside a defcap body.

@@ -13,7 +13,7 @@ import (
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
-	in.stack = in.stack[:0]
+	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
 	in.readOnly, in.inDefcap, in.composing = 0, 0, -1
 	switch x := item.(type) {
 	case *syntax.Module:
