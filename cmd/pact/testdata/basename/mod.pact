@@ -1,0 +1,1 @@
+(enforce false "mod.pact ran instead of mod.repl")

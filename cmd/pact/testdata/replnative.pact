@@ -1,0 +1,1 @@
+(expect "REPL natives are not available in .pact files" 1 1)

@@ -1,0 +1,250 @@
+package repl
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ledgernode/ledger-node/pact/eval"
+)
+
+// The prompts of the interactive loop, as P5 prints them.
+const (
+	Prompt             = "pact> "
+	ContinuationPrompt = "....> "
+	// InteractiveName is the file name errors in interactive input carry.
+	InteractiveName = "<interactive>"
+)
+
+// Interactive runs the read-eval-print loop: it prompts with Prompt, reads
+// lines from in until the input is balanced (see Balance), evaluates it as a
+// REPL program, prints every non-unit result with eval.Pretty and every
+// error with FormatError, and prompts again. Lines that leave the input
+// unbalanced get ContinuationPrompt. At the end of in it evaluates what is
+// left, prints "goodbye" and returns nil; it returns an error only when in
+// or out fails.
+//
+// It works on any reader, a terminal or a pipe alike; it does no line
+// editing or history. While it runs, print output goes to out as well.
+func (r *Runner) Interactive(in io.Reader, out io.Writer) error {
+	saved := r.Out
+	r.Out = out
+	defer func() { r.Out = saved }()
+
+	w := &errWriter{w: out}
+	br := bufio.NewReader(in)
+	var buf strings.Builder
+	var sc Balance
+	for {
+		if buf.Len() == 0 {
+			w.print(Prompt)
+		} else {
+			w.print(ContinuationPrompt)
+		}
+		if w.err != nil {
+			return w.err
+		}
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		eof := err != nil
+		buf.WriteString(line)
+		sc.Feed(line)
+		if eof || sc.Complete() {
+			if eof && line == "" && buf.Len() > 0 {
+				// The prompt was printed but nothing more came.
+				w.print("\n")
+			}
+			if sc.HasCode() {
+				r.evalInteractive(buf.String(), w)
+			}
+			buf.Reset()
+			sc = Balance{}
+		}
+		if eof {
+			w.print("goodbye\n")
+			return w.err
+		}
+	}
+}
+
+func (r *Runner) evalInteractive(src string, w *errWriter) {
+	vals, err := r.EvalSource(InteractiveName, src, true)
+	for _, v := range vals {
+		if _, unit := v.(eval.Unit); !unit {
+			w.print(eval.Pretty(v) + "\n")
+		}
+	}
+	if err != nil {
+		w.print(FormatError(err) + "\n")
+	}
+}
+
+// errWriter keeps the first write error so the loop can stop on it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) print(s string) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, s)
+	}
+}
+
+// Balance decides, lexically, whether interactive input is complete: it
+// counts the opening and closing parentheses, brackets and braces outside
+// string literals and ; comments, and tracks whether a string literal is
+// still open. It follows the lexer's rules for strings: backslash escapes
+// one character, except that a backslash followed by white space starts a
+// gap (\<white space>\) that may span lines.
+//
+// The zero value is the state before any input. Feed may be called with
+// the input in pieces of any size; the result does not depend on where the
+// input is cut.
+type Balance struct {
+	depth    int  // opening minus closing delimiters
+	negative bool // more closing than opening delimiters at some point
+	code     bool // something other than white space and comments seen
+	state    scanState
+	pending  []byte // an incomplete UTF-8 sequence held back in a gap
+}
+
+type scanState uint8
+
+const (
+	scanCode    scanState = iota
+	scanComment           // after ';' up to the newline
+	scanString            // inside "..."
+	scanEscape            // after '\' inside a string
+	scanGap               // inside a \<white space>\ gap
+)
+
+// Feed scans more input.
+func (b *Balance) Feed(s string) {
+	if len(b.pending) > 0 {
+		s = string(b.pending) + s
+		b.pending = b.pending[:0]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch b.state {
+		case scanCode:
+			switch c {
+			case ';':
+				b.state = scanComment
+			case '"':
+				b.code = true
+				b.state = scanString
+			case '(', '[', '{':
+				b.code = true
+				b.depth++
+			case ')', ']', '}':
+				b.code = true
+				b.depth--
+				if b.depth < 0 {
+					b.negative = true
+				}
+			case ' ', '\t', '\n', '\r', '\f', '\v':
+			default:
+				b.code = true
+			}
+		case scanComment:
+			if c == '\n' {
+				b.state = scanCode
+			}
+		case scanString:
+			switch c {
+			case '"':
+				b.state = scanCode
+			case '\\':
+				b.state = scanEscape
+			}
+		case scanEscape:
+			if c >= utf8.RuneSelf {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && n <= 1 && !utf8.FullRuneInString(s[i:]) {
+					b.pending = append(b.pending, s[i:]...)
+					return
+				}
+				if isGapSpace(r) {
+					b.state = scanGap
+				} else {
+					b.state = scanString
+				}
+				i += n
+				continue
+			}
+			if isGapSpace(rune(c)) {
+				b.state = scanGap
+			} else {
+				b.state = scanString
+			}
+		case scanGap:
+			if c >= utf8.RuneSelf {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && n <= 1 && !utf8.FullRuneInString(s[i:]) {
+					b.pending = append(b.pending, s[i:]...)
+					return
+				}
+				if !isGapSpace(r) {
+					// An invalid gap: the lexer rejects it; carry on
+					// as if the string went on.
+					b.state = scanString
+				}
+				i += n
+				continue
+			}
+			switch {
+			case c == '\\':
+				b.state = scanString
+			case isGapSpace(rune(c)):
+			case c == '"':
+				b.state = scanCode
+			default:
+				b.state = scanString
+			}
+		}
+		i++
+	}
+}
+
+// Complete reports whether the input so far is a whole entry: no string
+// literal open and no delimiter left unclosed. Input with a stray closing
+// delimiter is complete too, so that the parser reports it.
+func (b *Balance) Complete() bool {
+	switch b.state {
+	case scanString, scanEscape, scanGap:
+		return false
+	}
+	return b.negative || b.depth <= 0
+}
+
+// Depth is the number of delimiters still open (negative when there are
+// more closing than opening ones).
+func (b *Balance) Depth() int { return b.depth }
+
+// InString reports whether the input ends inside a string literal.
+func (b *Balance) InString() bool {
+	return b.state == scanString || b.state == scanEscape || b.state == scanGap
+}
+
+// HasCode reports whether the input holds anything but white space and
+// comments.
+func (b *Balance) HasCode() bool { return b.code }
+
+// isGapSpace is the white space a string gap may contain: Haskell's isSpace,
+// as the lexer uses.
+func isGapSpace(r rune) bool {
+	switch {
+	case r == ' ', r >= '\t' && r <= '\r', r == 0xa0:
+		return true
+	case r < 0x100:
+		return false
+	}
+	return unicode.Is(unicode.Zs, r)
+}
