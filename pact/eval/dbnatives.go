@@ -97,6 +97,9 @@ func nativeWrite(kind string) func(c *Call, a []Value) (Value, error) {
 		if !objectMatchesSchema(obj, &t.Schema, kind == "update") {
 			return nil, schemaMismatch(&t.Schema, obj)
 		}
+		if err := in.Gas.Charge(GasWrite, 1); err != nil {
+			return nil, err
+		}
 		wt := db.Write
 		switch kind {
 		case "insert":
@@ -133,6 +136,9 @@ func (in *Interp) tableErr(t *Table, err error) error {
 
 func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
 	if err := in.tableAccess(t, true); err != nil {
+		return nil, false, err
+	}
+	if err := in.Gas.Charge(GasRead, 1); err != nil {
 		return nil, false, err
 	}
 	v, found, err := in.DB.Read(db.UserTable, t.FullName(), key)

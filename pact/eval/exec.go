@@ -92,7 +92,7 @@ func (in *Interp) step() error {
 	if in.StepLimit > 0 && in.steps > in.StepLimit {
 		return &Error{Kind: ErrGas, Msg: "Gas limit (" + strconv.FormatInt(in.StepLimit, 10) + ") exceeded: " + strconv.FormatInt(in.steps, 10)}
 	}
-	return in.Gas.charge(1)
+	return in.Gas.Charge(GasApply, 1)
 }
 
 // eval evaluates a compiled expression in a frame.

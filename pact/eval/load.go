@@ -135,6 +135,9 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	}
 	m.Code = syntax.Format(x)
 	m.Hash = HashBytes([]byte(m.Code))
+	if err := in.Gas.Charge(GasModuleLoad, int64(len(m.Code))); err != nil {
+		return nil, err
+	}
 	c := &compiler{in: in, mod: m, allowRepl: repl}
 	if err := c.declare(x.Body); err != nil {
 		return nil, err

@@ -196,9 +196,9 @@ func (r *Runner) natives() []*eval.Native {
 			if s, ok := a[0].(eval.String); !ok || s != "table" {
 				return nil, argsErr(c, a)
 			}
-			// The table model is not implemented: charge one milligas per
-			// evaluation step so that gas readings move.
-			in().Gas.Rate = 1
+			// P5's table model is not implemented: charge one milligas per
+			// charging point so that gas readings move.
+			in().Gas.Model = eval.ConstantGas{Milli: 1}
 			return str("Set gas model to table-based cost model"), nil
 		}),
 		native("pact-version", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
