@@ -57,7 +57,7 @@ type Interp struct {
 	// topUses are the modules `use`d at the top level.
 	topUses []useImport
 
-	stack    []frame
+	stack []frame
 	// dynCalls are the call-stack depths at which module-reference calls
 	// started (for the re-entrancy check).
 	dynCalls []int
