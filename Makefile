@@ -13,6 +13,7 @@ all: build
 
 build:
 	$(GO) build -o bin/ledger-node ./cmd/ledger-node
+	$(GO) build -o bin/pact ./cmd/pact
 
 # A development network node that mines all 20 chains, with its database under $(DATA_DIR).
 # Extra flags: make run ARGS="--block-delay 2s --service-port 0".
