@@ -81,7 +81,7 @@ func arity(fn Value) int {
 }
 
 func located(err error, loc syntax.Span) error {
-	if e, ok := err.(*Error); ok && !e.Located && loc.File != "" || ok && !e.Located && loc.Start.Line > 0 {
+	if e, ok := err.(*Error); ok && !e.Located && loc.Start.IsValid() {
 		e.Loc, e.Located = loc, true
 	}
 	return err
