@@ -307,7 +307,7 @@ func nativeComposeCap(c *Call, a []Value) (Value, error) {
 	in := c.in
 	if in.inDefcap == 0 || in.composing < 0 || len(in.stack) == 0 || in.stack[len(in.stack)-1].def == nil ||
 		in.stack[len(in.stack)-1].def.Kind != DefCapability {
-		return nil, NativeError("compose-capability", "compose-capability must be called directly within a defcap")
+		return nil, NativeError("compose-capability", "native must be called within a defcap body")
 	}
 	t, err := expectCapToken(a[0])
 	if err != nil {

@@ -383,7 +383,10 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 			return &nDef{def: d, loc: loc}, nil
 		}
 	}
-	if n, ok := c.in.natives[name]; ok && (!n.Repl || c.allowRepl || c.in.ReplNatives) {
+	if n, ok := c.in.natives[name]; ok && (!n.Repl || c.allowRepl) {
+		if n.Repl && c.mod != nil && !c.in.ReplNatives {
+			return nil, compileErr(loc, "repl native disallowed in module code. If you want to use this, enable them with (env-enable-repl-natives true)")
+		}
 		return &nNative{n: n, loc: loc}, nil
 	}
 	switch name {
@@ -405,7 +408,7 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 			return &nNative{n: boolFnNative(form), loc: loc}, nil
 		}
 	}
-	return nil, compileErr(loc, "Cannot resolve "+name)
+	return nil, compileErr(loc, "Unbound variable "+name)
 }
 
 // typ resolves a type annotation. Schema names are looked up in the module

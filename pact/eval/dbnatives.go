@@ -387,29 +387,35 @@ func nativeDescribeModule(c *Call, a []Value) (Value, error) {
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + string(s))
 	}
-	ifaces := make(List, len(m.Implements))
-	for i, n := range m.Implements {
-		ifaces[i] = String(n.String())
+	if err := c.in.localOnly("describe-module"); err != nil {
+		return nil, err
 	}
-	fs := []Field{{"name", String(m.Name.String())}, {"hash", String(m.Hash)}, {"code", String(m.Code)}}
+	// P5 describe-module: name, hash, tx_hash, code, and for a module its
+	// interfaces.
+	fs := []Field{{Key: "name", Val: String(m.Name.String())}, {Key: "hash", Val: String(m.Hash)},
+		{Key: "tx_hash", Val: String(m.TxHash)}, {Key: "code", Val: String(m.Code)}}
 	if !m.Interface {
+		ifaces := make(List, len(m.Implements))
+		for i, n := range m.Implements {
+			ifaces[i] = String(n.String())
+		}
 		fs = append(fs, Field{Key: "interfaces", Val: ifaces})
-		if m.GovKeyset != "" {
-			fs = append(fs, Field{Key: "keyset", Val: String(m.GovKeyset)})
-		} else {
-			fs = append(fs, Field{Key: "keyset", Val: String(m.GovCap)})
-		}
-		bl := List{}
-		for h := range m.Blessed {
-			bl = append(bl, String(h))
-		}
-		sorted, _ := Sort(bl)
-		fs = append(fs, Field{Key: "blessed", Val: sorted})
 	}
 	return NewObject(fs...), nil
 }
 
+// localOnly is the DisableHistoryInTransactionalMode check.
+func (in *Interp) localOnly(native string) error {
+	if in.Flags["DisableHistoryInTransactionalMode"] && in.Mode == db.Transactional {
+		return EvalError("Operation only permitted in local execution mode: " + native)
+	}
+	return nil
+}
+
 func nativeListModules(c *Call, a []Value) (Value, error) {
+	if err := c.in.localOnly("list-modules"); err != nil {
+		return nil, err
+	}
 	ks, err := c.in.DB.Keys(db.Modules, "")
 	if err != nil {
 		return nil, dbErr(err)
@@ -513,7 +519,7 @@ func nativeDefineNamespace(c *Call, a []Value) (Value, error) {
 		return nil, c.argsErr(a)
 	}
 	if !validNamespaceName(string(name)) {
-		return nil, EvalError("invalid namespace name format: " + string(name))
+		return nil, NativeError("define-namespace", "invalid namespace format")
 	}
 	old, found, err := in.DB.Read(db.Namespaces, "", string(name))
 	if err != nil {

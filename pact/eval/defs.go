@@ -119,6 +119,8 @@ type Module struct {
 	Implements []ModuleName
 	Code       string
 	Doc        string
+	// TxHash is the hash of the transaction that installed this version.
+	TxHash string
 	// Deps are the modules this one refers to.
 	Deps []ModuleName
 }

@@ -55,16 +55,11 @@ func (in *Interp) EnforceGuard(g Value) error {
 		if err != nil {
 			return err
 		}
+		// The function must not fail; its result is ignored (P5).
 		in.readOnly++
-		v, err := in.callDef(d, g.Args, d.Loc)
+		_, err = in.callDef(d, g.Args, d.Loc)
 		in.readOnly--
-		if err != nil {
-			return err
-		}
-		if b, ok := v.(Bool); ok && !bool(b) {
-			return UserError("User guard failed: " + g.Fun.String())
-		}
-		return nil
+		return err
 	case *CapabilityGuard:
 		t := &CapToken{Name: FullyQualifiedName{Module: g.Name.Module, Name: g.Name.Name}, Args: g.Args}
 		if !in.tx.caps.isGranted(t) {
@@ -87,7 +82,10 @@ func (in *Interp) EnforceGuard(g Value) error {
 		}
 		return in.acquireAdmin(m)
 	case *PactGuard:
-		cur, _ := in.activePactID()
+		cur, ok := in.activePactID()
+		if !ok {
+			return EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+		}
 		if cur != g.PactID {
 			return UserError("Pact guard failed, intended: " + g.PactID + ", active: " + cur)
 		}
@@ -266,10 +264,10 @@ func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
 	} else {
 		v, ok := in.readData(string(name))
 		if !ok {
-			return nil, UserError("define-keyset failure")
+			return nil, UserError("define-read-keyset failure")
 		}
 		if ks, ok = ReadKeySetValue(v); !ok {
-			return nil, UserError("define-keyset failure")
+			return nil, UserError("define-read-keyset failure")
 		}
 	}
 	if err := in.checkKeyFormats(ks); err != nil {
@@ -357,7 +355,7 @@ func nativeModuleGuard(c *Call, a []Value) (Value, error) {
 	}
 	m := c.in.currentModule()
 	if m == nil {
-		return nil, EvalError("create-module-guard: must be called within a module")
+		return nil, EvalError("create-module-guard: must call within module")
 	}
 	return &ModuleGuard{Module: m.Name, Name: string(s)}, nil
 }

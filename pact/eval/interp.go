@@ -51,6 +51,11 @@ type Interp struct {
 	tx txState
 	// loading is the module being defined: its constants may name it.
 	loading *Module
+	// sources are the texts of loaded files, by name (SetSource).
+	sources map[string]string
+	// Mode is the execution mode: Transactional, or Local for simulated
+	// commands.
+	Mode db.Mode
 
 	// replDefs are top-level defuns and defconsts of a REPL session.
 	replDefs map[string]*Def

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -90,8 +91,8 @@ func (in *Interp) resolveUse(u *syntax.Use) (useImport, error) {
 	if m == nil {
 		return useImport{}, compileErr(u.Loc, "Cannot find module: "+mn.String())
 	}
-	if u.HasHash && u.Hash != m.Hash {
-		return useImport{}, compileErr(u.Loc, "Module "+m.Name.String()+" hash mismatch: expected "+u.Hash+", found "+m.Hash)
+	if u.HasHash && u.Hash != m.Hash && !m.Blessed[u.Hash] {
+		return useImport{}, compileErr(u.Loc, "Import error for module "+m.Name.String()+" , hash not blessed: "+u.Hash)
 	}
 	imp := useImport{mod: m}
 	if u.HasImports {
@@ -115,6 +116,27 @@ func docText(d *syntax.Doc) string {
 	return d.Text
 }
 
+// source returns the text a node was parsed from, as written, when the
+// caller registered the file's source (SetSource); otherwise the node
+// printed back.
+func (in *Interp) source(n syntax.Node) string {
+	if src, ok := in.sources[n.Span().File]; ok {
+		if s := n.Span().Slice(src); s != "" {
+			return s
+		}
+	}
+	return syntax.Format(n)
+}
+
+// SetSource registers a file's text, so that modules keep their code as
+// written (describe-module).
+func (in *Interp) SetSource(file, src string) {
+	if in.sources == nil {
+		in.sources = map[string]string{}
+	}
+	in.sources[file] = src
+}
+
 func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	if in.Flags["DisableModuleInstall"] {
 		return nil, compileErr(x.Loc, "Module install disabled")
@@ -133,8 +155,9 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	if err := in.checkInstall(old, mn, x.Loc); err != nil {
 		return nil, err
 	}
-	m.Code = syntax.Format(x)
-	m.Hash = HashBytes([]byte(m.Code))
+	m.Code = in.source(x)
+	m.TxHash = in.TxHash
+	m.Hash = HashBytes([]byte(syntax.Format(x)))
 	if err := in.Gas.Charge(GasModuleLoad, int64(len(m.Code))); err != nil {
 		return nil, err
 	}
@@ -143,8 +166,12 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		return nil, err
 	}
 	if m.GovCap != "" {
-		if d, ok := m.Defs[m.GovCap]; !ok || d.Kind != DefCapability {
-			return nil, compileErr(x.Gov.Loc, "Invalid governance: "+m.GovCap+" is not a defcap of "+mn.String())
+		d, ok := m.Defs[m.GovCap]
+		if !ok || d.Kind != DefCapability {
+			return nil, compileErr(x.Gov.Loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+mn.String()+"."+m.GovCap)
+		}
+		if gd, ok := d.fun.(*syntax.DefCap); ok && len(gd.Args) > 0 {
+			return nil, compileErr(x.Gov.Loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+mn.String()+"."+m.GovCap)
 		}
 	}
 	in.loading = m
@@ -154,6 +181,9 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		return nil, err
 	}
 	if err := in.checkImplements(m, x.Loc); err != nil {
+		return nil, err
+	}
+	if err := checkRecursion(m, x.Loc); err != nil {
 		return nil, err
 	}
 	if old == nil && m.GovKeyset != "" {
@@ -206,8 +236,9 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		return nil, err
 	}
 	m := &Module{Name: mn, Interface: true, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
-	m.Code = syntax.Format(x)
-	m.Hash = HashBytes([]byte(m.Code))
+	m.Code = in.source(x)
+	m.TxHash = in.TxHash
+	m.Hash = HashBytes([]byte(syntax.Format(x)))
 	c := &compiler{in: in, mod: m, allowRepl: repl}
 	if err := c.declare(x.Body); err != nil {
 		return nil, err
@@ -230,7 +261,7 @@ func (c *compiler) declare(body []syntax.Decl) error {
 			return compileErr(d.Loc, "Duplicate definition: "+d.Name)
 		}
 		if _, isNative := c.in.natives[d.Name]; isNative {
-			return compileErr(d.Loc, "Definition "+d.Name+" shadows a native")
+			return compileErr(d.Loc, "Variable "+d.Name+" shadows native with the same name")
 		}
 		d.Module = m
 		m.Defs[d.Name] = d
@@ -269,6 +300,9 @@ func (c *compiler) declare(body []syntax.Decl) error {
 			m.Implements = append(m.Implements, iface.Name)
 			continue
 		case *syntax.Bless:
+			if b, err := DecodeBase64URL(x.Hash); err != nil || len(b) != 32 {
+				return compileErr(x.Loc, "Invalid blessed hash, incorrect format: "+x.Hash)
+			}
 			m.Blessed[x.Hash] = true
 			continue
 		default:
@@ -483,7 +517,8 @@ func (in *Interp) checkImplements(m *Module, loc syntax.Span) error {
 			}
 			md, ok := m.Defs[name]
 			if !ok {
-				return compileErr(loc, "Interface implementation missing: "+iname.String()+"."+name)
+				return compileErr(loc, "Interface member not implemented, module "+m.Name.String()+
+					" does not implement interface "+iname.String()+" member: "+name)
 			}
 			if md.Kind != id.Kind || len(md.Args) != len(id.Args) {
 				return compileErr(md.Loc, "Interface implementation signature mismatch: "+iname.String()+"."+name)
@@ -536,4 +571,109 @@ func dbErr(err error) error {
 		return err
 	}
 	return &Error{Kind: ErrDB, Msg: "Error during database operation: " + err.Error()}
+}
+
+// checkRecursion rejects a module whose functions, capabilities and
+// defpacts call each other in a cycle (P5's RecursionDetected).
+func checkRecursion(m *Module, loc syntax.Span) error {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[*Def]int{}
+	var path []string
+	var visit func(d *Def) error
+	visit = func(d *Def) error {
+		switch state[d] {
+		case active:
+			return compileErr(loc, "Recursive cycle detected in Module "+m.Name.String()+
+				" in the following functions: ["+strings.Join(path, ", ")+"]")
+		case done:
+			return nil
+		}
+		state[d] = active
+		path = append(path, d.Name)
+		var err error
+		walkDefRefs(d, func(ref *Def) {
+			if err == nil && ref.Module == m && ref != d || err == nil && ref == d {
+				switch ref.Kind {
+				case DefFun, DefCapability, DefPactKind:
+					err = visit(ref)
+				}
+			}
+		})
+		path = path[:len(path)-1]
+		state[d] = done
+		return err
+	}
+	for _, name := range m.Order {
+		if d := m.Defs[name]; d.Kind == DefFun || d.Kind == DefCapability || d.Kind == DefPactKind {
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walkDefRefs calls f for every module member a definition's code names.
+func walkDefRefs(d *Def, f func(*Def)) {
+	var walk func(n node)
+	walk = func(n node) {
+		switch n := n.(type) {
+		case *nDef:
+			f(n.def)
+		case *nDyn:
+			walk(n.ref)
+		case *nApp:
+			walk(n.fn)
+			for _, a := range n.args {
+				walk(a)
+			}
+		case *nList:
+			for _, a := range n.elems {
+				walk(a)
+			}
+		case *nObject:
+			for _, a := range n.vals {
+				walk(a)
+			}
+		case *nLambda:
+			for _, a := range n.body {
+				walk(a)
+			}
+		case *nLet:
+			for _, a := range n.vals {
+				walk(a)
+			}
+			for _, a := range n.body {
+				walk(a)
+			}
+		case *nSpecial:
+			for _, a := range n.args {
+				walk(a)
+			}
+		case *nBinding:
+			for _, a := range n.body {
+				walk(a)
+			}
+		}
+	}
+	for _, b := range d.Body {
+		walk(b)
+	}
+	for _, s := range d.Steps {
+		walk(s.Expr)
+		if s.Rollback != nil {
+			walk(s.Rollback)
+		}
+	}
+}
+
+// HasModule reports whether a module or interface of that name (ns.name
+// or name, relative to the current namespace) is installed.
+func (in *Interp) HasModule(name string) bool {
+	mn, ok := ParseModuleName(name)
+	return ok && in.lookupModuleRel(mn) != nil
 }

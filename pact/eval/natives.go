@@ -218,7 +218,8 @@ func coreNatives() []*Native {
 	ns = append(ns, cryptoNatives()...)
 	for _, n := range ns {
 		switch n.Name {
-		case "create-table", "describe-table", "describe-keyset", "describe-module", "define-keyset":
+		case "create-table", "describe-table", "describe-keyset", "describe-module", "define-keyset",
+			"namespace", "define-namespace", "static-redeploy":
 			// P5's setTopLevelOnly natives: they fail when called from
 			// module code.
 			n.TopLevelOnly = true
@@ -425,11 +426,8 @@ func nativeReadString(c *Call, a []Value) (Value, error) {
 		return nil, c.argsErr(a)
 	}
 	if v, ok := c.in.readData(string(k)); ok {
-		switch x := v.(type) {
-		case String:
+		if x, ok := v.(String); ok {
 			return x, nil
-		case Integer, Decimal:
-			return String(Show(x)), nil
 		}
 	}
 	return nil, UserError("read-string failure")
@@ -482,7 +480,7 @@ func nativeEnforceVerifier(c *Call, a []Value) (Value, error) {
 		return nil, c.argsErr(a)
 	}
 	if len(c.in.tx.caps.evaluating) == 0 {
-		return nil, EvalError("enforce-verifier: cannot use enforce-verifier outside of cap evaluation")
+		return nil, NativeError("enforce-verifier", "native must be called within a defcap body")
 	}
 	for _, v := range c.in.Verifiers {
 		if v.Name != string(name) {
@@ -495,6 +493,11 @@ func nativeEnforceVerifier(c *Call, a []Value) (Value, error) {
 					return True, nil
 				}
 			}
+		}
+	}
+	for _, v := range c.in.Verifiers {
+		if v.Name == string(name) {
+			return nil, UserError("Verifier failure " + string(name) + ": not in scope")
 		}
 	}
 	return nil, UserError("Verifier failure " + string(name) + ": not in transaction")

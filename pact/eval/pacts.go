@@ -250,12 +250,8 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 	}
 	if rollback {
 		if step != pe.Step {
-			return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
-				" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
-		}
-		if !pe.StepHasRollback {
 			return nil, EvalError("Rollback mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
-				" step rollback: true DefPactExec rollback: false")
+				" step rollback: true DefPactExec rollback: " + strconv.FormatBool(pe.StepHasRollback))
 		}
 	} else if step != pe.Step+1 {
 		return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +

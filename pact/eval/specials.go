@@ -65,9 +65,10 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		}
 		s, ok := v.(String)
 		if !ok {
-			return nil, ArgsError("error", v)
+			return nil, EvalError("expected string value, got: " + Pretty(v))
 		}
-		return nil, EvalError(string(s))
+		// P5 raises a user-recoverable error: try and enforce-one catch it.
+		return nil, UserError(string(s))
 	case sfInvalid:
 		return nil, EvalError(string(n.args[0].(*nConst).v.(String)))
 	case sfPure:
@@ -92,7 +93,10 @@ func (in *Interp) evalBool(n node, e *env) (bool, error) {
 }
 
 func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
+	// The condition runs read-only (P5).
+	in.readOnly++
 	c, err := in.evalBool(n.args[0], e)
+	in.readOnly--
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
 	}
 	s, ok := m.(String)
 	if !ok {
-		return nil, ArgsError("enforce", False, m)
+		return nil, EvalError("expected string value, got: " + Pretty(m))
 	}
 	return nil, UserError(string(s))
 }
@@ -160,7 +164,7 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
 	app, ok := n.args[0].(*nApp)
 	if !ok {
-		return nil, EvalError("create-user-guard: argument must be an application of a defun")
+		return nil, EvalError("create-user-guard: expected function application of a top-level function")
 	}
 	var d *Def
 	switch f := app.fn.(type) {
@@ -172,8 +176,11 @@ func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
 			return nil, err
 		}
 	}
-	if d == nil || d.Kind != DefFun || d.Module == nil {
-		return nil, EvalError("User guard closure must be defun")
+	if d == nil {
+		return nil, EvalError("create-user-guard: expected function application of a top-level function")
+	}
+	if d.Kind != DefFun || d.Module == nil {
+		return nil, EvalError("User guard closure " + d.qualText() + " must be defun, got" + d.Kind.String())
 	}
 	args, err := in.evalArgs(app.args, e)
 	if err != nil {

@@ -187,11 +187,22 @@ func (r *Runner) natives() []*eval.Native {
 			return str("Set gas limit to " + n.Text()), nil
 		}),
 		native("env-gaslog", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
-			return eval.List{str("Enabled gas log")}, nil
+			// The log holds only the total: charges are not itemised.
+			if !r.gasLog {
+				r.gasLog = true
+				r.gasLogStart = in().Gas.Used
+				return eval.List{str("Enabled gas log")}, nil
+			}
+			total := in().Gas.Used - r.gasLogStart
+			r.gasLogStart = in().Gas.Used
+			return eval.List{str("TOTAL: " + strconv.FormatInt(total, 10))}, nil
 		}),
 		native("env-gasmodel", 0, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
 			if len(a) == 0 {
-				return str("Current gas model is 'fixed 0': constant gas of 0"), nil
+				if in().Gas.Model == nil {
+					return str("Current gas model is 'freeGasModel': free gas model"), nil
+				}
+				return str("Current gas model is 'table': table-based cost model"), nil
 			}
 			if s, ok := a[0].(eval.String); !ok || s != "table" {
 				return nil, argsErr(c, a)
@@ -224,15 +235,31 @@ func (r *Runner) natives() []*eval.Native {
 		}),
 		native("env-verifiers", 1, 1, r.envVerifiers),
 		native("env-set-debug-flag", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
-			return eval.UnitValue, nil
-		}),
-		native("load", 1, 2, r.load),
-		native("typecheck", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
 			s, ok := a[0].(eval.String)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			return str("Typechecking successful for module " + string(s)), nil
+			switch f := strings.TrimSpace(string(s)); f {
+			case "lexer", "parser", "desugar", "all", "none":
+				// Accepted; we have no debug output to switch.
+				return eval.UnitValue, nil
+			default:
+				return nil, eval.NativeError("env-set-debug-flag", "unrecognized flag in env-set-debug: "+f)
+			}
+		}),
+		native("load", 1, 2, r.load),
+		native("typecheck", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+			// No static type inference: the module must exist, and loading
+			// it already checked names, arities and signatures.
+			s, ok := a[0].(eval.String)
+			if !ok {
+				return nil, argsErr(c, a)
+			}
+			if !in().HasModule(string(s)) {
+				return nil, eval.EvalError("Cannot find module: " + string(s))
+			}
+			in().Print("Typechecking successful for module " + string(s))
+			return eval.UnitValue, nil
 		}),
 	}
 }

@@ -39,6 +39,9 @@ type Runner struct {
 
 	files []string // the file being run, innermost last
 	tx    *txInfo
+
+	gasLog      bool
+	gasLogStart int64
 }
 
 type txInfo struct {
@@ -97,6 +100,7 @@ func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.In.SetSource(name, src)
 	r.files = append(r.files, name)
 	defer func() { r.files = r.files[:len(r.files)-1] }()
 	var out []eval.Value
