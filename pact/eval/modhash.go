@@ -72,6 +72,17 @@ func moduleHashP5(in *Interp, x syntax.Node, mn ModuleName) (string, error) {
 	return EncodeBase64URL(sum[:]), nil
 }
 
+// moduleHashOr is the hash defineModule and defineInterface store: P5's
+// hash of x, or fallback when x cannot be hashed (it does not resolve, for
+// instance), in which case compiling the module reports the error.
+func moduleHashOr(in *Interp, x syntax.Node, mn ModuleName, fallback string) string {
+	h, err := moduleHashP5(in, x, mn)
+	if err != nil {
+		return fallback
+	}
+	return h
+}
+
 // ---------------------------------------------------------------------------
 // CBOR, as cborg writes it: shortest heads, Haskell lists as indefinite
 // arrays (empty ones as a definite empty array), sets, vectors and maps
