@@ -1,0 +1,270 @@
+package repl_test
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/repl"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Benchmarks of the interpreter on three workloads, each next to a plain Go
+// baseline doing the equivalent work on eval values:
+//
+//   - Fold: (fold (+) 0 (enumerate 1 10000)) against building 10,000
+//     eval.Integer and summing them with eval.Add; ns/elem per element;
+//   - TableInsert / TableRead: 1,000 inserts (a defun doing insert, in a
+//     begin-tx/commit-tx transaction) and 1,000 reads (a defun doing read)
+//     against 1,000 inserts and lookups of *eval.Object in a Go map;
+//     ns/row per row;
+//   - LoadModule: parsing and loading a generated 500-line module (defconsts,
+//     defuns, a schema and a table) against syntax.ParseRepl of the same
+//     text; ns/op per load.
+//
+// bench/pacteval runs the same pairs alternately and prints the ratios
+// (interpreter ÷ baseline); its results are in bench/RESULTS.md.
+//
+//	go test -run '^$' -bench . -benchmem ./pact/repl
+
+const (
+	foldElems = 10_000
+	tableRows = 1_000
+)
+
+// tableModule is the module of the table benchmarks.
+const tableModule = `(module bench GOV
+  (defcap GOV () true)
+  (defschema row n:integer owner:string)
+  (deftable rows:{row})
+  (defun put:string (i:integer) (insert rows (int-to-str 10 i) {'n: i, 'owner: "alice"}))
+  (defun get:integer (i:integer) (at 'n (read rows (int-to-str 10 i)))))
+(create-table bench.rows)
+`
+
+func newRunner(tb testing.TB, src string) *repl.Runner {
+	r := repl.New(io.Discard)
+	if _, err := r.EvalSource("setup.repl", src, true); err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// parseForms parses REPL source into top-level forms evaluated one by one
+// with EvalTopLevel, so that the timed loops do not parse.
+func parseForms(tb testing.TB, src string) []syntax.TopLevel {
+	f, err := syntax.ParseRepl("bench.repl", src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f.Items
+}
+
+func evalForms(tb testing.TB, r *repl.Runner, forms []syntax.TopLevel) eval.Value {
+	var v eval.Value
+	for _, item := range forms {
+		var err error
+		if v, err = r.In.EvalTopLevel(item, true); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return v
+}
+
+func perOp(b *testing.B, ops int, unit string) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ops), unit)
+}
+
+func BenchmarkFold(b *testing.B) {
+	r := newRunner(b, "")
+	forms := parseForms(b, "(fold (+) 0 (enumerate 1 10000))")
+	if v := evalForms(b, r, forms); !eval.Equal(v, eval.NewInt(50005000)) {
+		b.Fatalf("fold = %v", v)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		evalForms(b, r, forms)
+	}
+	perOp(b, foldElems, "ns/elem")
+}
+
+func BenchmarkFoldGo(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		l := make(eval.List, foldElems)
+		for i := range l {
+			l[i] = eval.NewInt(int64(i + 1))
+		}
+		var acc eval.Value = eval.NewInt(0)
+		for _, x := range l {
+			var err error
+			if acc, err = eval.Add(acc, x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	perOp(b, foldElems, "ns/elem")
+}
+
+func BenchmarkTableInsert(b *testing.B) {
+	forms := parseForms(b, "(begin-tx) (map (bench.put) (enumerate 1 1000)) (commit-tx)")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := newRunner(b, tableModule) // fresh table: insert fails on existing keys
+		b.StartTimer()
+		evalForms(b, r, forms)
+	}
+	perOp(b, tableRows, "ns/row")
+}
+
+func BenchmarkTableRead(b *testing.B) {
+	r := newRunner(b, tableModule+"(begin-tx) (map (bench.put) (enumerate 1 1000)) (commit-tx)")
+	forms := parseForms(b, "(begin-tx) (fold (+) 0 (map (bench.get) (enumerate 1 1000))) (commit-tx)")
+	if v := evalForms(b, r, forms[:2]); !eval.Equal(v, eval.NewInt(500500)) {
+		b.Fatalf("sum of reads = %v", v)
+	}
+	evalForms(b, r, forms[2:])
+	b.ReportAllocs()
+	for b.Loop() {
+		evalForms(b, r, forms)
+	}
+	perOp(b, tableRows, "ns/row")
+}
+
+func row(i int) *eval.Object {
+	return eval.NewObject(eval.Field{Key: "n", Val: eval.NewInt(int64(i))}, eval.Field{Key: "owner", Val: eval.String("alice")})
+}
+
+func BenchmarkMapInsertGo(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		m := make(map[string]*eval.Object)
+		for i := 1; i <= tableRows; i++ {
+			k := strconv.Itoa(i)
+			if _, ok := m[k]; ok {
+				b.Fatal("duplicate")
+			}
+			m[k] = row(i)
+		}
+	}
+	perOp(b, tableRows, "ns/row")
+}
+
+func BenchmarkMapReadGo(b *testing.B) {
+	m := make(map[string]*eval.Object)
+	for i := 1; i <= tableRows; i++ {
+		m[strconv.Itoa(i)] = row(i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var acc eval.Value = eval.NewInt(0)
+		for i := 1; i <= tableRows; i++ {
+			v, err := m[strconv.Itoa(i)].At("n")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if acc, err = eval.Add(acc, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	perOp(b, tableRows, "ns/row")
+}
+
+func BenchmarkLoadModule(b *testing.B) {
+	src := generatedModule(500)
+	b.ReportMetric(float64(strings.Count(src, "\n")), "lines")
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := repl.New(io.Discard)
+		b.StartTimer()
+		if _, err := r.EvalSource("gen.pact", src, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseModuleGo(b *testing.B) {
+	src := generatedModule(500)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := syntax.ParseRepl("gen.pact", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGeneratedModuleLoads checks the benchmark module: it has the length
+// asked for, loads, and its functions run.
+func TestGeneratedModuleLoads(t *testing.T) {
+	src := generatedModule(500)
+	if n := strings.Count(src, "\n"); n != 500 {
+		t.Fatalf("%d lines", n)
+	}
+	r := newRunner(t, src+"(create-table gen.accounts)")
+	v, err := r.EvalSource("t.repl", `(gen.credit "a" 2.5) (gen.f69 1.0 2) (gen.g13 "a")`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(v)
+}
+
+// generatedModule writes a module of exactly lines lines: a schema, a table,
+// a writer, then defconsts and defuns (some calling the previous one, some
+// reading the table) until the length is reached. bench/pacteval has the
+// same generator.
+func generatedModule(lines int) string {
+	var b strings.Builder
+	n := 0
+	w := func(format string, a ...any) {
+		fmt.Fprintf(&b, format+"\n", a...)
+		n++
+	}
+	w("(module gen GOV")
+	w(`  @doc "A generated module for the load benchmark."`)
+	w("  (defcap GOV () true)")
+	w("  (defschema account balance:decimal owner:string nonce:integer)")
+	w("  (deftable accounts:{account})")
+	w("  (defun credit:string (id:string amount:decimal)")
+	w("    (with-default-read accounts id {'balance: 0.0, 'owner: id, 'nonce: 0} {'balance := bal, 'nonce := k}")
+	w("      (write accounts id {'balance: (+ bal amount), 'owner: id, 'nonce: (+ k 1)})))")
+	for i := 0; ; i++ {
+		if n+1 >= lines {
+			break
+		}
+		w("  (defconst RATE-%d:decimal %d.%03d)", i, i%7, i*37%1000)
+		switch {
+		case n+7 <= lines && i%5 == 3:
+			w("  (defun g%d:decimal (id:string)", i)
+			w(`    @doc "Balance of id scaled by RATE-%d."`, i)
+			w("    (with-default-read accounts id")
+			w("      {'balance: 0.0}")
+			w("      {'balance := bal}")
+			w("      (* bal RATE-%d)))", i)
+		case n+7 <= lines:
+			w("  (defun f%d:decimal (x:decimal n:integer)", i)
+			w(`    @doc "Step %d of a chain of scaled sums."`, i)
+			w("    (let ((k (* RATE-%d (dec n))))", i)
+			w("      (if (> n 0)")
+			if i == 0 {
+				w("          (+ x k)")
+			} else {
+				prev := i - 1
+				if prev%5 == 3 {
+					prev--
+				}
+				w("          (+ x (f%d k (- n 1)))", prev)
+			}
+			w("          (- k x))))")
+		}
+	}
+	w(")")
+	return b.String()
+}
