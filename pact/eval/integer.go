@@ -253,10 +253,11 @@ func (i Integer) Not() Integer {
 	return NewIntBig(new(big.Int).Not(i.big))
 }
 
-// maxResultBits bounds integers built by `shift` and `^`. P5 would try to
-// build them (gas normally stops it first); an unbounded request here would
-// take the whole node down, so we refuse with an arithmetic error instead.
-const maxResultBits = 1 << 24
+// maxResultBits bounds numbers built by `shift`, `^` and `*` (about 315,000
+// decimal digits, which print in about 50 ms). P5 would try to build them
+// (gas normally stops it first); an unbounded request here would take the
+// whole node down, so we refuse with an arithmetic error instead.
+const maxResultBits = 1 << 20
 
 // Shift shifts left for n > 0 and arithmetically right for n < 0. The
 // count is first truncated to a 64-bit Int, as Haskell's fromIntegral does.

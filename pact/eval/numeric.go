@@ -68,6 +68,9 @@ func Sub(a, b Value) (Value, error) {
 
 // Mul is `*`.
 func Mul(a, b Value) (Value, error) {
+	if err := mulSizeCheck(a, b); err != nil {
+		return nil, err
+	}
 	ai, bi, ad, bd, ints, ok := numPair(a, b)
 	switch {
 	case !ok:
@@ -145,10 +148,13 @@ func transErr() error {
 }
 
 func transValue(d Decimal, r transResult) (Value, error) {
-	if r != transNumber {
-		return nil, transErr()
+	switch r {
+	case transNumber:
+		return d, nil
+	case transTooLarge:
+		return nil, arithErr("result too large")
 	}
-	return d, nil
+	return nil, transErr()
 }
 
 // Pow is `^`. Integer powers are exact; any decimal operand goes through
@@ -316,4 +322,30 @@ func Shift(a, b Value) (Value, error) {
 		return nil, err
 	}
 	return x.Shift(y)
+}
+
+// mulSizeCheck refuses products of more than maxResultBits bits: repeated
+// squaring would otherwise build numbers no one can print (P5 leaves this
+// to gas).
+func mulSizeCheck(a, b Value) error {
+	if mantissaBits(a)+mantissaBits(b) > maxResultBits {
+		return arithErr("multiplication result too large")
+	}
+	return nil
+}
+
+func mantissaBits(v Value) int {
+	switch x := v.(type) {
+	case Integer:
+		if x.big == nil {
+			return 64
+		}
+		return x.big.BitLen()
+	case Decimal:
+		if x.mant.big == nil {
+			return 64
+		}
+		return x.mant.big.BitLen()
+	}
+	return 0
 }

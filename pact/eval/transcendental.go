@@ -38,7 +38,19 @@ const (
 	transNumber transResult = iota
 	transNaN
 	transInf
+	// transTooLarge is our bound, not MPFR's: a finite result whose exact
+	// decimal expansion would have more than maxResultBits bits.
+	transTooLarge
 )
+
+// fromFloat converts a finite result, refusing ones too large to print in
+// reasonable time (MPFR's own range reaches 2^(2^30)).
+func fromFloat(f *big.Float) (Decimal, transResult) {
+	if f.MantExp(nil) > maxResultBits {
+		return Decimal{}, transTooLarge
+	}
+	return floatToDecimal(f), transNumber
+}
 
 func newFloat(prec uint) *big.Float {
 	return new(big.Float).SetPrec(prec).SetMode(big.ToNearestEven)
@@ -242,7 +254,7 @@ func mpfrExp(d Decimal) (Decimal, transResult) {
 	if cls, ok := inMpfrRange(r); !ok {
 		return Decimal{}, cls
 	}
-	return floatToDecimal(r), transNumber
+	return fromFloat(r)
 }
 
 // mpfrLn is mpfr_log at 53 bits. Callers rule out x <= 0 except where
@@ -252,7 +264,7 @@ func mpfrLn(d Decimal) (Decimal, transResult) {
 	if cls != transNumber {
 		return Decimal{}, cls
 	}
-	return floatToDecimal(f), transNumber
+	return fromFloat(f)
 }
 
 // lnFloat is the correctly rounded natural logarithm: ln 0 = -Inf (reported
@@ -304,7 +316,7 @@ func mpfrSqrt(d Decimal) (Decimal, transResult) {
 	}
 	r := newFloat(mpfrPrec).SetInt(root)
 	r.SetMantExp(r, (e-shift)/2-1)
-	return floatToDecimal(r), transNumber
+	return fromFloat(r)
 }
 
 // mpfrPow is mpfr_pow at 53 bits. P5 rejects 0 to a negative power
@@ -360,7 +372,7 @@ func mpfrPow(bd, ed Decimal) (Decimal, transResult) {
 	if neg {
 		r.Neg(r)
 	}
-	return floatToDecimal(r), transNumber
+	return fromFloat(r)
 }
 
 // powExactInt computes x^y for x > 0 and integral |y| <= 2^16 exactly and
@@ -420,5 +432,5 @@ func mpfrLog(base, x Decimal) (Decimal, transResult) {
 		return Decimal{}, transInf
 	}
 	q := newFloat(mpfrPrec).Quo(lx, lb)
-	return floatToDecimal(q), transNumber
+	return fromFloat(q)
 }
