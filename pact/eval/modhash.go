@@ -1932,8 +1932,10 @@ func (h *p5Hasher) evalConsts() (map[string]Value, error) {
 	m := &Module{Name: h.mn, Interface: h.iface, Defs: map[string]*Def{}, Blessed: map[string]bool{},
 		Hash: EncodeBase64URL(h.self)}
 	c := &compiler{in: h.in, mod: m, allowRepl: true}
-	stack := h.in.stack
-	defer func() { h.in.stack = stack }()
+	// The module load evaluates the constants again: this pass must leave
+	// no trace (call stack, gas, step count).
+	stack, used, steps := h.in.stack, h.in.Gas.Used, h.in.steps
+	defer func() { h.in.stack, h.in.Gas.Used, h.in.steps = stack, used, steps }()
 	if err := c.declare(h.body); err != nil {
 		return nil, err
 	}
