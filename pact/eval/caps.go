@@ -205,8 +205,15 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 	return slot, nil
 }
 
+// emit records a capability's event. The module hash is the one the
+// token was made against (a caller compiled before an upgrade names the old
+// version), as in P5.
 func (in *Interp) emit(d *Def, t *CapToken) {
-	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: d.Module.Hash})
+	h := t.Name.Hash
+	if h == "" || in.Flags["EnableLegacyEventHashes"] {
+		h = d.Module.Hash
+	}
+	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
 }
 
 func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {

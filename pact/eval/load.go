@@ -157,7 +157,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	}
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
-	m.Hash = HashBytes([]byte(syntax.Format(x)))
+	m.Hash = moduleHashOr(in, x, mn, HashBytes([]byte(syntax.Format(x))))
 	if err := in.Gas.Charge(GasModuleLoad, int64(len(m.Code))); err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 	m := &Module{Name: mn, Interface: true, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
-	m.Hash = HashBytes([]byte(syntax.Format(x)))
+	m.Hash = moduleHashOr(in, x, mn, HashBytes([]byte(syntax.Format(x))))
 	c := &compiler{in: in, mod: m, allowRepl: repl}
 	if err := c.declare(x.Body); err != nil {
 		return nil, err
