@@ -17,6 +17,9 @@ func tableArg(c *Call, a []Value) (*Table, error) {
 // tableAccess checks that the caller may touch the table: from its own
 // module, with module admin, or (reads with AllowReadInLocal) anyone.
 func (in *Interp) tableAccess(t *Table, read bool) error {
+	if in.sysOnly > 0 {
+		return &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+	}
 	if in.inModule(t.Module) || in.tx.admin[t.Module] {
 		return in.checkBlessed(t)
 	}

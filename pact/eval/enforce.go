@@ -55,9 +55,17 @@ func (in *Interp) EnforceGuard(g Value) error {
 		if err != nil {
 			return err
 		}
-		// The function must not fail; its result is ignored (P5).
+		// The function must not fail; its result is ignored (P5). Before
+		// Pact 5.3 it ran "sys-only": no user table reads either.
 		in.readOnly++
+		sysOnly := in.Flags["DisablePact53"]
+		if sysOnly {
+			in.sysOnly++
+		}
 		_, err = in.callDef(d, g.Args, d.Loc)
+		if sysOnly {
+			in.sysOnly--
+		}
 		in.readOnly--
 		return err
 	case *CapabilityGuard:

@@ -67,6 +67,8 @@ type Interp struct {
 	// started (for the re-entrancy check).
 	dynCalls []int
 	readOnly int
+	// sysOnly counts evaluations where even user table reads are refused.
+	sysOnly int
 	// composing is the index in the cap stack of the slot that
 	// compose-capability adds to; -1 outside a defcap body.
 	composing int

@@ -15,7 +15,7 @@ import (
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
-	in.readOnly, in.inDefcap, in.composing = 0, 0, -1
+	in.readOnly, in.sysOnly, in.inDefcap, in.composing = 0, 0, 0, -1
 	switch x := item.(type) {
 	case *syntax.Module:
 		return in.defineModule(x, repl)

@@ -203,6 +203,7 @@ type savedState struct {
 	events   int
 	stack    int
 	readOnly int
+	sysOnly  int
 	inDefcap int
 	defpact  *PactExec
 	pactStep *PactStep
@@ -211,7 +212,7 @@ type savedState struct {
 
 func (in *Interp) save() savedState {
 	return savedState{caps: in.tx.caps.clone(), events: len(in.tx.events), stack: len(in.stack),
-		readOnly: in.readOnly, inDefcap: in.inDefcap, defpact: in.tx.defpact, pactStep: in.tx.pactStep, compose: in.composing}
+		readOnly: in.readOnly, sysOnly: in.sysOnly, inDefcap: in.inDefcap, defpact: in.tx.defpact, pactStep: in.tx.pactStep, compose: in.composing}
 }
 
 func (in *Interp) restore(s savedState) {
@@ -220,7 +221,7 @@ func (in *Interp) restore(s savedState) {
 		in.tx.events = in.tx.events[:s.events]
 	}
 	in.stack = in.stack[:s.stack]
-	in.readOnly = s.readOnly
+	in.readOnly, in.sysOnly = s.readOnly, s.sysOnly
 	in.inDefcap = s.inDefcap
 	in.tx.defpact, in.tx.pactStep = s.defpact, s.pactStep
 	in.composing = s.compose
