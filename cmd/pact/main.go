@@ -1,6 +1,6 @@
 // Command pact is the Pact 5.4 interpreter's command line: an interactive
-// REPL, a script runner for .repl and .pact files, and (to come) the request
-// tools and the local HTTP server of spec §1.1.
+// REPL, a script runner for .repl and .pact files, the request tools and
+// (to come) the local HTTP server of spec §1.1.
 //
 // One mode per invocation, as upstream's options are mutually exclusive:
 //
@@ -9,12 +9,12 @@
 //	pact -b | --builtins          list the natives
 //	pact -v | --version           print "pact version 5.4"
 //	pact -h | --help              print the usage text
-//	pact -a | --apireq REQ_YAML [-l]             not implemented yet
-//	pact -u | --unsigned REQ_YAML                not implemented yet
-//	pact -g | --genkey                           not implemented yet
-//	pact add-sig KEYFILE... [-l]                 not implemented yet
-//	pact combine-sigs SIGFILE... [-l]            not implemented yet
-//	pact sign KEYFILE...                         not implemented yet
+//	pact -a | --apireq REQ_YAML [-l]             build and sign a command
+//	pact -u | --unsigned REQ_YAML                build an unsigned command
+//	pact -g | --genkey                           print a fresh key pair
+//	pact add-sig KEYFILE... [-l]                 sign SigData (standard input)
+//	pact combine-sigs SIGFILE... [-l]            merge SigData files
+//	pact sign KEYFILE...                         sign a hash (standard input)
 //	pact -s | --server | --serve CONFIG          not implemented yet
 //
 // # Interactive REPL
@@ -52,11 +52,32 @@
 // -b prints every native name in double quotes, one per line: the core
 // natives in P5's order, then the REPL natives. -v prints the version.
 //
+// # Request tools
+//
+// -a reads a request YAML (spec §1.2; codeFile and dataFile are relative
+// to its directory), signs the command with its keyPairs and prints one
+// line of JSON: {"cmds":[CMD]} for /send, or with -l the bare CMD for
+// /local. -u reads a request YAML with signers instead of keyPairs and
+// prints the unsigned command as SigData YAML (hash, sigs with a null per
+// signer, cmd). A request YAML that cannot be read or built prints the
+// reason and the valid fields.
+//
+// add-sig reads SigData on standard input and signs its hash with each key
+// file (YAML with public and secret, as -g prints). While signatures are
+// missing it checks those present and prints the SigData; once all are
+// present it prints the verified command as -a does (-l for /local).
+// combine-sigs merges the signatures of SigData files for one command and
+// prints the same way. A command or signature that does not verify prints
+// "Command verification failed!" and the reason on standard error (exit
+// 1). sign reads an unpadded base64url hash on standard input and prints a
+// YAML map from each key's public key to its signature.
+//
 // # Exit status
 //
 // 0 on success, 1 when a file fails to load (or the REPL cannot read or
-// write), 2 on a usage error (unknown option, two modes at once, a missing
-// or extra argument) and for the modes not implemented yet.
+// write) or a request tool fails, 2 on a usage error (unknown option, two
+// modes at once, a missing or extra argument) and for the modes not
+// implemented yet.
 package main
 
 import (
@@ -174,20 +195,20 @@ var modes = []*mode{
 	{name: "apireq", option: &option{short: 'a', long: []string{"apireq"}, arg: "REQ_YAML"},
 		synopsis: "pact -a, --apireq REQ_YAML [-l]",
 		help:     "print the signed command of REQ_YAML as JSON for /send (-l: for /local)",
-		flags:    []string{"local"}},
+		flags:    []string{"local"}, run: runAPIReq},
 	{name: "unsigned", option: &option{short: 'u', long: []string{"unsigned"}, arg: "REQ_YAML"},
-		help: "print the unsigned command REQ_YAML describes, as SigData YAML"},
+		help: "print the unsigned command REQ_YAML describes, as SigData YAML", run: runUnsigned},
 	{name: "genkey", option: &option{short: 'g', long: []string{"genkey"}},
-		help: "print a fresh Ed25519 key pair (public:, secret:)"},
+		help: "print a fresh Ed25519 key pair (public:, secret:)", run: runGenKey},
 	{name: "add-sig", subcommand: "add-sig", synopsis: "pact add-sig KEYFILE... [-l]",
 		help:    "sign the SigData YAML on standard input with each key file",
-		minArgs: 1, maxArgs: -1, argName: "KEYFILE", flags: []string{"local"}},
+		minArgs: 1, maxArgs: -1, argName: "KEYFILE", flags: []string{"local"}, run: runAddSig},
 	{name: "combine-sigs", subcommand: "combine-sigs", synopsis: "pact combine-sigs SIGFILE... [-l]",
 		help:    "merge the signatures of SigData files",
-		minArgs: 1, maxArgs: -1, argName: "SIGFILE", flags: []string{"local"}},
+		minArgs: 1, maxArgs: -1, argName: "SIGFILE", flags: []string{"local"}, run: runCombineSigs},
 	{name: "sign", subcommand: "sign", synopsis: "pact sign KEYFILE...",
 		help:    "sign the base64url hash on standard input with each key file",
-		minArgs: 1, maxArgs: -1, argName: "KEYFILE"},
+		minArgs: 1, maxArgs: -1, argName: "KEYFILE", run: runSign},
 	{name: "server", option: &option{short: 's', long: []string{"server", "serve"}, arg: "CONFIG"},
 		help: "run the Pact HTTP server configured by CONFIG (YAML)"},
 }
@@ -454,7 +475,8 @@ func usage(w io.Writer) {
 	b.WriteString("\nA FILE is run as a REPL script unless its name ends in .pact. Prints \"Load successful\"\n" +
 		"on success; otherwise the failed tests and the error as FILE:LINE:COL: MESSAGE, then\n" +
 		"\"Load failed\", on standard error.\n" +
-		"\nExit status: 0 success, 1 load failure, 2 usage error or a mode not implemented yet.\n")
+		"\nExit status: 0 success, 1 load or request-tool failure, 2 usage error or a mode not\n" +
+		"implemented yet.\n")
 	io.WriteString(w, b.String())
 }
 

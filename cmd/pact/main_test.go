@@ -287,11 +287,6 @@ func TestUsageErrors(t *testing.T) {
 
 func TestNotImplemented(t *testing.T) {
 	for _, args := range [][]string{
-		{"-a", "r.yaml"}, {"--apireq=r.yaml", "-l"}, {"-ar.yaml", "--local"},
-		{"-u", "r.yaml"}, {"--unsigned", "r.yaml"},
-		{"-g"}, {"--genkey"},
-		{"add-sig", "k.yaml"}, {"add-sig", "k1.yaml", "k2.yaml", "-l"},
-		{"combine-sigs", "s.yaml"}, {"sign", "k.yaml"},
 		{"-s", "c.yaml"}, {"--server", "c.yaml"}, {"--serve", "c.yaml"},
 	} {
 		code, out, errOut := pact(t, "", args...)

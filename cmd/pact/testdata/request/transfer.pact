@@ -1,0 +1,1 @@
+(coin.transfer (read-msg "from") (read-msg "to") (read-decimal "amount"))
