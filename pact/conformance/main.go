@@ -36,9 +36,9 @@ func main() {
 	}
 	sort.Strings(files)
 	expectCall := regexp.MustCompile(`\(expect(-failure|-that)?[\s)]`)
-	var totPass, totWritten, loaded int
-	fmt.Println("| file | loads | expects passed | expects written |")
-	fmt.Println("|---|---|---|---|")
+	var totPass, totFail, totWritten, loaded int
+	fmt.Println("| file | loads | expects passed | expects failed | expects written |")
+	fmt.Println("|---|---|---|---|---|")
 	for _, f := range files {
 		if *only != "" && !strings.Contains(f, *only) {
 			continue
@@ -55,14 +55,16 @@ func main() {
 			loaded++
 		}
 		totPass += pass
+		totFail += fails
 		totWritten += written
-		fmt.Printf("| %s | %s | %d | %d |\n", filepath.Base(f), status, pass, written)
+		fmt.Printf("| `%s` | %s | %d | %d | %d |\n", filepath.Base(f), status, pass, fails, written)
 		if *verbose && err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(f), repl.FormatError(err))
 		}
 	}
-	fmt.Printf("| **total** | %d of %d | %d | %d (%.1f%%) |\n", loaded, len(files), totPass, totWritten,
-		100*float64(totPass)/float64(max(totWritten, 1)))
+	fmt.Printf("| **total** | %d of %d | %d | %d | %d |\n", loaded, len(files), totPass, totFail, totWritten)
+	fmt.Printf("\n%d of %d assertions run passed (%.1f%%); %d assertions are written.\n",
+		totPass, totPass+totFail, 100*float64(totPass)/float64(max(totPass+totFail, 1)), totWritten)
 }
 
 // run loads one file with a fresh interpreter and a time bound.
