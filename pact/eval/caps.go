@@ -375,13 +375,20 @@ func nativeInstallCap(c *Call, a []Value) (Value, error) {
 			}
 		}
 	}
-	mc := &managedCap{token: t, def: d}
-	if skip >= 0 {
-		mc.value = t.Args[skip]
-	}
-	in.tx.caps.managed = append(in.tx.caps.managed, mc)
+	in.install(d, t)
 	in.tx.caps.autonomous = true
 	return String("Installed capability"), nil
+}
+
+// install records a managed cap; a user-managed one starts with the
+// token's managed argument as its amount.
+func (in *Interp) install(d *Def, t *CapToken) *managedCap {
+	mc := &managedCap{token: t, def: d}
+	if d.Managed == capUserManaged {
+		mc.value = t.Args[d.ManagedParam]
+	}
+	in.tx.caps.managed = append(in.tx.caps.managed, mc)
+	return mc
 }
 
 func nativeEmitEvent(c *Call, a []Value) (Value, error) {
@@ -429,11 +436,7 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 			installed = installed || capTokensEqual(m.token, t)
 		}
 		if !installed {
-			mc := &managedCap{token: t, def: d}
-			if d.Managed == capUserManaged {
-				mc.value = t.Args[d.ManagedParam]
-			}
-			in.tx.caps.managed = append(in.tx.caps.managed, mc)
+			in.install(d, t)
 		}
 		if _, err := in.evalCapBody(d, t, t); err != nil {
 			return nil, err

@@ -174,7 +174,9 @@ func columns(c *Call, a []Value, v Value) ([]string, error) {
 	return out, nil
 }
 
-func nativeRead(c *Call, a []Value) (Value, error) {
+// mustReadRow is (read table key): the row, or P5's recoverable "No value
+// found" error.
+func mustReadRow(c *Call, a []Value) (*Object, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -189,6 +191,14 @@ func nativeRead(c *Call, a []Value) (Value, error) {
 	}
 	if !found {
 		return nil, noSuchRow(t, string(key))
+	}
+	return row, nil
+}
+
+func nativeRead(c *Call, a []Value) (Value, error) {
+	row, err := mustReadRow(c, a)
+	if err != nil {
+		return nil, err
 	}
 	if len(a) == 3 {
 		cols, err := columns(c, a, a[2])
@@ -286,16 +296,9 @@ func nativeFoldDB(c *Call, a []Value) (Value, error) {
 	}
 	out := List{}
 	err = c.in.rows(t, func(k string, row *Object) error {
-		v, err := c.in.Apply(a[1], []Value{String(k), row}, c.Loc)
-		if err != nil {
+		keep, err := asBool(c.in.Apply(a[1], []Value{String(k), row}, c.Loc))
+		if err != nil || !keep {
 			return err
-		}
-		b, ok := v.(Bool)
-		if !ok {
-			return EvalError("expected bool value, got " + Pretty(v))
-		}
-		if !b {
-			return nil
 		}
 		r, err := c.in.Apply(a[2], []Value{String(k), row}, c.Loc)
 		if err != nil {
@@ -311,20 +314,9 @@ func nativeFoldDB(c *Call, a []Value) (Value, error) {
 }
 
 func nativeWithRead(c *Call, a []Value) (Value, error) {
-	t, err := tableArg(c, a)
+	row, err := mustReadRow(c, a)
 	if err != nil {
 		return nil, err
-	}
-	key, ok := a[1].(String)
-	if !ok {
-		return nil, c.argsErr(a)
-	}
-	row, found, err := c.in.readRow(t, string(key))
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, noSuchRow(t, string(key))
 	}
 	return c.in.Apply(a[2], []Value{row}, c.Loc)
 }

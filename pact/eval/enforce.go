@@ -176,29 +176,13 @@ func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
 		if !found || n.Fn == nil {
 			return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
 		}
-		v, err := in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, in.loc())
-		if err != nil {
-			return false, err
-		}
-		b, ok := v.(Bool)
-		if !ok {
-			return false, EvalError("expected bool value, got " + Pretty(v))
-		}
-		return bool(b), nil
+		return asBool(in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, in.loc()))
 	}
 	d, err := in.resolveQual(q)
 	if err != nil || d.Kind != DefFun {
 		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
 	}
-	v, err := in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, d.Loc)
-	if err != nil {
-		return false, err
-	}
-	b, ok := v.(Bool)
-	if !ok {
-		return false, EvalError("expected bool value, got " + Pretty(v))
-	}
-	return bool(b), nil
+	return asBool(in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, d.Loc))
 }
 
 func (in *Interp) readKeyset(r *KeySetRef) (*KeySet, error) {

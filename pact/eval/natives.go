@@ -264,15 +264,11 @@ func nativeFilter(c *Call, a []Value) (Value, error) {
 	}
 	out := make(List, 0, len(l))
 	for _, x := range l {
-		v, err := c.in.Apply(a[0], []Value{x}, c.Loc)
+		keep, err := applyBool(c, a[0], x)
 		if err != nil {
 			return nil, err
 		}
-		b, ok := v.(Bool)
-		if !ok {
-			return nil, EvalError("expected bool value, got " + Pretty(v))
-		}
-		if b {
+		if keep {
 			out = append(out, x)
 		}
 	}
@@ -329,7 +325,11 @@ func nativeBoolCombinator(and bool) func(c *Call, a []Value) (Value, error) {
 }
 
 func applyBool(c *Call, fn, arg Value) (bool, error) {
-	v, err := c.in.Apply(fn, []Value{arg}, c.Loc)
+	return asBool(c.in.Apply(fn, []Value{arg}, c.Loc))
+}
+
+// asBool takes a function's result where P5 requires a boolean.
+func asBool(v Value, err error) (bool, error) {
 	if err != nil {
 		return false, err
 	}
