@@ -25,6 +25,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/ledgernode/ledger-node/internal/pactbench"
 	"io"
 	"os"
 	"runtime"
@@ -144,7 +145,7 @@ func workloads() ([]workload, error) {
 	fold := parseForms("(fold (+) 0 (enumerate 1 10000))")
 	insert := parseForms("(begin-tx) (map (bench.put) (enumerate 1 1000)) (commit-tx)")
 	read := parseForms("(begin-tx) (fold (+) 0 (map (bench.get) (enumerate 1 1000))) (commit-tx)")
-	module := generatedModule(moduleLines)
+	module := pactbench.GeneratedModule(moduleLines)
 	if n := strings.Count(module, "\n"); n != moduleLines {
 		return nil, fmt.Errorf("generated module has %d lines", n)
 	}
@@ -283,56 +284,4 @@ func workloads() ([]workload, error) {
 			},
 		},
 	}, nil
-}
-
-// generatedModule writes a module of exactly lines lines: a schema, a table, a writer, then
-// defconsts and defuns (some calling the previous one, some reading the table) until the length
-// is reached. It is the generator of pact/repl/bench_test.go.
-func generatedModule(lines int) string {
-	var b strings.Builder
-	n := 0
-	w := func(format string, a ...any) {
-		fmt.Fprintf(&b, format+"\n", a...)
-		n++
-	}
-	w("(module gen GOV")
-	w(`  @doc "A generated module for the load benchmark."`)
-	w("  (defcap GOV () true)")
-	w("  (defschema account balance:decimal owner:string nonce:integer)")
-	w("  (deftable accounts:{account})")
-	w("  (defun credit:string (id:string amount:decimal)")
-	w("    (with-default-read accounts id {'balance: 0.0, 'owner: id, 'nonce: 0} {'balance := bal, 'nonce := k}")
-	w("      (write accounts id {'balance: (+ bal amount), 'owner: id, 'nonce: (+ k 1)})))")
-	for i := 0; ; i++ {
-		if n+1 >= lines {
-			break
-		}
-		w("  (defconst RATE-%d:decimal %d.%03d)", i, i%7, i*37%1000)
-		switch {
-		case n+7 <= lines && i%5 == 3:
-			w("  (defun g%d:decimal (id:string)", i)
-			w(`    @doc "Balance of id scaled by RATE-%d."`, i)
-			w("    (with-default-read accounts id")
-			w("      {'balance: 0.0}")
-			w("      {'balance := bal}")
-			w("      (* bal RATE-%d)))", i)
-		case n+7 <= lines:
-			w("  (defun f%d:decimal (x:decimal n:integer)", i)
-			w(`    @doc "Step %d of a chain of scaled sums."`, i)
-			w("    (let ((k (* RATE-%d (dec n))))", i)
-			w("      (if (> n 0)")
-			if i == 0 {
-				w("          (+ x k)")
-			} else {
-				prev := i - 1
-				if prev%5 == 3 {
-					prev--
-				}
-				w("          (+ x (f%d k (- n 1)))", prev)
-			}
-			w("          (- k x))))")
-		}
-	}
-	w(")")
-	return b.String()
 }
