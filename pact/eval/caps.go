@@ -288,7 +288,7 @@ func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap 
 	return nil
 }
 
-func nativeRequireCap(c *Call, a []Value) (Value, error) {
+func nativeRequireCap(c Call, a []Value) (Value, error) {
 	t, err := expectCapToken(a[0])
 	if err != nil {
 		return nil, err
@@ -310,7 +310,7 @@ func renderCapToken(t *CapToken) string {
 	return b.String()
 }
 
-func nativeComposeCap(c *Call, a []Value) (Value, error) {
+func nativeComposeCap(c Call, a []Value) (Value, error) {
 	in := c.in
 	if in.inDefcap == 0 || in.composing < 0 || len(in.stack) == 0 || in.stack[len(in.stack)-1].def == nil ||
 		in.stack[len(in.stack)-1].def.Kind != DefCapability {
@@ -337,7 +337,7 @@ func nativeComposeCap(c *Call, a []Value) (Value, error) {
 	return True, nil
 }
 
-func nativeInstallCap(c *Call, a []Value) (Value, error) {
+func nativeInstallCap(c Call, a []Value) (Value, error) {
 	in := c.in
 	t, err := expectCapToken(a[0])
 	if err != nil {
@@ -391,7 +391,7 @@ func (in *Interp) install(d *Def, t *CapToken) *managedCap {
 	return mc
 }
 
-func nativeEmitEvent(c *Call, a []Value) (Value, error) {
+func nativeEmitEvent(c Call, a []Value) (Value, error) {
 	in := c.in
 	t, err := expectCapToken(a[0])
 	if err != nil {

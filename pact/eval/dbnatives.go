@@ -6,7 +6,7 @@ import (
 
 // The database natives (spec §3.7).
 
-func tableArg(c *Call, a []Value) (*Table, error) {
+func tableArg(c Call, a []Value) (*Table, error) {
 	t, ok := a[0].(*Table)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -43,7 +43,7 @@ func (in *Interp) checkBlessed(t *Table) error {
 	return nil
 }
 
-func nativeCreateTable(c *Call, a []Value) (Value, error) {
+func nativeCreateTable(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -79,8 +79,8 @@ func schemaText(s *Schema) string {
 	return out + "}"
 }
 
-func nativeWrite(kind string) func(c *Call, a []Value) (Value, error) {
-	return func(c *Call, a []Value) (Value, error) {
+func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
+	return func(c Call, a []Value) (Value, error) {
 		t, err := tableArg(c, a)
 		if err != nil {
 			return nil, err
@@ -158,7 +158,7 @@ func noSuchRow(t *Table, key string) *Error {
 	return UserError("No value found in table " + t.FullName() + " for key: " + key)
 }
 
-func columns(c *Call, a []Value, v Value) ([]string, error) {
+func columns(c Call, a []Value, v Value) ([]string, error) {
 	l, ok := v.(List)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -176,7 +176,7 @@ func columns(c *Call, a []Value, v Value) ([]string, error) {
 
 // mustReadRow is (read table key): the row, or P5's recoverable "No value
 // found" error.
-func mustReadRow(c *Call, a []Value) (*Object, error) {
+func mustReadRow(c Call, a []Value) (*Object, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func mustReadRow(c *Call, a []Value) (*Object, error) {
 	return row, nil
 }
 
-func nativeRead(c *Call, a []Value) (Value, error) {
+func nativeRead(c Call, a []Value) (Value, error) {
 	row, err := mustReadRow(c, a)
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func nativeRead(c *Call, a []Value) (Value, error) {
 	return row, nil
 }
 
-func nativeKeys(c *Call, a []Value) (Value, error) {
+func nativeKeys(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func (in *Interp) rows(t *Table, f func(key string, row *Object) error) error {
 	return nil
 }
 
-func nativeSelect(c *Call, a []Value) (Value, error) {
+func nativeSelect(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -289,7 +289,7 @@ func nativeSelect(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeFoldDB(c *Call, a []Value) (Value, error) {
+func nativeFoldDB(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -313,7 +313,7 @@ func nativeFoldDB(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeWithRead(c *Call, a []Value) (Value, error) {
+func nativeWithRead(c Call, a []Value) (Value, error) {
 	row, err := mustReadRow(c, a)
 	if err != nil {
 		return nil, err
@@ -321,7 +321,7 @@ func nativeWithRead(c *Call, a []Value) (Value, error) {
 	return c.in.Apply(a[2], []Value{row}, c.Loc)
 }
 
-func nativeWithDefaultRead(c *Call, a []Value) (Value, error) {
+func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -341,7 +341,7 @@ func nativeWithDefaultRead(c *Call, a []Value) (Value, error) {
 	return c.in.Apply(a[3], []Value{row}, c.Loc)
 }
 
-func nativeDescribeTable(c *Call, a []Value) (Value, error) {
+func nativeDescribeTable(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -353,7 +353,7 @@ func nativeDescribeTable(c *Call, a []Value) (Value, error) {
 	), nil
 }
 
-func nativeDescribeKeyset(c *Call, a []Value) (Value, error) {
+func nativeDescribeKeyset(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -369,7 +369,7 @@ func nativeDescribeKeyset(c *Call, a []Value) (Value, error) {
 	return ks, nil
 }
 
-func nativeDescribeModule(c *Call, a []Value) (Value, error) {
+func nativeDescribeModule(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -407,7 +407,7 @@ func (in *Interp) localOnly(native string) error {
 	return nil
 }
 
-func nativeListModules(c *Call, a []Value) (Value, error) {
+func nativeListModules(c Call, a []Value) (Value, error) {
 	if err := c.in.localOnly("list-modules"); err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func nativeListModules(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeStaticRedeploy(c *Call, a []Value) (Value, error) {
+func nativeStaticRedeploy(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -491,7 +491,7 @@ func (in *Interp) enforceNamespaceUser(name string) error {
 	return in.withMagicCap(magicCap("NAMESPACE", name), func() error { return in.EnforceGuard(ns.User) })
 }
 
-func nativeNamespace(c *Call, a []Value) (Value, error) {
+func nativeNamespace(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -507,7 +507,7 @@ func nativeNamespace(c *Call, a []Value) (Value, error) {
 	return String("Namespace set to " + string(s)), nil
 }
 
-func nativeDefineNamespace(c *Call, a []Value) (Value, error) {
+func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 	in := c.in
 	name, ok := a[0].(String)
 	if !ok || a[1].Kind() != KindGuard || a[2].Kind() != KindGuard {
@@ -542,7 +542,7 @@ func nativeDefineNamespace(c *Call, a []Value) (Value, error) {
 	return String("Namespace defined: " + string(name)), nil
 }
 
-func nativeDescribeNamespace(c *Call, a []Value) (Value, error) {
+func nativeDescribeNamespace(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)

@@ -8,7 +8,7 @@ import (
 
 // Guards, keysets and module admin (spec §3.6, §3.7).
 
-func nativeEnforceGuard(c *Call, a []Value) (Value, error) {
+func nativeEnforceGuard(c Call, a []Value) (Value, error) {
 	var g Value = a[0]
 	if s, ok := a[0].(String); ok {
 		ref, err := parseKeysetRef(string(s))
@@ -225,7 +225,7 @@ func isHex(s string) bool {
 	return true
 }
 
-func nativeKeysetRefGuard(c *Call, a []Value) (Value, error) {
+func nativeKeysetRefGuard(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -240,7 +240,7 @@ func nativeKeysetRefGuard(c *Call, a []Value) (Value, error) {
 	return r, nil
 }
 
-func nativeDefineKeyset(c *Call, a []Value) (Value, error) {
+func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 	in := c.in
 	name, ok := a[0].(String)
 	if !ok {
@@ -322,8 +322,8 @@ func (in *Interp) withMagicCap(t *CapToken, f func() error) error {
 	return err
 }
 
-func nativeCapGuard(pact bool) func(c *Call, a []Value) (Value, error) {
-	return func(c *Call, a []Value) (Value, error) {
+func nativeCapGuard(pact bool) func(c Call, a []Value) (Value, error) {
+	return func(c Call, a []Value) (Value, error) {
 		t, err := expectCapToken(a[0])
 		if err != nil {
 			return nil, err
@@ -340,7 +340,7 @@ func nativeCapGuard(pact bool) func(c *Call, a []Value) (Value, error) {
 	}
 }
 
-func nativeModuleGuard(c *Call, a []Value) (Value, error) {
+func nativeModuleGuard(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -352,7 +352,7 @@ func nativeModuleGuard(c *Call, a []Value) (Value, error) {
 	return &ModuleGuard{Module: m.Name, Name: string(s)}, nil
 }
 
-func nativePactGuard(c *Call, a []Value) (Value, error) {
+func nativePactGuard(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -364,7 +364,7 @@ func nativePactGuard(c *Call, a []Value) (Value, error) {
 	return &PactGuard{PactID: id, Name: string(s)}, nil
 }
 
-func nativeAcquireModuleAdmin(c *Call, a []Value) (Value, error) {
+func nativeAcquireModuleAdmin(c Call, a []Value) (Value, error) {
 	r, ok := a[0].(*ModRef)
 	if !ok {
 		return nil, c.argsErr(a)

@@ -290,7 +290,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 	switch f := n.fn.(type) {
 	case *nNative:
 		if f.n.Special != nil {
-			return f.n.Special(&Call{in: in, Native: f.n, Loc: n.loc}, thunks(in, n.args, e))
+			return f.n.Special(Call{in: in, Native: f.n, Loc: n.loc}, thunks(in, n.args, e))
 		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
@@ -350,7 +350,7 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 			for i, a := range args {
 				ts[i] = Thunk{v: a}
 			}
-			return f.n.Special(&Call{in: in, Native: f.n, Loc: loc}, ts)
+			return f.n.Special(Call{in: in, Native: f.n, Loc: loc}, ts)
 		}
 		return in.callNative(f.n, args, loc)
 	case *Partial:
@@ -426,7 +426,7 @@ func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, e
 	if n.TopLevelOnly && in.currentModule() != nil {
 		return nil, EvalError("Top-level call used in module " + n.Name)
 	}
-	return n.Fn(&Call{in: in, Native: n, Loc: loc}, args)
+	return n.Fn(Call{in: in, Native: n, Loc: loc}, args)
 }
 
 // callDef applies a module member.

@@ -10,10 +10,10 @@ type Native struct {
 	// Min and Max bound the argument count; Max < 0 means any number.
 	Min, Max int
 	// Fn receives evaluated arguments.
-	Fn func(c *Call, args []Value) (Value, error)
+	Fn func(c Call, args []Value) (Value, error)
 	// Special, when set, receives unevaluated arguments instead (expect,
 	// expect-failure: their arguments are lazy).
-	Special func(c *Call, args []Thunk) (Value, error)
+	Special func(c Call, args []Thunk) (Value, error)
 	// TopLevelOnly natives fail inside module code.
 	TopLevelOnly bool
 	// Repl natives exist only in REPL scripts.
@@ -28,25 +28,25 @@ type Call struct {
 }
 
 // Interp is the interpreter the native runs in.
-func (c *Call) Interp() *Interp { return c.in }
+func (c Call) Interp() *Interp { return c.in }
 
 // argsErr is the type error for this native's arguments.
-func (c *Call) argsErr(args []Value) error { return ArgsError(c.Native.Name, args...) }
+func (c Call) argsErr(args []Value) error { return ArgsError(c.Native.Name, args...) }
 
-func fixed(name string, n int, fn func(c *Call, a []Value) (Value, error)) *Native {
+func fixed(name string, n int, fn func(c Call, a []Value) (Value, error)) *Native {
 	return &Native{Name: name, Min: n, Max: n, Fn: fn}
 }
 
-func ranged(name string, min, max int, fn func(c *Call, a []Value) (Value, error)) *Native {
+func ranged(name string, min, max int, fn func(c Call, a []Value) (Value, error)) *Native {
 	return &Native{Name: name, Min: min, Max: max, Fn: fn}
 }
 
 func pure1(name string, f func(Value) (Value, error)) *Native {
-	return fixed(name, 1, func(_ *Call, a []Value) (Value, error) { return f(a[0]) })
+	return fixed(name, 1, func(_ Call, a []Value) (Value, error) { return f(a[0]) })
 }
 
 func pure2(name string, f func(Value, Value) (Value, error)) *Native {
-	return fixed(name, 2, func(_ *Call, a []Value) (Value, error) { return f(a[0], a[1]) })
+	return fixed(name, 2, func(_ Call, a []Value) (Value, error) { return f(a[0], a[1]) })
 }
 
 // boolFnNative is `and`/`or` used as a function value: both arguments
@@ -56,7 +56,7 @@ func boolFnNative(form specialForm) *Native {
 	if form == sfOr {
 		name = "or"
 	}
-	return fixed(name, 2, func(c *Call, a []Value) (Value, error) {
+	return fixed(name, 2, func(c Call, a []Value) (Value, error) {
 		x, ok1 := a[0].(Bool)
 		y, ok2 := a[1].(Bool)
 		if !ok1 || !ok2 {
@@ -93,8 +93,8 @@ var CoreNativeNames = []string{
 
 func coreNatives() []*Native {
 	ns := []*Native{
-		ranged("+", 2, 2, func(c *Call, a []Value) (Value, error) { return Add(a[0], a[1]) }),
-		ranged("-", 1, 2, func(c *Call, a []Value) (Value, error) {
+		ranged("+", 2, 2, func(c Call, a []Value) (Value, error) { return Add(a[0], a[1]) }),
+		ranged("-", 1, 2, func(c Call, a []Value) (Value, error) {
 			if len(a) == 1 {
 				return Negate(a[0])
 			}
@@ -108,8 +108,8 @@ func coreNatives() []*Native {
 			}
 			return !b, nil
 		}),
-		fixed("=", 2, func(c *Call, a []Value) (Value, error) { return eqNative(c, a, true) }),
-		fixed("!=", 2, func(c *Call, a []Value) (Value, error) { return eqNative(c, a, false) }),
+		fixed("=", 2, func(c Call, a []Value) (Value, error) { return eqNative(c, a, true) }),
+		fixed("!=", 2, func(c Call, a []Value) (Value, error) { return eqNative(c, a, false) }),
 		pure2(">", Gt), pure2(">=", Geq), pure2("<", Lt), pure2("<=", Leq),
 		pure2("&", BitAnd), pure2("|", BitOr), pure2("xor", BitXor), pure1("~", BitNot), pure2("shift", Shift),
 		pure2("mod", Mod),
@@ -118,14 +118,14 @@ func coreNatives() []*Native {
 		pure1("length", Length), pure2("take", Take), pure2("drop", Drop), pure1("concat", Concat),
 		pure1("reverse", Reverse),
 		fixed("map", 2, nativeMap), fixed("filter", 2, nativeFilter), pure2("contains", Contains),
-		ranged("sort", 1, 2, func(c *Call, a []Value) (Value, error) {
+		ranged("sort", 1, 2, func(c Call, a []Value) (Value, error) {
 			if len(a) == 1 {
 				return Sort(a[0])
 			}
 			return SortObjects(a[0], a[1])
 		}),
 		pure2("remove", Remove),
-		fixed("if", 3, func(c *Call, a []Value) (Value, error) {
+		fixed("if", 3, func(c Call, a []Value) (Value, error) {
 			b, ok := a[0].(Bool)
 			if !ok {
 				return nil, c.argsErr(a)
@@ -136,10 +136,10 @@ func coreNatives() []*Native {
 			return a[2], nil
 		}),
 		pure2("int-to-str", IntToStr),
-		ranged("str-to-int", 1, 2, func(c *Call, a []Value) (Value, error) { return StrToInt(a...) }),
+		ranged("str-to-int", 1, 2, func(c Call, a []Value) (Value, error) { return StrToInt(a...) }),
 		fixed("fold", 3, nativeFold), fixed("zip", 3, nativeZip), pure1("distinct", Distinct),
 		pure2("format", Format),
-		ranged("enumerate", 2, 3, func(c *Call, a []Value) (Value, error) { return Enumerate(a[0], a[1], a[2:]...) }),
+		ranged("enumerate", 2, 3, func(c Call, a []Value) (Value, error) { return Enumerate(a[0], a[1], a[2:]...) }),
 		pure1("show", ShowNative),
 		ranged("read-msg", 0, 1, nativeReadMsg),
 		fixed("read-integer", 1, nativeReadInteger), fixed("read-decimal", 1, nativeReadDecimal),
@@ -152,7 +152,7 @@ func coreNatives() []*Native {
 		pure2("at", At), pure2("make-list", MakeList), pure1("base64-encode", Base64Encode),
 		pure1("base64-decode", Base64Decode), pure1("str-to-list", StrToList),
 		ranged("yield", 1, 2, nativeYield), fixed("resume", 1, nativeResume),
-		fixed("bind", 2, func(c *Call, a []Value) (Value, error) {
+		fixed("bind", 2, func(c Call, a []Value) (Value, error) {
 			if _, ok := a[0].(*Object); !ok {
 				return nil, c.argsErr(a)
 			}
@@ -168,12 +168,12 @@ func coreNatives() []*Native {
 		fixed("keys", 1, nativeKeys), ranged("read", 2, 3, nativeRead), ranged("select", 2, 3, nativeSelect),
 		fixed("update", 3, nativeWrite("update")), fixed("with-default-read", 4, nativeWithDefaultRead),
 		fixed("with-read", 3, nativeWithRead), fixed("write", 3, nativeWrite("write")),
-		fixed("tx-hash", 0, func(c *Call, a []Value) (Value, error) { return String(c.in.TxHash), nil }),
+		fixed("tx-hash", 0, func(c Call, a []Value) (Value, error) { return String(c.in.TxHash), nil }),
 		fixed("acquire-module-admin", 1, nativeAcquireModuleAdmin),
 		fixed("and?", 3, nativeBoolCombinator(true)), fixed("or?", 3, nativeBoolCombinator(false)),
 		fixed("where", 3, nativeWhere), fixed("not?", 2, nativeNotQ),
-		pure1("hash", HashValue), fixed("continue", 1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
-		fixed("parse-time", 2, func(c *Call, a []Value) (Value, error) {
+		pure1("hash", HashValue), fixed("continue", 1, func(c Call, a []Value) (Value, error) { return a[0], nil }),
+		fixed("parse-time", 2, func(c Call, a []Value) (Value, error) {
 			f, ok1 := a[0].(String)
 			s, ok2 := a[1].(String)
 			if !ok1 || !ok2 {
@@ -191,7 +191,7 @@ func coreNatives() []*Native {
 		}),
 		pure2("add-time", AddTime), pure2("diff-time", DiffTime), pure1("hours", Hours),
 		pure1("minutes", Minutes), pure1("days", Days),
-		fixed("compose", 3, func(c *Call, a []Value) (Value, error) {
+		fixed("compose", 3, func(c Call, a []Value) (Value, error) {
 			v, err := c.in.Apply(a[0], a[2:], c.Loc)
 			if err != nil {
 				return nil, err
@@ -202,17 +202,17 @@ func coreNatives() []*Native {
 		pure1("typeof-principal", TypeOfPrincipal), pure2("validate-principal", ValidatePrincipal),
 		fixed("namespace", 1, nativeNamespace), fixed("define-namespace", 3, nativeDefineNamespace),
 		fixed("describe-namespace", 1, nativeDescribeNamespace),
-		fixed("chain-data", 0, func(c *Call, a []Value) (Value, error) { return c.in.ChainData, nil }),
+		fixed("chain-data", 0, func(c Call, a []Value) (Value, error) { return c.in.ChainData, nil }),
 		pure2("is-charset", IsCharset),
 		fixed("pact-id", 0, nativePactID),
 		pure1("typeof", func(a Value) (Value, error) { return String(TypeOf(a)), nil }),
 		pure1("dec", Dec),
-		fixed("identity", 1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
+		fixed("identity", 1, func(c Call, a []Value) (Value, error) { return a[0], nil }),
 		fixed("verify-spv", 2, nativeVerifySPV),
 		fixed("enforce-verifier", 1, nativeEnforceVerifier),
 		fixed("list-modules", 0, nativeListModules),
 		fixed("static-redeploy", 1, nativeStaticRedeploy),
-		ranged("constantly", 2, -1, func(c *Call, a []Value) (Value, error) { return a[0], nil }),
+		ranged("constantly", 2, -1, func(c Call, a []Value) (Value, error) { return a[0], nil }),
 		// CHARSET_ASCII and CHARSET_LATIN1 are constants in P5's desugarer.
 	}
 	ns = append(ns, cryptoNatives()...)
@@ -229,10 +229,10 @@ func coreNatives() []*Native {
 }
 
 func roundNative(name string, mode RoundMode) *Native {
-	return ranged(name, 1, 2, func(c *Call, a []Value) (Value, error) { return Round(mode, a[0], a[1:]...) })
+	return ranged(name, 1, 2, func(c Call, a []Value) (Value, error) { return Round(mode, a[0], a[1:]...) })
 }
 
-func eqNative(c *Call, a []Value, eq bool) (Value, error) {
+func eqNative(c Call, a []Value, eq bool) (Value, error) {
 	for _, v := range a {
 		if v.Kind() == KindClosure {
 			return nil, c.argsErr(a)
@@ -241,7 +241,7 @@ func eqNative(c *Call, a []Value, eq bool) (Value, error) {
 	return Bool(Equal(a[0], a[1]) == eq), nil
 }
 
-func nativeMap(c *Call, a []Value) (Value, error) {
+func nativeMap(c Call, a []Value) (Value, error) {
 	l, ok := a[1].(List)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -257,7 +257,7 @@ func nativeMap(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeFilter(c *Call, a []Value) (Value, error) {
+func nativeFilter(c Call, a []Value) (Value, error) {
 	l, ok := a[1].(List)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -275,7 +275,7 @@ func nativeFilter(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeFold(c *Call, a []Value) (Value, error) {
+func nativeFold(c Call, a []Value) (Value, error) {
 	l, ok := a[2].(List)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -293,7 +293,7 @@ func nativeFold(c *Call, a []Value) (Value, error) {
 	return acc, nil
 }
 
-func nativeZip(c *Call, a []Value) (Value, error) {
+func nativeZip(c Call, a []Value) (Value, error) {
 	l1, ok1 := a[1].(List)
 	l2, ok2 := a[2].(List)
 	if !ok1 || !ok2 {
@@ -311,8 +311,8 @@ func nativeZip(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeBoolCombinator(and bool) func(c *Call, a []Value) (Value, error) {
-	return func(c *Call, a []Value) (Value, error) {
+func nativeBoolCombinator(and bool) func(c Call, a []Value) (Value, error) {
+	return func(c Call, a []Value) (Value, error) {
 		x, err := applyBool(c, a[0], a[2])
 		if err != nil {
 			return nil, err
@@ -324,7 +324,7 @@ func nativeBoolCombinator(and bool) func(c *Call, a []Value) (Value, error) {
 	}
 }
 
-func applyBool(c *Call, fn, arg Value) (bool, error) {
+func applyBool(c Call, fn, arg Value) (bool, error) {
 	return asBool(c.in.Apply(fn, []Value{arg}, c.Loc))
 }
 
@@ -340,7 +340,7 @@ func asBool(v Value, err error) (bool, error) {
 	return bool(b), nil
 }
 
-func applyBoolValue(c *Call, fn, arg Value) (Value, error) {
+func applyBoolValue(c Call, fn, arg Value) (Value, error) {
 	b, err := applyBool(c, fn, arg)
 	if err != nil {
 		return nil, err
@@ -348,7 +348,7 @@ func applyBoolValue(c *Call, fn, arg Value) (Value, error) {
 	return Bool(b), nil
 }
 
-func nativeNotQ(c *Call, a []Value) (Value, error) {
+func nativeNotQ(c Call, a []Value) (Value, error) {
 	b, err := applyBool(c, a[0], a[1])
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func nativeNotQ(c *Call, a []Value) (Value, error) {
 	return Bool(!b), nil
 }
 
-func nativeWhere(c *Call, a []Value) (Value, error) {
+func nativeWhere(c Call, a []Value) (Value, error) {
 	f, ok1 := a[0].(String)
 	o, ok2 := a[2].(*Object)
 	if !ok1 || !ok2 {
@@ -371,7 +371,7 @@ func nativeWhere(c *Call, a []Value) (Value, error) {
 
 // Message data.
 
-func nativeReadMsg(c *Call, a []Value) (Value, error) {
+func nativeReadMsg(c Call, a []Value) (Value, error) {
 	if len(a) == 0 {
 		return c.in.Data, nil
 	}
@@ -394,7 +394,7 @@ func (in *Interp) readData(k string) (Value, bool) {
 	return o.Get(k)
 }
 
-func nativeReadInteger(c *Call, a []Value) (Value, error) {
+func nativeReadInteger(c Call, a []Value) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -407,7 +407,7 @@ func nativeReadInteger(c *Call, a []Value) (Value, error) {
 	return nil, UserError("read-integer failure")
 }
 
-func nativeReadDecimal(c *Call, a []Value) (Value, error) {
+func nativeReadDecimal(c Call, a []Value) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -420,7 +420,7 @@ func nativeReadDecimal(c *Call, a []Value) (Value, error) {
 	return nil, UserError("read-decimal failure")
 }
 
-func nativeReadString(c *Call, a []Value) (Value, error) {
+func nativeReadString(c Call, a []Value) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -433,7 +433,7 @@ func nativeReadString(c *Call, a []Value) (Value, error) {
 	return nil, UserError("read-string failure")
 }
 
-func nativeReadKeyset(c *Call, a []Value) (Value, error) {
+func nativeReadKeyset(c Call, a []Value) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -451,14 +451,14 @@ func nativeReadKeyset(c *Call, a []Value) (Value, error) {
 
 // nativePactID reads the defpact state (P5 esDefPactExec), which outlives
 // the step that set it until the transaction ends.
-func nativePactID(c *Call, a []Value) (Value, error) {
+func nativePactID(c Call, a []Value) (Value, error) {
 	if c.in.tx.defpact == nil {
 		return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
 	}
 	return String(c.in.tx.defpact.PactID), nil
 }
 
-func nativeVerifySPV(c *Call, a []Value) (Value, error) {
+func nativeVerifySPV(c Call, a []Value) (Value, error) {
 	kind, ok1 := a[0].(String)
 	obj, ok2 := a[1].(*Object)
 	if !ok1 || !ok2 {
@@ -474,7 +474,7 @@ func nativeVerifySPV(c *Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeEnforceVerifier(c *Call, a []Value) (Value, error) {
+func nativeEnforceVerifier(c Call, a []Value) (Value, error) {
 	name, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)

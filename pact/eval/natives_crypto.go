@@ -5,16 +5,16 @@ package eval
 func cryptoNatives() []*Native {
 	return []*Native{
 		pure1("hash-keccak256", HashKeccak256),
-		ranged("hash-poseidon", 1, 8, func(c *Call, a []Value) (Value, error) { return HashPoseidon(a...) }),
-		ranged("poseidon-hash-hack-a-chain", 1, 8, func(c *Call, a []Value) (Value, error) { return PoseidonHashHackAChain(a...) }),
-		fixed("pairing-check", 2, func(c *Call, a []Value) (Value, error) {
+		ranged("hash-poseidon", 1, 8, func(c Call, a []Value) (Value, error) { return HashPoseidon(a...) }),
+		ranged("poseidon-hash-hack-a-chain", 1, 8, func(c Call, a []Value) (Value, error) { return PoseidonHashHackAChain(a...) }),
+		fixed("pairing-check", 2, func(c Call, a []Value) (Value, error) {
 			if c.in.Flags["DisablePact54"] {
 				return PairingCheckPre54(a[0], a[1])
 			}
 			return PairingCheck(a[0], a[1])
 		}),
-		fixed("scalar-mult", 3, func(c *Call, a []Value) (Value, error) { return ScalarMult(a[0], a[1], a[2]) }),
-		fixed("point-add", 3, func(c *Call, a []Value) (Value, error) { return PointAdd(a[0], a[1], a[2]) }),
+		fixed("scalar-mult", 3, func(c Call, a []Value) (Value, error) { return ScalarMult(a[0], a[1], a[2]) }),
+		fixed("point-add", 3, func(c Call, a []Value) (Value, error) { return PointAdd(a[0], a[1], a[2]) }),
 		pure1("hyperlane-message-id", HyperlaneMessageID),
 		pure1("hyperlane-decode-token-message", HyperlaneDecodeTokenMessage),
 		pure1("hyperlane-encode-token-message", HyperlaneEncodeTokenMessage),

@@ -272,7 +272,7 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 	return in.runStep(pe, &PactStep{Step: step, Rollback: rollback, PactID: pactID, Resume: y}, rollback)
 }
 
-func nativeYield(c *Call, a []Value) (Value, error) {
+func nativeYield(c Call, a []Value) (Value, error) {
 	in := c.in
 	obj, ok := a[0].(*Object)
 	if !ok {
@@ -296,7 +296,7 @@ func nativeYield(c *Call, a []Value) (Value, error) {
 	return obj, nil
 }
 
-func nativeResume(c *Call, a []Value) (Value, error) {
+func nativeResume(c Call, a []Value) (Value, error) {
 	in := c.in
 	ps := in.tx.pactStep
 	if ps == nil {

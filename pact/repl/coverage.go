@@ -211,14 +211,14 @@ func (r *Runner) Install(h Hooks) {
 			r.In.Coverage = h.Coverage.Hit
 		}
 		if h.TracePrint {
-			r.In.Register(native("print", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+			r.In.Register(native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 				fmt.Fprintf(r.Out, "%s:%d:%d:Print: %s\n", c.Loc.File, c.Loc.Start.Line, c.Loc.Start.Col, eval.Pretty(a[0]))
 				return eval.UnitValue, nil
 			}))
 		}
 		r.In.Register(load)
 	}
-	load = native("load", 1, 2, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+	load = native("load", 1, 2, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 		s, ok := a[0].(eval.String)
 		if !ok {
 			return r.load(c, a)

@@ -27,17 +27,17 @@ var ExecFlags = []string{
 	"DisablePact52", "DisablePact53", "DisablePact54", "DisableReentrancyCheck",
 }
 
-type fn = func(c *eval.Call, a []eval.Value) (eval.Value, error)
+type fn = func(c eval.Call, a []eval.Value) (eval.Value, error)
 
 func native(name string, min, max int, f fn) *eval.Native {
 	return &eval.Native{Name: name, Min: min, Max: max, Fn: f, Repl: true}
 }
 
-func argsErr(c *eval.Call, a []eval.Value) error { return eval.ArgsError(c.Native.Name, a...) }
+func argsErr(c eval.Call, a []eval.Value) error { return eval.ArgsError(c.Native.Name, a...) }
 
 func str(s string) eval.Value { return eval.String(s) }
 
-func (r *Runner) record(doc string, passed bool, msg string, c *eval.Call) {
+func (r *Runner) record(doc string, passed bool, msg string, c eval.Call) {
 	r.Results = append(r.Results, TestResult{Doc: doc, Passed: passed, Msg: msg, Loc: c.Loc})
 }
 
@@ -47,11 +47,11 @@ func (r *Runner) natives() []*eval.Native {
 		{Name: "expect", Min: 3, Max: 3, Repl: true, Special: r.expect},
 		{Name: "expect-failure", Min: 2, Max: 3, Repl: true, Special: r.expectFailure},
 		native("expect-that", 3, 3, r.expectThat),
-		native("print", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			in().Print(eval.Pretty(a[0]))
 			return eval.UnitValue, nil
 		}),
-		native("pact-state", 0, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("pact-state", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			pe := in().LastPact()
 			if pe == nil {
 				return nil, eval.UserError("pact-state: no pact exec in context")
@@ -68,9 +68,9 @@ func (r *Runner) natives() []*eval.Native {
 			return eval.NewObject(eval.Field{Key: "pactId", Val: str(pe.PactID)}, eval.Field{Key: "step", Val: eval.NewInt(int64(pe.Step))},
 				eval.Field{Key: "yield", Val: y}), nil
 		}),
-		native("env-stackframe", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return eval.List{}, nil }),
+		native("env-stackframe", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return eval.List{}, nil }),
 		native("env-chain-data", 1, 1, r.envChainData),
-		native("env-data", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-data", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			// P5 round-trips the data through JSON, as on chain.
 			b, err := eval.EncodeJSON(a[0])
 			if err == nil {
@@ -82,7 +82,7 @@ func (r *Runner) natives() []*eval.Native {
 			in().Data = a[0]
 			return str("Setting transaction data"), nil
 		}),
-		native("env-events", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-events", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			clear, ok := a[0].(eval.Bool)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -95,7 +95,7 @@ func (r *Runner) natives() []*eval.Native {
 			}
 			return out, nil
 		}),
-		native("env-hash", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-hash", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			s, ok := a[0].(eval.String)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -106,7 +106,7 @@ func (r *Runner) natives() []*eval.Native {
 			in().TxHash = string(s)
 			return str("Set tx hash to " + string(s)), nil
 		}),
-		native("env-keys", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-keys", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			l, ok := a[0].(eval.List)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -124,21 +124,21 @@ func (r *Runner) natives() []*eval.Native {
 		}),
 		native("env-sigs", 1, 1, r.envSigs),
 		native("begin-tx", 0, 1, r.beginTx),
-		native("commit-tx", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(true) }),
-		native("rollback-tx", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(false) }),
-		native("sig-keyset", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("commit-tx", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(true) }),
+		native("rollback-tx", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(false) }),
+		native("sig-keyset", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			var keys []string
 			for _, s := range in().Signers {
 				keys = append(keys, s.PubKey)
 			}
 			return eval.NewKeySet(keys, eval.KeysAll), nil
 		}),
-		native("test-capability", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("test-capability", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			return in().TestCapability(a[0])
 		}),
 		native("continue-pact", 1, 4, r.continuePact),
 		native("env-exec-config", 0, 1, r.envExecConfig),
-		native("env-namespace-policy", 2, 2, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-namespace-policy", 2, 2, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			allow, ok := a[0].(eval.Bool)
 			if !ok || a[1].Kind() != eval.KindClosure {
 				return nil, argsErr(c, a)
@@ -146,7 +146,7 @@ func (r *Runner) natives() []*eval.Native {
 			in().NamespacePolicy = eval.NamespacePolicy{AllowRoot: bool(allow), Fn: a[1]}
 			return str("Installed namespace policy"), nil
 		}),
-		native("env-gas", 0, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gas", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			g := &in().Gas
 			if len(a) == 0 {
 				return eval.NewInt((g.Used + 999) / 1000), nil
@@ -158,7 +158,7 @@ func (r *Runner) natives() []*eval.Native {
 			g.Used = n.Int64() * 1000
 			return str("Set gas to " + n.Text()), nil
 		}),
-		native("env-milligas", 0, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-milligas", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			g := &in().Gas
 			if len(a) == 0 {
 				return eval.NewInt(g.Used), nil
@@ -170,7 +170,7 @@ func (r *Runner) natives() []*eval.Native {
 			g.Used = n.Int64()
 			return str("Set milligas to" + n.Text()), nil
 		}),
-		native("env-set-milligas", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-set-milligas", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			n, ok := a[0].(eval.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -178,7 +178,7 @@ func (r *Runner) natives() []*eval.Native {
 			in().Gas.Used = n.Int64()
 			return str("Set milligas to" + n.Text()), nil
 		}),
-		native("env-gaslimit", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gaslimit", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			n, ok := a[0].(eval.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -186,7 +186,7 @@ func (r *Runner) natives() []*eval.Native {
 			in().Gas.Limit = n.Int64() * 1000
 			return str("Set gas limit to " + n.Text()), nil
 		}),
-		native("env-gaslog", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gaslog", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			// The log holds only the total: charges are not itemised.
 			if !r.gasLog {
 				r.gasLog = true
@@ -197,7 +197,7 @@ func (r *Runner) natives() []*eval.Native {
 			r.gasLogStart = in().Gas.Used
 			return eval.List{str("TOTAL: " + strconv.FormatInt(total, 10))}, nil
 		}),
-		native("env-gasmodel", 0, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gasmodel", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			if len(a) == 0 {
 				if in().Gas.Model == nil {
 					return str("Current gas model is 'freeGasModel': free gas model"), nil
@@ -212,9 +212,9 @@ func (r *Runner) natives() []*eval.Native {
 			in().Gas.Model = eval.ConstantGas{Milli: 1}
 			return str("Set gas model to table-based cost model"), nil
 		}),
-		native("pact-version", 0, 0, func(c *eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
+		native("pact-version", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
 		{Name: "enforce-pact-version", Min: 1, Max: 2, Fn: enforcePactVersion, Repl: true, TopLevelOnly: true},
-		native("env-enable-repl-natives", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-enable-repl-natives", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			b, ok := a[0].(eval.Bool)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -225,7 +225,7 @@ func (r *Runner) natives() []*eval.Native {
 			}
 			return str("repl natives disabled"), nil
 		}),
-		native("env-module-admin", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-module-admin", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			m, ok := a[0].(*eval.ModRef)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -234,7 +234,7 @@ func (r *Runner) natives() []*eval.Native {
 			return str("Acquired module admin for: " + m.Module.String()), nil
 		}),
 		native("env-verifiers", 1, 1, r.envVerifiers),
-		native("env-set-debug-flag", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-set-debug-flag", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			s, ok := a[0].(eval.String)
 			if !ok {
 				return nil, argsErr(c, a)
@@ -248,7 +248,7 @@ func (r *Runner) natives() []*eval.Native {
 			}
 		}),
 		native("load", 1, 2, r.load),
-		native("typecheck", 1, 1, func(c *eval.Call, a []eval.Value) (eval.Value, error) {
+		native("typecheck", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			// No static type inference: the module must exist, and loading
 			// it already checked names, arities and signatures.
 			s, ok := a[0].(eval.String)
@@ -264,7 +264,7 @@ func (r *Runner) natives() []*eval.Native {
 	}
 }
 
-func (r *Runner) expect(c *eval.Call, a []eval.Thunk) (eval.Value, error) {
+func (r *Runner) expect(c eval.Call, a []eval.Thunk) (eval.Value, error) {
 	dv, err := a[0].Eval()
 	if err != nil {
 		return nil, err
@@ -306,7 +306,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (r *Runner) expectFailure(c *eval.Call, a []eval.Thunk) (eval.Value, error) {
+func (r *Runner) expectFailure(c eval.Call, a []eval.Thunk) (eval.Value, error) {
 	dv, err := a[0].Eval()
 	if err != nil {
 		return nil, err
@@ -349,7 +349,7 @@ func (r *Runner) expectFailure(c *eval.Call, a []eval.Thunk) (eval.Value, error)
 	return str(msg), nil
 }
 
-func (r *Runner) expectThat(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) expectThat(c eval.Call, a []eval.Value) (eval.Value, error) {
 	doc, ok := a[0].(eval.String)
 	if !ok {
 		return nil, argsErr(c, a)
@@ -372,7 +372,7 @@ func (r *Runner) expectThat(c *eval.Call, a []eval.Value) (eval.Value, error) {
 	return str("Expect-that: success " + string(doc)), nil
 }
 
-func (r *Runner) envChainData(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) envChainData(c eval.Call, a []eval.Value) (eval.Value, error) {
 	o, ok := a[0].(*eval.Object)
 	if !ok {
 		return nil, argsErr(c, a)
@@ -416,7 +416,7 @@ func capList(v eval.Value) ([]*eval.CapToken, bool) {
 	return out, true
 }
 
-func (r *Runner) envSigs(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) envSigs(c eval.Call, a []eval.Value) (eval.Value, error) {
 	l, ok := a[0].(eval.List)
 	if !ok {
 		return nil, argsErr(c, a)
@@ -441,7 +441,7 @@ func (r *Runner) envSigs(c *eval.Call, a []eval.Value) (eval.Value, error) {
 	return str("Setting transaction signatures/caps"), nil
 }
 
-func (r *Runner) envVerifiers(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) envVerifiers(c eval.Call, a []eval.Value) (eval.Value, error) {
 	l, ok := a[0].(eval.List)
 	if !ok {
 		return nil, argsErr(c, a)
@@ -474,7 +474,7 @@ func txText(start string, t *txInfo) string {
 	return s
 }
 
-func (r *Runner) beginTx(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) beginTx(c eval.Call, a []eval.Value) (eval.Value, error) {
 	name := ""
 	if len(a) == 1 {
 		s, ok := a[0].(eval.String)
@@ -513,7 +513,7 @@ func (r *Runner) endTx(commit bool) (eval.Value, error) {
 	return str(txText(start, t)), nil
 }
 
-func (r *Runner) continuePact(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) continuePact(c eval.Call, a []eval.Value) (eval.Value, error) {
 	step, ok := a[0].(eval.Integer)
 	if !ok {
 		return nil, argsErr(c, a)
@@ -545,7 +545,7 @@ func (r *Runner) continuePact(c *eval.Call, a []eval.Value) (eval.Value, error) 
 	return r.In.ContinuePact(int(step.Int64()), rollback, pactID, resume)
 }
 
-func (r *Runner) envExecConfig(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) envExecConfig(c eval.Call, a []eval.Value) (eval.Value, error) {
 	if len(a) == 0 {
 		out := eval.List{}
 		for _, f := range ExecFlags {
@@ -616,7 +616,7 @@ func cmpVersion(a, b []int) int {
 	return len(a) - len(b)
 }
 
-func enforcePactVersion(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func enforcePactVersion(c eval.Call, a []eval.Value) (eval.Value, error) {
 	cur, _ := parseVersion(Version)
 	var bounds [][]int
 	for _, v := range a {
@@ -640,7 +640,7 @@ func enforcePactVersion(c *eval.Call, a []eval.Value) (eval.Value, error) {
 	return nil, eval.EvalError(msg)
 }
 
-func (r *Runner) load(c *eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) load(c eval.Call, a []eval.Value) (eval.Value, error) {
 	s, ok := a[0].(eval.String)
 	if !ok {
 		return nil, argsErr(c, a)
