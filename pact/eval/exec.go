@@ -298,6 +298,20 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		}
 		return in.callNative(f.n, args, n.loc)
 	case *nDef:
+		if d := f.def; d.Kind == DefFun && !d.Abstract && len(n.args) == len(d.Args) && len(n.args) <= len(smallFrame{}.buf) {
+			// The common call: evaluate the arguments straight into the
+			// callee's frame (one allocation instead of two).
+			fr := &smallFrame{}
+			fr.vals = fr.buf[:len(n.args)]
+			for i, x := range n.args {
+				v, err := in.eval(x, e)
+				if err != nil {
+					return nil, err
+				}
+				fr.vals[i] = v
+			}
+			return in.runFun(d, &fr.env)
+		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
 			return nil, err
@@ -455,8 +469,19 @@ func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) 
 	if len(args) > len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
+	return in.runFun(d, &env{vals: args})
+}
+
+// smallFrame is a frame with room for a few arguments, allocated with them.
+type smallFrame struct {
+	env
+	buf [4]Value
+}
+
+// runFun runs a defun on a frame holding exactly its arguments.
+func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 	for i, p := range d.Args {
-		if err := checkArg(d, p, args[i]); err != nil {
+		if err := checkArg(d, p, fr.vals[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -473,7 +498,7 @@ func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) 
 		in.readOnly++
 	}
 	in.stack = append(in.stack, frame{def: d})
-	v, err := in.body(d.Body, &env{vals: args})
+	v, err := in.body(d.Body, fr)
 	in.stack = in.stack[:len(in.stack)-1]
 	if reentrant {
 		in.readOnly--
