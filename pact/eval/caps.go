@@ -217,13 +217,13 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 }
 
 func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {
-	saved := in.tx.caps.evaluating
-	savedStack := in.tx.caps.stack
-	in.tx.caps.evaluating = append(append([]*CapToken(nil), saved...), evaluating)
+	// Push and truncate rather than copy: whatever runs in between leaves
+	// both slices at least as long as it found them.
+	nEval, idx := len(in.tx.caps.evaluating), len(in.tx.caps.stack)
+	in.tx.caps.evaluating = append(in.tx.caps.evaluating, evaluating)
 	// While its body runs the cap sits on the stack, and the caps it
 	// composes join its slot at once (a later compose may rely on them).
-	in.tx.caps.stack = append(append([]capSlot(nil), savedStack...), capSlot{cap: evaluating})
-	idx := len(in.tx.caps.stack) - 1
+	in.tx.caps.stack = append(in.tx.caps.stack, capSlot{cap: evaluating})
 	in.stack = append(in.stack, frame{def: d})
 	in.inDefcap++
 	prev := in.composing
@@ -232,9 +232,9 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlo
 	in.composing = prev
 	in.inDefcap--
 	in.stack = in.stack[:len(in.stack)-1]
-	in.tx.caps.evaluating = saved
 	slot := capSlot{cap: t, composed: in.tx.caps.stack[idx].composed}
-	in.tx.caps.stack = savedStack
+	in.tx.caps.evaluating = in.tx.caps.evaluating[:nEval]
+	in.tx.caps.stack = in.tx.caps.stack[:idx]
 	return slot, err
 }
 
