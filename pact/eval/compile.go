@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math/big"
 	"slices"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -524,6 +523,3 @@ func (c *compiler) buildSchema(d *Def) error {
 	})
 	return nil
 }
-
-// intLitValue is used for constant folding of literal integers.
-func intLitValue(b *big.Int) Value { return NewIntBig(b) }

@@ -88,7 +88,6 @@ type txState struct {
 	admin      map[ModuleName]bool
 	defpact    *PactExec
 	pactStep   *PactStep
-	lastPactID string
 }
 
 // Signer is a transaction signer: a public key and the capabilities its
@@ -170,8 +169,7 @@ func (in *Interp) Register(ns ...*Native) {
 	}
 }
 
-// NativeNames lists the registered natives in the order P5's `-b` prints:
-// core natives first, then the others, each group in registration order.
+// Native returns the registered native of that name, or nil.
 func (in *Interp) Native(name string) *Native { return in.natives[name] }
 
 // Namespace is the current namespace ("" for root).
@@ -182,7 +180,7 @@ func (in *Interp) Namespace() string { return in.namespace }
 // namespace and the names brought in by use or by loading a module; REPL
 // defuns stay.
 func (in *Interp) ResetTx() {
-	in.tx = txState{admin: map[ModuleName]bool{}, lastPactID: in.tx.lastPactID}
+	in.tx = txState{admin: map[ModuleName]bool{}}
 	in.topUses = nil
 	in.namespace = ""
 }
@@ -199,15 +197,6 @@ func (in *Interp) Events(clear bool) []Event {
 // GrantAdmin gives module admin for m without checks (env-module-admin).
 func (in *Interp) GrantAdmin(m ModuleName) { in.tx.admin[m] = true }
 
-// HasFlag reports an execution flag.
-func (in *Interp) HasFlag(f string) bool { return in.Flags[f] }
-
-// ResetRepl drops REPL-level definitions, uses and namespace.
-func (in *Interp) ResetRepl() {
-	in.replDefs = map[string]*Def{}
-	in.topUses = nil
-	in.namespace = ""
-}
 
 // SetNamespace sets the current namespace.
 func (in *Interp) SetNamespace(ns string) { in.namespace = ns }
