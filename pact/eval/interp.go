@@ -83,11 +83,11 @@ type Interp struct {
 
 // txState is what a commit or rollback clears.
 type txState struct {
-	caps       capState
-	events     []Event
-	admin      map[ModuleName]bool
-	defpact    *PactExec
-	pactStep   *PactStep
+	caps     capState
+	events   []Event
+	admin    map[ModuleName]bool
+	defpact  *PactExec
+	pactStep *PactStep
 }
 
 // Signer is a transaction signer: a public key and the capabilities its
@@ -196,7 +196,6 @@ func (in *Interp) Events(clear bool) []Event {
 
 // GrantAdmin gives module admin for m without checks (env-module-admin).
 func (in *Interp) GrantAdmin(m ModuleName) { in.tx.admin[m] = true }
-
 
 // SetNamespace sets the current namespace.
 func (in *Interp) SetNamespace(ns string) { in.namespace = ns }
