@@ -1,6 +1,6 @@
 // Command pact is the Pact 5.4 interpreter's command line: an interactive
 // REPL, a script runner for .repl and .pact files, the request tools and
-// (to come) the local HTTP server of spec §1.1.
+// the local HTTP server of spec §1.1 and §2 (server.go).
 //
 // One mode per invocation, as upstream's options are mutually exclusive:
 //
@@ -15,7 +15,7 @@
 //	pact add-sig KEYFILE... [-l]                 sign SigData (standard input)
 //	pact combine-sigs SIGFILE... [-l]            merge SigData files
 //	pact sign KEYFILE...                         sign a hash (standard input)
-//	pact -s | --server | --serve CONFIG          not implemented yet
+//	pact -s | --server | --serve CONFIG          run the HTTP server
 //
 // # Interactive REPL
 //
@@ -75,8 +75,9 @@
 // # Exit status
 //
 // 0 on success, 1 when a file fails to load (or the REPL cannot read or
-// write) or a request tool fails, 2 on a usage error (unknown option, two
-// modes at once, a missing or extra argument) and for the modes not
+// write), a request tool fails or the server cannot start, 2 on a usage
+// error (unknown option, two modes at once, a missing or extra argument,
+// a server configuration that does not decode) and for the modes not
 // implemented yet.
 package main
 
@@ -210,7 +211,8 @@ var modes = []*mode{
 		help:    "sign the base64url hash on standard input with each key file",
 		minArgs: 1, maxArgs: -1, argName: "KEYFILE", run: runSign},
 	{name: "server", option: &option{short: 's', long: []string{"server", "serve"}, arg: "CONFIG"},
-		help: "run the Pact HTTP server configured by CONFIG (YAML)"},
+		help: "run the Pact HTTP server on 127.0.0.1 configured by CONFIG (YAML), until SIGINT or SIGTERM",
+		run:  runServer},
 }
 
 var modifiers = []*option{optFindScript, optTrace, optCoverage, optLocal}
@@ -475,8 +477,8 @@ func usage(w io.Writer) {
 	b.WriteString("\nA FILE is run as a REPL script unless its name ends in .pact. Prints \"Load successful\"\n" +
 		"on success; otherwise the failed tests and the error as FILE:LINE:COL: MESSAGE, then\n" +
 		"\"Load failed\", on standard error.\n" +
-		"\nExit status: 0 success, 1 load or request-tool failure, 2 usage error or a mode not\n" +
-		"implemented yet.\n")
+		"\nExit status: 0 success, 1 load, request-tool or server failure, 2 usage error (a server\n" +
+		"configuration that does not decode included).\n")
 	io.WriteString(w, b.String())
 }
 

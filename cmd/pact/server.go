@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ledgernode/ledger-node/pact/repl"
+	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/transport"
+)
+
+// pact -s CONFIG (also --server, --serve): the HTTP server of spec §2 on
+// 127.0.0.1:PORT, until SIGINT or SIGTERM.
+//
+// The configuration is YAML; every key but port is optional, an unknown
+// key or a value of the wrong type is an error (exit 2):
+//
+//	port           TCP port (required; 0 picks a free one)
+//	persistDir     keep the Pact state and the results here (goleveldb);
+//	               without it everything is in memory
+//	logDir         write the access log to <logDir>/pact-server.log
+//	               (default: standard output)
+//	pragmas        SQLite pragmas: accepted and ignored (the storage is
+//	               goleveldb), with a note in the log
+//	entity         this server's entity name for private commands
+//	               (default "entity")
+//	entitySecret   this entity's nacl/box secret key, 64 hex digits
+//	               (default: <persistDir>/entity.key, created on first
+//	               start, or a fresh key per start without persistDir)
+//	entities       the other entities: NAME: {publicKey: HEX, url: URL}
+//	gasLimit       gas limit of commands without public meta (private
+//	               commands); others use their own gasLimit (default 0)
+//	gasRate        gas per metered operation (default 0: free)
+//	flags          execution flags, as env-exec-config takes them
+//	execConfig     the same as flags (P5's name for it)
+//	listenTimeout  seconds a listen waits before answering 504 (default 180)
+//	verbose        log at debug level (default false)
+//
+// The server logs (on standard error) the address it listens on and its
+// entity's public box key.
+
+// serverConfig is the decoded configuration.
+type serverConfig struct {
+	Port          *int                    `yaml:"port"`
+	PersistDir    string                  `yaml:"persistDir"`
+	LogDir        string                  `yaml:"logDir"`
+	Pragmas       []string                `yaml:"pragmas"`
+	Entity        string                  `yaml:"entity"`
+	EntitySecret  string                  `yaml:"entitySecret"`
+	Entities      map[string]entityConfig `yaml:"entities"`
+	GasLimit      uint64                  `yaml:"gasLimit"`
+	GasRate       int64                   `yaml:"gasRate"`
+	Flags         []string                `yaml:"flags"`
+	ExecConfig    []string                `yaml:"execConfig"`
+	ListenTimeout *float64                `yaml:"listenTimeout"`
+	Verbose       bool                    `yaml:"verbose"`
+}
+
+type entityConfig struct {
+	PublicKey string `yaml:"publicKey"`
+	URL       string `yaml:"url"`
+}
+
+const serverConfigHelp = `Config file is YAML with these keys (only port is required):
+  port: INT             HTTP port on 127.0.0.1 (0: a free port)
+  persistDir: DIR       keep state and results in DIR (default: in memory)
+  logDir: DIR           access log in DIR/pact-server.log (default: stdout)
+  pragmas: [..]         accepted, not applicable to this storage engine
+  entity: NAME          entity name for private commands (default "entity")
+  entitySecret: HEX     the entity's nacl/box secret key
+  entities:             other entities: NAME: {publicKey: HEX, url: URL}
+  gasLimit: INT         gas limit of commands without public meta
+  gasRate: INT          gas per metered operation (default 0: free)
+  flags: [FLAG..]       execution flags (also accepted as execConfig)
+  listenTimeout: SECS   how long listen waits before 504 (default 180)
+  verbose: BOOL         debug logging`
+
+// parseServerConfig decodes and checks a configuration.
+func parseServerConfig(data []byte) (*serverConfig, error) {
+	var cfg serverConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the configuration is empty: port is required")
+		}
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("the configuration must be a single YAML document")
+	}
+	if cfg.Port == nil {
+		return nil, errors.New("port is required")
+	}
+	if *cfg.Port < 0 || *cfg.Port > 65535 {
+		return nil, fmt.Errorf("port %d is not a TCP port (0 to 65535)", *cfg.Port)
+	}
+	if cfg.GasRate < 0 {
+		return nil, fmt.Errorf("gasRate %d is negative", cfg.GasRate)
+	}
+	if cfg.ListenTimeout != nil && !(*cfg.ListenTimeout > 0 && *cfg.ListenTimeout <= 86400) {
+		return nil, fmt.Errorf("listenTimeout must be a number of seconds between 0 and 86400, got %v", *cfg.ListenTimeout)
+	}
+	for _, f := range append(slices.Clone(cfg.Flags), cfg.ExecConfig...) {
+		if !slices.Contains(repl.ExecFlags, f) {
+			return nil, fmt.Errorf("unknown execution flag %q (known: %s)", f, strings.Join(repl.ExecFlags, ", "))
+		}
+	}
+	if cfg.EntitySecret != "" {
+		if _, err := server.ParseBoxKey(cfg.EntitySecret); err != nil {
+			return nil, fmt.Errorf("entitySecret: %v", err)
+		}
+	}
+	for name, e := range cfg.Entities {
+		if name == "" {
+			return nil, errors.New("entities: an entity needs a name")
+		}
+		if _, err := server.ParseBoxKey(e.PublicKey); err != nil {
+			return nil, fmt.Errorf("entities.%s.publicKey: %v", name, err)
+		}
+		if e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
+			return nil, fmt.Errorf("entities.%s.url: want http://HOST:PORT, got %q", name, e.URL)
+		}
+	}
+	return &cfg, nil
+}
+
+// engineConfig turns the configuration into the engine's.
+func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
+	ec := server.Config{
+		PersistDir: c.PersistDir,
+		GasRate:    c.GasRate,
+		GasLimit:   c.GasLimit,
+		Flags:      append(slices.Clone(c.Flags), c.ExecConfig...),
+		Entity:     c.Entity,
+		Entities:   map[string]server.Entity{},
+		Logger:     log,
+	}
+	if c.EntitySecret != "" {
+		k, _ := server.ParseBoxKey(c.EntitySecret)
+		ec.EntitySecret = &k
+	}
+	urls := map[string]string{}
+	for name, e := range c.Entities {
+		pk, _ := server.ParseBoxKey(e.PublicKey)
+		ec.Entities[name] = server.Entity{PublicKey: pk, URL: e.URL}
+		if e.URL != "" {
+			urls[name] = e.URL
+		}
+	}
+	if len(urls) > 0 {
+		ec.Deliver = transport.PrivateDeliverer(urls, 10*time.Second)
+	}
+	return ec
+}
+
+// Hooks for tests: the context whose end stops the server, and a callback
+// told the address once the server listens.
+var (
+	serverContext = func() (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	}
+	serverListening = func(addr string) {}
+)
+
+func runServer(inv *invocation) int {
+	data, err := os.ReadFile(inv.arg)
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+		return exitUsage
+	}
+	cfg, err := parseServerConfig(data)
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %s: %v\n\n%s\n", inv.arg, err, serverConfigHelp)
+		return exitUsage
+	}
+	level := slog.LevelInfo
+	if cfg.Verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: level}))
+
+	var access io.Writer = inv.stdout
+	if cfg.LogDir != "" {
+		if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
+			fmt.Fprintf(inv.stderr, "pact: logDir: %v\n", err)
+			return exitFail
+		}
+		f, err := os.OpenFile(filepath.Join(cfg.LogDir, "pact-server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(inv.stderr, "pact: logDir: %v\n", err)
+			return exitFail
+		}
+		defer f.Close()
+		access = f
+	}
+	if len(cfg.Pragmas) > 0 {
+		log.Info("pragmas are SQLite settings and do not apply to this server's storage engine (goleveldb); ignored",
+			"pragmas", cfg.Pragmas)
+	}
+
+	engine, err := server.Open(cfg.engineConfig(log))
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+		return exitFail
+	}
+	defer engine.Close()
+	pub := engine.EntityPublicKey()
+	log.Info("pact server entity", "entity", engine.EntityName(), "publicKey", hex.EncodeToString(pub[:]))
+
+	var timeout time.Duration
+	if cfg.ListenTimeout != nil {
+		timeout = time.Duration(*cfg.ListenTimeout * float64(time.Second))
+	}
+	srv := transport.NewContractServer(transport.ContractServerConfig{
+		API:           engine,
+		Version:       "pact version " + repl.Version,
+		ListenTimeout: timeout,
+		AccessLog:     access,
+		Logger:        log,
+	})
+	ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(*cfg.Port)))
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+		return exitFail
+	}
+	addr := ln.Addr().String()
+	log.Info("pact server listening", "addr", addr, "persistDir", cfg.PersistDir)
+	serverListening(addr)
+
+	ctx, stop := serverContext()
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		log.Info("pact server shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if serr := <-served; err == nil {
+			err = serr
+		}
+	}
+	if cerr := engine.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}

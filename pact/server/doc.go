@@ -1,0 +1,25 @@
+// Package server is the engine behind `pact -s` (spec pact.md §2): it
+// executes Pact commands and keeps their results by request key. It has no
+// HTTP; transport's contract handlers serve it (the node serves its own
+// executor through the same handlers).
+//
+//   - send: every command is verified (hash, signature count, signatures:
+//     a failure is a 400 with the reason, interface.md), then executed in
+//     order in Transactional mode, synchronously, on a fresh interpreter
+//     over the shared Pact state; each CommandResult is stored. A request
+//     key already stored is P5's 400 "Request key: RK has already been
+//     submitted. ...". An authentic command whose code does not parse is
+//     not rejected: it gets a SyntaxError result, as P5 would give it.
+//   - poll: the results that exist; unknown keys are omitted.
+//   - listen: waits for one result, until the caller's context ends (the
+//     handler's timeout, 180 s by default, answered with 504).
+//   - local: executes in Local mode, rolls back, stores nothing.
+//   - private: commands with private metadata, sealed per recipient entity
+//     with nacl/box (private.go).
+//   - verify: parse, resolve and statically check modules (verify.go).
+//
+// Results are CommandResult JSON in P5's key order (result.go). Gas is
+// free unless Config.GasRate is positive (DECISIONS.md). With a
+// persistDir the Pact state lives in pact/persist and the history in
+// goleveldb, both under that directory, and survive restarts.
+package server

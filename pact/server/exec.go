@@ -1,0 +1,240 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// checked is a command that passed the checks of its endpoint: a verified
+// command, or an authentic one whose code does not parse (syntaxErr set;
+// it runs to a SyntaxError result instead of being rejected).
+type checked struct {
+	pc        *api.ParsedCommand
+	syntaxErr error
+}
+
+// check verifies a command as P5's verifyCommand does, with one
+// difference: an authentic command (hash and signatures check) whose code
+// does not parse is not rejected but answered with a SyntaxError result.
+// With sigs false (local with signatureVerification=false) only the
+// payload must decode. A rejection is a RequestError naming the request
+// key: "Validation failed for hash "RK": Invalid command: REASON".
+func check(cmd *api.Command, sigs bool) (*checked, error) {
+	var pc *api.ParsedCommand
+	var err error
+	if sigs {
+		pc, err = api.VerifyCommand(cmd)
+	} else {
+		pc, err = api.ParseCommand(cmd)
+	}
+	if err == nil {
+		return &checked{pc: pc}, nil
+	}
+	p, derr := api.DecodePayload([]byte(cmd.Cmd))
+	if derr != nil || p.Exec == nil {
+		return nil, rejectCommand(cmd.Hash, err)
+	}
+	_, perr := syntax.ParseProgram("", p.Exec.Code)
+	if perr == nil {
+		return nil, rejectCommand(cmd.Hash, err)
+	}
+	pc = &api.ParsedCommand{Command: cmd, Payload: p, RequestKey: cmd.Hash}
+	if sigs {
+		if pc.HashAlg, err = checkAuthentic(cmd, p); err != nil {
+			return nil, rejectCommand(cmd.Hash, err)
+		}
+	}
+	return &checked{pc: pc, syntaxErr: perr}, nil
+}
+
+func rejectCommand(rk api.Hash, err error) error {
+	return &RequestError{Msg: "Validation failed for hash " + strconv.Quote(rk.String()) + ": " + err.Error()}
+}
+
+// checkAuthentic is the hash and signature half of VerifyCommand, for a
+// command VerifyCommand stopped at its code, with the same texts.
+func checkAuthentic(cmd *api.Command, p *api.Payload) (api.HashAlg, error) {
+	alg := api.BLAKE2b256
+	if want := api.HashBytes([]byte(cmd.Cmd)); cmd.Hash != want {
+		if cmd.Hash != api.HashBytesBLAKE2s([]byte(cmd.Cmd)) {
+			return 0, &api.CommandError{Reason: "Hash Mismatch, received " + cmd.Hash.String() +
+				" but our hashing resulted in " + want.String()}
+		}
+		alg = api.BLAKE2s256
+	}
+	if len(cmd.Sigs) != len(p.Signers) {
+		return 0, &api.CommandError{Reason: "Number of sig(s) does not match number of signer(s)"}
+	}
+	var failed []byte
+	for i := range cmd.Sigs {
+		if err := api.VerifyUserSig(cmd.Hash, cmd.Sigs[i], p.Signers[i]); err != nil {
+			if failed == nil {
+				failed = append(failed, '{')
+			} else {
+				failed = append(failed, ',')
+			}
+			failed = appendString(failed, p.Signers[i].PubKey)
+			failed = append(failed, ':')
+			failed = appendString(failed, err.Error())
+		}
+	}
+	if failed != nil {
+		return 0, &api.CommandError{Reason: "Invalid sig(s) found: " + string(append(failed, '}'))}
+	}
+	return alg, nil
+}
+
+// execute runs a checked command in a transaction of the given mode on a
+// fresh interpreter and returns what it produced, with the warnings it
+// raised. The caller holds e.mu.
+func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, []string) {
+	if c.syntaxErr != nil {
+		return &outcome{fail: toPactError(c.syntaxErr)}, nil
+	}
+	var warnings []string
+	in := e.newInterp(c.pc, mode, &warnings)
+	if e.cfg.GasRate > 0 {
+		if gasLimit == 0 {
+			// P4's constant model: with a positive rate, a limit of 0
+			// fails at the first charge.
+			return &outcome{gas: e.cfg.GasRate, fail: evalFailure("Gas limit (0) exceeded: " +
+				strconv.FormatInt(e.cfg.GasRate, 10))}, nil
+		}
+		limit := int64(math.MaxInt64 / 1000)
+		if gasLimit < uint64(limit) {
+			limit = int64(gasLimit)
+		}
+		in.Gas = eval.Gas{Model: eval.ConstantGas{Milli: e.cfg.GasRate * 1000}, Limit: limit * 1000}
+	}
+	txID, err := e.state.BeginTx(mode)
+	if err != nil {
+		return &outcome{fail: evalFailure("begin transaction: " + err.Error())}, warnings
+	}
+	v, err := run(in, c.pc)
+	gas := (in.Gas.Used + 999) / 1000
+	if err != nil {
+		if rerr := e.state.RollbackTx(); rerr != nil {
+			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
+		}
+		return &outcome{gas: gas, fail: toPactError(err)}, warnings
+	}
+	logs, err := e.state.CommitTx()
+	if err != nil {
+		return &outcome{gas: gas, fail: evalFailure("commit transaction: " + err.Error())}, warnings
+	}
+	o := &outcome{gas: gas, value: v, logs: logs, hasLogs: true, events: in.Events(false), pact: in.LastPact()}
+	if mode == db.Transactional {
+		o.txID = &txID
+	}
+	return o, warnings
+}
+
+// run evaluates the command: every top-level form of an exec, whose
+// result is the last value; or the requested step of a defpact.
+func run(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
+	p := pc.Payload
+	if p.Cont != nil {
+		c := p.Cont
+		if c.Proof != nil {
+			return nil, eval.EvalError("SPV continuation proofs are not supported by this server")
+		}
+		return in.ContinuePact(int(c.Step), c.Rollback, c.PactID, nil)
+	}
+	var last eval.Value
+	for _, item := range pc.Code.Items {
+		v, err := in.EvalTopLevel(item, false)
+		if err != nil {
+			return nil, err
+		}
+		last = v
+	}
+	if last == nil {
+		return nil, eval.EvalError("empty input")
+	}
+	return last, nil
+}
+
+// newInterp makes the interpreter for one command: message data, signers
+// with their capabilities, verifiers, chain data from the public meta (P4
+// server's: block height 0, block time 0, no previous block), the request
+// key as tx hash, and the configured execution flags.
+func (e *Engine) newInterp(pc *api.ParsedCommand, mode db.Mode, warnings *[]string) *eval.Interp {
+	in := eval.New(e.state)
+	p := pc.Payload
+	in.TxHash = pc.RequestKey.String()
+	in.Mode = mode
+	in.Flags = e.flags
+	in.Warn = func(s string) { *warnings = append(*warnings, s) }
+	switch {
+	case p.Exec != nil:
+		in.Data = p.Exec.Data
+	case p.Cont != nil:
+		in.Data = p.Cont.Data
+	}
+	if len(p.Signers) > 0 {
+		in.Signers = make([]eval.Signer, len(p.Signers))
+		for i, s := range p.Signers {
+			in.Signers[i] = eval.Signer{PubKey: s.PubKey, Scheme: string(s.Scheme), Caps: capTokens(s.Clist)}
+		}
+	}
+	if len(p.Verifiers) > 0 {
+		in.Verifiers = make([]eval.Verifier, len(p.Verifiers))
+		for i, v := range p.Verifiers {
+			in.Verifiers[i] = eval.Verifier{Name: v.Name, Caps: capTokens(v.Clist)}
+		}
+	}
+	if m := p.Meta.Public; m != nil {
+		in.ChainData = chainData(m)
+	}
+	return in
+}
+
+// capTokens turns a signer's clist into capability tokens. The names were
+// checked when the payload was decoded.
+func capTokens(caps []api.SigCapability) []*eval.CapToken {
+	if len(caps) == 0 {
+		return nil
+	}
+	out := make([]*eval.CapToken, 0, len(caps))
+	for _, c := range caps {
+		qn, ok := eval.ParseQualifiedName(c.Name)
+		if !ok {
+			continue
+		}
+		out = append(out, &eval.CapToken{
+			Name: eval.FullyQualifiedName{Module: qn.Module, Name: qn.Name},
+			Args: c.Args,
+		})
+	}
+	return out
+}
+
+func chainData(m *api.PublicMeta) *eval.Object {
+	gl := m.GasLimit
+	if gl > math.MaxInt64 {
+		gl = math.MaxInt64
+	}
+	return eval.NewObject(
+		eval.Field{Key: "chain-id", Val: eval.String(m.ChainID)},
+		eval.Field{Key: "block-height", Val: eval.NewInt(0)},
+		eval.Field{Key: "block-time", Val: eval.TimeFromMicros(0)},
+		eval.Field{Key: "prev-block-hash", Val: eval.String("")},
+		eval.Field{Key: "sender", Val: eval.String(m.Sender)},
+		eval.Field{Key: "gas-limit", Val: eval.NewInt(int64(gl))},
+		eval.Field{Key: "gas-price", Val: m.GasPrice},
+	)
+}
+
+// commandGasLimit is the gas limit of a command: its public meta's, or
+// for a private command (which has none) the configured one.
+func (e *Engine) commandGasLimit(p *api.Payload) uint64 {
+	if p.Meta.Public != nil {
+		return p.Meta.Public.GasLimit
+	}
+	return e.cfg.GasLimit
+}

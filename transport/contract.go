@@ -1,0 +1,424 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/server"
+)
+
+// The contract command endpoints (interface.md, "Contract command endpoints"): send, poll,
+// listen, local, private, verify and spv. One handler set serves `pact -s` (mounted at
+// /api/v1/<op>, contract_server.go) and the node (mounted under /chain/{c}/contract/api/v1/ and
+// /chain/{c}/pact/api/v1/). The handlers decode and check the request, call a ContractAPI and
+// write its answer; what a command does is the backend's business.
+//
+// Status codes: 200 with JSON on success; 400 text/plain with the reason for anything the
+// client got wrong (a body that is not the operation's JSON, a command that fails verification,
+// a request key already submitted, a bad query parameter); 413 for a body over the limit; 415
+// for a body that is not declared as application/json; 504 when listen times out; 503 while
+// the backend shuts down. A 500 means a bug or a failing store.
+
+// ContractAPI executes contract commands. pact/server's Engine implements it for `pact -s`; the
+// node implements it over its mempool and executor. Errors that are a server.RequestError
+// become 400s with their text; a listen whose context ends returns the context's error.
+type ContractAPI interface {
+	// Send submits commands and returns their request keys.
+	Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error)
+	// Poll returns the results that exist among keys; keys without one are left out.
+	Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error)
+	// Listen waits until the result of key exists or ctx ends.
+	Listen(ctx context.Context, key api.Hash) ([]byte, error)
+	// Local simulates a command; nothing it does is kept.
+	Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error)
+	// Private takes the body of /private (a command with private metadata, or whatever the
+	// backend exchanges between entities) and returns the request keys it accepted.
+	Private(ctx context.Context, body []byte) ([]api.Hash, error)
+	// Verify takes the body of /verify and returns the JSON of its analysis.
+	Verify(ctx context.Context, body []byte) ([]byte, error)
+	// SPV returns the proof that a transaction of this chain happened, for another chain.
+	SPV(ctx context.Context, req server.SPVRequest) (string, error)
+}
+
+// ContractConfig configures the contract handlers.
+type ContractConfig struct {
+	// API returns the backend of a chain. Routes without a chain segment (pact -s) pass 0.
+	API func(chain ledger.ChainID) ContractAPI
+	// MaxBodyBytes bounds the body of send, local, private and verify (DefaultMaxBodyBytes if
+	// zero); poll shares it. listen and spv bodies are bounded by smallBodyBytes.
+	MaxBodyBytes int
+	// ListenTimeout bounds how long listen waits (DefaultListenTimeout if zero).
+	ListenTimeout time.Duration
+	Logger        *slog.Logger
+}
+
+// DefaultListenTimeout is how long listen waits for a result before answering 504
+// (DECISIONS.md, "listen timeout": upstream's 180 s).
+const DefaultListenTimeout = 180 * time.Second
+
+// smallBodyBytes bounds the bodies that hold one request key (listen, spv).
+const smallBodyBytes = 4 << 10
+
+// Contract is the contract endpoints' handler set.
+type Contract struct {
+	cfg ContractConfig
+	log *slog.Logger
+	// base is the parent of listen's waits; stop cancels it when the server shuts down, so a
+	// waiting listen does not hold the shutdown up.
+	base context.Context
+	stop context.CancelFunc
+	// internalErrors counts 500 answers; bad input must never produce one.
+	internalErrors atomic.Int64
+}
+
+// NewContract builds the handler set. It panics without an API: that is a wiring bug.
+func NewContract(cfg ContractConfig) *Contract {
+	if cfg.API == nil {
+		panic("transport: ContractConfig needs API")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ListenTimeout <= 0 {
+		cfg.ListenTimeout = DefaultListenTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Contract{cfg: cfg, log: cfg.Logger, base: base, stop: stop}
+}
+
+// shutdown ends every waiting listen with a 503.
+func (c *Contract) shutdown() { c.stop() }
+
+// register mounts the operations under prefix ("/api/v1" for pact -s,
+// "chain/{chain}/contract/api/v1" and "chain/{chain}/pact/api/v1" on the node).
+func (c *Contract) register(r *router, prefix string) {
+	r.handle(fasthttp.MethodPost, prefix+"/send", c.send)
+	r.handle(fasthttp.MethodPost, prefix+"/poll", c.poll)
+	r.handle(fasthttp.MethodPost, prefix+"/listen", c.listen)
+	r.handle(fasthttp.MethodPost, prefix+"/local", c.local)
+	r.handle(fasthttp.MethodPost, prefix+"/private", c.private)
+	r.handle(fasthttp.MethodPost, prefix+"/verify", c.verify)
+	r.handle(fasthttp.MethodPost, prefix+"/spv", c.spv(true))
+}
+
+// body checks the Content-Type and the size of a request body; false means the answer (415 or
+// 413) was sent.
+func (c *Contract) body(ctx *fasthttp.RequestCtx, limit int) ([]byte, bool) {
+	if !requireJSONBody(ctx) {
+		return nil, false
+	}
+	b := ctx.PostBody()
+	if len(b) > limit {
+		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(limit, len(b)))
+		return nil, false
+	}
+	return b, true
+}
+
+// malformed answers a body that is not the operation's JSON.
+func malformed(ctx *fasthttp.RequestCtx, op string, err error) {
+	writeText(ctx, fasthttp.StatusBadRequest, "Malformed request body for "+op+": "+err.Error())
+}
+
+// fail answers a backend error.
+func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
+	if re, ok := server.IsRequestError(err); ok {
+		writeText(ctx, fasthttp.StatusBadRequest, re.Msg)
+		return
+	}
+	if errors.Is(err, server.ErrClosed) || errors.Is(err, context.Canceled) {
+		writeText(ctx, fasthttp.StatusServiceUnavailable, "The server is shutting down.")
+		return
+	}
+	c.internalErrors.Add(1)
+	c.log.Error("contract API failed", "op", op, "err", err)
+	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
+}
+
+func (c *Contract) send(ctx *fasthttp.RequestCtx, p params) {
+	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	batch, err := api.DecodeSubmitBatch(body)
+	if err != nil {
+		malformed(ctx, "send", err)
+		return
+	}
+	keys, err := c.cfg.API(p.chain).Send(ctx, batch.Cmds)
+	if err != nil {
+		c.fail(ctx, "send", err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
+}
+
+// appendRequestKeys appends {"requestKeys":[...]}.
+func appendRequestKeys(b []byte, keys []api.Hash) []byte {
+	b = append(b, `{"requestKeys":[`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k.String()...)
+		b = append(b, '"')
+	}
+	return append(b, "]}"...)
+}
+
+// parseRequestKey parses one request key of a body; what names it in errors.
+func parseRequestKey(s, what string) (api.Hash, error) {
+	h, err := api.ParseHash(s)
+	if err != nil {
+		return h, errors.New(what + ": " + err.Error())
+	}
+	return h, nil
+}
+
+// optBool reads an optional boolean query parameter: true or false (any case); a parameter
+// given without a value is true.
+func optBool(args *fasthttp.Args, name string, def bool) (bool, *paramError) {
+	if !args.Has(name) {
+		return def, nil
+	}
+	v := args.Peek(name)
+	switch {
+	case len(v) == 0, bytes.EqualFold(v, []byte("true")):
+		return true, nil
+	case bytes.EqualFold(v, []byte("false")):
+		return false, nil
+	}
+	return false, &paramError{name, "not a boolean (true or false): " + strconv.Quote(string(v))}
+}
+
+func (c *Contract) poll(ctx *fasthttp.RequestCtx, p params) {
+	var opts server.PollOptions
+	if v, present, perr := optUint(ctx.QueryArgs(), "confirmationDepth"); perr != nil {
+		perr.write(ctx)
+		return
+	} else if present {
+		opts.ConfirmationDepth = v
+	}
+	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	var req struct {
+		RequestKeys *[]string `json:"requestKeys"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		malformed(ctx, "poll", err)
+		return
+	}
+	if req.RequestKeys == nil || len(*req.RequestKeys) == 0 {
+		malformed(ctx, "poll", errors.New(`"requestKeys" must be a non-empty list of request keys`))
+		return
+	}
+	keys := make([]api.Hash, len(*req.RequestKeys))
+	for i, s := range *req.RequestKeys {
+		var err error
+		if keys[i], err = parseRequestKey(s, "requestKeys["+strconv.Itoa(i)+"]"); err != nil {
+			malformed(ctx, "poll", err)
+			return
+		}
+	}
+	found, err := c.cfg.API(p.chain).Poll(ctx, keys, opts)
+	if err != nil {
+		c.fail(ctx, "poll", err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, appendPollResponse(nil, found))
+}
+
+// appendPollResponse appends {"<rk>": RESULT, ...} with the keys in legacy order, as P5's
+// legacyHashMap writes them.
+func appendPollResponse(b []byte, found []server.Polled) []byte {
+	names := make([]string, len(found))
+	byName := make(map[string][]byte, len(found))
+	for i, f := range found {
+		names[i] = f.Key.String()
+		byName[names[i]] = f.Result
+	}
+	b = append(b, '{')
+	for i, n := range eval.LegacyKeyOrder(names) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, n...)
+		b = append(b, `":`...)
+		b = append(b, byName[n]...)
+	}
+	return append(b, '}')
+}
+
+func (c *Contract) listen(ctx *fasthttp.RequestCtx, p params) {
+	body, ok := c.body(ctx, smallBodyBytes)
+	if !ok {
+		return
+	}
+	var req struct {
+		Listen *string `json:"listen"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		malformed(ctx, "listen", err)
+		return
+	}
+	if req.Listen == nil {
+		malformed(ctx, "listen", errors.New(`"listen" (a request key) is missing`))
+		return
+	}
+	key, err := parseRequestKey(*req.Listen, "listen")
+	if err != nil {
+		malformed(ctx, "listen", err)
+		return
+	}
+	lctx, cancel := context.WithTimeout(c.base, c.cfg.ListenTimeout)
+	defer cancel()
+	res, err := c.cfg.API(p.chain).Listen(lctx, key)
+	if errors.Is(err, context.DeadlineExceeded) {
+		writeText(ctx, fasthttp.StatusGatewayTimeout, "Listen timed out after "+c.cfg.ListenTimeout.String()+
+			": no result for request key "+key.String()+" yet")
+		return
+	}
+	if err != nil {
+		c.fail(ctx, "listen", err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, res)
+}
+
+func (c *Contract) local(ctx *fasthttp.RequestCtx, p params) {
+	opts := server.DefaultLocalOptions
+	args := ctx.QueryArgs()
+	var perr *paramError
+	if opts.Preflight, perr = optBool(args, "preflight", false); perr != nil {
+		perr.write(ctx)
+		return
+	}
+	if opts.SignatureVerification, perr = optBool(args, "signatureVerification", true); perr != nil {
+		perr.write(ctx)
+		return
+	}
+	if v, present, perr := optUint(args, "rewindDepth"); perr != nil {
+		perr.write(ctx)
+		return
+	} else if present {
+		opts.RewindDepth = v
+	}
+	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	cmd, err := api.DecodeCommand(body)
+	if err != nil {
+		malformed(ctx, "local", err)
+		return
+	}
+	res, err := c.cfg.API(p.chain).Local(ctx, cmd, opts)
+	if err != nil {
+		c.fail(ctx, "local", err)
+		return
+	}
+	if !opts.Preflight {
+		writeJSON(ctx, fasthttp.StatusOK, res.Result)
+		return
+	}
+	b := append([]byte(`{"preflightResult":`), res.Result...)
+	b = append(b, `,"preflightWarnings":[`...)
+	for i, w := range res.Warnings {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, w)
+	}
+	writeJSON(ctx, fasthttp.StatusOK, append(b, "]}"...))
+}
+
+func (c *Contract) private(ctx *fasthttp.RequestCtx, p params) {
+	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	if !json.Valid(body) {
+		malformed(ctx, "private", errors.New("not valid JSON"))
+		return
+	}
+	keys, err := c.cfg.API(p.chain).Private(ctx, body)
+	if err != nil {
+		c.fail(ctx, "private", err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
+}
+
+func (c *Contract) verify(ctx *fasthttp.RequestCtx, p params) {
+	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	if !json.Valid(body) {
+		malformed(ctx, "verify", errors.New("not valid JSON"))
+		return
+	}
+	out, err := c.cfg.API(p.chain).Verify(ctx, body)
+	if err != nil {
+		c.fail(ctx, "verify", err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// spv answers {"requestKey": RK, "targetChainId": CHAIN}: with {"spv": PROOF} when wrapped
+// (the api/v1 paths), else with the bare JSON string (…/pact/spv, as @kadena/client expects;
+// DECISIONS.md, "SPV response body").
+func (c *Contract) spv(wrapped bool) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) {
+		body, ok := c.body(ctx, smallBodyBytes)
+		if !ok {
+			return
+		}
+		var req struct {
+			RequestKey    *string `json:"requestKey"`
+			TargetChainID *string `json:"targetChainId"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			malformed(ctx, "spv", err)
+			return
+		}
+		if req.RequestKey == nil || req.TargetChainID == nil {
+			malformed(ctx, "spv", errors.New(`"requestKey" and "targetChainId" (strings) are required`))
+			return
+		}
+		key, err := parseRequestKey(*req.RequestKey, "requestKey")
+		if err != nil {
+			malformed(ctx, "spv", err)
+			return
+		}
+		proof, err := c.cfg.API(p.chain).SPV(ctx, server.SPVRequest{RequestKey: key, TargetChainID: *req.TargetChainID})
+		if err != nil {
+			c.fail(ctx, "spv", err)
+			return
+		}
+		b := appendJSONString(nil, proof)
+		if wrapped {
+			b = append(append([]byte(`{"spv":`), b...), '}')
+		}
+		writeJSON(ctx, fasthttp.StatusOK, b)
+	}
+}
