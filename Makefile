@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 ARGS      ?=
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check generate check-generate bench fuzz clean
+.PHONY: all build run test vet fmt-check generate check-generate interop-deps bench fuzz clean
 
 all: build
 
@@ -21,8 +21,15 @@ run: build
 	./bin/ledger-node --network development --data-dir $(DATA_DIR) $(ARGS)
 
 # Everything CI checks: formatting, vet, generated code up to date, then the whole test suite.
-test: fmt-check vet check-generate
+test: fmt-check vet check-generate interop-deps
 	$(GO) test -count=1 -race -timeout 12m $(PKGS)
+
+# The npm packages of the interoperability tests (interop/: @kadena/client and
+# @kadena/cryptography-utils at the versions package-lock.json pins). `npm ci` runs when
+# node_modules is missing or older than the lock file. Without npm the interop tests skip.
+INTEROP_STAMP := interop/node_modules/.package-lock.json
+interop-deps:
+	@if ! command -v npm >/dev/null 2>&1; then 		echo "npm is not installed: the interop tests will skip"; 	elif [ ! -f $(INTEROP_STAMP) ] || [ interop/package-lock.json -nt $(INTEROP_STAMP) ]; then 		cd interop && npm ci --no-audit --no-fund; 	fi
 
 vet:
 	$(GO) vet $(PKGS)
@@ -55,4 +62,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin coverage
+	rm -rf bin coverage interop/node_modules
