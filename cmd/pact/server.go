@@ -241,12 +241,11 @@ func runServer(inv *invocation) int {
 		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
 		return exitFail
 	}
+	ctx, stop := serverContext()
+	defer stop()
 	addr := ln.Addr().String()
 	log.Info("pact server listening", "addr", addr, "persistDir", cfg.PersistDir)
 	serverListening(addr)
-
-	ctx, stop := serverContext()
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

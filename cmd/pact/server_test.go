@@ -65,12 +65,15 @@ func startServer(t *testing.T, config string) *testServer {
 	case a := <-addr:
 		s.base = "http://" + a
 	case code := <-s.done:
+		serverContext, serverListening = oldCtx, oldListen
 		t.Fatalf("pact -s exited %d: %s", code, s.stderr.String())
 	case <-time.After(10 * time.Second):
 		t.Fatal("pact -s did not start")
 	}
-	serverContext, serverListening = oldCtx, oldListen
-	t.Cleanup(func() { s.shutdown() })
+	t.Cleanup(func() {
+		s.shutdown()
+		serverContext, serverListening = oldCtx, oldListen
+	})
 	return s
 }
 

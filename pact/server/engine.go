@@ -180,6 +180,7 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 			return nil, Reject("Validation failed for hash %q: the command has private metadata; submit it to /private",
 				c.pc.RequestKey.String())
 		}
+		e.prepare(c, db.Transactional)
 		cs[i], keys[i] = c, c.pc.RequestKey
 	}
 	e.mu.Lock()
@@ -325,6 +326,7 @@ func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts LocalOptions)
 	if err != nil {
 		return LocalResult{}, err
 	}
+	e.prepare(c, db.Local)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed.Load() {

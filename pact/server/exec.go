@@ -16,6 +16,11 @@ import (
 type checked struct {
 	pc        *api.ParsedCommand
 	syntaxErr error
+	// in is the command's interpreter, made (by prepare) before the
+	// engine is locked: making one costs about as much as verifying a
+	// signature, and need not be serialised.
+	in       *eval.Interp
+	warnings []string
 }
 
 // check verifies a command as P5's verifyCommand does, with one
@@ -96,8 +101,11 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 	if c.syntaxErr != nil {
 		return &outcome{fail: toPactError(c.syntaxErr)}, nil
 	}
-	var warnings []string
-	in := e.newInterp(c.pc, mode, &warnings)
+	if c.in == nil || c.in.Mode != mode {
+		e.prepare(c, mode)
+	}
+	in := c.in
+	c.in = nil // one interpreter per command, used once
 	if e.cfg.GasRate > 0 {
 		if gasLimit == 0 {
 			// P4's constant model: with a positive rate, a limit of 0
@@ -113,7 +121,7 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 	}
 	txID, err := e.state.BeginTx(mode)
 	if err != nil {
-		return &outcome{fail: evalFailure("begin transaction: " + err.Error())}, warnings
+		return &outcome{fail: evalFailure("begin transaction: " + err.Error())}, c.warnings
 	}
 	v, err := run(in, c.pc)
 	gas := (in.Gas.Used + 999) / 1000
@@ -121,17 +129,17 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 		if rerr := e.state.RollbackTx(); rerr != nil {
 			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
 		}
-		return &outcome{gas: gas, fail: toPactError(err)}, warnings
+		return &outcome{gas: gas, fail: toPactError(err)}, c.warnings
 	}
 	logs, err := e.state.CommitTx()
 	if err != nil {
-		return &outcome{gas: gas, fail: evalFailure("commit transaction: " + err.Error())}, warnings
+		return &outcome{gas: gas, fail: evalFailure("commit transaction: " + err.Error())}, c.warnings
 	}
 	o := &outcome{gas: gas, value: v, logs: logs, hasLogs: true, events: in.Events(false), pact: in.LastPact()}
 	if mode == db.Transactional {
 		o.txID = &txID
 	}
-	return o, warnings
+	return o, c.warnings
 }
 
 // run evaluates the command: every top-level form of an exec, whose
@@ -159,17 +167,23 @@ func run(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
 	return last, nil
 }
 
-// newInterp makes the interpreter for one command: message data, signers
+// prepare makes the interpreter for one command: message data, signers
 // with their capabilities, verifiers, chain data from the public meta (P4
 // server's: block height 0, block time 0, no previous block), the request
-// key as tx hash, and the configured execution flags.
-func (e *Engine) newInterp(pc *api.ParsedCommand, mode db.Mode, warnings *[]string) *eval.Interp {
+// key as tx hash, and the configured execution flags. It does not touch
+// the state, so it needs no lock.
+func (e *Engine) prepare(c *checked, mode db.Mode) {
+	if c.syntaxErr != nil {
+		return
+	}
+	pc := c.pc
 	in := eval.New(e.state)
+	c.in = in
 	p := pc.Payload
 	in.TxHash = pc.RequestKey.String()
 	in.Mode = mode
 	in.Flags = e.flags
-	in.Warn = func(s string) { *warnings = append(*warnings, s) }
+	in.Warn = func(s string) { c.warnings = append(c.warnings, s) }
 	switch {
 	case p.Exec != nil:
 		in.Data = p.Exec.Data
@@ -191,7 +205,6 @@ func (e *Engine) newInterp(pc *api.ParsedCommand, mode db.Mode, warnings *[]stri
 	if m := p.Meta.Public; m != nil {
 		in.ChainData = chainData(m)
 	}
-	return in
 }
 
 // capTokens turns a signer's clist into capability tokens. The names were
