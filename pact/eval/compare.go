@@ -102,6 +102,9 @@ func equalSchemas(a, b *Schema) bool {
 	return true
 }
 
+// equalTypes compares field types. A schema named inside a type is
+// compared by name only: schemas may refer to themselves
+// (`next:object{row}` in row), and a field-by-field walk would not end.
 func equalTypes(a, b *Type) bool {
 	if a.Kind != b.Kind || a.Prim != b.Prim || !slices.Equal(a.ModRefs, b.ModRefs) {
 		return false
@@ -109,7 +112,7 @@ func equalTypes(a, b *Type) bool {
 	if (a.Elem == nil) != (b.Elem == nil) || (a.Elem != nil && !equalTypes(a.Elem, b.Elem)) {
 		return false
 	}
-	if (a.Schema == nil) != (b.Schema == nil) || (a.Schema != nil && !equalSchemas(a.Schema, b.Schema)) {
+	if (a.Schema == nil) != (b.Schema == nil) || (a.Schema != nil && a.Schema.Name != b.Schema.Name) {
 		return false
 	}
 	return true
