@@ -372,3 +372,31 @@ func FuzzServerConfig(f *testing.F) {
 		cfg.engineConfig(nil)
 	})
 }
+
+// pact -s with persistDir, stopped and started again: results and state
+// survive.
+func TestServerRestart(t *testing.T) {
+	persist := filepath.Join(t.TempDir(), "state")
+	dir := t.TempDir()
+	config := "persistDir: " + persist + "\n"
+	s := startServer(t, config)
+	keys := s.send(pactA(t, requestYAML(t, dir, "mod.yaml", moduleCode, "mod"), false))
+	keys = append(keys, s.send(pactA(t, requestYAML(t, dir, "put.yaml", `(m.put "k" 42)`, "put"), false))...)
+	before := s.poll(keys...)
+	if code := s.shutdown(); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr.String())
+	}
+
+	s = startServer(t, config)
+	after := s.poll(keys...)
+	if len(after) != 2 || fmtAny(after) != fmtAny(before) {
+		t.Errorf("results after restart:\n%v\nbefore:\n%v", after, before)
+	}
+	code, out := s.post("local", pactA(t, requestYAML(t, dir, "get.yaml", `(m.get "k")`, "get"), true))
+	if code != 200 || !strings.Contains(out, `"data":{"int":42}`) {
+		t.Errorf("state after restart: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(persist, "entity.key")); err != nil {
+		t.Errorf("entity key not kept: %v", err)
+	}
+}

@@ -451,3 +451,52 @@ func TestSignatureOfResultsIsStable(t *testing.T) {
 		t.Errorf("results differ:\n%s\n%s", outs[0], outs[1])
 	}
 }
+
+// With a persistDir, the Pact state and the results survive a restart.
+func TestRestart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := Open(Config{PersistDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := build(t, cmdSpec{code: testModule, nonce: "mod"})
+	put := build(t, cmdSpec{code: `(m.put "a" 11)`, nonce: "put"})
+	start := build(t, cmdSpec{code: `(m.two-steps 3)`, nonce: "pact"})
+	if _, err := e.Send(ctx, []*api.Command{mod, put, start}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, PollOptions{})
+	if len(before) != 3 {
+		t.Fatalf("poll: %d results", len(before))
+	}
+	pub := e.EntityPublicKey()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e = open(t, Config{PersistDir: dir})
+	after, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, PollOptions{})
+	if len(after) != 3 {
+		t.Fatalf("results lost: %d", len(after))
+	}
+	for i := range after {
+		if !bytes.Equal(after[i].Result, before[i].Result) {
+			t.Errorf("result changed:\n%s\n%s", before[i].Result, after[i].Result)
+		}
+	}
+	if _, err := e.Send(ctx, []*api.Command{put}); err == nil {
+		t.Error("a key stored before the restart was accepted again")
+	}
+	if r := local(t, e, build(t, cmdSpec{code: `(m.get "a")`, nonce: "get"})); string(r.Result.Data) != `{"int":11}` {
+		t.Errorf("row lost: %+v %s", r.Result.Error, r.Result.Data)
+	}
+	// The defpact continues, and transaction ids go on.
+	r := sendOne(t, e, build(t, cmdSpec{nonce: "cont", cont: &api.ContMsg{PactID: start.Hash.String(), Step: 1, Data: eval.UnitValue}}))
+	if string(r.Result.Data) != `"got 3"` || r.TxID == nil || *r.TxID != 3 {
+		t.Errorf("continuation after restart: %+v %s", r, r.Result.Data)
+	}
+	if e.EntityPublicKey() != pub {
+		t.Error("the entity key changed across the restart")
+	}
+}

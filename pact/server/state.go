@@ -1,9 +1,10 @@
 package server
 
 import (
-	"errors"
+	"path/filepath"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // stateDB is the Pact state commands run against: a db.DB the engine
@@ -18,18 +19,11 @@ type memState struct{ *db.MemDB }
 
 func (memState) Close() error { return nil }
 
-// openPersistent opens the persistent Pact state under a persistDir; it
-// is set by persist.go, which wires pact/persist in.
-var openPersistent func(dir string) (stateDB, error)
-
-var errNoPersistence = errors.New("persistDir: this build has no persistent Pact state (pact/persist)")
-
+// openState opens the Pact state: in memory, or with a persistDir the
+// goleveldb database of pact/persist in <persistDir>/pact.
 func openState(persistDir string) (stateDB, error) {
 	if persistDir == "" {
 		return memState{db.NewMemDB()}, nil
 	}
-	if openPersistent == nil {
-		return nil, errNoPersistence
-	}
-	return openPersistent(persistDir)
+	return persist.Open(filepath.Join(persistDir, "pact"))
 }
