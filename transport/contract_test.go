@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
@@ -289,4 +291,43 @@ func TestContractListenShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("listen did not end")
 	}
+}
+
+// FuzzContractBodies sends arbitrary bodies to every contract operation: the answer is never a
+// 500, and a 200 is JSON.
+func FuzzContractBodies(f *testing.F) {
+	e, err := server.Open(server.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer e.Close()
+	srv := NewContractServer(ContractServerConfig{API: e, ListenTimeout: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := srv.Handler()
+	good := signedCommand(f, "(+ 1 2)", "fuzz")
+	ops := []string{"send", "poll", "listen", "local", "private", "verify", "spv"}
+	f.Add(uint8(0), []byte(batch(good)))
+	f.Add(uint8(1), []byte(`{"requestKeys":["`+good.Hash.String()+`"]}`))
+	f.Add(uint8(2), []byte(`{"listen":"`+good.Hash.String()+`"}`))
+	f.Add(uint8(3), good.JSON())
+	f.Add(uint8(4), []byte(`{"envelope":{"requestKey":"`+good.Hash.String()+`","from":"a","to":["b"],"boxes":{}}}`))
+	f.Add(uint8(5), []byte(`{"modules":["(module m 'k (defun f:integer (x:integer) (f \"a\")))"]}`))
+	f.Add(uint8(6), []byte(`{"requestKey":"`+good.Hash.String()+`","targetChainId":"1"}`))
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		var req fasthttp.Request
+		req.Header.SetMethod(fasthttp.MethodPost)
+		req.SetRequestURI("/api/v1/" + ops[int(op)%len(ops)] + "?preflight=true")
+		req.Header.SetContentType("application/json")
+		req.SetBody(body)
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, nil, nil)
+		h(&ctx)
+		status := ctx.Response.StatusCode()
+		if status >= 500 && status != fasthttp.StatusGatewayTimeout {
+			t.Fatalf("%s %q: %d %s", req.URI().Path(), body, status, ctx.Response.Body())
+		}
+		if status == 200 && !json.Valid(ctx.Response.Body()) {
+			t.Fatalf("%s %q: 200 with %s", req.URI().Path(), body, ctx.Response.Body())
+		}
+	})
 }
