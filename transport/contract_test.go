@@ -331,3 +331,53 @@ func FuzzContractBodies(f *testing.F) {
 		}
 	})
 }
+
+// A private command sent to alice's server reaches bob's over HTTP, sealed; both run it.
+func TestContractPrivateDelivery(t *testing.T) {
+	secret := func(b byte) *[32]byte {
+		var k [32]byte
+		for i := range k {
+			k[i] = b ^ byte(i*7)
+		}
+		return &k
+	}
+	aliceKey, bobKey := secret(3), secret(200)
+	bobEngine, err := server.Open(server.Config{Entity: "bob", EntitySecret: bobKey,
+		Entities: map[string]server.Entity{"alice": {PublicKey: server.PublicBoxKey(*aliceKey)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bobEngine.Close()
+	bob := newContractFixture(t, bobEngine, ContractServerConfig{})
+	aliceEngine, err := server.Open(server.Config{Entity: "alice", EntitySecret: aliceKey,
+		Entities: map[string]server.Entity{"bob": {PublicKey: server.PublicBoxKey(*bobKey), URL: bob.base}},
+		Deliver:  PrivateDeliverer(map[string]string{"bob": bob.base}, 5*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aliceEngine.Close()
+	alice := newContractFixture(t, aliceEngine, ContractServerConfig{})
+
+	p := &api.Payload{
+		Exec:    &api.ExecMsg{Code: `(+ 20 22)`, Data: eval.UnitValue},
+		Signers: []api.Signer{{PubKey: testKey.PublicHex()}},
+		Meta:    api.Meta{Private: &api.PrivateMeta{Address: &api.Address{From: "alice", To: []string{"bob"}}}},
+		Nonce:   "private",
+	}
+	cmd, _ := p.JSON()
+	h := api.HashBytes(cmd)
+	c := &api.Command{Hash: h, Sigs: []api.UserSig{testKey.SignHash(h)}, Cmd: string(cmd)}
+	r := alice.post("/api/v1/private", string(c.JSON()))
+	if r.status != 200 || r.body != `{"requestKeys":["`+h.String()+`"]}` {
+		t.Fatalf("private: %+v", r)
+	}
+	for name, f := range map[string]*contractFixture{"alice": alice, "bob": bob} {
+		r := f.post("/api/v1/poll", `{"requestKeys":["`+h.String()+`"]}`)
+		if r.status != 200 || !strings.Contains(r.body, `"data":{"int":42}`) {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	if !strings.Contains(bob.log.String(), `"POST /api/v1/private HTTP/1.1" 200`) {
+		t.Errorf("bob's access log:\n%s", bob.log.String())
+	}
+}

@@ -205,11 +205,16 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 // checkFresh rejects a request key that is stored or appears twice. The
 // caller holds e.mu.
 func (e *Engine) checkFresh(keys []api.Hash) error {
-	for i, k := range keys {
-		for _, prev := range keys[:i] {
-			if prev == k {
+	var seen map[api.Hash]bool
+	if len(keys) > 1 {
+		seen = make(map[api.Hash]bool, len(keys))
+	}
+	for _, k := range keys {
+		if seen != nil {
+			if seen[k] {
 				return requestKeyError(k)
 			}
+			seen[k] = true
 		}
 		_, found, err := e.hist.Get(k)
 		if err != nil {
@@ -246,13 +251,16 @@ func (e *Engine) Poll(ctx context.Context, keys []api.Hash, _ PollOptions) ([]Po
 		return nil, ErrClosed
 	}
 	out := make([]Polled, 0, len(keys))
-	for i, k := range keys {
-		dup := false
-		for _, prev := range keys[:i] {
-			dup = dup || prev == k
-		}
-		if dup {
-			continue
+	var seen map[api.Hash]bool
+	if len(keys) > 1 {
+		seen = make(map[api.Hash]bool, len(keys))
+	}
+	for _, k := range keys {
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
 		}
 		rec, found, err := e.hist.Get(k)
 		if err != nil {
