@@ -29,7 +29,11 @@ test: fmt-check vet check-generate interop-deps
 # node_modules is missing or older than the lock file. Without npm the interop tests skip.
 INTEROP_STAMP := interop/node_modules/.package-lock.json
 interop-deps:
-	@if ! command -v npm >/dev/null 2>&1; then 		echo "npm is not installed: the interop tests will skip"; 	elif [ ! -f $(INTEROP_STAMP) ] || [ interop/package-lock.json -nt $(INTEROP_STAMP) ]; then 		cd interop && npm ci --no-audit --no-fund; 	fi
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm is not installed: the interop tests will skip"; \
+	elif [ ! -f $(INTEROP_STAMP) ] || [ interop/package-lock.json -nt $(INTEROP_STAMP) ]; then \
+		cd interop && { npm ci --no-audit --no-fund || { sleep 5; npm ci --no-audit --no-fund; }; }; \
+	fi
 
 vet:
 	$(GO) vet $(PKGS)
