@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"maps"
+	"sync"
+
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -43,6 +46,9 @@ type Interp struct {
 	steps     int64
 
 	natives map[string]*Native
+	// ownNatives says natives is this interpreter's copy, not the shared
+	// core table.
+	ownNatives bool
 	// ReplNatives allows REPL natives inside module code.
 	ReplNatives bool
 
@@ -130,40 +136,57 @@ const DefaultMaxDepth = 512
 func New(d db.DB) *Interp {
 	in := &Interp{
 		DB:              d,
-		Data:            NewObject(),
+		Data:            EmptyObject,
 		ChainData:       DefaultChainData(),
-		TxHash:          HashBytes(nil),
+		TxHash:          hashOfEmpty(),
 		Flags:           map[string]bool{},
 		NamespacePolicy: NamespacePolicy{AllowRoot: true},
-		natives:         map[string]*Native{},
+		natives:         coreNativeTable(),
 		composing:       -1,
 		replDefs:        map[string]*Def{},
 		Print:           func(string) {},
 		Warn:            func(string) {},
 	}
-	for _, n := range coreNatives() {
-		in.natives[n.Name] = n
-	}
 	in.tx.admin = map[ModuleName]bool{}
 	return in
 }
 
-// DefaultChainData is P5's default public chain data.
-func DefaultChainData() *Object {
-	return NewObject(
-		Field{Key: "chain-id", Val: String("")},
-		Field{Key: "block-height", Val: NewInt(0)},
-		Field{Key: "block-time", Val: TimeFromMicros(0)},
-		Field{Key: "prev-block-hash", Val: String("")},
-		Field{Key: "sender", Val: String("")},
-		Field{Key: "gas-limit", Val: NewInt(0)},
-		Field{Key: "gas-price", Val: NewDecimal(NewInt(0), 0)},
-	)
-}
+// The parts of a new interpreter that never change are built once: a
+// server makes an interpreter per command.
+var (
+	coreNativeTable = sync.OnceValue(func() map[string]*Native {
+		t := map[string]*Native{}
+		for _, n := range coreNatives() {
+			t[n.Name] = n
+		}
+		return t
+	})
+	hashOfEmpty      = sync.OnceValue(func() string { return HashBytes(nil) })
+	defaultChainData = sync.OnceValue(func() *Object {
+		return NewObject(
+			Field{Key: "chain-id", Val: String("")},
+			Field{Key: "block-height", Val: NewInt(0)},
+			Field{Key: "block-time", Val: TimeFromMicros(0)},
+			Field{Key: "prev-block-hash", Val: String("")},
+			Field{Key: "sender", Val: String("")},
+			Field{Key: "gas-limit", Val: NewInt(0)},
+			Field{Key: "gas-price", Val: NewDecimal(NewInt(0), 0)},
+		)
+	})
+)
+
+// DefaultChainData is P5's default public chain data (shared: objects are
+// immutable).
+func DefaultChainData() *Object { return defaultChainData() }
 
 // Register adds natives (the REPL's, for instance). A later registration
-// of the same name replaces the earlier one.
+// of the same name replaces the earlier one. The shared core table is
+// copied on the first registration.
 func (in *Interp) Register(ns ...*Native) {
+	if !in.ownNatives {
+		in.natives = maps.Clone(in.natives)
+		in.ownNatives = true
+	}
 	for _, n := range ns {
 		in.natives[n.Name] = n
 	}
