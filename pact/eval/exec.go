@@ -429,9 +429,8 @@ func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
 
 func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, error) {
 	if len(args) < n.Min {
-		if n.Min == n.Max || n.Max < 0 {
-			return &Partial{fn: &NativeFn{n: n}, args: args}, nil
-		}
+		// (map (+ 1) xs): a native short of arguments is a partial
+		// application, completed by the native that receives it.
 		return &Partial{fn: &NativeFn{n: n}, args: args}, nil
 	}
 	if n.Max >= 0 && len(args) > n.Max {
