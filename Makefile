@@ -55,6 +55,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	$(GO) run ./bench/headercheck
 	$(GO) run ./bench/hashrate
+	$(GO) run ./bench/pacteval
+	$(GO) run ./bench/pactserver
 
 # Each fuzz target for FUZZTIME (default 10s).
 fuzz:
