@@ -56,7 +56,8 @@ bench:
 	$(GO) run ./bench/headercheck
 	$(GO) run ./bench/hashrate
 	$(GO) run ./bench/pacteval
-	$(GO) run ./bench/pactserver
+	$(GO) run ./bench/pactserver -batch 10
+	$(GO) run ./bench/pactserver -batch 1
 
 # Each fuzz target for FUZZTIME (default 10s).
 fuzz:
