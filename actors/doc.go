@@ -14,6 +14,9 @@
 //	              a crash kept out of the heads record.
 //	miner.go      the PoW miner: one search goroutine per core over the chains that can advance.
 //	updates.go    the updates hub that fans blocks out to the header update streams.
+//	mempool.go    a mempool actor per chain over mempool.Pool: checked inserts, pending
+//	              transactions by gas price for blocks, eviction. Lookups read an index, not
+//	              the actor.
 //	runtime.go    Start and Stop: wiring the above.
 //
 // Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to
