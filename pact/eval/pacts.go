@@ -31,6 +31,10 @@ type Yield struct {
 	HasTarget   bool
 	// SourceChain is set when the yield came over SPV.
 	SourceChain string
+	// ModuleHash is the hash of the defpact's module when it yielded
+	// across chains (P5's provenance): the resuming chain must run that
+	// version or one that blesses it.
+	ModuleHash string
 }
 
 // PactStep is the step being run (P5 DefPactStep).
@@ -112,6 +116,7 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 		// A cross-chain yield records where it came from and announces
 		// itself (P5's pact.X_YIELD event).
 		y.SourceChain = in.chainID()
+		y.ModuleHash = d.Module.Hash
 		in.emitPactEvent("X_YIELD", d, pe, y.TargetChain)
 	}
 	if ps.Resume != nil && ps.Resume.HasTarget {
@@ -258,13 +263,10 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
 	}
 	y := pe.Yield
-	if y != nil && y.HasTarget && y.TargetChain != in.chainID() {
-		return nil, EvalError("Yield provenance does not match, received " + in.chainID() + ", expected " + y.TargetChain)
-	}
 	if resume != nil {
 		ny := &Yield{Data: resume}
 		if y != nil {
-			ny.SourceChain, ny.TargetChain, ny.HasTarget = y.SourceChain, y.TargetChain, y.HasTarget
+			ny.SourceChain, ny.TargetChain, ny.HasTarget, ny.ModuleHash = y.SourceChain, y.TargetChain, y.HasTarget, y.ModuleHash
 		}
 		y = ny
 	}
@@ -306,7 +308,29 @@ func nativeResume(c Call, a []Value) (Value, error) {
 		return nil, EvalError("No yield value found from previous pact step. Current step: " + strconv.Itoa(ps.Step) +
 			" defpact Id: " + ps.PactID)
 	}
+	if err := in.enforceProvenance(ps.Resume); err != nil {
+		return nil, err
+	}
 	return in.Apply(a[0], []Value{ps.Resume.Data}, c.Loc)
+}
+
+// enforceProvenance is P5's enforceYield: a yield made for another chain
+// may be resumed only on that chain, by the version of the module that
+// yielded or one that blesses it.
+func (in *Interp) enforceProvenance(y *Yield) error {
+	if !y.HasTarget {
+		return nil
+	}
+	ok := y.TargetChain == in.chainID()
+	if ok && in.tx.defpact != nil && in.tx.defpact.Def != nil {
+		m := in.lookupModule(in.tx.defpact.Def.Module.Name)
+		ok = m != nil && (m.Hash == y.ModuleHash || m.Blessed[y.ModuleHash])
+	}
+	if !ok {
+		return EvalError("Yield provenance does not match, received Provenance {targetChain: " + in.chainID() +
+			"}, expected Provenance {targetChain: " + y.TargetChain + ", moduleHash: " + y.ModuleHash + "}")
+	}
+	return nil
 }
 
 func (in *Interp) chainID() string {
