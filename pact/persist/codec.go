@@ -419,6 +419,7 @@ func (e *encoder) pact(p *eval.PactExec) error {
 		e.str(y.TargetChain)
 		e.bool(y.HasTarget)
 		e.str(y.SourceChain)
+		e.str(y.ModuleHash)
 	}
 	e.bool(p.StepHasRollback)
 	if d := p.Def; d == nil {
@@ -911,6 +912,7 @@ func (d *decoder) pact() *eval.PactExec {
 		y.TargetChain = d.str()
 		y.HasTarget = d.bool()
 		y.SourceChain = d.str()
+		y.ModuleHash = d.str()
 		p.Yield = y
 	}
 	p.StepHasRollback = d.bool()

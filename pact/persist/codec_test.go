@@ -108,7 +108,7 @@ func TestRoundTripPactAndNamespace(t *testing.T) {
 	data := eval.NewObject(eval.Field{Key: "amount", Val: eval.NewDecimal(eval.NewInt(1000), 3)})
 	pe := &eval.PactExec{
 		PactID: "pid", StepCount: 3, Step: 1, StepHasRollback: true, Def: def,
-		Yield: &eval.Yield{Data: data, TargetChain: "1", HasTarget: true, SourceChain: "0"},
+		Yield: &eval.Yield{Data: data, TargetChain: "1", HasTarget: true, SourceChain: "0", ModuleHash: "mh"},
 		Args:  []eval.Value{eval.String("a"), eval.NewInt(7)},
 		Nested: map[string]*eval.PactExec{
 			"n2": {PactID: "n2", StepCount: 3, Step: 1, Def: def, Args: []eval.Value{}, Nested: map[string]*eval.PactExec{}},
@@ -118,7 +118,7 @@ func TestRoundTripPactAndNamespace(t *testing.T) {
 	got := roundTrip(t, pe).(*eval.PactExec)
 	if got.PactID != "pid" || got.StepCount != 3 || got.Step != 1 || !got.StepHasRollback ||
 		got.Def.Name != "transfer" || got.Def.Module.Name != mn || got.Def.Module.Hash != "h1" ||
-		!eval.StructEqual(got.Yield.Data, data) || got.Yield.TargetChain != "1" || !got.Yield.HasTarget || got.Yield.SourceChain != "0" ||
+		!eval.StructEqual(got.Yield.Data, data) || got.Yield.TargetChain != "1" || !got.Yield.HasTarget || got.Yield.SourceChain != "0" || got.Yield.ModuleHash != "mh" ||
 		!eval.StructEqual(eval.List(got.Args), eval.List(pe.Args)) || len(got.Nested) != 2 {
 		t.Fatalf("defpact: %+v", got)
 	}
