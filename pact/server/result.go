@@ -285,8 +285,8 @@ func appendYield(buf []byte, pe *eval.PactExec) []byte {
 		buf = append(buf, `{"targetChainId":`...)
 		buf = appendString(buf, y.TargetChain)
 		buf = append(buf, `,"moduleHash":`...)
-		h := ""
-		if pe.Def != nil && pe.Def.Module != nil {
+		h := y.ModuleHash
+		if h == "" && pe.Def != nil && pe.Def.Module != nil {
 			h = pe.Def.Module.Hash
 		}
 		buf = appendString(buf, h)
