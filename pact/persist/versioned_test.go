@@ -1,0 +1,506 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/syndtr/goleveldb/leveldb"
+
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+func openLevel(t *testing.T, dir string) *leveldb.DB {
+	t.Helper()
+	ldb, err := leveldb.OpenFile(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ldb
+}
+
+func openVersioned(t *testing.T, ldb *leveldb.DB, prefix string) *Versioned {
+	t.Helper()
+	v, err := OpenVersioned(ldb, []byte(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The conformance suite on a view; Reopen applies the view as the next
+// block, reopens the goleveldb database and continues on a view of that
+// block, so what a block keeps is checked against what must survive a
+// restart.
+func TestConformanceVersioned(t *testing.T) {
+	var ldb *leveldb.DB
+	var dir string
+	dbtest.Run(t, dbtest.Impl{
+		New: func(t *testing.T) db.DB {
+			dir = t.TempDir()
+			ldb = openLevel(t, dir)
+			t.Cleanup(func() { ldb.Close() })
+			// Another chain's state in the same database, which must not show.
+			other := openVersioned(t, ldb, "chain-1/")
+			ow := other.View(0)
+			if err := ow.CreateTable("free.t"); err != nil {
+				t.Fatal(err)
+			}
+			if err := ow.Write(db.KeySets, "", "k1", eval.String("other"), db.Write); err != nil {
+				t.Fatal(err)
+			}
+			if err := other.Apply(ow, 0); err != nil {
+				t.Fatal(err)
+			}
+			return openVersioned(t, ldb, "chain-0/").View(0)
+		},
+		Reopen: func(t *testing.T, d db.DB) db.DB {
+			t.Helper()
+			w := d.(*View)
+			h, ok := w.v.Height()
+			next := uint64(0)
+			if ok {
+				next = h + 1
+			}
+			if err := w.v.Apply(w, next); err != nil {
+				t.Fatal(err)
+			}
+			if err := ldb.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ldb = openLevel(t, dir)
+			v := openVersioned(t, ldb, "chain-0/")
+			if h, ok := v.Height(); !ok || h != next {
+				t.Fatalf("height after reopen %d %v, want %d", h, ok, next)
+			}
+			return v.View(next)
+		},
+	})
+}
+
+// wantState checks the rows and keys of a user table as of height h.
+func wantState(t *testing.T, v *Versioned, h uint64, table string, want map[string]string) {
+	t.Helper()
+	w := v.View(h)
+	if len(want) == 0 {
+		if w.HasTable(table) {
+			ks, _ := w.Keys(db.UserTable, table)
+			if len(ks) > 0 {
+				t.Fatalf("at %d: %s has keys %q, want none", h, table, ks)
+			}
+		}
+		return
+	}
+	if !w.HasTable(table) {
+		t.Fatalf("at %d: no table %s", h, table)
+	}
+	var wantKeys []string
+	for k, s := range want {
+		wantKeys = append(wantKeys, k)
+		got, ok, err := w.Read(db.UserTable, table, k)
+		if err != nil || !ok || eval.Pretty(got.(eval.Value)) != s {
+			t.Fatalf("at %d: %s %q = %v %v %v, want %s", h, table, k, got, ok, err, s)
+		}
+	}
+	ks, err := w.Keys(db.UserTable, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(wantKeys)
+	if !reflect.DeepEqual(ks, wantKeys) {
+		t.Fatalf("at %d: keys %q, want %q", h, ks, wantKeys)
+	}
+}
+
+func row(s string) *eval.Object {
+	return eval.NewObject(eval.Field{Key: "v", Val: eval.String(s)})
+}
+
+// block applies one block of raw writes to table "t" (created in block 0),
+// in one transaction, and checks its tx id.
+func block(t *testing.T, v *Versioned, h uint64, wantTx db.TxID, kv ...string) {
+	t.Helper()
+	var w db.DB
+	if h == 0 {
+		w = v.View(0)
+		if err := w.CreateTable("t"); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		w = v.View(h - 1)
+	}
+	id, err := w.BeginTx(db.Transactional)
+	if err != nil || id != wantTx {
+		t.Fatalf("block %d: tx %d %v, want %d", h, id, err, wantTx)
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if err := w.Write(db.UserTable, "t", kv[i], row(kv[i+1]), db.Write); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.CommitTx(); err != nil {
+		t.Fatal(err)
+	}
+	// A Local transaction and a rolled back one leave nothing and use no id.
+	for _, end := range []string{"local", "rollback"} {
+		mode := db.Local
+		if end == "rollback" {
+			mode = db.Transactional
+		}
+		if id, err := w.BeginTx(mode); err != nil || id != wantTx+1 {
+			t.Fatalf("block %d %s: tx %d %v", h, end, id, err)
+		}
+		if err := w.Write(db.UserTable, "t", "zz-"+end, row("x"), db.Write); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CreateTable("t-" + end); err != nil {
+			t.Fatal(err)
+		}
+		if end == "local" {
+			_, err = w.CommitTx()
+		} else {
+			err = w.RollbackTx()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Apply(w, h); err != nil {
+		t.Fatalf("apply %d: %v", h, err)
+	}
+}
+
+func TestVersionedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	ldb := openLevel(t, dir)
+	defer func() { ldb.Close() }()
+	v := openVersioned(t, ldb, "c0")
+	if _, ok := v.Height(); ok {
+		t.Fatal("empty state has a height")
+	}
+	if err := v.Apply(v.View(0), 1); !errors.Is(err, ErrHeight) {
+		t.Fatalf("apply 1 on empty: %v", err)
+	}
+	// A neighbouring prefix that extends this one's keys must stay apart
+	// only if prefixes are not prefixes of one another; use "c1".
+	nb := openVersioned(t, ldb, "c1")
+	block(t, nb, 0, 0, "a", "other")
+
+	block(t, v, 0, 0, "a", "a0", "b\x00x", "b0")
+	block(t, v, 1, 1, "a", "a1", "c", "c1")
+	block(t, v, 2, 2, "b", "b2", "b\x00x", "b2x")
+	if h, ok := v.Height(); !ok || h != 2 {
+		t.Fatalf("height %d %v", h, ok)
+	}
+	states := []map[string]string{
+		{"a": `{"v": "a0"}`, "b\x00x": `{"v": "b0"}`},
+		{"a": `{"v": "a1"}`, "b\x00x": `{"v": "b0"}`, "c": `{"v": "c1"}`},
+		{"a": `{"v": "a1"}`, "b": `{"v": "b2"}`, "b\x00x": `{"v": "b2x"}`, "c": `{"v": "c1"}`},
+	}
+	for h, s := range states {
+		wantState(t, v, uint64(h), "t", s)
+	}
+	for _, tb := range []string{"t-local", "t-rollback"} {
+		if v.View(2).HasTable(tb) {
+			t.Fatalf("table %s kept", tb)
+		}
+	}
+
+	// Stale views and wrong heights are refused.
+	old := v.View(1)
+	if err := v.Apply(old, 3); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a view of 1 as 3: %v", err)
+	}
+	if err := v.Apply(v.View(2), 2); !errors.Is(err, ErrHeight) {
+		t.Fatalf("apply 2 again: %v", err)
+	}
+	if err := v.Apply(db.NewMemDB(), 3); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a MemDB: %v", err)
+	}
+	if err := v.Rewind(5); !errors.Is(err, ErrHeight) {
+		t.Fatalf("rewind above: %v", err)
+	}
+
+	// A reorg: back to 0, a different block 1, and the old block 1's and
+	// 2's writes are gone; tx ids continue from block 0.
+	stale := v.View(2)
+	if err := v.Rewind(0); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := v.Height(); h != 0 {
+		t.Fatalf("height after rewind %d", h)
+	}
+	if err := v.Apply(stale, 1); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a view from before the rewind: %v", err)
+	}
+	wantState(t, v, 0, "t", states[0])
+	block(t, v, 1, 1, "d", "d1'")
+	reorged := map[string]string{"a": `{"v": "a0"}`, "b\x00x": `{"v": "b0"}`, "d": `{"v": "d1'"}`}
+	wantState(t, v, 1, "t", reorged)
+	wantState(t, nb, 0, "t", map[string]string{"a": `{"v": "other"}`})
+
+	// Everything survives reopening the database.
+	ldb.Close()
+	ldb = openLevel(t, dir)
+	v = openVersioned(t, ldb, "c0")
+	if h, ok := v.Height(); !ok || h != 1 {
+		t.Fatalf("height after reopen %d %v", h, ok)
+	}
+	wantState(t, v, 0, "t", states[0])
+	wantState(t, v, 1, "t", reorged)
+	block(t, v, 2, 2, "a", "a2")
+	wantState(t, v, 1, "t", reorged)
+
+	// Rewinding touched only the versions the dropped blocks wrote: no
+	// version above the height is left.
+	if err := v.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	it := ldb.NewIterator(nil, nil)
+	n := 0
+	for it.Next() {
+		k := it.Key()
+		if len(k) > 3 && string(k[:3]) == "c0\x02" {
+			n++
+			if h := ^beU64(k[len(k)-8:]); h > 1 {
+				t.Fatalf("version at %d left after rewind: %q", h, k)
+			}
+		}
+	}
+	it.Release()
+	if n != 4 { // table t, a@0, b\x00x@0, d@1
+		t.Fatalf("%d versions stored", n)
+	}
+}
+
+func beU64(b []byte) uint64 {
+	var n uint64
+	for _, c := range b {
+		n = n<<8 | uint64(c)
+	}
+	return n
+}
+
+// chainSession drives an interpreter over views of a versioned state, one
+// block at a time, as the executor does.
+type chainSession struct {
+	t  *testing.T
+	v  *Versioned
+	w  db.DB
+	in *eval.Interp
+	h  uint64
+	n  int
+}
+
+// startBlock opens block h on the state as of h-1.
+func (c *chainSession) startBlock(h uint64) {
+	c.h = h
+	if h == 0 {
+		c.w = c.v.View(0)
+	} else {
+		c.w = c.v.View(h - 1)
+	}
+	in := eval.New(c.w)
+	if c.in != nil {
+		in.Data, in.Signers = c.in.Data, c.in.Signers
+	}
+	c.in = in
+}
+
+func (c *chainSession) endBlock() {
+	c.t.Helper()
+	if err := c.v.Apply(c.w, c.h); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// tx runs src in one Transactional transaction, which must get id wantID.
+func (c *chainSession) tx(wantID db.TxID, src string) eval.Value {
+	c.t.Helper()
+	id, err := c.w.BeginTx(db.Transactional)
+	if err != nil || id != wantID {
+		c.t.Fatalf("tx %d %v, want %d", id, err, wantID)
+	}
+	c.n++
+	name := fmt.Sprintf("block-%d.repl", c.n)
+	f, err := syntax.ParseRepl(name, src)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.in.SetSource(name, src)
+	var last eval.Value
+	for _, item := range f.Items {
+		if last, err = c.in.EvalTopLevel(item, true); err != nil {
+			c.t.Fatalf("%s: %v", src, err)
+		}
+	}
+	if _, err := c.w.CommitTx(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.in.ResetTx()
+	return last
+}
+
+func (c *chainSession) want(wantID db.TxID, src, want string) {
+	c.t.Helper()
+	if got := eval.Pretty(c.tx(wantID, src)); got != want {
+		c.t.Fatalf("%s = %s, want %s", src, got, want)
+	}
+}
+
+func (c *chainSession) keys(ks ...string) {
+	c.in.Signers = nil
+	for _, k := range ks {
+		c.in.Signers = append(c.in.Signers, eval.Signer{PubKey: k})
+	}
+}
+
+// An interpreter over views: modules, keysets, namespaces, rows and a
+// defpact written in blocks, read as of each block, across a reorg and a
+// reopening of the database.
+func TestVersionedInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	ldb := openLevel(t, dir)
+	defer func() { ldb.Close() }()
+	c := &chainSession{t: t, v: openVersioned(t, ldb, "chain-7/")}
+
+	c.startBlock(0)
+	c.in.Data = keysetData("gov", "gov-key", "user", "user-key", "alice", "alice-key", "bob", "bob-key")
+	c.keys("gov-key", "user-key")
+	c.tx(0, bankSrc)
+	c.want(1, `(free.bank.open-account "alice" (read-keyset "alice"))`, `"Write succeeded"`)
+	c.want(2, `(free.bank.open-account "bob" (read-keyset "bob"))`, `"Write succeeded"`)
+	c.endBlock()
+
+	c.startBlock(1)
+	c.want(3, `(free.bank.deposit "alice" 100.25)`, `"Write succeeded"`)
+	c.in.TxHash = eval.HashBytes([]byte("pact-1"))
+	c.keys("alice-key")
+	c.want(4, `(free.bank.transfer "alice" "bob" 10.5)`, `"debited"`)
+	c.endBlock()
+
+	// Block 2 upgrades sq (installed in block 2 too) and continues the
+	// defpact.
+	c.startBlock(2)
+	c.keys("gov-key")
+	c.tx(5, fmt.Sprintf(sqV1, "sq")+`(create-table sq.entries)`)
+	sqHash := string(c.tx(6, `(sq.add-entry "a") (at 'hash (describe-module "sq"))`).(eval.String))
+	c.keys()
+	id, err := c.w.BeginTx(db.Transactional)
+	if err != nil || id != 7 {
+		t.Fatalf("tx %d %v", id, err)
+	}
+	if v, err := c.in.ContinuePact(1, false, eval.HashBytes([]byte("pact-1")), nil); err != nil || eval.Pretty(v) != `"credited"` {
+		t.Fatalf("continue: %v %v", v, err)
+	}
+	if _, err := c.w.CommitTx(); err != nil {
+		t.Fatal(err)
+	}
+	c.in.ResetTx()
+	c.endBlock()
+
+	c.startBlock(3)
+	c.keys("gov-key")
+	c.tx(8, fmt.Sprintf(sqV2, "sq", `(bless "`+sqHash+`")`))
+	c.endBlock()
+
+	// Reads as of each block, through an interpreter on a view.
+	check := func(h uint64, src, want string) {
+		t.Helper()
+		w := c.v.View(h)
+		in := eval.New(w)
+		in.Signers = []eval.Signer{{PubKey: "gov-key"}}
+		f, err := syntax.ParseRepl("check.repl", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.SetSource("check.repl", src)
+		if _, err := w.BeginTx(db.Local); err != nil {
+			t.Fatal(err)
+		}
+		var last eval.Value
+		for _, item := range f.Items {
+			if last, err = in.EvalTopLevel(item, true); err != nil {
+				last = eval.String("error: " + err.Error())
+				break
+			}
+		}
+		if _, err := w.CommitTx(); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval.Pretty(last); got != want {
+			t.Fatalf("as of %d: %s = %s, want %s", h, src, got, want)
+		}
+	}
+	check(0, `(free.bank.balance "alice")`, `0.0`)
+	check(1, `(free.bank.balance "alice")`, `89.75`)
+	check(1, `(free.bank.balance "bob")`, `0.0`)
+	check(2, `(free.bank.balance "bob")`, `10.5`)
+	check(0, `(acquire-module-admin free.bank) (keys free.bank.accounts)`, `["alice" "bob"]`)
+	check(0, `(at 'admin-guard (describe-namespace "free"))`, `'gov-ks`)
+	check(2, `(sq.version)`, `1`)
+	check(3, `(sq.version)`, `2`)
+	check(3, `(sq.get-entry "a")`, `1`)
+
+	// Raw reads of the system domains as of each block.
+	for h, want := range map[uint64]bool{1: false, 2: true} {
+		w := c.v.View(h)
+		tables := w.HasTable("sq_entries")
+		mods, _ := w.Keys(db.Modules, "")
+		if tables != want || slices.Index(mods, "sq") >= 0 != want {
+			t.Fatalf("as of %d: sq_entries %v, modules %q", h, tables, mods)
+		}
+		ks, _, err := w.Read(db.KeySets, "", "gov-ks")
+		if err != nil || ks == nil {
+			t.Fatalf("as of %d: keyset %v %v", h, ks, err)
+		}
+		p, ok, err := w.Read(db.DefPacts, "", string(eval.HashBytes([]byte("pact-1"))))
+		if err != nil || !ok {
+			t.Fatalf("as of %d: defpact %v %v %v", h, p, ok, err)
+		}
+		if done := p.(*eval.PactExec) == nil; done != (h == 2) {
+			t.Fatalf("as of %d: defpact state %v", h, p)
+		}
+	}
+
+	// Reopen (modules rebuilt from records), then reorg away blocks 2 and
+	// 3 and apply a different block 2: the defpact is pending again and sq
+	// is gone.
+	ldb.Close()
+	ldb = openLevel(t, dir)
+	c = &chainSession{t: t, v: openVersioned(t, ldb, "chain-7/")}
+	check(3, `(sq.version)`, `2`)
+	check(2, `(free.bank.balance "bob")`, `10.5`)
+	if err := c.v.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	c.startBlock(2)
+	c.in.Data = keysetData("gov", "gov-key")
+	c.keys("gov-key")
+	c.want(5, `(free.bank.deposit "bob" 1.0)`, `"Write succeeded"`)
+	c.endBlock()
+	check(2, `(free.bank.balance "bob")`, `1.0`)
+	check(2, `(free.bank.balance "alice")`, `89.75`)
+	w := c.v.View(2)
+	if mods, _ := w.Keys(db.Modules, ""); slices.Index(mods, "sq") >= 0 || w.HasTable("sq_entries") {
+		t.Fatalf("sq survived the reorg: %q", mods)
+	}
+	c.startBlock(3)
+	c.keys()
+	if _, err := c.w.BeginTx(db.Transactional); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.in.ContinuePact(1, false, eval.HashBytes([]byte("pact-1")), nil); err != nil || eval.Pretty(v) != `"credited"` {
+		t.Fatalf("continue after reorg: %v %v", v, err)
+	}
+	if _, err := c.w.CommitTx(); err != nil {
+		t.Fatal(err)
+	}
+	c.endBlock()
+	check(3, `(free.bank.balance "bob")`, `11.5`)
+}
