@@ -72,8 +72,9 @@ type Versioned struct {
 
 	height uint64
 	has    bool // false on an empty state
-	// gen counts rewinds: a view made before one is stale.
-	gen uint64
+	// rewinds are the heights rewound to, in order: a view made when
+	// len(rewinds) was g is stale if one of rewinds[g:] is below its base.
+	rewinds []uint64
 
 	// cache holds decoded values by version key; a rewind clears it, since
 	// a version key can then be written again with another value.
@@ -187,31 +188,37 @@ func (v *Versioned) get(logical string, h uint64) ([]byte, []byte, bool, error) 
 }
 
 // storedKeys lists the logical keys under sp live as of h, as the keys
-// after sp, unescaped, in ascending order.
+// after sp, unescaped, in ascending order. It seeks at most twice per
+// logical key, whatever the number of its versions: escaped keys are
+// prefix-free, so the versions of a logical key lk are exactly the keys
+// under pre|lk, and the next logical key starts after pre|lk|ff×8.
 func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 	pre := v.key(vVersion, []byte(sp))
 	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
 	defer it.Release()
 	var ks []string
-	var last []byte
-	for it.Next() {
+	ok := it.First()
+	for ok {
 		k := it.Key()
 		if len(k) < len(pre)+8 {
 			return nil, fmt.Errorf("%w: version key %x", ErrCorrupt, k)
 		}
-		lk := k[len(pre) : len(k)-8]
-		if last != nil && bytes.Equal(lk, last) {
-			continue
-		}
+		lk := slices.Clone(k[:len(k)-8]) // pre|logical rest
 		if ^binary.BigEndian.Uint64(k[len(k)-8:]) > h {
-			continue // a version above h; an older one may follow
+			// Versions above h come first; seek to the newest one ≤ h.
+			if ok = it.Seek(append(slices.Clip(lk), be64(^h)...)); !ok {
+				break
+			}
+			if !bytes.HasPrefix(it.Key(), lk) {
+				continue // none: it is on the next logical key
+			}
 		}
-		last = slices.Clone(lk)
-		s, ok := unesc(lk)
-		if !ok {
-			return nil, fmt.Errorf("%w: version key %x", ErrCorrupt, k)
+		s, valid := unesc(lk[len(pre):])
+		if !valid {
+			return nil, fmt.Errorf("%w: version key %x", ErrCorrupt, it.Key())
 		}
 		ks = append(ks, s)
+		ok = it.Seek(append(append(lk, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), 0))
 	}
 	return ks, it.Error()
 }
@@ -241,7 +248,7 @@ func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err erro
 // height (on an empty state: nothing) and whose writes stay in memory until
 // Apply. Its transaction ids continue from block height's.
 func (v *Versioned) View(height uint64) db.DB {
-	w := &View{v: v, base: height, gen: v.gen, decoding: map[string]bool{}}
+	w := &View{v: v, base: height, gen: len(v.rewinds), decoding: map[string]bool{}}
 	w.block = newOverlay()
 	w.tableCache = map[string]bool{}
 	if v.has {
@@ -261,7 +268,7 @@ func (v *Versioned) View(height uint64) db.DB {
 // every version, the block's record and the new height.
 func (v *Versioned) Apply(view db.DB, height uint64) error {
 	w, ok := view.(*View)
-	if !ok || w.v != v || w.gen != v.gen || w.applied || w.tx != nil || w.err != nil {
+	if !ok || w.v != v || w.applied || w.tx != nil || w.err != nil || w.rewound() {
 		if ok && w.err != nil {
 			return fmt.Errorf("%w: %v", ErrStaleView, w.err)
 		}
@@ -304,7 +311,8 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 
 // Rewind drops every block above height, so that Height() is height and
 // block height+1 can be applied again. It touches only what those blocks
-// wrote. Views made before a rewind cannot be applied.
+// wrote. A view made before a rewind below its height cannot be applied,
+// and must not be read from: its reads may see blocks applied since.
 func (v *Versioned) Rewind(height uint64) error {
 	if !v.has || height > v.height {
 		return fmt.Errorf("%w: rewind to %d, state at %d (%v)", ErrHeight, height, v.height, v.has)
@@ -328,7 +336,7 @@ func (v *Versioned) Rewind(height uint64) error {
 		return fmt.Errorf("persist: rewind to %d: %w", height, err)
 	}
 	v.height = height
-	v.gen++
+	v.rewinds = append(v.rewinds, height)
 	v.cache = newRowCache(defaultCacheEntries)
 	return nil
 }
@@ -340,7 +348,7 @@ func (v *Versioned) Rewind(height uint64) error {
 type View struct {
 	v       *Versioned
 	base    uint64
-	gen     uint64
+	gen     int   // len(v.rewinds) when made
 	err     error // the view could not be made; every call fails with it
 	applied bool
 
@@ -392,6 +400,20 @@ func (o *overlay) merge(from *overlay) {
 		o.keys[sp] = append(o.keys[sp], ks...)
 	}
 }
+
+// rewound reports whether a rewind since the view was made dropped the
+// block it reads as of.
+func (w *View) rewound() bool {
+	for _, to := range w.v.rewinds[w.gen:] {
+		if to < w.base {
+			return true
+		}
+	}
+	return false
+}
+
+// Base is the height the view reads as of.
+func (w *View) Base() uint64 { return w.base }
 
 // lookup finds an overlay write of lk.
 func (w *View) lookup(lk string) (txRow, bool) {

@@ -186,8 +186,7 @@ func TestVersionedBlocks(t *testing.T) {
 	if err := v.Apply(v.View(0), 1); !errors.Is(err, ErrHeight) {
 		t.Fatalf("apply 1 on empty: %v", err)
 	}
-	// A neighbouring prefix that extends this one's keys must stay apart
-	// only if prefixes are not prefixes of one another; use "c1".
+	// Another chain in the same database.
 	nb := openVersioned(t, ldb, "c1")
 	block(t, nb, 0, 0, "a", "other")
 
@@ -503,4 +502,57 @@ func TestVersionedInterpreter(t *testing.T) {
 	}
 	c.endBlock()
 	check(3, `(free.bank.balance "bob")`, `11.5`)
+}
+
+// Keys and reads as of each height with keys rewritten in many blocks,
+// and views kept across a rewind to their own height.
+func TestVersionedKeysAndForkViews(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	v := openVersioned(t, ldb, "x/")
+	block(t, v, 0, 0, "k", "0")
+	block(t, v, 1, 1, "k", "1", "m", "1")
+	block(t, v, 2, 2, "k", "2")
+	block(t, v, 3, 3, "k", "3", "n", "3", "m", "3")
+	block(t, v, 4, 4, "k", "4")
+	wantKeys := [][]string{{"k"}, {"k", "m"}, {"k", "m"}, {"k", "m", "n"}, {"k", "m", "n"}}
+	for h, want := range wantKeys {
+		w := v.View(uint64(h))
+		ks, err := w.Keys(db.UserTable, "t")
+		if err != nil || !reflect.DeepEqual(ks, want) {
+			t.Fatalf("keys as of %d: %q %v, want %q", h, ks, err, want)
+		}
+		r, _, _ := w.Read(db.UserTable, "t", "k")
+		if got := eval.Pretty(r.(eval.Value)); got != fmt.Sprintf(`{"v": "%d"}`, h) {
+			t.Fatalf("k as of %d: %s", h, got)
+		}
+		if id, _ := w.BeginTx(db.Transactional); id != db.TxID(h+1) {
+			t.Fatalf("next tx id as of %d: %d", h, id)
+		}
+	}
+	if _, err := v.View(5).BeginTx(db.Transactional); !errors.Is(err, ErrHeight) {
+		t.Fatalf("view above the height: %v", err)
+	}
+
+	// A view of the fork point, made before the rewind, still applies; a
+	// view of a dropped block does not.
+	fork := v.View(2)
+	if err := fork.Write(db.UserTable, "t", "k", row("3'"), db.Update); err != nil {
+		t.Fatal(err)
+	}
+	dropped := v.View(3)
+	if err := v.Rewind(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Apply(dropped, 3); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a view of a dropped block: %v", err)
+	}
+	if err := v.Apply(fork, 3); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, v, 3, "t", map[string]string{"k": `{"v": "3'"}`, "m": `{"v": "1"}`})
+	wantState(t, v, 2, "t", map[string]string{"k": `{"v": "2"}`, "m": `{"v": "1"}`})
+	if err := v.Apply(fork, 4); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a view twice: %v", err)
+	}
 }
