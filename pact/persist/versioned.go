@@ -248,7 +248,7 @@ func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err erro
 // height (on an empty state: nothing) and whose writes stay in memory until
 // Apply. Its transaction ids continue from block height's.
 func (v *Versioned) View(height uint64) db.DB {
-	w := &View{v: v, base: height, gen: len(v.rewinds), decoding: map[string]bool{}}
+	w := &View{v: v, base: height, empty: !v.has, gen: len(v.rewinds), decoding: map[string]bool{}}
 	w.block = newOverlay()
 	w.tableCache = map[string]bool{}
 	if v.has {
@@ -279,7 +279,7 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 		return fmt.Errorf("%w: %d on an empty state", ErrHeight, height)
 	case v.has && height != v.height+1:
 		return fmt.Errorf("%w: %d after %d", ErrHeight, height, v.height)
-	case v.has && w.base != v.height:
+	case v.has && (w.empty || w.base != v.height):
 		return fmt.Errorf("%w: view at %d, state at %d", ErrStaleView, w.base, v.height)
 	}
 	var b leveldb.Batch
@@ -348,6 +348,7 @@ func (v *Versioned) Rewind(height uint64) error {
 type View struct {
 	v       *Versioned
 	base    uint64
+	empty   bool  // made on an empty state: it reads nothing
 	gen     int   // len(v.rewinds) when made
 	err     error // the view could not be made; every call fails with it
 	applied bool
@@ -436,7 +437,7 @@ func (w *View) cur() *overlay {
 
 // stored reads logical's value as of base.
 func (w *View) stored(lk string) (any, bool, error) {
-	if !w.v.has {
+	if w.empty {
 		return nil, false, nil
 	}
 	vk, b, ok, err := w.v.get(lk, w.base)
@@ -520,7 +521,7 @@ func (w *View) hasTable(table string) (bool, error) {
 	if ok, seen := w.tableCache[table]; seen {
 		return ok, nil
 	}
-	if !w.v.has {
+	if w.empty {
 		return false, nil
 	}
 	_, _, ok, err := w.v.get(lk, w.base)
@@ -589,7 +590,7 @@ func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType)
 	lk := string(esc([]byte(sp), key))
 	if wt != db.Write {
 		_, exists := w.lookup(lk)
-		if !exists && w.v.has {
+		if !exists && !w.empty {
 			_, _, exists, err = w.v.get(lk, w.base)
 			if err != nil {
 				return fmt.Errorf("persist: write %v %q: %w", d, key, err)
@@ -634,7 +635,7 @@ func (w *View) Keys(d db.Domain, table string) ([]string, error) {
 		return nil, err
 	}
 	var ks []string
-	if w.v.has {
+	if !w.empty {
 		if ks, err = w.v.storedKeys(sp, w.base); err != nil {
 			return nil, fmt.Errorf("persist: keys %v %q: %w", d, table, err)
 		}

@@ -190,7 +190,14 @@ func TestVersionedBlocks(t *testing.T) {
 	nb := openVersioned(t, ldb, "c1")
 	block(t, nb, 0, 0, "a", "other")
 
+	genesis2 := v.View(0) // a second genesis candidate, on the empty state
 	block(t, v, 0, 0, "a", "a0", "b\x00x", "b0")
+	if genesis2.HasTable("t") {
+		t.Fatal("a view of the empty state sees block 0")
+	}
+	if err := v.Apply(genesis2, 1); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("apply a view of the empty state as block 1: %v", err)
+	}
 	block(t, v, 1, 1, "a", "a1", "c", "c1")
 	block(t, v, 2, 2, "b", "b2", "b\x00x", "b2x")
 	if h, ok := v.Height(); !ok || h != 2 {
