@@ -76,8 +76,8 @@ type Versioned struct {
 	// len(rewinds) was g is stale if one of rewinds[g:] is below its base.
 	rewinds []uint64
 
-	// cache holds decoded values by version key; a rewind clears it, since
-	// a version key can then be written again with another value.
+	// cache holds decoded values by version key; a rewind drops the keys
+	// it deletes, since they can then be written again with other values.
 	cache rowCache
 	// mods and restoring are the module cache, as in DB.
 	mods      map[modKey]*compiledModule
@@ -321,13 +321,16 @@ func (v *Versioned) Rewind(height uint64) error {
 		return nil
 	}
 	var b leveldb.Batch
+	var dropped []string
 	for h := v.height; h > height; h-- {
 		_, keys, err := v.blockRecord(h)
 		if err != nil {
 			return err
 		}
 		for _, lk := range keys {
-			b.Delete(v.versionKey(lk, h))
+			vk := v.versionKey(lk, h)
+			b.Delete(vk)
+			dropped = append(dropped, string(vk))
 		}
 		b.Delete(v.key(vBlock, be64(h)))
 	}
@@ -337,7 +340,10 @@ func (v *Versioned) Rewind(height uint64) error {
 	}
 	v.height = height
 	v.rewinds = append(v.rewinds, height)
-	v.cache = newRowCache(defaultCacheEntries)
+	for _, k := range dropped { // the same version key may be written again
+		delete(v.cache.hot, k)
+		delete(v.cache.cold, k)
+	}
 	return nil
 }
 

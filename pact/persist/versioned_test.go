@@ -396,9 +396,10 @@ func TestVersionedInterpreter(t *testing.T) {
 	c.keys("gov-key")
 	c.tx(5, fmt.Sprintf(sqV1, "sq")+`(create-table sq.entries)`)
 	sqHash := string(c.tx(6, `(sq.add-entry "a") (at 'hash (describe-module "sq"))`).(eval.String))
+	c.tx(7, `(module cli 'gov-ks (defun version:integer () (sq.version)))`)
 	c.keys()
 	id, err := c.w.BeginTx(db.Transactional)
-	if err != nil || id != 7 {
+	if err != nil || id != 8 {
 		t.Fatalf("tx %d %v", id, err)
 	}
 	if v, err := c.in.ContinuePact(1, false, eval.HashBytes([]byte("pact-1")), nil); err != nil || eval.Pretty(v) != `"credited"` {
@@ -412,7 +413,7 @@ func TestVersionedInterpreter(t *testing.T) {
 
 	c.startBlock(3)
 	c.keys("gov-key")
-	c.tx(8, fmt.Sprintf(sqV2, "sq", `(bless "`+sqHash+`")`))
+	c.tx(9, fmt.Sprintf(sqV2, "sq", `(bless "`+sqHash+`")`))
 	c.endBlock()
 
 	// Reads as of each block, through an interpreter on a view.
@@ -452,6 +453,8 @@ func TestVersionedInterpreter(t *testing.T) {
 	check(2, `(sq.version)`, `1`)
 	check(3, `(sq.version)`, `2`)
 	check(3, `(sq.get-entry "a")`, `1`)
+	check(2, `(cli.version)`, `1`)
+	check(3, `(cli.version)`, `1`) // a dependent keeps the version it was loaded with
 
 	// Raw reads of the system domains as of each block.
 	for h, want := range map[uint64]bool{1: false, 2: true} {
@@ -482,6 +485,7 @@ func TestVersionedInterpreter(t *testing.T) {
 	c = &chainSession{t: t, v: openVersioned(t, ldb, "chain-7/")}
 	check(3, `(sq.version)`, `2`)
 	check(2, `(free.bank.balance "bob")`, `10.5`)
+	check(3, `(cli.version)`, `1`) // rebuilt against sq's old version, as of block 3
 	if err := c.v.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
@@ -561,5 +565,48 @@ func TestVersionedKeysAndForkViews(t *testing.T) {
 	wantState(t, v, 2, "t", map[string]string{"k": `{"v": "2"}`, "m": `{"v": "1"}`})
 	if err := v.Apply(fork, 4); !errors.Is(err, ErrStaleView) {
 		t.Fatalf("apply a view twice: %v", err)
+	}
+}
+
+func TestVersionedCorrupt(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	if err := ldb.Put([]byte("p\x00"), []byte{1, 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenVersioned(ldb, []byte("p")); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("bad height record: %v", err)
+	}
+	v := openVersioned(t, ldb, "q")
+	block(t, v, 0, 0, "a", "a0")
+	block(t, v, 1, 1, "a", "a1")
+	if err := ldb.Put([]byte("q\x01\x00\x00\x00\x00\x00\x00\x00\x01"), []byte{0, 0, 0, 0, 0, 0, 0, 2, 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Rewind(0); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("bad block record: %v", err)
+	}
+	if h, _ := v.Height(); h != 1 {
+		t.Fatalf("a failed rewind moved the height to %d", h)
+	}
+	// A corrupt version (and a corrupt block record, above) is an error,
+	// not a panic.
+	it := ldb.NewIterator(nil, nil)
+	var vk []byte
+	for it.Next() {
+		if k := it.Key(); k[0] == 'q' && k[1] == vVersion && len(it.Value()) > 0 {
+			vk = slices.Clone(k)
+		}
+	}
+	it.Release()
+	if err := ldb.Put(vk, []byte{1, 99}, nil); err != nil {
+		t.Fatal(err)
+	}
+	v = openVersioned(t, ldb, "q")
+	if _, _, err := v.View(1).Read(db.UserTable, "t", "a"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("view on a corrupt block record: %v", err)
+	}
+	if _, _, err := v.View(0).Read(db.UserTable, "t", "a"); !errors.Is(err, ErrCorrupt) { // a@0, the last version key
+		t.Fatalf("corrupt version: %v", err)
 	}
 }
