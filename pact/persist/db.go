@@ -64,10 +64,7 @@ type DB struct {
 	tx     *txState // nil outside a transaction
 
 	cache rowCache
-	// mods are the modules rebuilt from records or written, by name and
-	// hash; restoring marks those being rebuilt, to refuse cycles.
-	mods      map[modKey]*compiledModule
-	restoring map[modKey]bool
+	moduleCache
 	// decoding are the keys whose entries are being decoded.
 	decoding map[string]bool
 }
@@ -126,13 +123,12 @@ func open(dir string, cacheEntries int) (*DB, error) {
 // failure.
 func openLDB(ldb *leveldb.DB, dir string, cacheEntries int) (*DB, error) {
 	d := &DB{
-		ldb:       ldb,
-		dir:       dir,
-		tables:    map[string]string{},
-		cache:     newRowCache(cacheEntries),
-		mods:      map[modKey]*compiledModule{},
-		restoring: map[modKey]bool{},
-		decoding:  map[string]bool{},
+		ldb:         ldb,
+		dir:         dir,
+		tables:      map[string]string{},
+		cache:       newRowCache(cacheEntries),
+		moduleCache: newModuleCache(),
+		decoding:    map[string]bool{},
 	}
 	for i := range d.sys {
 		if db.Domain(i) != db.UserTable {
@@ -472,30 +468,6 @@ func (d *DB) HasTable(table string) bool {
 	return false
 }
 
-// moduleRecord is what is stored for m: eval's record, with the
-// dependencies it leaves unpinned pinned to the version current now.
-func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord {
-	rec := eval.NewModuleRecord(m)
-	for i, dep := range rec.Deps {
-		if dep.Hash != "" {
-			continue
-		}
-		if v, ok, err := d.Read(db.Modules, "", dep.Name.String()); err == nil && ok {
-			if cur, ok := v.(*eval.Module); ok && cur != nil {
-				rec.Deps[i].Hash = cur.Hash
-			}
-		}
-	}
-	return rec
-}
-
-// remember puts a module that was written (and committed) in the module
-// cache, with the record it was stored as, so that reading that record back
-// (as a pinned dependency, say) gives the very same module.
-func (d *DB) remember(m *eval.Module, rec *eval.ModuleRecord) {
-	d.mods[modKey{m.Name.String(), m.Hash}] = &compiledModule{rec: *rec, mod: m}
-}
-
 // decode decodes the entry stored under key k. Decoding a module or a
 // defpact state reads other entries (dependencies, the defpact's module);
 // an entry met again while it is being decoded can only come from corrupt
@@ -543,57 +515,14 @@ func (d *DB) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, boo
 	return m, true, nil
 }
 
-// restore is the codec's resolver for module entries: the cached module
-// built from the same record, or a new one.
+func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(d, m) }
+
 func (d *DB) restore(rec eval.ModuleRecord) (*eval.Module, error) {
-	k := modKey{rec.Name.String(), rec.Hash}
-	if c, ok := d.mods[k]; ok && sameRecord(&c.rec, &rec) {
-		return c.mod, nil
-	}
-	if d.restoring[k] {
-		return nil, fmt.Errorf("persist: module %s {%s} depends on itself", rec.Name, rec.Hash)
-	}
-	d.restoring[k] = true
-	m, err := eval.RestoreModule(d, rec)
-	delete(d.restoring, k)
-	if err != nil {
-		return nil, err
-	}
-	d.mods[k] = &compiledModule{rec: rec, mod: m}
-	return m, nil
+	return d.moduleCache.restore(d, rec)
 }
 
-// pactDef is the codec's resolver for defpact states: the defpact in the
-// module version it was started with (the current one when it has that
-// hash, else the stored version), or, when that version is unknown, in the
-// current one.
 func (d *DB) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
-	var cur *eval.Module
-	v, ok, err := d.Read(db.Modules, "", mod.String())
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		cur, _ = v.(*eval.Module)
-	}
-	m := cur
-	if cur == nil || cur.Hash != hash {
-		old, found, err := d.ModuleVersion(mod, hash)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			m = old
-		}
-	}
-	if m == nil {
-		return nil, fmt.Errorf("persist: defpact %s.%s: module not found", mod, name)
-	}
-	def := m.Defs[name]
-	if def == nil || def.Kind != eval.DefPactKind {
-		return nil, fmt.Errorf("persist: defpact %s.%s not found in module version %s", mod, name, m.Hash)
-	}
-	return def, nil
+	return pactDef(d, mod, name, hash)
 }
 
 func sameRecord(a, b *eval.ModuleRecord) bool {

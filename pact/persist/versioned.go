@@ -79,20 +79,17 @@ type Versioned struct {
 	// cache holds decoded values by version key; a rewind drops the keys
 	// it deletes, since they can then be written again with other values.
 	cache rowCache
-	// mods and restoring are the module cache, as in DB.
-	mods      map[modKey]*compiledModule
-	restoring map[modKey]bool
+	moduleCache
 }
 
 // OpenVersioned opens the versioned state stored under prefix in ldb,
 // which stays the caller's to close.
 func OpenVersioned(ldb *leveldb.DB, prefix []byte) (*Versioned, error) {
 	v := &Versioned{
-		ldb:       ldb,
-		prefix:    slices.Clone(prefix),
-		cache:     newRowCache(defaultCacheEntries),
-		mods:      map[modKey]*compiledModule{},
-		restoring: map[modKey]bool{},
+		ldb:         ldb,
+		prefix:      slices.Clone(prefix),
+		cache:       newRowCache(defaultCacheEntries),
+		moduleCache: newModuleCache(),
 	}
 	b, err := ldb.Get(v.key(vMeta), nil)
 	switch {
@@ -303,7 +300,7 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 			v.cache.put(string(v.versionKey(lk, height)), r.v)
 		}
 		if r.rec != nil {
-			v.mods[modKey{r.rec.Name.String(), r.rec.Hash}] = &compiledModule{rec: *r.rec, mod: r.v.(*eval.Module)}
+			v.remember(r.v.(*eval.Module), r.rec)
 		}
 	}
 	return nil
@@ -685,68 +682,15 @@ func (w *View) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, b
 	return m, true, nil
 }
 
-// moduleRecord, restore and pactDef are DB's, over the view (see db.go).
-func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord {
-	rec := eval.NewModuleRecord(m)
-	for i, dep := range rec.Deps {
-		if dep.Hash != "" {
-			continue
-		}
-		if v, ok, err := w.Read(db.Modules, "", dep.Name.String()); err == nil && ok {
-			if cur, ok := v.(*eval.Module); ok && cur != nil {
-				rec.Deps[i].Hash = cur.Hash
-			}
-		}
-	}
-	return rec
-}
+// moduleRecord, restore and pactDef are DB's, over the view (modules.go).
+func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(w, m) }
 
 func (w *View) restore(rec eval.ModuleRecord) (*eval.Module, error) {
-	v := w.v
-	k := modKey{rec.Name.String(), rec.Hash}
-	if c, ok := v.mods[k]; ok && sameRecord(&c.rec, &rec) {
-		return c.mod, nil
-	}
-	if v.restoring[k] {
-		return nil, fmt.Errorf("persist: module %s {%s} depends on itself", rec.Name, rec.Hash)
-	}
-	v.restoring[k] = true
-	m, err := eval.RestoreModule(w, rec)
-	delete(v.restoring, k)
-	if err != nil {
-		return nil, err
-	}
-	v.mods[k] = &compiledModule{rec: rec, mod: m}
-	return m, nil
+	return w.v.moduleCache.restore(w, rec)
 }
 
 func (w *View) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
-	var cur *eval.Module
-	val, ok, err := w.Read(db.Modules, "", mod.String())
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		cur, _ = val.(*eval.Module)
-	}
-	m := cur
-	if cur == nil || cur.Hash != hash {
-		old, found, err := w.ModuleVersion(mod, hash)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			m = old
-		}
-	}
-	if m == nil {
-		return nil, fmt.Errorf("persist: defpact %s.%s: module not found", mod, name)
-	}
-	def := m.Defs[name]
-	if def == nil || def.Kind != eval.DefPactKind {
-		return nil, fmt.Errorf("persist: defpact %s.%s not found in module version %s", mod, name, m.Hash)
-	}
-	return def, nil
+	return pactDef(w, mod, name, hash)
 }
 
 var _ db.DB = (*View)(nil)
