@@ -35,6 +35,15 @@
 // stores its defpact by module name, module hash and name, and continues
 // with that module version's code.
 //
+// # Versioned state (versioned.go)
+//
+// The node keeps one chain's Pact state as versions by block height inside
+// its own goleveldb database (OpenVersioned, under a per-chain prefix): a
+// View reads the state as of the end of a block and buffers a new block's
+// transactions in memory; Apply writes them as the versions of the next
+// height in one synced batch, and Rewind drops the blocks above a fork
+// point. modules.go holds the module cache and helpers both share.
+//
 // # Caching
 //
 // Decoded rows are cached (cache.go) as they are written and read, so a
