@@ -325,6 +325,10 @@ func (c *compiler) name(v *syntax.Var) (node, error) {
 }
 
 func (c *compiler) dep(m ModuleName) {
+	if c.mod == nil {
+		// Only a module records what it depends on.
+		return
+	}
 	if c.deps == nil {
 		c.deps = map[ModuleName]bool{}
 	}
