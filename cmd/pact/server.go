@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport"
@@ -92,44 +92,6 @@ const serverConfigHelp = `Config file is YAML with these keys (only port is requ
   listenTimeout: SECS   how long listen waits before 504 (default 180)
   verbose: BOOL         debug logging`
 
-var (
-	yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	yamlWrongType    = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
-)
-
-// yamlErrorText rewords yaml.v3's errors for the reader of a config file:
-// "unknown key foo" rather than Go type names.
-func yamlErrorText(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
-	msg = yamlUnknownField.ReplaceAllString(msg, "unknown key $1")
-	msg = yamlWrongType.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := yamlWrongType.FindStringSubmatch(m)
-		want := sub[3]
-		switch {
-		case strings.HasPrefix(want, "int"), strings.HasPrefix(want, "*int"), strings.HasPrefix(want, "uint"):
-			want = "an integer"
-		case strings.HasPrefix(want, "bool"):
-			want = "true or false"
-		case strings.HasPrefix(want, "[]"):
-			want = "a list"
-		case strings.HasPrefix(want, "map"):
-			want = "a mapping"
-		case strings.HasPrefix(want, "float"), strings.HasPrefix(want, "*float"):
-			want = "a number"
-		case strings.HasPrefix(want, "string"):
-			want = "a string"
-		}
-		got := map[string]string{"str": "a string", "int": "an integer", "bool": "a boolean", "float": "a number",
-			"seq": "a list", "map": "a mapping", "null": "null"}[sub[1]]
-		if got == "" {
-			got = sub[1]
-		}
-		return strconv.Quote(sub[2]) + " is " + got + ", but " + want + " is expected"
-	})
-	return msg
-}
-
 // parseServerConfig decodes and checks a configuration.
 func parseServerConfig(data []byte) (*serverConfig, error) {
 	var cfg serverConfig
@@ -139,7 +101,7 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the configuration is empty: port is required")
 		}
-		return nil, errors.New(yamlErrorText(err))
+		return nil, errors.New(yamlerr.Text(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
