@@ -88,13 +88,19 @@ func (c *compiler) expr(x syntax.Expr) (node, error) {
 		return &nList{elems: elems, loc: x.Loc}, nil
 	case *syntax.Object:
 		n := &nObject{loc: x.Loc}
-		for _, f := range x.Fields {
+		written := make([]string, len(x.Fields))
+		for i, f := range x.Fields {
 			v, err := c.expr(f.Value)
 			if err != nil {
 				return nil, err
 			}
-			n.keys = append(n.keys, f.Key.Name)
+			written[i] = f.Key.Name
 			n.vals = append(n.vals, v)
+		}
+		n.keys = slices.Compact(slices.Sorted(slices.Values(written)))
+		n.pos = make([]int, len(written))
+		for i, k := range written {
+			n.pos[i], _ = slices.BinarySearch(n.keys, k)
 		}
 		return n, nil
 	case *syntax.Var:

@@ -154,7 +154,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return l, nil
 	case *nObject:
-		fs := make([]Field, len(n.keys))
+		vals := make([]Value, len(n.keys))
 		for i, x := range n.vals {
 			v, err := in.eval(x, e)
 			if err != nil {
@@ -163,9 +163,9 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 			if err := pactValue(v); err != nil {
 				return nil, located(err, x.span())
 			}
-			fs[i] = Field{Key: n.keys[i], Val: v}
+			vals[n.pos[i]] = v
 		}
-		return NewObject(fs...), nil
+		return newObjectSorted(n.keys, vals), nil
 	case *nLet:
 		fr := &env{vals: make([]Value, 0, len(n.vals)), up: e}
 		for i, x := range n.vals {

@@ -48,8 +48,13 @@ type (
 		elems []node
 		loc   syntax.Span
 	}
+	// nObject is an object literal. Its keys are sorted and made unique
+	// at compile time (shared by every object it builds: objects never
+	// modify their key slice); pos[i] is where the i-th written field goes,
+	// so a repeated key keeps its last value, as Map.fromList does.
 	nObject struct {
 		keys []string
+		pos  []int
 		vals []node
 		loc  syntax.Span
 	}
