@@ -205,11 +205,27 @@ type Table struct {
 	Module ModuleName
 	Hash   string
 	Schema Schema
+
+	// full caches FullName for tables made by NewTable; it is the key of
+	// every row access.
+	full string
+}
+
+// NewTable makes a table reference with its full name computed once.
+func NewTable(name string, m ModuleName, hash string, s Schema) *Table {
+	t := &Table{Name: name, Module: m, Hash: hash, Schema: s}
+	t.full = t.Module.String() + "_" + t.Name
+	return t
 }
 
 // FullName is P5's renderTableName, `mod_table`, which is how tables are
 // displayed.
-func (t *Table) FullName() string { return t.Module.String() + "_" + t.Name }
+func (t *Table) FullName() string {
+	if t.full != "" {
+		return t.full
+	}
+	return t.Module.String() + "_" + t.Name
+}
 
 // Schema is a defschema: its qualified name and typed fields, sorted by
 // field name.

@@ -352,7 +352,7 @@ func (c *compiler) compileBodies(body []syntax.Decl) error {
 			var s *Schema
 			s, err = c.schema(x.Schema, x.Loc)
 			if err == nil {
-				d.Table = &Table{Name: x.Name, Module: m.Name, Hash: m.Hash, Schema: *s}
+				d.Table = NewTable(x.Name, m.Name, m.Hash, *s)
 			}
 		}
 		if err != nil {
