@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/result"
 )
 
 // Config configures an Engine. The zero value is an in-memory server with
@@ -194,7 +195,7 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 	recs := make([][]byte, len(cs))
 	for i, c := range cs {
 		o, _ := e.execute(c, db.Transactional, e.commandGasLimit(c.pc.Payload))
-		recs[i] = appendResult([]byte{byte(recResult)}, keys[i], o)
+		recs[i] = result.Append([]byte{byte(recResult)}, keys[i], o)
 	}
 	if err := e.store(keys, recs); err != nil {
 		return nil, err
@@ -344,7 +345,7 @@ func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts LocalOptions)
 	if warnings == nil {
 		warnings = []string{}
 	}
-	return LocalResult{Result: appendResult(nil, c.pc.RequestKey, o), Warnings: warnings}, nil
+	return LocalResult{Result: result.Append(nil, c.pc.RequestKey, o), Warnings: warnings}, nil
 }
 
 // SPV is reserved: pact -s has no chains to prove anything on.

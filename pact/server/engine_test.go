@@ -89,8 +89,8 @@ func open(t testing.TB, cfg Config) *Engine {
 	return e
 }
 
-// result is a decoded CommandResult.
-type result struct {
+// cmdResult is a decoded CommandResult.
+type cmdResult struct {
 	Gas    int64 `json:"gas"`
 	Result struct {
 		Status string          `json:"status"`
@@ -108,9 +108,9 @@ type result struct {
 	TxID         *int64            `json:"txId"`
 }
 
-func decode(t testing.TB, b []byte) result {
+func decode(t testing.TB, b []byte) cmdResult {
 	t.Helper()
-	var r result
+	var r cmdResult
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
@@ -118,7 +118,7 @@ func decode(t testing.TB, b []byte) result {
 }
 
 // sendOne sends one command and returns its stored result.
-func sendOne(t testing.TB, e *Engine, c *api.Command) result {
+func sendOne(t testing.TB, e *Engine, c *api.Command) cmdResult {
 	t.Helper()
 	keys, err := e.Send(context.Background(), []*api.Command{c})
 	if err != nil {
@@ -131,7 +131,7 @@ func sendOne(t testing.TB, e *Engine, c *api.Command) result {
 	return decode(t, got[0].Result)
 }
 
-func local(t testing.TB, e *Engine, c *api.Command) result {
+func local(t testing.TB, e *Engine, c *api.Command) cmdResult {
 	t.Helper()
 	r, err := e.Local(context.Background(), c, DefaultLocalOptions)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -83,9 +84,9 @@ func checkAuthentic(cmd *api.Command, p *api.Payload) (api.HashAlg, error) {
 			} else {
 				failed = append(failed, ',')
 			}
-			failed = appendString(failed, p.Signers[i].PubKey)
+			failed = result.AppendString(failed, p.Signers[i].PubKey)
 			failed = append(failed, ':')
-			failed = appendString(failed, err.Error())
+			failed = result.AppendString(failed, err.Error())
 		}
 	}
 	if failed != nil {
@@ -97,9 +98,9 @@ func checkAuthentic(cmd *api.Command, p *api.Payload) (api.HashAlg, error) {
 // execute runs a checked command in a transaction of the given mode on a
 // fresh interpreter and returns what it produced, with the warnings it
 // raised. The caller holds e.mu.
-func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, []string) {
+func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Outcome, []string) {
 	if c.syntaxErr != nil {
-		return &outcome{fail: toPactError(c.syntaxErr)}, nil
+		return &result.Outcome{Fail: result.ErrorOf(c.syntaxErr)}, nil
 	}
 	if c.in == nil || c.in.Mode != mode {
 		e.prepare(c, mode)
@@ -110,7 +111,7 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 		if gasLimit == 0 {
 			// P4's constant model: with a positive rate, a limit of 0
 			// fails at the first charge.
-			return &outcome{gas: e.cfg.GasRate, fail: evalFailure("Gas limit (0) exceeded: " +
+			return &result.Outcome{Gas: e.cfg.GasRate, Fail: result.EvalFailure("Gas limit (0) exceeded: " +
 				strconv.FormatInt(e.cfg.GasRate, 10))}, nil
 		}
 		limit := int64(math.MaxInt64 / 1000)
@@ -121,7 +122,7 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 	}
 	txID, err := e.state.BeginTx(mode)
 	if err != nil {
-		return &outcome{fail: evalFailure("begin transaction: " + err.Error())}, c.warnings
+		return &result.Outcome{Fail: result.EvalFailure("begin transaction: " + err.Error())}, c.warnings
 	}
 	v, err := run(in, c.pc)
 	gas := (in.Gas.Used + 999) / 1000
@@ -129,15 +130,15 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*outcome, [
 		if rerr := e.state.RollbackTx(); rerr != nil {
 			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
 		}
-		return &outcome{gas: gas, fail: toPactError(err)}, c.warnings
+		return &result.Outcome{Gas: gas, Fail: result.ErrorOf(err)}, c.warnings
 	}
 	logs, err := e.state.CommitTx()
 	if err != nil {
-		return &outcome{gas: gas, fail: evalFailure("commit transaction: " + err.Error())}, c.warnings
+		return &result.Outcome{Gas: gas, Fail: result.EvalFailure("commit transaction: " + err.Error())}, c.warnings
 	}
-	o := &outcome{gas: gas, value: v, logs: logs, hasLogs: true, events: in.Events(false), pact: in.LastPact()}
+	o := &result.Outcome{Gas: gas, Value: v, Logs: logs, HasLogs: true, Events: in.Events(false), Pact: in.LastPact()}
 	if mode == db.Transactional {
-		o.txID = &txID
+		o.TxID = &txID
 	}
 	return o, c.warnings
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/result"
 )
 
 // Private commands (DECISIONS.md, "private"): a command whose meta is
@@ -262,7 +263,7 @@ func (e *Engine) runPrivate(c *checked) error {
 		return err
 	}
 	o, _ := e.execute(c, db.Transactional, e.commandGasLimit(c.pc.Payload))
-	return e.store([]api.Hash{rk}, [][]byte{appendResult([]byte{byte(recResult)}, rk, o)})
+	return e.store([]api.Hash{rk}, [][]byte{result.Append([]byte{byte(recResult)}, rk, o)})
 }
 
 // receive takes an envelope from another entity's server.

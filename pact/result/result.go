@@ -1,4 +1,4 @@
-package server
+package result
 
 import (
 	"errors"
@@ -15,33 +15,33 @@ import (
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
-// CommandResult JSON (spec §2.3), written in P5's key order: gas, result,
-// reqKey, logs, events (omitted when there are none), metaData,
-// continuation, txId. The continuation carries "contractId" beside
-// "pactId", with the same value (DECISIONS.md, "continuation id field").
-
-// outcome is what executing one command produced.
-type outcome struct {
-	gas int64
-	// Exactly one of value and fail is set.
-	value eval.Value
-	fail  *pactError
-	// logs are the committed writes; hasLogs is false for a failure.
-	logs    []db.TxLog
-	hasLogs bool
-	events  []eval.Event
-	pact    *eval.PactExec
-	// txID is nil in Local mode and on failure.
-	txID *db.TxID
+// Outcome is what executing one command produced.
+type Outcome struct {
+	Gas int64
+	// Exactly one of Value and Fail is set.
+	Value eval.Value
+	Fail  *Error
+	// Logs are the committed writes; HasLogs is false for a failure.
+	Logs    []db.TxLog
+	HasLogs bool
+	Events  []eval.Event
+	Pact    *eval.PactExec
+	// TxID is nil in Local mode and on failure.
+	TxID *db.TxID
+	// MetaData is the raw JSON of the metaData field; nil writes null.
+	MetaData []byte
 }
 
-// pactError is P5's PactOnChainError: {"callStack":[], "type", "message",
+// Error is P5's PactOnChainError: {"callStack":[], "type", "message",
 // "info"}.
-type pactError struct {
-	typ  string // SyntaxError, EvalError or TxFailure
-	msg  string
-	info string
+type Error struct {
+	Type    string // SyntaxError, EvalError or TxFailure
+	Message string
+	Info    string
 }
+
+// Error makes an Error an error, its message being the failure's.
+func (e *Error) Error() string { return e.Message }
 
 // maxErrorMessage bounds error messages as P5's BoundedText does (256
 // characters).
@@ -49,38 +49,38 @@ const maxErrorMessage = 256
 
 // Error types of P5's pactErrorToOnChainError.
 const (
-	typeSyntax = "SyntaxError"
-	typeEval   = "EvalError"
-	typeTx     = "TxFailure"
+	TypeSyntax = "SyntaxError"
+	TypeEval   = "EvalError"
+	TypeTx     = "TxFailure"
 )
 
-// toPactError classifies an error: lexer and parser errors are
+// ErrorOf classifies an error: lexer and parser errors are
 // SyntaxError, user-recoverable evaluation errors (enforce, keysets,
 // capabilities, missing rows...) TxFailure, everything else EvalError.
 // info is "<toplevel>:LINE" with P5's zero-based line of the error's
 // position (0 when it has none).
-func toPactError(err error) *pactError {
+func ErrorOf(err error) *Error {
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		return &pactError{typ: typeSyntax, msg: se.Msg, info: topLevelInfo(se.Loc)}
+		return &Error{Type: TypeSyntax, Message: se.Msg, Info: topLevelInfo(se.Loc)}
 	}
 	var ee *eval.Error
 	if errors.As(err, &ee) {
-		t := typeEval
+		t := TypeEval
 		if ee.Recoverable() {
-			t = typeTx
+			t = TypeTx
 		}
 		info := topLevelInfo(syntax.Span{})
 		if ee.Located {
 			info = topLevelInfo(ee.Loc)
 		}
-		return &pactError{typ: t, msg: ee.Msg, info: info}
+		return &Error{Type: t, Message: ee.Msg, Info: info}
 	}
-	return &pactError{typ: typeEval, msg: err.Error(), info: topLevelInfo(syntax.Span{})}
+	return &Error{Type: TypeEval, Message: err.Error(), Info: topLevelInfo(syntax.Span{})}
 }
 
-func evalFailure(msg string) *pactError {
-	return &pactError{typ: typeEval, msg: msg, info: topLevelInfo(syntax.Span{})}
+func EvalFailure(msg string) *Error {
+	return &Error{Type: TypeEval, Message: msg, Info: topLevelInfo(syntax.Span{})}
 }
 
 func topLevelInfo(loc syntax.Span) string {
@@ -106,72 +106,78 @@ func bounded(s string) string {
 	return s
 }
 
-// appendResult appends the CommandResult JSON of o for request key rk.
-func appendResult(buf []byte, rk api.Hash, o *outcome) []byte {
+// Append appends the CommandResult JSON of o for request key rk.
+func Append(buf []byte, rk api.Hash, o *Outcome) []byte {
 	buf = append(buf, `{"gas":`...)
-	buf = strconv.AppendInt(buf, o.gas, 10)
+	buf = strconv.AppendInt(buf, o.Gas, 10)
 	buf = append(buf, `,"result":`...)
-	if o.fail == nil {
-		data, err := eval.AppendJSON(append(buf, `{"status":"success","data":`...), o.value)
+	if o.Fail == nil {
+		data, err := eval.AppendJSON(append(buf, `{"status":"success","data":`...), o.Value)
 		if err == nil {
 			buf = append(data, '}')
 		} else {
 			// A value without a JSON form (a closure): P5 cannot
 			// return one either.
-			o.fail = evalFailure("result has no JSON encoding: " + err.Error())
-			o.hasLogs, o.events, o.pact, o.txID = false, nil, nil, nil
+			o.Fail = EvalFailure("result has no JSON encoding: " + err.Error())
+			o.HasLogs, o.Events, o.Pact, o.TxID = false, nil, nil, nil
 		}
 	}
-	if o.fail != nil {
-		buf = appendFailure(buf, o.fail)
+	if o.Fail != nil {
+		buf = appendFailure(buf, o.Fail)
 	}
 	buf = append(buf, `,"reqKey":"`...)
 	buf = append(buf, rk.String()...)
 	buf = append(buf, `","logs":`...)
-	if o.hasLogs {
+	if o.HasLogs {
 		buf = append(buf, '"')
-		buf = append(buf, hashTxLogs(o.logs)...)
+		buf = append(buf, HashTxLogs(o.Logs)...)
 		buf = append(buf, '"')
 	} else {
 		buf = append(buf, "null"...)
 	}
-	if len(o.events) > 0 {
+	if len(o.Events) > 0 {
 		buf = append(buf, `,"events":[`...)
-		for i, ev := range o.events {
+		for i, ev := range o.Events {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendEvent(buf, ev)
+			buf = AppendEvent(buf, ev)
 		}
 		buf = append(buf, ']')
 	}
-	buf = append(buf, `,"metaData":null,"continuation":`...)
-	if o.pact != nil {
-		buf = appendPactExec(buf, o.pact, false)
+	buf = append(buf, `,"metaData":`...)
+	if o.MetaData != nil {
+		buf = append(buf, o.MetaData...)
+	} else {
+		buf = append(buf, "null"...)
+	}
+	buf = append(buf, `,"continuation":`...)
+	if o.Pact != nil {
+		buf = AppendPactExec(buf, o.Pact, false)
 	} else {
 		buf = append(buf, "null"...)
 	}
 	buf = append(buf, `,"txId":`...)
-	if o.txID != nil {
-		buf = strconv.AppendUint(buf, uint64(*o.txID), 10)
+	if o.TxID != nil {
+		buf = strconv.AppendUint(buf, uint64(*o.TxID), 10)
 	} else {
 		buf = append(buf, "null"...)
 	}
 	return append(buf, '}')
 }
 
-func appendFailure(buf []byte, e *pactError) []byte {
+func appendFailure(buf []byte, e *Error) []byte {
 	buf = append(buf, `{"status":"failure","error":{"callStack":[],"type":`...)
-	buf = appendString(buf, e.typ)
+	buf = AppendString(buf, e.Type)
 	buf = append(buf, `,"message":`...)
-	buf = appendString(buf, bounded(e.msg))
+	buf = AppendString(buf, bounded(e.Message))
 	buf = append(buf, `,"info":`...)
-	buf = appendString(buf, e.info)
+	buf = AppendString(buf, e.Info)
 	return append(buf, "}}"...)
 }
 
-// appendString appends s as a JSON string (Pact's string encoding).
-func appendString(buf []byte, s string) []byte {
+// AppendString appends s as a JSON string (Pact's string encoding).
+func AppendString(buf []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // invalid bytes become U+FFFD
 	}
@@ -179,7 +185,7 @@ func appendString(buf []byte, s string) []byte {
 	return out
 }
 
-func appendValue(buf []byte, v eval.Value) []byte {
+func AppendValue(buf []byte, v eval.Value) []byte {
 	out, err := eval.AppendJSON(buf, v)
 	if err != nil {
 		return append(buf, "null"...)
@@ -192,36 +198,36 @@ func appendModuleName(buf []byte, m eval.ModuleName) []byte {
 	if m.Namespace == "" {
 		buf = append(buf, "null"...)
 	} else {
-		buf = appendString(buf, m.Namespace)
+		buf = AppendString(buf, m.Namespace)
 	}
 	buf = append(buf, `,"name":`...)
-	buf = appendString(buf, m.Name)
+	buf = AppendString(buf, m.Name)
 	return append(buf, '}')
 }
 
-// appendEvent appends {"params","name","module","moduleHash"}.
-func appendEvent(buf []byte, ev eval.Event) []byte {
+// AppendEvent appends {"params","name","module","moduleHash"}.
+func AppendEvent(buf []byte, ev eval.Event) []byte {
 	buf = append(buf, `{"params":[`...)
 	for i, a := range ev.Args {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendValue(buf, a)
+		buf = AppendValue(buf, a)
 	}
 	buf = append(buf, `],"name":`...)
-	buf = appendString(buf, ev.Name.Name)
+	buf = AppendString(buf, ev.Name.Name)
 	buf = append(buf, `,"module":`...)
 	buf = appendModuleName(buf, ev.Name.Module)
 	buf = append(buf, `,"moduleHash":`...)
-	buf = appendString(buf, ev.ModuleHash)
+	buf = AppendString(buf, ev.ModuleHash)
 	return append(buf, '}')
 }
 
-// appendPactExec appends P5's DefPactExec (nested: NestedDefPactExec,
+// AppendPactExec appends P5's DefPactExec (nested: NestedDefPactExec,
 // which has no stepHasRollback): {"nested"?, "executed": null, "pactId",
 // "contractId", "stepHasRollback", "step", "yield", "continuation",
 // "stepCount"}.
-func appendPactExec(buf []byte, pe *eval.PactExec, nested bool) []byte {
+func AppendPactExec(buf []byte, pe *eval.PactExec, nested bool) []byte {
 	buf = append(buf, '{')
 	if len(pe.Nested) > 0 {
 		buf = append(buf, `"nested":{`...)
@@ -234,16 +240,16 @@ func appendPactExec(buf []byte, pe *eval.PactExec, nested bool) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendString(buf, id)
+			buf = AppendString(buf, id)
 			buf = append(buf, ':')
-			buf = appendPactExec(buf, pe.Nested[id], true)
+			buf = AppendPactExec(buf, pe.Nested[id], true)
 		}
 		buf = append(buf, "},"...)
 	}
 	buf = append(buf, `"executed":null,"pactId":`...)
-	buf = appendString(buf, pe.PactID)
+	buf = AppendString(buf, pe.PactID)
 	buf = append(buf, `,"contractId":`...)
-	buf = appendString(buf, pe.PactID)
+	buf = AppendString(buf, pe.PactID)
 	if !nested {
 		buf = append(buf, `,"stepHasRollback":`...)
 		buf = strconv.AppendBool(buf, pe.StepHasRollback)
@@ -257,10 +263,10 @@ func appendPactExec(buf []byte, pe *eval.PactExec, nested bool) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendValue(buf, a)
+		buf = AppendValue(buf, a)
 	}
 	buf = append(buf, `],"def":`...)
-	buf = appendString(buf, defName(pe.Def))
+	buf = AppendString(buf, defName(pe.Def))
 	buf = append(buf, `},"stepCount":`...)
 	buf = strconv.AppendInt(buf, int64(pe.StepCount), 10)
 	return append(buf, '}')
@@ -278,25 +284,25 @@ func appendYield(buf []byte, pe *eval.PactExec) []byte {
 	if y.Data == nil {
 		buf = append(buf, "{}"...)
 	} else {
-		buf = appendValue(buf, y.Data)
+		buf = AppendValue(buf, y.Data)
 	}
 	buf = append(buf, `,"provenance":`...)
 	if y.HasTarget {
 		buf = append(buf, `{"targetChainId":`...)
-		buf = appendString(buf, y.TargetChain)
+		buf = AppendString(buf, y.TargetChain)
 		buf = append(buf, `,"moduleHash":`...)
 		h := y.ModuleHash
 		if h == "" && pe.Def != nil && pe.Def.Module != nil {
 			h = pe.Def.Module.Hash
 		}
-		buf = appendString(buf, h)
+		buf = AppendString(buf, h)
 		buf = append(buf, '}')
 	} else {
 		buf = append(buf, "null"...)
 	}
 	if y.SourceChain != "" {
 		buf = append(buf, `,"source":`...)
-		buf = appendString(buf, y.SourceChain)
+		buf = AppendString(buf, y.SourceChain)
 	}
 	return append(buf, '}')
 }
@@ -311,13 +317,13 @@ func defName(d *eval.Def) string {
 	return d.Module.Name.String() + "." + d.Name
 }
 
-// hashTxLogs is P5's hashTxLogs: BLAKE2b-256 of the concatenated
+// HashTxLogs is P5's HashTxLogs: BLAKE2b-256 of the concatenated
 // "D" domain "K" key "V" value of every write, as unpadded base64url. The
 // domain of a user row is its table ("mod_table"), of the others P5's
 // names (SYS:KeySets, SYS:Modules, SYS:Namespaces, SYS:Pacts). User rows
 // and keysets are written as Pact JSON; modules, namespaces and defpact
 // states, which P5 stores as CBOR, as the JSON of systemValueJSON.
-func hashTxLogs(logs []db.TxLog) string {
+func HashTxLogs(logs []db.TxLog) string {
 	h, _ := blake2b.New256(nil)
 	var buf []byte
 	for _, l := range logs {
@@ -343,28 +349,28 @@ func hashTxLogs(logs []db.TxLog) string {
 func appendSystemValue(buf []byte, v any) []byte {
 	switch x := v.(type) {
 	case eval.Value:
-		return appendValue(buf, x)
+		return AppendValue(buf, x)
 	case *eval.Module:
 		buf = append(buf, `{"name":`...)
 		buf = appendModuleName(buf, x.Name)
 		buf = append(buf, `,"hash":`...)
-		buf = appendString(buf, x.Hash)
+		buf = AppendString(buf, x.Hash)
 		buf = append(buf, `,"interface":`...)
 		buf = strconv.AppendBool(buf, x.Interface)
 		return append(buf, '}')
 	case *eval.Namespace:
 		buf = append(buf, `{"name":`...)
-		buf = appendString(buf, x.Name)
+		buf = AppendString(buf, x.Name)
 		buf = append(buf, `,"user":`...)
-		buf = appendValue(buf, x.User)
+		buf = AppendValue(buf, x.User)
 		buf = append(buf, `,"admin":`...)
-		buf = appendValue(buf, x.Admin)
+		buf = AppendValue(buf, x.Admin)
 		return append(buf, '}')
 	case *eval.PactExec:
 		if x == nil {
 			return append(buf, "null"...)
 		}
-		return appendPactExec(buf, x, false)
+		return AppendPactExec(buf, x, false)
 	}
 	return append(buf, "null"...)
 }
