@@ -185,47 +185,12 @@ func (e *Engine) prepare(c *checked, mode db.Mode) {
 	in.Mode = mode
 	in.Flags = e.flags
 	in.Warn = func(s string) { c.warnings = append(c.warnings, s) }
-	switch {
-	case p.Exec != nil:
-		in.Data = p.Exec.Data
-	case p.Cont != nil:
-		in.Data = p.Cont.Data
-	}
-	if len(p.Signers) > 0 {
-		in.Signers = make([]eval.Signer, len(p.Signers))
-		for i, s := range p.Signers {
-			in.Signers[i] = eval.Signer{PubKey: s.PubKey, Scheme: string(s.Scheme), Caps: capTokens(s.Clist)}
-		}
-	}
-	if len(p.Verifiers) > 0 {
-		in.Verifiers = make([]eval.Verifier, len(p.Verifiers))
-		for i, v := range p.Verifiers {
-			in.Verifiers[i] = eval.Verifier{Name: v.Name, Caps: capTokens(v.Clist)}
-		}
-	}
+	in.Data = p.EvalData()
+	in.Signers = p.EvalSigners()
+	in.Verifiers = p.EvalVerifiers()
 	if m := p.Meta.Public; m != nil {
 		in.ChainData = chainData(m)
 	}
-}
-
-// capTokens turns a signer's clist into capability tokens. The names were
-// checked when the payload was decoded.
-func capTokens(caps []api.SigCapability) []*eval.CapToken {
-	if len(caps) == 0 {
-		return nil
-	}
-	out := make([]*eval.CapToken, 0, len(caps))
-	for _, c := range caps {
-		qn, ok := eval.ParseQualifiedName(c.Name)
-		if !ok {
-			continue
-		}
-		out = append(out, &eval.CapToken{
-			Name: eval.FullyQualifiedName{Module: qn.Module, Name: qn.Name},
-			Args: c.Args,
-		})
-	}
-	return out
 }
 
 func chainData(m *api.PublicMeta) *eval.Object {

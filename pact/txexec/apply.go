@@ -1,0 +1,189 @@
+package txexec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/result"
+)
+
+// Applied is a command's outcome in a block.
+type Applied struct {
+	// Result is the CommandResult JSON as a payload stores it (metaData
+	// null: poll adds the block's).
+	Result []byte
+	// Gas is the gas charged, which the sender paid the miner.
+	Gas int64
+	// Failed says the payload failed (the command is still in the block).
+	Failed bool
+}
+
+// ErrNoPublicMeta rejects a command without public metadata: a chain
+// needs a sender, gas limit and gas price.
+var ErrNoPublicMeta = errors.New("command has no public metadata")
+
+// gasData is the message data of the buy and redeem forms.
+func gasData(m *api.PublicMeta, miner Miner, total, fee eval.Decimal) *eval.Object {
+	return eval.NewObject(
+		eval.Field{Key: "sender", Val: eval.String(m.Sender)},
+		eval.Field{Key: "total", Val: total},
+		eval.Field{Key: "fee", Val: fee},
+		eval.Field{Key: "miner", Val: eval.String(miner.Account)},
+		eval.Field{Key: "miner-guard", Val: miner.Guard},
+	)
+}
+
+// gasTotal is what a command may spend on gas: gas limit × gas price.
+func gasTotal(m *api.PublicMeta) eval.Decimal {
+	return m.GasPrice.Mul(eval.DecimalFromInt(eval.NewIntBig(new(big.Int).SetUint64(m.GasLimit))))
+}
+
+// buy takes the command's gas from its sender, in a committed Pact
+// transaction of in's database (or, with keep false, rolled back).
+func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, miner Miner, keep bool) error {
+	zero := eval.NewDecimal(eval.NewInt(0), 0)
+	in.Data = gasData(m, miner, gasTotal(m), zero)
+	in.Gas = eval.Gas{}
+	signers := in.Signers
+	in.Signers = gasSigners(signers, m.Sender)
+	defer func() { in.Signers = signers }()
+	if _, err := in.DB.BeginTx(db.Transactional); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	in.Mode = db.Transactional
+	err := grant(in, r.gasCap)
+	if err == nil {
+		_, err = eval1(in, r.buyGas)
+	}
+	in.Events(true) // buying emits nothing a result reports
+	if err != nil || !keep {
+		if rerr := in.DB.RollbackTx(); rerr != nil {
+			return fmt.Errorf("roll back gas purchase: %w", rerr)
+		}
+		in.ResetTx()
+		if err != nil {
+			return &BuyGasError{RequestKey: pc.RequestKey, Msg: result.ErrorOf(err).Message}
+		}
+		return nil
+	}
+	_, err = in.DB.CommitTx()
+	in.ResetTx()
+	return err
+}
+
+var (
+	coinGAS   = eval.FullyQualifiedName{Module: eval.ModuleName{Name: "coin"}, Name: "GAS"}
+	coinDEBIT = eval.FullyQualifiedName{Module: eval.ModuleName{Name: "coin"}, Name: "DEBIT"}
+)
+
+// gasSigners are the signers buying gas sees, as chainweb makes them: only
+// those that signed for coin.GAS (or signed unscoped), each also scoped to
+// (coin.DEBIT sender), so that a signature meant for gas debits the gas
+// and nothing else.
+func gasSigners(signers []eval.Signer, sender string) []eval.Signer {
+	var out []eval.Signer
+	for _, s := range signers {
+		forGas := len(s.Caps) == 0
+		for _, c := range s.Caps {
+			forGas = forGas || (c.Name.Module == coinGAS.Module && c.Name.Name == coinGAS.Name && len(c.Args) == 0)
+		}
+		if !forGas {
+			continue
+		}
+		debit := &eval.CapToken{Name: coinDEBIT, Args: []eval.Value{eval.String(sender)}}
+		out = append(out, eval.Signer{PubKey: s.PubKey, Scheme: s.Scheme, Caps: append([]*eval.CapToken{debit}, s.Caps...)})
+	}
+	return out
+}
+
+// CanPay reports whether the command's sender can buy its gas in the state
+// st (the mempool's gas payer check). Nothing is written: st only needs to
+// be a view.
+func (r *Runner) CanPay(st db.DB, b *Block, pc *api.ParsedCommand) error {
+	m := pc.Payload.Meta.Public
+	if m == nil {
+		return ErrNoPublicMeta
+	}
+	in := r.interp(st, b, pc)
+	return r.buy(in, pc, m, b.Miner, false)
+}
+
+// Apply runs a command in block b on st: buys its gas, runs its payload
+// and redeems the gas, paying the miner. A *BuyGasError means the command
+// is invalid and st is unchanged; any other error is the state's failure.
+func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, error) {
+	m := pc.Payload.Meta.Public
+	if m == nil {
+		return Applied{}, ErrNoPublicMeta
+	}
+	in := r.interp(st, b, pc)
+	if err := r.buy(in, pc, m, b.Miner, true); err != nil {
+		return Applied{}, err
+	}
+	o, err := r.payload(in, pc, m, db.Transactional)
+	if err != nil {
+		return Applied{}, err
+	}
+	if err := r.redeem(in, m, b.Miner, o); err != nil {
+		return Applied{}, err
+	}
+	return Applied{Result: result.Append(nil, pc.RequestKey, o), Gas: o.Gas, Failed: o.Fail != nil}, nil
+}
+
+// payload runs the command's code with its gas limit, under the chain's
+// namespace policy, in a Pact transaction of mode. A failure is an
+// outcome charged the whole gas limit; the error is the policy's lookup.
+func (r *Runner) payload(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
+	in.Data = pc.Payload.EvalData()
+	in.Gas = eval.Gas{}
+	policy, err := eval1(in, r.nsPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("namespace policy: %w", err)
+	}
+	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: false, Fn: policy}
+	limit := int64(min(m.GasLimit, math.MaxInt64/1000))
+	in.Gas = eval.Gas{Model: r.cfg.Gas, Limit: max(limit*1000, 1)}
+	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, pc) })
+	var o *result.Outcome
+	if err != nil {
+		// Every failure is the command's outcome, as upstream records it:
+		// the state underneath is the executor's own view, which does not
+		// fail under it.
+		o = &result.Outcome{Gas: limit, Fail: result.ErrorOf(err)}
+		in.Events(true)
+	} else {
+		o = &result.Outcome{Gas: (in.Gas.Used + 999) / 1000, Value: v, Logs: logs, HasLogs: true,
+			Events: in.Events(true), Pact: in.LastPact()}
+		if mode == db.Transactional {
+			o.TxID = &id
+		}
+	}
+	in.ResetTx()
+	in.Gas = eval.Gas{}
+	return o, nil
+}
+
+// redeem settles the gas of outcome o: the fee (gas × price) to the miner,
+// the rest back to the sender. Its TRANSFER event follows the payload's.
+func (r *Runner) redeem(in *eval.Interp, m *api.PublicMeta, miner Miner, o *result.Outcome) error {
+	fee := m.GasPrice.Mul(eval.DecimalFromInt(eval.NewInt(o.Gas)))
+	in.Data = gasData(m, miner, gasTotal(m), fee)
+	_, _, _, err := inTx(in, db.Transactional, func() (eval.Value, error) {
+		if err := grant(in, r.gasCap); err != nil {
+			return nil, err
+		}
+		return eval1(in, r.redeemGas)
+	})
+	if err != nil {
+		return fmt.Errorf("redeem gas: %w", err)
+	}
+	o.Events = append(o.Events, in.Events(true)...)
+	in.ResetTx()
+	return nil
+}
+

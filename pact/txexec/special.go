@@ -1,0 +1,97 @@
+package txexec
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/result"
+)
+
+// Coinbase mints the block's reward to its miner (coin.coinbase under
+// coin.COINBASE) and returns the coinbase output: a CommandResult whose
+// request key is the parent block's hash.
+func (r *Runner) Coinbase(st db.DB, b *Block) ([]byte, error) {
+	in := eval.New(st)
+	in.TxHash = b.ParentHash.String()
+	in.Flags = r.cfg.Flags
+	in.ChainData = chainData(b, nil)
+	in.Data = eval.NewObject(
+		eval.Field{Key: "miner", Val: eval.String(b.Miner.Account)},
+		eval.Field{Key: "miner-guard", Val: b.Miner.Guard},
+		eval.Field{Key: "reward", Val: r.cfg.MinerReward},
+	)
+	v, logs, id, err := inTx(in, db.Transactional, func() (eval.Value, error) {
+		if err := grant(in, r.coinbaseCap); err != nil {
+			return nil, err
+		}
+		return eval1(in, r.coinbase)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("coinbase to %q: %w", b.Miner.Account, err)
+	}
+	o := &result.Outcome{Value: v, Logs: logs, HasLogs: true, Events: in.Events(true), TxID: &id}
+	return result.Append(nil, b.ParentHash, o), nil
+}
+
+// GenesisCommands are the commands of a chain's genesis payload, one per
+// source: unsigned, free of gas, with the source's name as nonce and a
+// creation time of 0, so that every node builds the same bytes.
+func GenesisCommands(srcs []contracts.Source, chainID, network string) ([]*api.Command, error) {
+	out := make([]*api.Command, 0, len(srcs))
+	for _, s := range srcs {
+		data := eval.Value(eval.EmptyObject)
+		if len(s.Data) > 0 {
+			b, err := json.Marshal(s.Data)
+			if err != nil {
+				return nil, fmt.Errorf("genesis %s: data: %w", s.Name, err)
+			}
+			if data, err = eval.DecodeJSON(b); err != nil {
+				return nil, fmt.Errorf("genesis %s: data: %w", s.Name, err)
+			}
+		}
+		nw := network
+		p := &api.Payload{
+			NetworkID: &nw,
+			Exec:      &api.ExecMsg{Code: s.Code, Data: data},
+			Meta: api.Meta{Public: &api.PublicMeta{
+				TTL: 172800, ChainID: chainID, GasPrice: eval.NewDecimal(eval.NewInt(0), 0),
+			}},
+			Nonce: s.Name,
+		}
+		cmd, err := p.JSON()
+		if err != nil {
+			return nil, fmt.Errorf("genesis %s: %w", s.Name, err)
+		}
+		out = append(out, &api.Command{Hash: api.HashBytes(cmd), Cmd: string(cmd), Sigs: []api.UserSig{}})
+	}
+	return out, nil
+}
+
+// Genesis runs one genesis command as chainweb runs them: unsigned, free
+// of gas, root definitions allowed and no namespace policy function, and
+// coin.GENESIS and coin.COINBASE granted once coin exists. A failure is an
+// error: a genesis that does not run is a broken build.
+func (r *Runner) Genesis(st db.DB, b *Block, cmd *api.Command) ([]byte, error) {
+	pc, err := api.ParseCommand(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("genesis command: %w", err)
+	}
+	in := r.interp(st, b, pc)
+	in.Data = pc.Payload.EvalData()
+	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: true}
+	v, logs, id, err := inTx(in, db.Transactional, func() (eval.Value, error) {
+		// Before coin is loaded these capabilities do not exist yet.
+		_ = grant(in, r.genesisCap)
+		_ = grant(in, r.coinbaseCap)
+		return runPayload(in, pc)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("genesis command %s: %w", pc.Payload.Nonce, err)
+	}
+	o := &result.Outcome{Value: v, Logs: logs, HasLogs: true, Events: in.Events(true), Pact: in.LastPact(), TxID: &id}
+	return result.Append(nil, pc.RequestKey, o), nil
+}

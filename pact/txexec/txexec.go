@@ -1,0 +1,242 @@
+// Package txexec runs Pact commands as a chain runs them in blocks: genesis
+// transactions, the coinbase that pays the miner, and user commands whose
+// gas is bought from the sender before the code runs and settled after it
+// (coin.buy-gas, coin.redeem-gas). It writes each command's CommandResult
+// (pact/result) and knows nothing of blocks beyond the chain data Pact code
+// can read: the node's executor (actors) hands it a db.DB view of the
+// chain's state as of the parent block, and a Block.
+//
+// One command is three Pact transactions on the view: buying gas, the
+// payload, redeeming gas. When buying fails the command is invalid: nothing
+// it did is kept and it must not go into a block (BuyGasError). When the
+// payload fails its writes are rolled back and it is charged its whole gas
+// limit, as upstream does; the redeem still runs. A command's result holds
+// the payload's value or error, its tx id and logs, and the events of the
+// payload followed by the gas TRANSFER to the miner.
+package txexec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Block is what Pact code sees of the block a command runs in
+// (chain-data): the chain, the height of the block being made, the
+// creation time and hash of its parent (upstream's block-time and
+// prev-block-hash), and the miner gas is paid to.
+type Block struct {
+	ChainID    string
+	Height     uint64
+	ParentTime int64 // µs since the epoch
+	ParentHash api.Hash
+	Miner      Miner
+}
+
+// Miner is the account a block pays: its name and guard.
+type Miner struct {
+	Account string
+	Guard   eval.Value
+}
+
+// ParseMiner reads a block's miner data, {"account", "predicate",
+// "public-keys"}: the account and the keyset that guards it.
+func ParseMiner(minerData []byte) (Miner, error) {
+	var m struct {
+		Account    *string  `json:"account"`
+		Predicate  string   `json:"predicate"`
+		PublicKeys []string `json:"public-keys"`
+	}
+	if err := json.Unmarshal(minerData, &m); err != nil {
+		return Miner{}, fmt.Errorf("miner data: %w", err)
+	}
+	if m.Account == nil {
+		return Miner{}, errors.New(`miner data: no "account"`)
+	}
+	pred := m.Predicate
+	if pred == "" {
+		pred = eval.KeysAll
+	}
+	return Miner{Account: *m.Account, Guard: eval.NewKeySet(m.PublicKeys, pred)}, nil
+}
+
+// BuyGasError is the failure to buy a command's gas: the command is
+// invalid and goes into no block. Its text is upstream's, which the
+// mempool wraps as `Attempt to buy gas failed with: ...`.
+type BuyGasError struct {
+	RequestKey api.Hash
+	Msg        string
+}
+
+func (e *BuyGasError) Error() string {
+	return strconv.Quote(e.RequestKey.String()) + " Failed to buy gas: " + e.Msg
+}
+
+// Reason is the error without the request key (the mempool's GasPayer
+// text).
+func (e *BuyGasError) Reason() string { return e.Msg }
+
+// DefaultMinerReward is the coinbase of every block: upstream's first
+// reward, so that development balances look familiar.
+var DefaultMinerReward = mustDecimal("2.304523")
+
+// Config configures a Runner.
+type Config struct {
+	// MinerReward is minted to the miner by each block's coinbase
+	// (DefaultMinerReward when zero).
+	MinerReward eval.Decimal
+	// Gas prices evaluation (DefaultGasModel when nil).
+	Gas eval.GasModel
+	// Flags are the execution flags of every command.
+	Flags map[string]bool
+}
+
+// Runner runs commands. It holds no state of a chain: one Runner serves
+// every chain, from any number of goroutines at once.
+type Runner struct {
+	cfg Config
+	// The fixed Pact forms the gas flow evaluates, parsed once.
+	gasCap, coinbaseCap, genesisCap syntax.TopLevel
+	buyGas, redeemGas, coinbase     syntax.TopLevel
+	nsPolicy                        syntax.TopLevel
+}
+
+// New makes a Runner.
+func New(cfg Config) *Runner {
+	if cfg.MinerReward.IsZero() {
+		cfg.MinerReward = DefaultMinerReward
+	}
+	if cfg.Gas == nil {
+		cfg.Gas = DefaultGasModel
+	}
+	return &Runner{
+		cfg:         cfg,
+		gasCap:      mustParse(`(coin.GAS)`),
+		coinbaseCap: mustParse(`(coin.COINBASE)`),
+		genesisCap:  mustParse(`(coin.GENESIS)`),
+		buyGas:      mustParse(`(coin.buy-gas (read-msg "sender") (read-decimal "total"))`),
+		redeemGas:   mustParse(`(coin.redeem-gas (read-msg "miner") (read-msg "miner-guard") (read-msg "sender") (read-decimal "total"))`),
+		coinbase:    mustParse(`(coin.coinbase (read-msg "miner") (read-msg "miner-guard") (read-decimal "reward"))`),
+		nsPolicy:    mustParse(`ns.validate`),
+	}
+}
+
+func mustParse(src string) syntax.TopLevel {
+	f, err := syntax.ParseProgram("txexec", src)
+	if err != nil || len(f.Items) != 1 {
+		panic(fmt.Sprintf("txexec: parse %q: %v", src, err))
+	}
+	return f.Items[0]
+}
+
+func mustDecimal(s string) eval.Decimal {
+	d, err := eval.ParseDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// chainData is the chain-data object of a command in b.
+func chainData(b *Block, m *api.PublicMeta) *eval.Object {
+	sender, gasLimit, gasPrice := "", int64(0), eval.Value(eval.NewDecimal(eval.NewInt(0), 0))
+	if m != nil {
+		sender, gasPrice = m.Sender, m.GasPrice
+		gasLimit = int64(min(m.GasLimit, math.MaxInt64))
+	}
+	return eval.NewObject(
+		eval.Field{Key: "chain-id", Val: eval.String(b.ChainID)},
+		eval.Field{Key: "block-height", Val: eval.NewInt(int64(min(b.Height, math.MaxInt64)))},
+		eval.Field{Key: "block-time", Val: eval.TimeFromMicros(b.ParentTime)},
+		eval.Field{Key: "prev-block-hash", Val: eval.String(b.ParentHash.String())},
+		eval.Field{Key: "sender", Val: eval.String(sender)},
+		eval.Field{Key: "gas-limit", Val: eval.NewInt(gasLimit)},
+		eval.Field{Key: "gas-price", Val: gasPrice},
+	)
+}
+
+// interp makes the interpreter of one command in b.
+func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand) *eval.Interp {
+	in := eval.New(st)
+	in.TxHash = pc.RequestKey.String()
+	in.Flags = r.cfg.Flags
+	in.Signers = pc.Payload.EvalSigners()
+	in.Verifiers = pc.Payload.EvalVerifiers()
+	in.ChainData = chainData(b, pc.Payload.Meta.Public)
+	return in
+}
+
+// eval evaluates one fixed form.
+func eval1(in *eval.Interp, item syntax.TopLevel) (eval.Value, error) {
+	return in.EvalTopLevel(item, false)
+}
+
+// grant acquires the capability the form evaluates to (a node-granted
+// magic capability such as coin.GAS) for the rest of the Pact transaction.
+func grant(in *eval.Interp, capForm syntax.TopLevel) error {
+	tok, err := eval1(in, capForm)
+	if err != nil {
+		return err
+	}
+	_, err = in.TestCapability(tok)
+	return err
+}
+
+// inTx runs f in a Pact transaction of mode on in's database: committed
+// (returning the logs and the tx id) when f succeeds, rolled back when it
+// fails. Interpreter state of the transaction (capabilities, events) is
+// reset afterwards either way, events excepted: the caller collects them.
+func inTx(in *eval.Interp, mode db.Mode, f func() (eval.Value, error)) (eval.Value, []db.TxLog, db.TxID, error) {
+	id, err := in.DB.BeginTx(mode)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("begin transaction: %w", err)
+	}
+	in.Mode = mode
+	v, err := f()
+	if err != nil {
+		if rerr := in.DB.RollbackTx(); rerr != nil {
+			return nil, nil, 0, fmt.Errorf("%w (and the rollback failed: %v)", err, rerr)
+		}
+		return nil, nil, id, err
+	}
+	logs, err := in.DB.CommitTx()
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("commit transaction: %w", err)
+	}
+	return v, logs, id, nil
+}
+
+// runPayload evaluates a command's payload: every top-level form of an
+// exec (the result is the last value), or the requested step of a
+// defpact.
+func runPayload(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
+	p := pc.Payload
+	if c := p.Cont; c != nil {
+		if c.Proof != nil {
+			return nil, eval.EvalError("cross-chain continuations with an SPV proof are not supported yet")
+		}
+		return in.ContinuePact(int(c.Step), c.Rollback, c.PactID, nil)
+	}
+	if pc.Code == nil {
+		return nil, eval.EvalError("command has no code")
+	}
+	var last eval.Value
+	for _, item := range pc.Code.Items {
+		v, err := in.EvalTopLevel(item, false)
+		if err != nil {
+			return nil, err
+		}
+		last = v
+	}
+	if last == nil {
+		return nil, eval.EvalError("empty input")
+	}
+	return last, nil
+}
