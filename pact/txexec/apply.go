@@ -186,4 +186,3 @@ func (r *Runner) redeem(in *eval.Interp, m *api.PublicMeta, miner Miner, o *resu
 	in.ResetTx()
 	return nil
 }
-
