@@ -67,6 +67,8 @@ type DB struct {
 	moduleCache
 	// decoding are the keys whose entries are being decoded.
 	decoding map[string]bool
+	// restoring are the modules being rebuilt, to refuse cycles.
+	restoring map[modKey]bool
 }
 
 const numDomains = int(db.DefPacts) + 1
@@ -129,6 +131,7 @@ func openLDB(ldb *leveldb.DB, dir string, cacheEntries int) (*DB, error) {
 		cache:       newRowCache(cacheEntries),
 		moduleCache: newModuleCache(),
 		decoding:    map[string]bool{},
+		restoring:   map[modKey]bool{},
 	}
 	for i := range d.sys {
 		if db.Domain(i) != db.UserTable {
@@ -518,7 +521,7 @@ func (d *DB) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, boo
 func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(d, m) }
 
 func (d *DB) restore(rec eval.ModuleRecord) (*eval.Module, error) {
-	return d.moduleCache.restore(d, rec)
+	return d.moduleCache.restore(d, rec, d.restoring)
 }
 
 func (d *DB) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {

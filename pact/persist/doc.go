@@ -44,6 +44,14 @@
 // height in one synced batch, and Rewind drops the blocks above a fork
 // point. modules.go holds the module cache and helpers both share.
 //
+// Unlike DB, a Versioned state is read concurrently: while one executor
+// applies and rewinds blocks, other goroutines make views at or below the
+// height and read through them (each view on one goroutine), taking a
+// shared lock per store access only. A view whose block a rewind dropped
+// fails every later read of stored state with ErrStaleView. A view also
+// carries the node's metadata of a block (PutMeta, Meta): raw bytes
+// versioned with the block, not Pact data.
+//
 // # Caching
 //
 // Decoded rows are cached (cache.go) as they are written and read, so a

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -15,38 +16,62 @@ type moduleState interface {
 }
 
 // moduleCache holds the modules rebuilt from records or written, by name
-// and hash; restoring marks those being rebuilt, to refuse cycles.
+// and hash. A Versioned's views rebuild modules on many goroutines at once,
+// so it is locked; the lock is not held while a module is rebuilt, which
+// reads (and may rebuild dependencies) through the caller's state.
 type moduleCache struct {
-	mods      map[modKey]*compiledModule
-	restoring map[modKey]bool
+	mu   sync.Mutex
+	mods map[modKey]*compiledModule
 }
 
 func newModuleCache() moduleCache {
-	return moduleCache{mods: map[modKey]*compiledModule{}, restoring: map[modKey]bool{}}
+	return moduleCache{mods: map[modKey]*compiledModule{}}
 }
 
 // remember puts a module that was written (and committed) in the cache,
 // with the record it was stored as, so that reading that record back (as a
 // pinned dependency, say) gives the very same module.
 func (c *moduleCache) remember(m *eval.Module, rec *eval.ModuleRecord) {
+	c.mu.Lock()
 	c.mods[modKey{m.Name.String(), m.Hash}] = &compiledModule{rec: *rec, mod: m}
+	c.mu.Unlock()
+}
+
+// cached is the module built from rec, if there is one.
+func (c *moduleCache) cached(k modKey, rec *eval.ModuleRecord) *eval.Module {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cm, ok := c.mods[k]; ok && sameRecord(&cm.rec, rec) {
+		return cm.mod
+	}
+	return nil
 }
 
 // restore is the codec's resolver for module entries: the cached module
-// built from the same record, or a new one compiled over s.
-func (c *moduleCache) restore(s moduleState, rec eval.ModuleRecord) (*eval.Module, error) {
+// built from the same record, or a new one compiled over s. restoring
+// marks the modules being rebuilt by this caller (one goroutine's state),
+// to refuse cycles; it is the caller's because two goroutines rebuilding
+// the same module at once is no cycle.
+func (c *moduleCache) restore(s moduleState, rec eval.ModuleRecord, restoring map[modKey]bool) (*eval.Module, error) {
 	k := modKey{rec.Name.String(), rec.Hash}
-	if cm, ok := c.mods[k]; ok && sameRecord(&cm.rec, &rec) {
-		return cm.mod, nil
+	if m := c.cached(k, &rec); m != nil {
+		return m, nil
 	}
-	if c.restoring[k] {
+	if restoring[k] {
 		return nil, fmt.Errorf("persist: module %s {%s} depends on itself", rec.Name, rec.Hash)
 	}
-	c.restoring[k] = true
+	restoring[k] = true
 	m, err := eval.RestoreModule(s, rec)
-	delete(c.restoring, k)
+	delete(restoring, k)
 	if err != nil {
 		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Another goroutine may have rebuilt the same record meanwhile: keep
+	// the first, so that every reader shares one module.
+	if cm, ok := c.mods[k]; ok && sameRecord(&cm.rec, &rec) {
+		return cm.mod, nil
 	}
 	c.mods[k] = &compiledModule{rec: rec, mod: m}
 	return m, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -25,7 +26,8 @@ import (
 //	                                  (uvarint length | bytes)
 //	prefix 0x02 logical ^height       one version of a logical key, written by block height
 //	                                  (stored inverted, u64 BE, so the newest version comes
-//	                                  first); value: an entry (codec.go), empty for a table
+//	                                  first); value: an entry (codec.go), empty for a table,
+//	                                  the bytes as given for metadata
 //
 // Logical keys, with esc(s) the order-preserving escape of s (0x00 becomes
 // 0x00 0xff, and 0x00 0x01 ends it):
@@ -34,6 +36,8 @@ import (
 //	0x02 esc(table) esc(key)          a user table's row
 //	0x03 domain esc(key)              a system domain's row
 //	0x04 esc(name) esc(hash)          a module version (for ModuleVersion)
+//	0x05 esc(name)                    the node's metadata (View.PutMeta): raw bytes, not an
+//	                                  entry; not Pact data, never in a tx log or the row cache
 //
 // Escaping terminates every component, so the versions of one logical key
 // are exactly the keys under prefix 0x02 logical, and one table's rows are
@@ -51,6 +55,7 @@ const (
 	lUser   byte = 0x02
 	lSys    byte = 0x03
 	lModVer byte = 0x04
+	lMeta   byte = 0x05
 )
 
 // Errors of the versioned state.
@@ -60,16 +65,31 @@ var (
 	ErrHeight = errors.New("persist: bad block height")
 	// ErrStaleView is wrapped when Apply is given a view that was not made
 	// on the current state (or is not a view of this state, or was applied
-	// already, or is in a transaction).
+	// already, or is in a transaction), and by every read of stored state
+	// through a view whose block a Rewind dropped.
 	ErrStaleView = errors.New("persist: view does not apply to the current state")
 )
 
-// Versioned is one chain's Pact state as of every applied block. It is not
-// safe for concurrent use: one executor drives it, and the views it makes.
+// Versioned is one chain's Pact state as of every applied block.
+//
+// One writer (the executor) calls Apply and Rewind; any number of other
+// goroutines may meanwhile call Height and View and read through their
+// views, each view being used by one goroutine at a time. A view at or
+// below Height stays valid while blocks are applied, since Apply only adds
+// versions above the height; a Rewind below a view's height makes every
+// later read of stored state through it fail with ErrStaleView, rather
+// than return another branch's data.
 type Versioned struct {
 	ldb    *leveldb.DB
 	prefix []byte
 
+	// write serialises Apply and Rewind, the only writers of height, has
+	// and rewinds, which may therefore read them without mu.
+	write sync.Mutex
+	// mu guards height, has and rewinds. Readers take it shared around
+	// each access to the store (not for a view's life), so that the check
+	// that their view is not stale and the read itself see the same state.
+	mu     sync.RWMutex
 	height uint64
 	has    bool // false on an empty state
 	// rewinds are the heights rewound to, in order: a view made when
@@ -78,7 +98,10 @@ type Versioned struct {
 
 	// cache holds decoded values by version key; a rewind drops the keys
 	// it deletes, since they can then be written again with other values.
-	cache rowCache
+	// Reads write to it (a miss is filled, a hit may move generations), so
+	// it has a lock of its own, taken inside mu.
+	cacheMu sync.Mutex
+	cache   rowCache
 	moduleCache
 }
 
@@ -105,7 +128,11 @@ func OpenVersioned(ldb *leveldb.DB, prefix []byte) (*Versioned, error) {
 }
 
 // Height returns the last applied block height; false on an empty state.
-func (v *Versioned) Height() (uint64, bool) { return v.height, v.has }
+func (v *Versioned) Height() (uint64, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.height, v.has
+}
 
 func (v *Versioned) key(tag byte, parts ...[]byte) []byte {
 	b := append(slices.Clip(v.prefix), tag)
@@ -172,16 +199,48 @@ func lModVerKey(name, hash string) string {
 	return string(esc(esc([]byte{lModVer}, name), hash))
 }
 
-// get returns the newest stored version of logical at or below h: its
-// version key and bytes.
-func (v *Versioned) get(logical string, h uint64) ([]byte, []byte, bool, error) {
+func lMetaKey(name string) string { return string(esc([]byte{lMeta}, name)) }
+
+// get returns the bytes of the newest stored version of logical at or
+// below h.
+func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 	pre := v.key(vVersion, []byte(logical))
 	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
-		return nil, nil, false, it.Error()
+		return nil, false, it.Error()
 	}
-	return slices.Clone(it.Key()), slices.Clone(it.Value()), true, nil
+	return slices.Clone(it.Value()), true, nil
+}
+
+// getCached is get for a decoded value: the cached value of the version
+// found, or, when it is not cached, its key and bytes to decode. A hit
+// copies nothing.
+func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, b []byte, found bool, err error) {
+	pre := v.key(vVersion, []byte(logical))
+	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	defer it.Release()
+	if !it.Seek(append(pre, be64(^h)...)) {
+		return nil, false, nil, nil, false, it.Error()
+	}
+	v.cacheMu.Lock()
+	val, hit = v.cache.get(string(it.Key()))
+	v.cacheMu.Unlock()
+	if hit {
+		return val, true, nil, nil, true, nil
+	}
+	return nil, false, slices.Clone(it.Key()), slices.Clone(it.Value()), true, nil
+}
+
+// exists reports whether logical has a stored version at or below h.
+func (v *Versioned) exists(logical string, h uint64) (bool, error) {
+	pre := v.key(vVersion, []byte(logical))
+	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	defer it.Release()
+	if !it.Seek(append(pre, be64(^h)...)) {
+		return false, it.Error()
+	}
+	return true, nil
 }
 
 // storedKeys lists the logical keys under sp live as of h, as the keys
@@ -244,10 +303,17 @@ func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err erro
 // View returns a database whose reads see the state as of the end of block
 // height (on an empty state: nothing) and whose writes stay in memory until
 // Apply. Its transaction ids continue from block height's.
+//
+// View may be called concurrently with Apply and Rewind: the height is
+// checked and the block record read under the same lock as the rewinds
+// the view must watch are counted.
 func (v *Versioned) View(height uint64) db.DB {
-	w := &View{v: v, base: height, empty: !v.has, gen: len(v.rewinds), decoding: map[string]bool{}}
+	w := &View{v: v, base: height, decoding: map[string]bool{}}
 	w.block = newOverlay()
 	w.tableCache = map[string]bool{}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	w.empty, w.gen = !v.has, len(v.rewinds)
 	if v.has {
 		if height > v.height {
 			w.err = fmt.Errorf("%w: view at %d above height %d", ErrHeight, height, v.height)
@@ -264,6 +330,8 @@ func (v *Versioned) View(height uint64) db.DB {
 // an empty state for height 0), as block height: one synced batch holding
 // every version, the block's record and the new height.
 func (v *Versioned) Apply(view db.DB, height uint64) error {
+	v.write.Lock()
+	defer v.write.Unlock()
 	w, ok := view.(*View)
 	if !ok || w.v != v || w.applied || w.tx != nil || w.err != nil || w.rewound() {
 		if ok && w.err != nil {
@@ -289,28 +357,43 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 	}
 	b.Put(v.key(vBlock, be64(height)), rec)
 	b.Put(v.key(vMeta), be64(height))
+	// The batch only adds versions above the height, which no view reads
+	// (a view's base is at most the height), so readers need not wait for
+	// the sync; they see the block once the new height is published.
 	if err := v.ldb.Write(&b, synced); err != nil {
 		return fmt.Errorf("persist: apply block %d: %w", height, err)
 	}
-	v.height, v.has = height, true
 	w.applied = true
+	v.cacheMu.Lock()
 	for _, lk := range w.block.order {
-		r := w.block.rows[lk]
-		if len(r.enc) > 0 {
+		if r := w.block.rows[lk]; len(r.enc) > 0 && lk[0] != lMeta {
 			v.cache.put(string(v.versionKey(lk, height)), r.v)
 		}
-		if r.rec != nil {
+	}
+	v.cacheMu.Unlock()
+	for _, lk := range w.block.order {
+		if r := w.block.rows[lk]; r.rec != nil {
 			v.remember(r.v.(*eval.Module), r.rec)
 		}
 	}
+	v.mu.Lock()
+	v.height, v.has = height, true
+	v.mu.Unlock()
 	return nil
 }
 
 // Rewind drops every block above height, so that Height() is height and
 // block height+1 can be applied again. It touches only what those blocks
 // wrote. A view made before a rewind below its height cannot be applied,
-// and must not be read from: its reads may see blocks applied since.
+// and every later read of stored state through it fails with ErrStaleView.
+//
+// Such views are marked stale, and views above height refused, before
+// anything is deleted, so no reader sees a block half dropped. If the
+// deletion then fails the state is left as it was, but the views marked
+// stay stale.
 func (v *Versioned) Rewind(height uint64) error {
+	v.write.Lock()
+	defer v.write.Unlock()
 	if !v.has || height > v.height {
 		return fmt.Errorf("%w: rewind to %d, state at %d (%v)", ErrHeight, height, v.height, v.has)
 	}
@@ -332,15 +415,25 @@ func (v *Versioned) Rewind(height uint64) error {
 		b.Delete(v.key(vBlock, be64(h)))
 	}
 	b.Put(v.key(vMeta), be64(height))
-	if err := v.ldb.Write(&b, synced); err != nil {
-		return fmt.Errorf("persist: rewind to %d: %w", height, err)
-	}
+	old := v.height
+	v.mu.Lock()
 	v.height = height
 	v.rewinds = append(v.rewinds, height)
-	for _, k := range dropped { // the same version key may be written again
+	v.mu.Unlock()
+	if err := v.ldb.Write(&b, synced); err != nil {
+		v.mu.Lock()
+		v.height = old
+		v.mu.Unlock()
+		return fmt.Errorf("persist: rewind to %d: %w", height, err)
+	}
+	// The same version key may be written again with another value. Only
+	// stale views could still look these keys up, and they fail first.
+	v.cacheMu.Lock()
+	for _, k := range dropped {
 		delete(v.cache.hot, k)
 		delete(v.cache.cold, k)
 	}
+	v.cacheMu.Unlock()
 	return nil
 }
 
@@ -366,6 +459,10 @@ type View struct {
 	// tableCache remembers which tables exist as of base.
 	tableCache map[string]bool
 	decoding   map[string]bool
+	// restoring are the modules this view is rebuilding, to refuse
+	// cycles; per view, as rebuilding runs on the view's goroutine while
+	// other views may rebuild the same module (made on first use).
+	restoring map[modKey]bool
 }
 
 // overlay is writes in memory, by logical key.
@@ -406,7 +503,7 @@ func (o *overlay) merge(from *overlay) {
 }
 
 // rewound reports whether a rewind since the view was made dropped the
-// block it reads as of.
+// block it reads as of. The caller holds v.mu or v.write.
 func (w *View) rewound() bool {
 	for _, to := range w.v.rewinds[w.gen:] {
 		if to < w.base {
@@ -414,6 +511,21 @@ func (w *View) rewound() bool {
 		}
 	}
 	return false
+}
+
+// readLock takes v.mu shared for one access to the store, unless a rewind
+// dropped the view's block: then it fails, since the versions the view
+// would find may belong to blocks applied since. On success the caller
+// calls v.mu.RUnlock. Rewind marks views stale under v.mu before it
+// deletes anything, so a read under the lock that passed the check sees
+// the view's own branch.
+func (w *View) readLock() error {
+	w.v.mu.RLock()
+	if w.rewound() {
+		w.v.mu.RUnlock()
+		return fmt.Errorf("%w: view at %d: its block was rewound", ErrStaleView, w.base)
+	}
+	return nil
 }
 
 // Base is the height the view reads as of.
@@ -443,18 +555,29 @@ func (w *View) stored(lk string) (any, bool, error) {
 	if w.empty {
 		return nil, false, nil
 	}
-	vk, b, ok, err := w.v.get(lk, w.base)
-	if err != nil || !ok {
+	if err := w.readLock(); err != nil {
 		return nil, false, err
 	}
-	if val, ok := w.v.cache.get(string(vk)); ok {
-		return val, true, nil
+	val, hit, vk, b, ok, err := w.v.getCached(lk, w.base)
+	w.v.mu.RUnlock()
+	if err != nil || !ok || hit {
+		return val, ok, err
 	}
-	val, err := w.decode(vk, b)
+	// Decoding may read (a module's dependencies), so it runs unlocked;
+	// the check again before caching keeps a version a rewind dropped
+	// meanwhile, which could be written again with another value, out of
+	// the cache.
+	val, err = w.decode(vk, b)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := w.readLock(); err != nil {
+		return nil, false, err
+	}
+	w.v.cacheMu.Lock()
 	w.v.cache.put(string(vk), val)
+	w.v.cacheMu.Unlock()
+	w.v.mu.RUnlock()
 	return val, true, nil
 }
 
@@ -527,7 +650,11 @@ func (w *View) hasTable(table string) (bool, error) {
 	if w.empty {
 		return false, nil
 	}
-	_, _, ok, err := w.v.get(lk, w.base)
+	if err := w.readLock(); err != nil {
+		return false, err
+	}
+	ok, err := w.v.exists(lk, w.base)
+	w.v.mu.RUnlock()
 	if err != nil {
 		return false, err
 	}
@@ -594,7 +721,11 @@ func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType)
 	if wt != db.Write {
 		_, exists := w.lookup(lk)
 		if !exists && !w.empty {
-			_, _, exists, err = w.v.get(lk, w.base)
+			if err := w.readLock(); err != nil {
+				return fmt.Errorf("persist: write %v %q: %w", d, key, err)
+			}
+			exists, err = w.v.exists(lk, w.base)
+			w.v.mu.RUnlock()
 			if err != nil {
 				return fmt.Errorf("persist: write %v %q: %w", d, key, err)
 			}
@@ -639,7 +770,12 @@ func (w *View) Keys(d db.Domain, table string) ([]string, error) {
 	}
 	var ks []string
 	if !w.empty {
-		if ks, err = w.v.storedKeys(sp, w.base); err != nil {
+		if err := w.readLock(); err != nil {
+			return nil, fmt.Errorf("persist: keys %v %q: %w", d, table, err)
+		}
+		ks, err = w.v.storedKeys(sp, w.base)
+		w.v.mu.RUnlock()
+		if err != nil {
 			return nil, fmt.Errorf("persist: keys %v %q: %w", d, table, err)
 		}
 	}
@@ -682,11 +818,58 @@ func (w *View) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, b
 	return m, true, nil
 }
 
+// PutMeta stores value (any bytes, empty included) under name as metadata
+// of the block the view builds, such as a request-key index entry or the
+// block's hash. It is not Pact data: the interpreter cannot see it, it is
+// in no tx log and it is stored as given, not as an entry. Apply keeps it
+// with the block, listed in the block's record so that Rewind drops it.
+// It is refused inside a transaction, whose end would decide its fate.
+func (w *View) PutMeta(name string, value []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.tx != nil {
+		return fmt.Errorf("persist: put meta %q: %w", name, db.ErrInTx)
+	}
+	// Copied, non-nil, so that the caller may reuse value and an empty
+	// value is stored as one.
+	w.block.put(lMetaKey(name), txRow{enc: append([]byte{}, value...)}, "", "", false)
+	return nil
+}
+
+// Meta returns the metadata stored under name as of the view: the view's
+// own PutMeta, else the newest version at or below its base. The bytes
+// are the caller's.
+func (w *View) Meta(name string) ([]byte, bool, error) {
+	if w.err != nil {
+		return nil, false, w.err
+	}
+	lk := lMetaKey(name)
+	if r, ok := w.block.rows[lk]; ok {
+		return slices.Clone(r.enc), true, nil
+	}
+	if w.empty {
+		return nil, false, nil
+	}
+	if err := w.readLock(); err != nil {
+		return nil, false, fmt.Errorf("persist: meta %q: %w", name, err)
+	}
+	b, ok, err := w.v.get(lk, w.base)
+	w.v.mu.RUnlock()
+	if err != nil {
+		return nil, false, fmt.Errorf("persist: meta %q: %w", name, err)
+	}
+	return b, ok, nil
+}
+
 // moduleRecord, restore and pactDef are DB's, over the view (modules.go).
 func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(w, m) }
 
 func (w *View) restore(rec eval.ModuleRecord) (*eval.Module, error) {
-	return w.v.moduleCache.restore(w, rec)
+	if w.restoring == nil {
+		w.restoring = map[modKey]bool{}
+	}
+	return w.v.moduleCache.restore(w, rec, w.restoring)
 }
 
 func (w *View) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {

@@ -15,7 +15,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
-func openLevel(t *testing.T, dir string) *leveldb.DB {
+func openLevel(t testing.TB, dir string) *leveldb.DB {
 	t.Helper()
 	ldb, err := leveldb.OpenFile(dir, nil)
 	if err != nil {

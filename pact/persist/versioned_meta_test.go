@@ -1,0 +1,220 @@
+package persist
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
+)
+
+// wantMeta checks Meta(name) on w.
+func wantMeta(t *testing.T, w db.DB, name string, want string, wantOK bool) {
+	t.Helper()
+	got, ok, err := w.(*View).Meta(name)
+	if err != nil || ok != wantOK || (ok && (string(got) != want || got == nil)) {
+		t.Fatalf("meta %q as of %d = %q %v %v, want %q %v", name, w.(*View).Base(), got, ok, err, want, wantOK)
+	}
+}
+
+// Metadata is versioned with the blocks, dropped by a rewind, kept across
+// a reopening, and no part of the Pact state or its tx logs.
+func TestVersionedMeta(t *testing.T) {
+	dir := t.TempDir()
+	ldb := openLevel(t, dir)
+	defer func() { ldb.Close() }()
+	v := openVersioned(t, ldb, "m/")
+
+	w0 := v.View(0)
+	wantMeta(t, w0, "hash", "", false)
+	buf := []byte("h0")
+	if err := w0.(*View).PutMeta("hash", buf); err != nil {
+		t.Fatal(err)
+	}
+	buf[1] = 'X' // the view keeps its own copy
+	if err := w0.(*View).PutMeta("empty", nil); err != nil {
+		t.Fatal(err)
+	}
+	wantMeta(t, w0, "hash", "h0", true)
+	wantMeta(t, w0, "empty", "", true)
+
+	// Refused inside a transaction, and never in its log; readable there.
+	if err := w0.CreateTable("t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w0.BeginTx(db.Transactional); err != nil {
+		t.Fatal(err)
+	}
+	if err := w0.(*View).PutMeta("rk:a", []byte("0")); !errors.Is(err, db.ErrInTx) {
+		t.Fatalf("put meta in a tx: %v", err)
+	}
+	wantMeta(t, w0, "hash", "h0", true)
+	if err := w0.Write(db.UserTable, "t", "a", row("a0"), db.Write); err != nil {
+		t.Fatal(err)
+	}
+	log, err := w0.CommitTx()
+	if err != nil || len(log) != 1 || log[0].Key != "a" {
+		t.Fatalf("tx log %+v %v", log, err)
+	}
+	wantMeta(t, w0, "rk:a", "", false)
+	if err := v.Apply(w0, 0); err != nil {
+		t.Fatal(err)
+	}
+
+	w1 := v.View(0)
+	wantMeta(t, w1, "hash", "h0", true)
+	if err := w1.(*View).PutMeta("hash", []byte("h1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.(*View).PutMeta("rk:a", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	// A tx after metadata was written logs only its own writes.
+	if _, err := w1.BeginTx(db.Transactional); err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.Write(db.UserTable, "t", "b", row("b1"), db.Write); err != nil {
+		t.Fatal(err)
+	}
+	if log, err := w1.CommitTx(); err != nil || len(log) != 1 || log[0].Key != "b" {
+		t.Fatalf("tx log %+v %v", log, err)
+	}
+	if err := v.Apply(w1, 1); err != nil {
+		t.Fatal(err)
+	}
+	w2 := v.View(1)
+	if err := w2.(*View).PutMeta("hash", []byte("h2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Apply(w2, 2); err != nil {
+		t.Fatal(err)
+	}
+
+	for h, want := range []string{"h0", "h1", "h2"} {
+		w := v.View(uint64(h))
+		wantMeta(t, w, "hash", want, true)
+		wantMeta(t, w, "rk:a", "1", h >= 1)
+		wantMeta(t, w, "empty", "", true)
+		// Metadata is not Pact data: no domain or table lists it.
+		for d := db.Domain(0); int(d) < numDomains; d++ {
+			if d == db.UserTable {
+				continue
+			}
+			if ks, err := w.Keys(d, ""); err != nil || len(ks) != 0 {
+				t.Fatalf("as of %d: %v keys %q %v", h, d, ks, err)
+			}
+		}
+		if ks, err := w.Keys(db.UserTable, "t"); err != nil || len(ks) != min(h+1, 2) {
+			t.Fatalf("as of %d: keys %q %v", h, ks, err)
+		}
+	}
+	// Metadata is not seen through the row cache either.
+	v.cacheMu.Lock()
+	for k := range v.cache.hot {
+		if k[len("m/")+1] == lMeta {
+			t.Fatalf("metadata version %q cached", k)
+		}
+	}
+	v.cacheMu.Unlock()
+
+	// A rewind drops the metadata of the blocks it drops, and a view of
+	// a dropped block fails rather than read the new branch.
+	stale := v.View(2)
+	if err := v.Rewind(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := stale.(*View).Meta("hash"); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("meta through a stale view: %v", err)
+	}
+	wantMeta(t, v.View(0), "hash", "h0", true)
+	wantMeta(t, v.View(0), "rk:a", "", false)
+	w1 = v.View(0)
+	if err := v.Apply(w1, 1); err != nil { // a block without metadata
+		t.Fatal(err)
+	}
+	wantMeta(t, v.View(1), "hash", "h0", true)
+	wantMeta(t, v.View(1), "rk:a", "", false)
+	if _, _, err := stale.(*View).Meta("hash"); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("meta through a stale view after a new block: %v", err)
+	}
+	w2 = v.View(1)
+	if err := w2.(*View).PutMeta("rk:a", []byte("2'")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Apply(w2, 2); err != nil {
+		t.Fatal(err)
+	}
+
+	// Everything survives reopening.
+	ldb.Close()
+	ldb = openLevel(t, dir)
+	v = openVersioned(t, ldb, "m/")
+	wantMeta(t, v.View(0), "hash", "h0", true)
+	wantMeta(t, v.View(1), "rk:a", "", false)
+	wantMeta(t, v.View(2), "rk:a", "2'", true)
+	wantMeta(t, v.View(2), "empty", "", true)
+	if r, ok, err := v.View(2).Read(db.UserTable, "t", "a"); err != nil || !ok || eval.Pretty(r.(eval.Value)) != `{"v": "a0"}` {
+		t.Fatalf("row after reopen: %v %v %v", r, ok, err)
+	}
+
+	// A view that could not be made fails with its error.
+	bad := v.View(9)
+	if err := bad.(*View).PutMeta("x", nil); !errors.Is(err, ErrHeight) {
+		t.Fatalf("put meta on a view above the height: %v", err)
+	}
+	if _, _, err := bad.(*View).Meta("x"); !errors.Is(err, ErrHeight) {
+		t.Fatalf("meta on a view above the height: %v", err)
+	}
+}
+
+// Every read of stored state through a view whose block was rewound
+// fails with ErrStaleView, also once the height is applied again; views
+// at or below the fork point keep reading their state.
+func TestVersionedStaleViewReads(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	v := openVersioned(t, ldb, "s/")
+	block(t, v, 0, 0, "k", "0")
+	block(t, v, 1, 1, "k", "1")
+	block(t, v, 2, 2, "k", "2")
+	stale, kept, below := v.View(2), v.View(1), v.View(0)
+	if r, _, err := stale.Read(db.UserTable, "t", "k"); err != nil || eval.Pretty(r.(eval.Value)) != `{"v": "2"}` {
+		t.Fatalf("read before the rewind: %v %v", r, err)
+	}
+	if err := v.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	block(t, v, 2, 2, "k", "2'")
+
+	wantStale := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrStaleView) {
+			t.Fatalf("%s through a stale view: %v", what, err)
+		}
+	}
+	_, _, err := stale.Read(db.UserTable, "t", "k")
+	wantStale("read", err)
+	_, err = stale.Keys(db.UserTable, "t")
+	wantStale("keys", err)
+	wantStale("insert", stale.Write(db.UserTable, "t", "new", row("x"), db.Insert))
+	wantStale("create-table", stale.CreateTable("t2")) // existence is not cached yet
+	_, _, err = stale.(*View).ModuleVersion(eval.ModuleName{Name: "m"}, "h")
+	wantStale("module version", err)
+	if stale.HasTable("t3") {
+		t.Fatal("a stale view has a table")
+	}
+	// Its own writes still read back (to a table it knew of before the
+	// rewind): they are not stored state.
+	if err := stale.Write(db.UserTable, "t", "k", row("mine"), db.Write); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := stale.Read(db.UserTable, "t", "k"); err != nil || eval.Pretty(r.(eval.Value)) != `{"v": "mine"}` {
+		t.Fatalf("own write through a stale view: %v %v", r, err)
+	}
+
+	for w, want := range map[db.DB]string{kept: `{"v": "1"}`, below: `{"v": "0"}`, v.View(2): `{"v": "2'"}`} {
+		if r, ok, err := w.Read(db.UserTable, "t", "k"); err != nil || !ok || eval.Pretty(r.(eval.Value)) != want {
+			t.Fatalf("as of %d: %v %v %v, want %s", w.(*View).Base(), r, ok, err, want)
+		}
+	}
+}
