@@ -18,9 +18,11 @@ import (
 //	                                           header's record in headers.log
 //	0x03 payloadHash[32]                       payloadRecord (msgp)
 //	0x04 payloadHash[32]                       outputsRecord (msgp)
+//	0x05 chain u32 BE | ...                    chain's versioned Pact state (pact/persist's
+//	                                           layout under this prefix), which also holds the
+//	                                           chain's request-key index (pact.go)
 //
-// Tags 0x05.. are free. Planned: request-key index, versioned Pact state per chain, backup
-// bookkeeping. Take the next free tag and list it here.
+// Tags 0x06.. are free. Planned: backup bookkeeping. Take the next free tag and list it here.
 //
 // The height index is big-endian so that goleveldb's bytewise order is (chain, height, raw hash
 // bytes): exactly the order chainweb's GET /hash, /header and /block endpoints page in
@@ -36,6 +38,7 @@ const (
 	tagHeight  byte = 0x02
 	tagPayload byte = 0x03
 	tagOutputs byte = 0x04
+	tagPact    byte = 0x05
 )
 
 // Names of the meta records, appended to tagMeta.
