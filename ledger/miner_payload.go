@@ -21,5 +21,5 @@ func MinerData(account string, publicKeys ...string) []byte {
 // same synthetic coinbase output as EmptyGenesisPayload, since there is no Pact execution to
 // produce a real one yet.
 func EmptyPayload(minerData []byte) *PayloadWithOutputs {
-	return NewPayloadWithOutputs(minerData, noCoinbaseOutput(), nil)
+	return NewPayloadWithOutputs(minerData, NoCoinbaseOutput(), nil)
 }

@@ -37,6 +37,9 @@ const (
 	InvalidAdjacentVersion      Rule = "InvalidAdjacentVersion"
 	IncorrectForkNumber         Rule = "IncorrectForkNumber"
 	InvalidForkVotes            Rule = "InvalidForkVotes"
+	// InvalidPayload: the payload does not execute, on the parent's Pact state, to the
+	// outputs it records (upstream throws a block validation failure from the Pact service).
+	InvalidPayload Rule = "InvalidPayload"
 
 	// InvalidValidationParameters is not a verdict on the header: the caller passed a nil
 	// header or version, a version without graphs, or a parent that is not the header's parent
@@ -65,7 +68,7 @@ func (r Rule) Definite() bool {
 	switch r {
 	case CreatedBeforeParent, VersionMismatch, ChainMismatch, IncorrectHash, IncorrectPow,
 		IncorrectHeight, IncorrectWeight, IncorrectTarget, IncorrectEpoch, IncorrectGenesisParent,
-		IncorrectGenesisTarget, IncorrectPayloadHash, IncorrectForkNumber, InvalidForkVotes:
+		IncorrectGenesisTarget, IncorrectPayloadHash, IncorrectForkNumber, InvalidForkVotes, InvalidPayload:
 		return true
 	}
 	return false

@@ -435,7 +435,7 @@ func TestRuleClasses(t *testing.T) {
 	ephemeral := []Rule{MissingParent, MissingAdjacentParent, MissingPayload, BlockInTheFuture}
 	definite := []Rule{CreatedBeforeParent, VersionMismatch, ChainMismatch, IncorrectHash, IncorrectPow,
 		IncorrectHeight, IncorrectWeight, IncorrectTarget, IncorrectEpoch, IncorrectGenesisParent,
-		IncorrectGenesisTarget, IncorrectPayloadHash, IncorrectForkNumber, InvalidForkVotes}
+		IncorrectGenesisTarget, IncorrectPayloadHash, IncorrectForkNumber, InvalidForkVotes, InvalidPayload}
 	neither := []Rule{AdjacentChainMismatch, AdjacentParentChainMismatch, InvalidFeatureFlags,
 		InvalidBraiding, InvalidAdjacentVersion, InvalidValidationParameters}
 	for _, r := range ephemeral {
