@@ -35,6 +35,9 @@ type chainActor struct {
 	now   func() time.Time
 	cut   *actor.PID // told about every stored header, in the order they are stored
 	log   *slog.Logger
+	// exec, when the node executes Pact, validates payloads by execution (the ones its
+	// executor built pass at once).
+	exec *Executor
 }
 
 func (a *chainActor) Receive(ctx actor.Context) {
@@ -82,6 +85,20 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	}
 	if err := a.checkPayload(h, m.payload); err != nil {
 		return insertDone{err: err}
+	}
+	if a.exec != nil {
+		p := m.payload
+		if p == nil {
+			if p, err = a.db.PayloadWithOutputs(h.PayloadHash); err != nil {
+				return insertDone{err: err}
+			}
+		}
+		if err := a.exec.Validate(h, p); err != nil {
+			if errors.Is(err, ErrInvalidPayload) {
+				return insertDone{err: payloadFailure(pow.InvalidPayload, h, "%v", err)}
+			}
+			return insertDone{err: fmt.Errorf("validate payload: %w", err)}
+		}
 	}
 	if err := a.db.PutBlock(h, m.payload, nil); err != nil {
 		return insertDone{err: fmt.Errorf("store block: %w", err)}

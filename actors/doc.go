@@ -17,9 +17,16 @@
 //	mempool.go    a mempool actor per chain over mempool.Pool: checked inserts, pending
 //	              transactions by gas price for blocks, eviction. Lookups read an index, not
 //	              the actor.
+//	executor.go   an executor actor per chain over the chain's versioned Pact state: builds
+//	              payloads for the miner (coinbase, then transactions by gas price), validates
+//	              payloads it did not build by executing them, follows the cut's head (rewind
+//	              and replay on a reorg), writes the request-key index with each block.
+//	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
+//	              checks), on views of the state, never through the actor; ChainContract, a
+//	              chain's contract endpoints over its mempool and executor.
 //	runtime.go    Start and Stop: wiring the above.
 //
 // Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to
-// the cut actor, then to the updates hub and the miner. Reads never go through an actor: the
+// the cut actor, then to the updates hub, the miner and the executors. Reads never go through an actor: the
 // service API reads the store and the published cut directly.
 package actors

@@ -242,6 +242,10 @@ func (m *Mempool) Status(k api.Hash) mempool.Status {
 	return m.index.m[k].Status
 }
 
+// Generation changes whenever a transaction enters or leaves the pending set or the bad-list:
+// a block built at one generation holds the best of what was pending then.
+func (m *Mempool) Generation() uint64 { return m.index.gen.Load() }
+
 // Pending returns transactions for a new block, best gas price first, whose gas limits add up
 // to at most budget (the block gas limit when 0), leaving out the keys in skip. Expired
 // transactions are evicted first. They stay pending until Included or Badlist.
@@ -350,9 +354,12 @@ func (m *Mempool) request(ctx context.Context, msg any) (any, error) {
 type mempoolIndex struct {
 	mu sync.RWMutex
 	m  map[api.Hash]MempoolEntry
+	// gen counts changes, so that the executor knows when a block it built is stale.
+	gen atomic.Uint64
 }
 
 func (x *mempoolIndex) observe(k api.Hash, s mempool.Status, tx *mempool.Tx) {
+	x.gen.Add(1)
 	x.mu.Lock()
 	switch s {
 	case mempool.Pending:

@@ -15,8 +15,9 @@ import (
 
 // MiningConfig turns the miner on.
 type MiningConfig struct {
-	// MinerData is the miner-data JSON of every mined block (ledger.MinerData). Until Pact
-	// execution exists every block carries an empty payload around it.
+	// MinerData is the miner-data JSON of every mined block (ledger.MinerData). Without Pact
+	// execution every block carries an empty payload around it; with it the executors build
+	// the payloads (and pay this miner).
 	MinerData []byte
 	// Workers is the number of nonce-search goroutines; 0 means GOMAXPROCS (one per core).
 	Workers int
@@ -144,7 +145,7 @@ func (m *miner) work(id int) {
 		}
 		c := chains[round%len(chains)]
 		round++
-		h, err := m.newHeader(view.Heads, c)
+		h, payload, err := m.newHeader(view.Heads, c)
 		if err != nil {
 			m.log.Debug("no work", "chain", c, "err", err)
 			m.waitChange(view.Seq, 10*time.Millisecond)
@@ -173,16 +174,23 @@ func (m *miner) work(id int) {
 		if found {
 			h.Nonce = nonce
 			h.Seal()
-			m.submit(h)
+			m.submit(h, payload)
 		}
 	}
 }
 
-// newHeader builds the next block of chain c in cut hs, created now, after every parent.
-func (m *miner) newHeader(hs Heads, c ledger.ChainID) (*ledger.Header, error) {
+// newHeader builds the next block of chain c in cut hs, created now, after every parent, with
+// its payload.
+func (m *miner) newHeader(hs Heads, c ledger.ChainID) (*ledger.Header, *ledger.PayloadWithOutputs, error) {
 	p, adj, err := MiningParents(m.v, hs, c, m.rt.lookup)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	payload := m.payload
+	if x, ok := m.rt.Executor(c); ok {
+		if payload, err = x.Build(p); err != nil {
+			return nil, nil, fmt.Errorf("build the payload: %w", err)
+		}
 	}
 	latest := p.CreationTime
 	for _, a := range adj {
@@ -194,20 +202,21 @@ func (m *miner) newHeader(hs Heads, c ledger.ChainID) (*ledger.Header, error) {
 		// ahead of ours: creation times must increase and never be in the future, so wait.
 		wait := time.Duration(latest-ct+1) * time.Microsecond
 		if wait > time.Second {
-			return nil, fmt.Errorf("parents are created %v in the future", wait)
+			return nil, nil, fmt.Errorf("parents are created %v in the future", wait)
 		}
 		time.Sleep(wait)
 		if ct = m.now().UnixMicro(); ct <= latest {
-			return nil, fmt.Errorf("clock is not past the parents' creation time yet")
+			return nil, nil, fmt.Errorf("clock is not past the parents' creation time yet")
 		}
 	}
-	return pow.NewHeader(m.v, p, adj, m.payload.PayloadHash, ct, 0, 0)
+	h, err := pow.NewHeader(m.v, p, adj, payload.PayloadHash, ct, 0, 0)
+	return h, payload, err
 }
 
 // submit hands a solved block to its chain actor and waits until the cut actor has seen it, so
 // that the worker's next round starts from the cut that contains it.
-func (m *miner) submit(h *ledger.Header) {
-	if err := m.rt.Insert(h, m.payload); err != nil {
+func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
+	if err := m.rt.Insert(h, payload); err != nil {
 		if !m.stopped() {
 			m.log.Warn("mined block rejected", "chain", h.ChainID, "height", h.Height, "err", err)
 		}

@@ -22,7 +22,8 @@ const maxRecover = 100_000
 //  2. if those are not braided (a store written by an older build, or damaged), the best braided
 //     cut below them (LowerToBraid);
 //  3. joined with every stored block above them that makes the cut heavier: blocks stored after
-//     the last heads write, which a crash kept out of the heads record, are not lost.
+//     the last heads write, which a crash kept out of the heads record, are not lost (a block
+//     whose payload the crash lost is left out).
 func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLookup, log *slog.Logger) (Heads, error) {
 	stored, err := db.Heads()
 	if err != nil {
@@ -61,6 +62,11 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 	}
 	joined := 0
 	for _, h := range above {
+		if ok, err := db.HasPayload(h.PayloadHash); err != nil || !ok {
+			// The header reached the header log but the crash took the batch with its
+			// payload: the block is incomplete, and its miner or peer will send it again.
+			continue
+		}
 		next, err := Join(hs, h, genesis, lookup)
 		if err == nil && Heavier(next, hs) {
 			hs, joined = next, joined+1

@@ -26,7 +26,11 @@ type Config struct {
 	Updates *UpdatesHub
 	// Mining turns the miner on; nil leaves it off.
 	Mining *MiningConfig
-	Logger *slog.Logger
+	// Execution turns Pact execution on (a mempool and an executor per chain); nil leaves
+	// blocks without transactions, as on upstream networks whose genesis this node does not
+	// carry.
+	Execution *ExecutionConfig
+	Logger    *slog.Logger
 	// Now is the clock for validation ("not in the future") and creation times; time.Now if nil.
 	Now func() time.Time
 }
@@ -48,6 +52,8 @@ type Runtime struct {
 	view    atomic.Pointer[CutView]
 	heads   *headsWriter
 	miner   *miner
+	execs   []*Executor // by chain id; nil without Execution
+	pools   *Mempools
 	entered atomic.Uint64
 	stopped atomic.Bool
 	stop    sync.Once
@@ -76,6 +82,12 @@ func Start(cfg Config) (*Runtime, error) {
 	r.heads.offer(hs) // the resumed cut may differ from the stored heads (recover.go)
 
 	r.system = newActorSystem(cfg.Logger)
+	if cfg.Execution != nil {
+		if err := r.startExecution(hs); err != nil {
+			r.shutdown()
+			return nil, err
+		}
+	}
 	if cfg.Mining != nil {
 		r.miner = newMiner(r, *cfg.Mining)
 	}
@@ -83,8 +95,11 @@ func Start(cfg Config) (*Runtime, error) {
 		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),
 		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, lookup: r.lookup,
 	}
-	if r.miner != nil {
-		cut.changed = r.miner.cutChanged
+	cut.changed = func(v *CutView) {
+		if r.miner != nil {
+			r.miner.cutChanged(v)
+		}
+		r.cutChangedExec(v)
 	}
 	if r.cutPID, err = r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return cut }), "cut"); err != nil {
 		r.shutdown()
@@ -93,6 +108,9 @@ func Start(cfg Config) (*Runtime, error) {
 	for _, c := range cfg.Version.Chains() {
 		a := &chainActor{chain: c, v: cfg.Version, db: cfg.Store, now: cfg.Now, cut: r.cutPID,
 			log: cfg.Logger.With("component", "chain")}
+		if x, ok := r.Executor(c); ok {
+			a.exec = x
+		}
 		pid, err := r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return a }), fmt.Sprintf("chain-%d", c))
 		if err != nil {
 			r.shutdown()
@@ -178,6 +196,14 @@ func (r *Runtime) Stop() {
 }
 
 func (r *Runtime) shutdown() {
+	for _, x := range r.execs {
+		if x != nil {
+			x.stop()
+		}
+	}
+	if r.pools != nil {
+		r.pools.Stop()
+	}
 	for _, pid := range r.chains {
 		if pid != nil {
 			r.system.Root.PoisonFuture(pid).Wait()
@@ -186,6 +212,8 @@ func (r *Runtime) shutdown() {
 	if r.cutPID != nil {
 		r.system.Root.PoisonFuture(r.cutPID).Wait()
 	}
-	r.heads.close()
+	if r.heads != nil {
+		r.heads.close()
+	}
 	r.system.Shutdown()
 }

@@ -1,0 +1,317 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/persist"
+	"github.com/ledgernode/ledger-node/pact/result"
+	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/txexec"
+)
+
+// The reads of a chain's executor, and ChainContract, the contract endpoints of a chain
+// (transport.ContractAPI) over its mempool and executor. Nothing here goes through an actor
+// but /send's insert: results, local and the gas payer check read views of the state.
+
+// CanPay is the mempool's gas payer check (mempool.GasPayer): whether the command's sender can
+// buy its gas as of the chain's head.
+func (x *Executor) CanPay(pc *api.ParsedCommand) error {
+	return x.withHead(0, func(view *persist.View, blk *txexec.Block) error {
+		err := x.run.CanPay(view, blk, pc)
+		var be *txexec.BuyGasError
+		if errors.As(err, &be) {
+			return errors.New(be.Reason())
+		}
+		return err
+	})
+}
+
+// Contains reports whether a transaction with request key rk is in a block of the chain as of
+// its head (mempool.TxIndex).
+func (x *Executor) Contains(rk api.Hash) bool {
+	head := x.head.Load()
+	if head == nil {
+		return false
+	}
+	_, ok, err := x.locate(x.state.View(head.Height).(*persist.View), rk)
+	return ok && err == nil
+}
+
+// withHead runs f on a view of the state depth blocks below the head (clamped at genesis),
+// with the context of the block that would follow it, mined by this node. A rewind under the
+// view is retried once.
+func (x *Executor) withHead(depth uint64, f func(*persist.View, *txexec.Block) error) error {
+	for attempt := 0; ; attempt++ {
+		head := x.head.Load()
+		if head == nil {
+			return errors.New("the chain has no executed block yet")
+		}
+		g, _ := x.v.GenesisHeight(x.chain)
+		base, parent := head.Height-min(depth, head.Height-g), head
+		if base != head.Height {
+			h, err := x.blockAt(base)
+			if err == nil {
+				parent, err = x.db.Header(h)
+			}
+			if err != nil {
+				if attempt == 0 && retryable(err) {
+					continue
+				}
+				return err
+			}
+		}
+		blk := &txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
+			ParentHash: api.Hash(parent.Hash), Miner: x.miner}
+		err := f(x.state.View(base).(*persist.View), blk)
+		if attempt == 0 && retryable(err) {
+			continue
+		}
+		return err
+	}
+}
+
+// retryable reports a read that a rewind (a reorg) overtook: the view's block was dropped, or
+// the state went below the head the read started from. Read again from the new head.
+func retryable(err error) bool {
+	return errors.Is(err, persist.ErrStaleView) || errors.Is(err, persist.ErrHeight)
+}
+
+// locate finds where the transaction rk is as of view: the block and its index there.
+func (x *Executor) locate(view *persist.View, rk api.Hash) (location, bool, error) {
+	b, ok, err := view.Meta(metaReqPrefix + string(rk[:]))
+	if err != nil || !ok {
+		return location{}, false, err
+	}
+	if len(b) != ledger.HashSize+4 {
+		return location{}, false, fmt.Errorf("%w: request-key index entry of %s", persist.ErrCorrupt, rk)
+	}
+	return location{block: ledger.Hash(b[:ledger.HashSize]), index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}, true, nil
+}
+
+type location struct {
+	block ledger.Hash
+	index int
+}
+
+// Result returns the CommandResult of transaction rk as of depth blocks below the head, with
+// the metaData of its block; nil when it is in no block as of there.
+func (x *Executor) Result(rk api.Hash, depth uint64) ([]byte, error) {
+	var out []byte
+	err := x.withHead(depth, func(view *persist.View, _ *txexec.Block) error {
+		loc, ok, err := x.locate(view, rk)
+		if err != nil || !ok {
+			return err
+		}
+		h, err := x.db.Header(loc.block)
+		if err != nil {
+			return err
+		}
+		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
+		if err != nil {
+			return err
+		}
+		if loc.index >= len(p.Transactions) {
+			return fmt.Errorf("%w: request-key index of %s points past block %s", persist.ErrCorrupt, rk, h.Hash)
+		}
+		out = withBlockMeta(p.Transactions[loc.index].Output, h)
+		return nil
+	})
+	return out, err
+}
+
+// nullMeta is where a stored result's metaData sits; a stored result always has it, after its
+// result and events (object keys inside values are sorted, so metaData cannot precede
+// continuation inside one).
+var nullMeta = []byte(`,"metaData":null,"continuation":`)
+
+// withBlockMeta fills a stored result's metaData with its block's (chainweb's enrichCR):
+// {"blockHeight","blockTime","blockHash","prevBlockHash"}.
+func withBlockMeta(res []byte, h *ledger.Header) []byte {
+	i := bytes.LastIndex(res, nullMeta)
+	if i < 0 {
+		return res
+	}
+	meta := append([]byte(`,"metaData":{"blockHeight":`), strconv.FormatUint(h.Height, 10)...)
+	meta = append(meta, `,"blockTime":`...)
+	meta = strconv.AppendInt(meta, h.CreationTime, 10)
+	meta = append(meta, `,"blockHash":"`...)
+	meta = append(meta, h.Hash.String()...)
+	meta = append(meta, `","prevBlockHash":"`...)
+	meta = append(meta, h.Parent.String()...)
+	meta = append(meta, `"},"continuation":`...)
+	out := make([]byte, 0, len(res)+len(meta))
+	out = append(out, res[:i]...)
+	out = append(out, meta...)
+	return append(out, res[i+len(nullMeta):]...)
+}
+
+// ChainContract serves one chain's contract endpoints over its mempool and executor.
+type ChainContract struct {
+	x    *Executor
+	pool *Mempool
+}
+
+// Contract returns the contract API of chain c; false when the runtime executes no Pact.
+func (r *Runtime) Contract(c ledger.ChainID) (*ChainContract, bool) {
+	if int(c) >= len(r.execs) || r.execs[c] == nil {
+		return nil, false
+	}
+	return &ChainContract{x: r.execs[c], pool: r.execs[c].pool}, true
+}
+
+// Executor returns chain c's executor; false when the runtime executes no Pact.
+func (r *Runtime) Executor(c ledger.ChainID) (*Executor, bool) {
+	if int(c) >= len(r.execs) || r.execs[c] == nil {
+		return nil, false
+	}
+	return r.execs[c], true
+}
+
+// Send inserts commands into the mempool; a rejection is a 400 with chainweb's text.
+func (cc *ChainContract) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error) {
+	keys, err := cc.pool.Insert(ctx, cmds)
+	if msg, ok := mempool.IsRejection(err); ok {
+		return nil, &server.RequestError{Msg: msg}
+	}
+	return keys, err
+}
+
+// badlistedResult is poll's answer for a bad-listed transaction (chainweb-api.md §6.3).
+func badlistedResult(rk api.Hash) []byte {
+	return result.Append(nil, rk, &result.Outcome{Fail: &result.Error{Type: result.TypeTx,
+		Message: mempool.TextBadlisted, Info: ""}})
+}
+
+// Poll returns the results of the keys found in blocks as of confirmationDepth below the head,
+// and a failure for bad-listed ones; the others are left out.
+func (cc *ChainContract) Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error) {
+	var out []server.Polled
+	seen := make(map[api.Hash]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		res, err := cc.x.Result(k, opts.ConfirmationDepth)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil && cc.pool.Status(k) == mempool.Badlisted {
+			res = badlistedResult(k)
+		}
+		if res != nil {
+			out = append(out, server.Polled{Key: k, Result: res})
+		}
+	}
+	return out, nil
+}
+
+// Listen waits for the result of key until ctx ends.
+func (cc *ChainContract) Listen(ctx context.Context, key api.Hash) ([]byte, error) {
+	for {
+		next := cc.x.Applied()
+		res, err := cc.x.Result(key, 0)
+		if err != nil || res != nil {
+			return res, err
+		}
+		if cc.pool.Status(key) == mempool.Badlisted {
+			return badlistedResult(key), nil
+		}
+		select {
+		case <-next:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Local simulates a command on the chain's state (chainweb-api.md §6.5).
+func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error) {
+	p, err := api.DecodePayload([]byte(cmd.Cmd))
+	if err != nil {
+		return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: " + err.Error()}
+	}
+	if !opts.SignatureVerification {
+		if want := api.HashBytes([]byte(cmd.Cmd)); cmd.Hash != want && cmd.Hash != api.HashBytesBLAKE2s([]byte(cmd.Cmd)) {
+			return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: Hash Mismatch, received " +
+				cmd.Hash.String() + " but our hashing resulted in " + want.String()}
+		}
+	}
+	pc := &api.ParsedCommand{Command: cmd, Payload: p, RequestKey: cmd.Hash}
+	if p.Exec != nil {
+		code, perr := syntax.ParseProgram("", p.Exec.Code)
+		if perr != nil {
+			// Code that does not parse is not an HTTP error: a failure result.
+			return server.LocalResult{Result: result.Append(nil, cmd.Hash, &result.Outcome{Fail: result.ErrorOf(perr)})}, nil
+		}
+		pc.Code = code
+	}
+	if opts.SignatureVerification {
+		if _, err := api.VerifyCommand(cmd); err != nil {
+			return server.LocalResult{}, &server.RequestError{Msg: "Metadata validation failed: " + jsonStrings([]string{localSigText(err)})}
+		}
+	}
+	if opts.Preflight {
+		if fails := cc.pool.Preflight(pc, opts.SignatureVerification); len(fails) > 0 {
+			return server.LocalResult{}, &server.RequestError{Msg: "Metadata validation failed: " + jsonStrings(fails)}
+		}
+	}
+	if p.Meta.Public == nil {
+		return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: the node runs only commands with public metadata"}
+	}
+	var out []byte
+	err = cc.x.withHead(opts.RewindDepth, func(view *persist.View, blk *txexec.Block) error {
+		var err error
+		out, err = cc.x.run.Local(view, blk, pc, opts.Preflight)
+		return err
+	})
+	if err != nil {
+		return server.LocalResult{}, fmt.Errorf("local: %w", err)
+	}
+	return server.LocalResult{Result: out, Warnings: []string{}}, nil
+}
+
+// localSigText is the text of a failed hash or signature check in local's 400.
+func localSigText(err error) string {
+	s := err.Error()
+	if strings.Contains(s, "Hash Mismatch") {
+		return "The hash of the payload was invalid."
+	}
+	return s
+}
+
+func jsonStrings(ss []string) string {
+	b := []byte{'['}
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = result.AppendString(b, s)
+	}
+	return string(append(b, ']'))
+}
+
+// Private is not served by the node yet.
+func (cc *ChainContract) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
+	return nil, &server.RequestError{Msg: "private commands are not supported by this node yet"}
+}
+
+// Verify is pact -s's: the node does not analyse modules.
+func (cc *ChainContract) Verify(ctx context.Context, body []byte) ([]byte, error) {
+	return nil, &server.RequestError{Msg: "verify is served by pact -s, not by the node"}
+}
+
+// SPV proofs come with the SPV issue.
+func (cc *ChainContract) SPV(ctx context.Context, req server.SPVRequest) (string, error) {
+	return "", &server.RequestError{Msg: "SPV proofs are not supported by this node yet"}
+}

@@ -1,0 +1,598 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/persist"
+	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// The executor of a chain (DESIGN.md, "A transaction"): an actor that owns the chain's
+// versioned Pact state (store.PactState) and keeps it at the chain's head in the best cut. It
+//
+//   - builds payloads for the miner: the coinbase, then pending transactions by gas price
+//     within the block gas limit, each run with its gas bought and redeemed (pact/txexec);
+//   - applies the blocks that enter the cut: a block it built is applied from the writes it
+//     kept, any other is re-executed and its outputs compared with the payload's;
+//   - on a reorg, rewinds the state to the fork point and replays the new branch;
+//   - writes the request-key index into the state, with each block, so that it is versioned
+//     (and rewound) with the state: "is this transaction on chain as of block N" is a read.
+//
+// Reads never go through the actor: Poll, Local, CanPay and Contains read views of the state
+// at the published head (or below it), concurrently with the actor's writes.
+
+// Keys of the state's metadata (persist.View.PutMeta), versioned with each block.
+const (
+	metaBlock     = "b"  // the hash of the block the state is at
+	metaReqPrefix = "r:" // + request key: the block hash and the index of the transaction
+)
+
+// ExecutorTimeout bounds a wait for an executor. Building a full block takes milliseconds;
+// a replay after a restart can take longer.
+const ExecutorTimeout = 60 * time.Second
+
+// ErrExecutorStopped is returned once the executor has stopped.
+var ErrExecutorStopped = errors.New("actors: executor stopped")
+
+// ExecutionConfig turns on Pact execution: a mempool and an executor per chain.
+type ExecutionConfig struct {
+	Runner *txexec.Runner
+	// MinerData is the miner data of the blocks this node builds; local and the gas payer
+	// check run as if this miner made the next block.
+	MinerData []byte
+	// Mempool configures every chain's mempool; Chain, Network, GasPayer, Index and
+	// ParentTime are set per chain.
+	Mempool MempoolConfig
+}
+
+// Executor is one chain's executor. Its read methods are safe for concurrent use.
+type Executor struct {
+	chain     ledger.ChainID
+	v         *ledger.Version
+	db        *store.DB
+	state     *persist.Versioned
+	run       *txexec.Runner
+	pool      *Mempool
+	miner     txexec.Miner
+	minerData []byte
+	log       *slog.Logger
+	// cutHead returns the chain's head in the best cut.
+	cutHead func() *ledger.Header
+
+	system *actor.ActorSystem
+	pid    *actor.PID
+
+	// head is the block the state is at; nil before genesis is applied.
+	head atomic.Pointer[ledger.Header]
+	mu   sync.Mutex
+	// applied is closed and replaced whenever a block is applied (listen waits on it).
+	applied chan struct{}
+	stopped atomic.Bool
+
+	// The actor's own fields.
+	built     map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
+	lastBuilt *builtBlock
+}
+
+// builtBlock is a payload the executor built, with the state writes that made it.
+type builtBlock struct {
+	parent  ledger.Hash
+	gen     uint64 // the mempool generation it was built at
+	payload *ledger.PayloadWithOutputs
+	view    *persist.View
+	keys    []api.Hash
+}
+
+// The executor's messages.
+type (
+	execSync  struct{ target *ledger.Header }
+	execBuild struct {
+		parent *ledger.Header
+	}
+	execBuilt struct {
+		payload *ledger.PayloadWithOutputs
+		err     error
+	}
+	execValidate struct {
+		header  *ledger.Header
+		payload *ledger.PayloadWithOutputs
+	}
+	execDone struct{ err error }
+)
+
+func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *ExecutionConfig, pool *Mempool,
+	cutHead func() *ledger.Header, log *slog.Logger) (*Executor, error) {
+	st, err := sdb.PactState(c)
+	if err != nil {
+		return nil, err
+	}
+	miner, err := txexec.ParseMiner(cfg.MinerData)
+	if err != nil {
+		return nil, err
+	}
+	x := &Executor{
+		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner,
+		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
+		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
+	}
+	if h, ok := st.Height(); ok {
+		hash, err := x.blockAt(h)
+		if err != nil {
+			return nil, fmt.Errorf("actors: Pact state of chain %d: %w", c, err)
+		}
+		head, err := sdb.Header(hash)
+		if err != nil {
+			return nil, fmt.Errorf("actors: Pact state of chain %d is at block %s: %w", c, hash, err)
+		}
+		x.head.Store(head)
+	}
+	return x, nil
+}
+
+func (x *Executor) spawn(system *actor.ActorSystem) error {
+	x.system = system
+	pid, err := system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return x }),
+		fmt.Sprintf("executor-%d", x.chain))
+	if err != nil {
+		return fmt.Errorf("actors: spawn the executor of chain %d: %w", x.chain, err)
+	}
+	x.pid = pid
+	return nil
+}
+
+func (x *Executor) stop() {
+	x.stopped.Store(true)
+	if x.pid != nil {
+		x.system.Root.PoisonFuture(x.pid).Wait()
+	}
+}
+
+// Receive handles the executor's messages.
+func (x *Executor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *execSync:
+		if err := x.syncTo(m.target); err != nil {
+			x.log.Error("cannot execute the chain's head", "height", m.target.Height, "hash", m.target.Hash, "err", err)
+		}
+	case *execBuild:
+		p, err := x.build(m.parent)
+		ctx.Respond(&execBuilt{payload: p, err: err})
+	case *execValidate:
+		ctx.Respond(&execDone{err: x.validate(m.header, m.payload)})
+	}
+}
+
+func (x *Executor) request(msg any) (any, error) {
+	if x.stopped.Load() {
+		return nil, ErrExecutorStopped
+	}
+	res, err := x.system.Root.RequestFuture(x.pid, msg, ExecutorTimeout).Result()
+	if err != nil {
+		return nil, fmt.Errorf("actors: executor of chain %d: %w", x.chain, err)
+	}
+	return res, nil
+}
+
+// Build returns the payload of a new block on parent: the coinbase to this node's miner, then
+// the best pending transactions that fit the block gas limit. It is the one built last when
+// neither the parent nor the mempool changed since.
+func (x *Executor) Build(parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
+	res, err := x.request(&execBuild{parent: parent})
+	if err != nil {
+		return nil, err
+	}
+	b := res.(*execBuilt)
+	return b.payload, b.err
+}
+
+// Validate checks a block's payload by executing it on its parent's state, unless the executor
+// built that payload itself. It may move the state off the best cut's head; the next cut
+// change brings it back.
+func (x *Executor) Validate(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
+	res, err := x.request(&execValidate{header: h, payload: p})
+	if err != nil {
+		return err
+	}
+	return res.(*execDone).err
+}
+
+// Head returns the block the state is at (nil before genesis).
+func (x *Executor) Head() *ledger.Header { return x.head.Load() }
+
+// Applied returns a channel closed when the next block is applied.
+func (x *Executor) Applied() <-chan struct{} {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.applied
+}
+
+// blockAt reads the hash of the state's block at height h.
+func (x *Executor) blockAt(h uint64) (ledger.Hash, error) {
+	b, ok, err := x.state.View(h).(*persist.View).Meta(metaBlock)
+	if err != nil {
+		return ledger.Hash{}, err
+	}
+	if !ok || len(b) != ledger.HashSize {
+		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", persist.ErrCorrupt, h)
+	}
+	return ledger.Hash(b), nil
+}
+
+// onState reports whether block h is the state's block at its height.
+func (x *Executor) onState(h *ledger.Header) (bool, error) {
+	head := x.head.Load()
+	if head == nil || h.Height > head.Height {
+		return false, nil
+	}
+	if h.Hash == head.Hash {
+		return true, nil
+	}
+	at, err := x.blockAt(h.Height)
+	if err != nil {
+		return false, err
+	}
+	return at == h.Hash, nil
+}
+
+// syncTo brings the state to block t: back to the last block t's branch shares with the
+// state, then forward along t's branch.
+func (x *Executor) syncTo(t *ledger.Header) error {
+	if head := x.head.Load(); head != nil && head.Hash == t.Hash {
+		return nil
+	}
+	var path []*ledger.Header
+	h := t
+	for {
+		on, err := x.onState(h)
+		if err != nil {
+			return err
+		}
+		if on {
+			break
+		}
+		path = append(path, h)
+		if x.isGenesis(h) {
+			h = nil
+			break
+		}
+		p, err := x.db.Header(h.Parent)
+		if err != nil {
+			return fmt.Errorf("parent of block %d %s: %w", h.Height, h.Hash, err)
+		}
+		h = p
+	}
+	if head := x.head.Load(); head != nil && (h == nil || h.Hash != head.Hash) {
+		if h == nil {
+			return fmt.Errorf("block %s shares no history with the Pact state", t.Hash)
+		}
+		if err := x.state.Rewind(h.Height); err != nil {
+			return err
+		}
+		x.log.Info("Pact state rewound for a fork", "to height", h.Height, "blocks to replay", len(path))
+		x.setHead(h)
+	}
+	if len(path) > 100 {
+		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "to height", t.Height)
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		if err := x.apply(path[i]); err != nil {
+			return fmt.Errorf("block %d %s: %w", path[i].Height, path[i].Hash, err)
+		}
+	}
+	return nil
+}
+
+func (x *Executor) isGenesis(h *ledger.Header) bool {
+	g, ok := x.v.GenesisHeight(h.ChainID)
+	return ok && h.Height == g
+}
+
+func (x *Executor) setHead(h *ledger.Header) {
+	x.head.Store(h)
+	clear(x.built) // their views were made on the old head
+	x.lastBuilt = nil
+}
+
+// apply applies block h, whose parent is the state's head: from the writes kept when this
+// executor built its payload, or by executing the stored payload.
+func (x *Executor) apply(h *ledger.Header) error {
+	var view *persist.View
+	var keys []api.Hash
+	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
+		view, keys = b.view, b.keys
+	} else {
+		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
+		if err != nil {
+			return fmt.Errorf("payload %s: %w", h.PayloadHash, err)
+		}
+		if view, keys, err = x.execute(h, p); err != nil {
+			return err
+		}
+	}
+	for i, k := range keys {
+		if err := x.index(view, h.Hash, k, i); err != nil {
+			return err
+		}
+	}
+	if err := view.PutMeta(metaBlock, h.Hash[:]); err != nil {
+		return err
+	}
+	if err := x.state.Apply(view, h.Height); err != nil {
+		return err
+	}
+	x.setHead(h)
+	if x.pool != nil && len(keys) > 0 {
+		x.pool.Included(keys)
+	}
+	x.mu.Lock()
+	close(x.applied)
+	x.applied = make(chan struct{})
+	x.mu.Unlock()
+	return nil
+}
+
+// blockContext is what Pact code sees of block h (child of the state's head).
+func (x *Executor) blockContext(h *ledger.Header, miner txexec.Miner) *txexec.Block {
+	b := &txexec.Block{ChainID: chainIDText(x.chain), Height: h.Height, Miner: miner}
+	if head := x.head.Load(); head != nil && !x.isGenesis(h) {
+		b.ParentTime, b.ParentHash = head.CreationTime, api.Hash(head.Hash)
+	}
+	return b
+}
+
+func chainIDText(c ledger.ChainID) string { return strconv.FormatUint(uint64(c), 10) }
+
+// view is a view of the state to build block h on: the head's, or an empty state for genesis.
+func (x *Executor) view() *persist.View {
+	var base uint64
+	if head := x.head.Load(); head != nil {
+		base = head.Height
+	}
+	return x.state.View(base).(*persist.View)
+}
+
+// ErrInvalidPayload is wrapped by the errors of a payload that does not execute to its
+// outputs.
+var ErrInvalidPayload = errors.New("invalid payload")
+
+// execute runs block h's payload p on the state's head and checks that it produces p's
+// outputs. It returns the view holding the writes, and the request keys of its transactions.
+func (x *Executor) execute(h *ledger.Header, p *ledger.PayloadWithOutputs) (*persist.View, []api.Hash, error) {
+	view := x.view()
+	genesis := x.isGenesis(h)
+	var blk *txexec.Block
+	if genesis {
+		blk = x.blockContext(h, txexec.Miner{})
+	} else {
+		miner, err := txexec.ParseMiner(p.MinerData)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+		}
+		blk = x.blockContext(h, miner)
+		cb, err := x.run.Coinbase(view, blk)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+		}
+		if !bytes.Equal(cb, p.Coinbase) {
+			return nil, nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
+		}
+	}
+	keys := make([]api.Hash, 0, len(p.Transactions))
+	for i, t := range p.Transactions {
+		cmd, err := api.DecodeCommand(t.Tx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+		}
+		var out []byte
+		if genesis {
+			// Genesis commands are not signed and not checked (DECISIONS.md).
+			out, err = x.run.Genesis(view, blk, cmd)
+		} else {
+			var pc *api.ParsedCommand
+			if pc, err = api.VerifyCommand(cmd); err == nil {
+				var a txexec.Applied
+				a, err = x.run.Apply(view, blk, pc)
+				out = a.Result
+			}
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+		}
+		if !bytes.Equal(out, t.Output) {
+			return nil, nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
+		}
+		keys = append(keys, cmd.Hash)
+	}
+	return view, keys, nil
+}
+
+// index records in view that transaction i of block blockHash has request key rk.
+func (x *Executor) index(view *persist.View, blockHash ledger.Hash, rk api.Hash, i int) error {
+	v := make([]byte, 0, ledger.HashSize+4)
+	v = append(v, blockHash[:]...)
+	v = append(v, byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
+	return view.PutMeta(metaReqPrefix+string(rk[:]), v)
+}
+
+// build makes the payload of a new block on parent.
+func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
+	var gen uint64
+	if x.pool != nil {
+		gen = x.pool.Generation()
+	}
+	if b := x.lastBuilt; b != nil && b.parent == parent.Hash && b.gen == gen {
+		return b.payload, nil
+	}
+	if err := x.syncTo(parent); err != nil {
+		return nil, err
+	}
+	view := x.view()
+	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
+	blk := x.blockContext(child, x.miner)
+	cb, err := x.run.Coinbase(view, blk)
+	if err != nil {
+		return nil, err
+	}
+	var txs []ledger.TxWithOutput
+	var keys, bad []api.Hash
+	if x.pool != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
+		pending, err := x.pool.Pending(ctx, 0, nil)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		for _, tx := range pending {
+			a, err := x.run.Apply(view, blk, &tx.ParsedCommand)
+			var be *txexec.BuyGasError
+			if errors.As(err, &be) {
+				bad = append(bad, tx.RequestKey)
+				x.log.Debug("transaction dropped: cannot buy gas", "requestKey", tx.RequestKey, "err", be.Reason())
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			txs = append(txs, ledger.TxWithOutput{Tx: tx.Command.JSON(), Output: a.Result})
+			keys = append(keys, tx.RequestKey)
+		}
+		if len(bad) > 0 {
+			x.pool.Badlist(bad)
+		}
+	}
+	p := ledger.NewPayloadWithOutputs(x.minerData, cb, txs)
+	// The request-key index needs the block's hash, which mining has yet to find: apply
+	// writes it into the kept view from the keys.
+	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: keys}
+	x.built[p.PayloadHash] = b
+	x.lastBuilt = b
+	return p, nil
+}
+
+// validate checks block h's payload p, which this executor did not build, by executing it on
+// h's parent.
+func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
+	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
+		return nil
+	}
+	if x.isGenesis(h) {
+		return nil // genesis blocks are the node's own (checked against their hash)
+	}
+	parent, err := x.db.Header(h.Parent)
+	if err != nil {
+		return err
+	}
+	if err := x.syncTo(parent); err != nil {
+		return err
+	}
+	_, _, err = x.execute(h, p)
+	if head := x.cutHead(); head != nil {
+		// Back to the best cut, which reads (poll, local) expect the state to follow.
+		if serr := x.syncTo(head); serr != nil {
+			x.log.Error("cannot execute the chain's head", "height", head.Height, "err", serr)
+		}
+	}
+	return err
+}
+
+// GenesisPayload executes chain c's development genesis (pact/contracts) on an empty state
+// and returns its payload: the genesis commands and their outputs, no miner, no coinbase.
+// Its hash is the genesis header's payload hash, computed at start rather than pasted in.
+func GenesisPayload(r *txexec.Runner, c ledger.ChainID, network string) (*ledger.PayloadWithOutputs, error) {
+	cmds, err := txexec.GenesisCommands(contracts.DevelopmentGenesis(int(c)), chainIDText(c), network)
+	if err != nil {
+		return nil, err
+	}
+	st := db.NewMemDB()
+	blk := &txexec.Block{ChainID: chainIDText(c)}
+	txs := make([]ledger.TxWithOutput, len(cmds))
+	for i, cmd := range cmds {
+		out, err := r.Genesis(st, blk, cmd)
+		if err != nil {
+			return nil, fmt.Errorf("genesis of chain %d: %w", c, err)
+		}
+		txs[i] = ledger.TxWithOutput{Tx: cmd.JSON(), Output: out}
+	}
+	return ledger.NewPayloadWithOutputs(ledger.NoMinerData, ledger.NoCoinbaseOutput(), txs), nil
+}
+
+// startExecution starts a mempool and an executor per chain, and brings every chain's Pact
+// state to its head in the resumed cut hs before anything runs (after a crash the cut can be
+// a few blocks ahead of the state; those are replayed here).
+func (r *Runtime) startExecution(hs Heads) error {
+	ec := r.cfg.Execution
+	if ec.Runner == nil {
+		return errors.New("actors: ExecutionConfig needs a Runner")
+	}
+	r.pools = &Mempools{system: r.system}
+	for _, c := range r.cfg.Version.Chains() {
+		x, err := newExecutor(c, r.cfg.Version, r.cfg.Store, ec, nil, r.chainHead(c), r.cfg.Logger)
+		if err != nil {
+			return err
+		}
+		mc := ec.Mempool
+		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x
+		mc.ParentTime = ChainHeadTime(r, c)
+		if mc.Logger == nil {
+			mc.Logger = r.cfg.Logger
+		}
+		pool, err := StartMempool(r.system, mc)
+		if err != nil {
+			return err
+		}
+		x.pool = pool
+		for int(c) >= len(r.execs) {
+			r.execs = append(r.execs, nil)
+			r.pools.byChain = append(r.pools.byChain, nil)
+		}
+		r.execs[c], r.pools.byChain[c] = x, pool
+		if int(c) < len(hs) && hs[c] != nil {
+			if err := x.syncTo(hs[c]); err != nil {
+				return fmt.Errorf("actors: execute chain %d up to its head (height %d): %w", c, hs[c].Height, err)
+			}
+		}
+		if err := x.spawn(r.system); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chainHead returns a function reading chain c's head in the published cut.
+func (r *Runtime) chainHead(c ledger.ChainID) func() *ledger.Header {
+	return func() *ledger.Header {
+		hs := r.view.Load().Heads
+		if int(c) < len(hs) {
+			return hs[c]
+		}
+		return nil
+	}
+}
+
+// cutChangedExec tells each executor whose chain has a new head in the cut to follow it.
+func (r *Runtime) cutChangedExec(v *CutView) {
+	for c, x := range r.execs {
+		if x == nil || c >= len(v.Heads) || v.Heads[c] == nil {
+			continue
+		}
+		if head := x.head.Load(); head != nil && head.Hash == v.Heads[c].Hash {
+			continue
+		}
+		r.system.Root.Send(x.pid, &execSync{target: v.Heads[c]})
+	}
+}

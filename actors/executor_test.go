@@ -1,0 +1,201 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// execFixture is chain 0's executor over a fresh store holding its development genesis, with
+// a mempool that checks nothing Pact-side, driven directly (not as an actor): blocks are
+// headers made by hand, since the executor only reads their hashes, parents, heights, times
+// and payload hashes.
+type execFixture struct {
+	t    *testing.T
+	db   *store.DB
+	x    *Executor
+	pool *Mempool
+	g    *ledger.Header
+	ct   int64
+}
+
+func newExecFixture(t *testing.T) *execFixture {
+	t.Helper()
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	v := ledger.Development
+	run := txexec.New(txexec.Config{})
+	gp, err := GenesisPayload(run, 0, v.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ledger.GenesisHeader(v, 0, gp.PayloadHash)
+	if err := db.PutBlock(g, gp, nil); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool, err := StartMempool(nil, MempoolConfig{Chain: 0, Network: v.Name, EvictEvery: -1, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Stop)
+	key := contracts.Key("devnet-miner")
+	ec := &ExecutionConfig{Runner: run, MinerData: ledger.MinerData("k:"+key, key)}
+	x, err := newExecutor(0, v, db, ec, pool, func() *ledger.Header { return nil }, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &execFixture{t: t, db: db, x: x, pool: pool, g: g, ct: time.Now().Add(-time.Minute).UnixMicro()}
+	if err := x.syncTo(g); err != nil {
+		t.Fatalf("genesis: %v", err)
+	}
+	return f
+}
+
+// block stores a block on parent with the payload the executor builds for it.
+func (f *execFixture) block(parent *ledger.Header) *ledger.Header {
+	f.t.Helper()
+	p, err := f.x.build(parent)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return f.blockWith(parent, p)
+}
+
+func (f *execFixture) blockWith(parent *ledger.Header, p *ledger.PayloadWithOutputs) *ledger.Header {
+	f.t.Helper()
+	f.ct += 1000
+	h := &ledger.Header{ChainID: 0, Height: parent.Height + 1, Parent: parent.Hash, PayloadHash: p.PayloadHash,
+		CreationTime: f.ct, Target: parent.Target, Version: parent.Version}
+	h.Seal()
+	if err := f.db.PutBlock(h, p, nil); err != nil {
+		f.t.Fatal(err)
+	}
+	return h
+}
+
+func (f *execFixture) sync(h *ledger.Header) {
+	f.t.Helper()
+	if err := f.x.syncTo(h); err != nil {
+		f.t.Fatal(err)
+	}
+	if f.x.Head().Hash != h.Hash {
+		f.t.Fatalf("head %d, want %d", f.x.Head().Height, h.Height)
+	}
+}
+
+// balance reads an account's balance at the executor's head.
+func (f *execFixture) balance(account string) string {
+	f.t.Helper()
+	cc := &ChainContract{x: f.x, pool: f.pool}
+	c := devtx.Cmd{Code: `(format "{}" [(coin.get-balance "` + account + `")])`}.Build()
+	res, err := cc.Local(context.Background(), c, server.LocalOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var r struct {
+		Result struct{ Data string } `json:"result"`
+	}
+	if err := json.Unmarshal(res.Result, &r); err != nil {
+		f.t.Fatal(err)
+	}
+	return r.Result.Data
+}
+
+// A fork that overtakes the branch holding a transaction: the state rewinds to the fork
+// point and replays the other branch, and the transaction's result and effects are gone.
+func TestExecutorReorgRewindsAndReplays(t *testing.T) {
+	f := newExecFixture(t)
+	start := f.balance("sender01")
+
+	tx := devtx.Transfer("sender00", "sender01", "7.0", "0").Build()
+	if _, err := f.pool.Insert(context.Background(), []*api.Command{tx}); err != nil {
+		t.Fatal(err)
+	}
+	a1 := f.block(f.g)
+	f.sync(a1)
+	if res, err := f.x.Result(tx.Hash, 0); err != nil || res == nil {
+		t.Fatalf("the transfer is not in block a1: %s %v", res, err)
+	}
+	if got := f.balance("sender01"); got == start {
+		t.Fatalf("balance unchanged by the transfer: %s", got)
+	}
+
+	// b1 (a sibling of a1) and b2: built on the other branch, without the transfer, which a1
+	// took out of the mempool.
+	b1 := f.block(f.g)
+	b2 := f.block(b1)
+	f.sync(a1) // back on a, as the cut would be
+	f.sync(b2)
+	if res, err := f.x.Result(tx.Hash, 0); err != nil || res != nil {
+		t.Fatalf("after the reorg the transfer is still found: %s %v", res, err)
+	}
+	if got := f.balance("sender01"); got != start {
+		t.Fatalf("after the reorg sender01 has %s, want %s", got, start)
+	}
+
+	// And back: building on a1 rewinds b's blocks and re-executes a1 from the store.
+	a2 := f.block(a1)
+	f.sync(a2)
+	if res, err := f.x.Result(tx.Hash, 0); err != nil || res == nil {
+		t.Fatalf("back on branch a the transfer is not found: %v", err)
+	}
+	// confirmationDepth 1 reads a1's state, which holds it; depth 2 reads genesis.
+	if res, _ := f.x.Result(tx.Hash, 1); res == nil {
+		t.Error("not found one block down")
+	}
+	if res, _ := f.x.Result(tx.Hash, 2); res != nil {
+		t.Error("found at genesis")
+	}
+}
+
+// A payload whose outputs are not what its transactions produce is refused, and the state is
+// left as it was.
+func TestExecutorRefusesForgedOutputs(t *testing.T) {
+	f := newExecFixture(t)
+	tx := devtx.Transfer("sender00", "sender01", "1.0", "0").Build()
+	if _, err := f.pool.Insert(context.Background(), []*api.Command{tx}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := f.x.build(f.g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := *good
+	forged.Transactions = []ledger.TxWithOutput{{Tx: good.Transactions[0].Tx,
+		Output: []byte(strings.Replace(string(good.Transactions[0].Output), `"gas":`, `"gas":1`, 1))}}
+	p := ledger.NewPayloadWithOutputs(forged.MinerData, forged.Coinbase, forged.Transactions)
+	bad := f.blockWith(f.g, p)
+	clear(f.x.built) // as if another node had built it
+	err = f.x.validate(bad, p)
+	if !errors.Is(err, ErrInvalidPayload) || !strings.Contains(err.Error(), "output differs") {
+		t.Fatalf("validate: %v, want an invalid payload", err)
+	}
+	if err := f.x.syncTo(bad); err == nil {
+		t.Fatal("the executor applied a forged block")
+	}
+	if f.x.Head().Hash != f.g.Hash {
+		t.Errorf("the state moved to height %d", f.x.Head().Height)
+	}
+	// A miner that is not paid by the coinbase the payload claims: the coinbase differs.
+	other := ledger.NewPayloadWithOutputs(ledger.MinerData("someone-else"), good.Coinbase, good.Transactions)
+	if err := f.x.validate(f.blockWith(f.g, other), other); !errors.Is(err, ErrInvalidPayload) {
+		t.Errorf("validate a payload with another miner's coinbase: %v", err)
+	}
+}
