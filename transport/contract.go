@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -140,7 +141,8 @@ func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
 		writeText(ctx, fasthttp.StatusBadRequest, re.Msg)
 		return
 	}
-	if errors.Is(err, server.ErrClosed) || errors.Is(err, context.Canceled) {
+	if errors.Is(err, server.ErrClosed) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, actors.ErrMempoolStopped) || errors.Is(err, actors.ErrExecutorStopped) {
 		writeText(ctx, fasthttp.StatusServiceUnavailable, "The server is shutting down.")
 		return
 	}

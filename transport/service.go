@@ -58,6 +58,13 @@ type ServiceConfig struct {
 	// UpdatesBuffer is how many events an update stream may fall behind before it is dropped
 	// (actors.DefaultSubscriberBuffer if zero).
 	UpdatesBuffer int
+	// Contract returns a chain's contract API (send, poll, listen, local, ...), served under
+	// chain/{c}/pact/api/v1/ and chain/{c}/contract/api/v1/ (DECISIONS.md) with the legacy
+	// chain/{c}/pact/spv. Nil leaves those routes out (404), as on a node that executes no
+	// Pact.
+	Contract func(ledger.ChainID) ContractAPI
+	// ListenTimeout bounds a listen (DefaultListenTimeout if zero).
+	ListenTimeout time.Duration
 	Logger        *slog.Logger
 }
 
@@ -85,6 +92,8 @@ type Service struct {
 	limits  listLimits
 	info    map[*ledger.Graph][]byte // /info bodies, one per graph the version ever uses
 	server  *fasthttp.Server
+	// contract serves the contract endpoints; nil without ServiceConfig.Contract.
+	contract *Contract
 
 	lnMu      sync.Mutex
 	listeners []net.Listener // handed to Serve; closed by Shutdown
@@ -174,6 +183,16 @@ func (s *Service) routes() {
 	r.handle(fasthttp.MethodPost, "chain/{chain}/payload/outputs/batch", s.postPayloadBatch(true))
 	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}", s.getPayload(false))
 	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}/outputs", s.getPayload(true))
+
+	if s.cfg.Contract != nil {
+		s.contract = NewContract(ContractConfig{
+			API: s.cfg.Contract, MaxBodyBytes: s.cfg.MaxBodyBytes, ListenTimeout: s.cfg.ListenTimeout,
+			Logger: s.log,
+		})
+		s.contract.register(r, "chain/{chain}/pact/api/v1")
+		s.contract.register(r, "chain/{chain}/contract/api/v1")
+		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
 }
 
 // Handler returns the request handler, for embedding the API in another fasthttp server or
@@ -207,11 +226,24 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	lns := s.listeners
 	s.listeners = nil
 	s.lnMu.Unlock()
+	if s.contract != nil {
+		s.contract.shutdown() // waiting listens answer 503 instead of holding the shutdown up
+	}
 	err := s.server.ShutdownWithContext(ctx)
 	for _, ln := range lns {
 		ln.Close()
 	}
 	return err
+}
+
+// InternalErrors counts the 500 answers so far (panics, store and backend failures). Bad input
+// must never produce one; tests assert it stays zero.
+func (s *Service) InternalErrors() int64 {
+	n := s.internalErrors.Load()
+	if s.contract != nil {
+		n += s.contract.internalErrors.Load()
+	}
+	return n
 }
 
 func (s *Service) isStopped() bool {
