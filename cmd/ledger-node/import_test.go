@@ -95,13 +95,14 @@ func TestImportChecksParentLink(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Mining.BlockDelay = 10 * time.Millisecond // an easy genesis target; the import uses the same
 	v := nodeVersion(cfg, nil)
-	genesisPayload := ledger.EmptyGenesisPayload().PayloadHash
-	parent := ledger.GenesisHeader(v, 0, genesisPayload)
+	genesis := devGenesis(t, v)
+	parent := genesis[0]
 	var adj []*ledger.Header
 	for _, c := range v.GraphAt(0).Neighbors(0) {
-		adj = append(adj, ledger.GenesisHeader(v, c, genesisPayload))
+		adj = append(adj, genesis[c])
 	}
-	good, err := pow.NewHeader(v, parent, adj, genesisPayload, parent.CreationTime+1_000_000, 0, 0)
+	payload := ledger.EmptyPayload(ledger.NoMinerData).PayloadHash
+	good, err := pow.NewHeader(v, parent, adj, payload, parent.CreationTime+1_000_000, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

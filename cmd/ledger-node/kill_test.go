@@ -2,20 +2,56 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/store"
 )
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// buildBinary builds the ledger-node binary once per test run (race-instrumented under -race).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the binary with")
+	}
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "ledger-node-bin"); binErr != nil {
+			return
+		}
+		build := []string{"build", "-o", filepath.Join(binDir, "ledger-node")}
+		if raceEnabled {
+			build = append(build, "-race")
+		}
+		if out, err := exec.Command(goBin, append(build, ".")...).CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "ledger-node")
+}
 
 // process is a ledger-node binary running in a child process.
 type process struct {
@@ -102,19 +138,8 @@ func checkCutServed(t *testing.T, base string, cut *ledger.Cut) {
 // the store opens again with a valid cut holding everything the node had served, that mining
 // continues, and that SIGTERM stops it gracefully with its heads written.
 func TestKillDuringMining(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the binary with")
-	}
 	t0 := time.Now()
-	bin := filepath.Join(t.TempDir(), "ledger-node")
-	build := []string{"build", "-o", bin}
-	if raceEnabled {
-		build = append(build, "-race")
-	}
-	if out, err := exec.Command(goBin, append(build, ".")...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	// 20 ms per block and chain: the derived genesis target (16 k hashes per block) gives a block
 	// every few milliseconds even from a race-instrumented binary.
@@ -175,4 +200,85 @@ func TestKillDuringMining(t *testing.T) {
 	if heads.Height() < grown.Height {
 		t.Fatalf("stored heads at cut height %d, below the %d served before the stop", heads.Height(), grown.Height)
 	}
+}
+
+// A SIGKILL while blocks are being mined and transactions sent, and a restart: every result
+// poll returned before the kill is returned after it, byte for byte.
+func TestKillKeepsResults(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	args := []string{"--data-dir", dir, "--service-port", "0", "--block-delay", "20ms", "--log-level", "warn",
+		"--miner-key", devMinerKey}
+	p := startProcess(t, bin, args...)
+	waitCut(t, p.url, 2, 60*time.Second)
+
+	// Transfers on five chains, three on chain 0.
+	var cmds []*api.Command
+	byChain := map[*api.Command]int{}
+	for i, c := range []int{0, 1, 2, 3, 4, 0, 0} {
+		spec := devtx.Transfer("sender00", "sender01", fmt.Sprintf("%d.5", i+1), fmt.Sprint(c))
+		cmd := spec.Build()
+		send(t, p.url, c, cmd)
+		cmds = append(cmds, cmd)
+		byChain[cmd] = c
+	}
+	before := map[string][]byte{}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(before) < len(cmds) {
+		for _, cmd := range cmds {
+			if r, ok := pollOne(t, p.url, byChain[cmd], cmd); ok {
+				before[cmd.Hash.String()] = r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d transactions were mined", len(before), len(cmds))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// More in flight at the kill: they may or may not survive, but must not break the restart.
+	for c := range 5 {
+		send(t, p.url, c, devtx.Transfer("sender02", "sender03", "0.5", fmt.Sprint(c)).Build())
+	}
+	if code := p.signal(t, syscall.SIGKILL); code != -1 {
+		t.Fatalf("SIGKILL: exit code %d", code)
+	}
+
+	p = startProcess(t, bin, append(args, "--mining", "off")...)
+	for _, cmd := range cmds {
+		r, ok := pollOne(t, p.url, byChain[cmd], cmd)
+		if !ok {
+			t.Errorf("%s: result lost in the restart", cmd.Hash)
+			continue
+		}
+		if want := before[cmd.Hash.String()]; string(r) != string(want) {
+			t.Errorf("%s: result changed in the restart\n got %s\nwant %s", cmd.Hash, r, want)
+		}
+	}
+	if code := p.signal(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("SIGTERM: exit code %d\n%s", code, p.stderr.String())
+	}
+}
+
+// pollOne polls one request key on chain c and returns its result, false when not found.
+func pollOne(t *testing.T, base string, c int, cmd *api.Command) ([]byte, bool) {
+	t.Helper()
+	status, body := post(t, pactURL(base, c, "poll"), []byte(`{"requestKeys":["`+cmd.Hash.String()+`"]}`))
+	if status != 200 {
+		t.Fatalf("poll: %d %s", status, body)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	r, ok := m[cmd.Hash.String()]
+	return r, ok
+}
+
+// TestMain removes the binary buildBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
@@ -44,10 +45,14 @@ type node struct {
 	log     *slog.Logger
 	db      *store.DB
 	genesis []*ledger.Header // by chain id; nil on networks whose genesis this node does not write
-	hub     *actors.UpdatesHub
-	rt      *actors.Runtime
-	svc     *transport.Service
-	ln      net.Listener
+	// payloads are the genesis payloads, by chain id, beside genesis.
+	payloads []*ledger.PayloadWithOutputs
+	// runner executes Pact on the networks whose genesis this node writes; nil elsewhere.
+	runner *txexec.Runner
+	hub    *actors.UpdatesHub
+	rt     *actors.Runtime
+	svc    *transport.Service
+	ln     net.Listener
 }
 
 // openNode opens (or creates) the data directory, writes the genesis blocks the first time,
@@ -68,8 +73,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if cfg.Mining.Mode == "pow" {
 		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers}
 	}
+	var exec *actors.ExecutionConfig
+	if n.runner != nil {
+		exec = &actors.ExecutionConfig{Runner: n.runner, MinerData: cfg.Mining.minerData(),
+			Mempool: actors.MempoolConfig{Logger: log}}
+	}
 	n.rt, err = actors.Start(actors.Config{
-		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub, Mining: mining, Logger: log,
+		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub, Mining: mining,
+		Execution: exec, Logger: log,
 	})
 	if err != nil {
 		n.hub.Close()
@@ -87,6 +98,13 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	}
 	if cfg.ServiceAPI.HeaderStream {
 		scfg.Updates = n.hub
+	}
+	if n.runner != nil {
+		rt := n.rt
+		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
+			cc, _ := rt.Contract(c) // every chain of the version has one
+			return cc
+		}
 	}
 	n.svc = transport.NewService(scfg)
 	if n.ln, err = net.Listen("tcp", cfg.serviceAddr()); err != nil {
@@ -118,7 +136,9 @@ func (n *node) init() error {
 	if err := n.db.CheckVersion(n.version.Name); err != nil {
 		return err
 	}
-	n.genesis = genesisHeaders(n.version)
+	if err := n.makeGenesis(); err != nil {
+		return err
+	}
 	heads, err := n.db.Heads()
 	if err != nil {
 		return fmt.Errorf("read heads: %w", err)
@@ -135,23 +155,41 @@ func (n *node) init() error {
 	return nil
 }
 
-// genesisHeaders returns the genesis header of every chain of the networks whose genesis this
-// node writes: our development network (and test-singleton), with their own empty genesis
-// payload (DECISIONS.md). The upstream networks keep upstream's genesis payloads, which this
-// node does not carry: their data directories hold only what is imported, so it returns nil.
-func genesisHeaders(v *ledger.Version) []*ledger.Header {
+// makeGenesis computes the genesis blocks of the networks whose genesis this node writes (our
+// development network and test-singleton; DECISIONS.md "development network"): each chain's
+// genesis payload runs pact/contracts' development genesis, and its hash is computed here, at
+// start, never pasted in. The upstream networks keep upstream's genesis payloads, which this node
+// does not carry: their data directories hold only what is imported, and there n.genesis stays
+// nil and no Pact runs.
+func (n *node) makeGenesis() error {
+	v := n.version
 	if _, upstream := v.UpstreamGenesisPayloadHash(0); upstream && v.Name != ledger.Development.Name {
 		return nil
 	}
-	p := ledger.EmptyGenesisPayload()
-	var out []*ledger.Header
-	for _, c := range v.Chains() {
-		for int(c) >= len(out) {
-			out = append(out, nil)
-		}
-		out[c] = ledger.GenesisHeader(v, c, p.PayloadHash)
+	n.runner = txexec.New(txexec.Config{})
+	chains := v.Chains()
+	size := 0
+	for _, c := range chains {
+		size = max(size, int(c)+1)
 	}
-	return out
+	n.genesis = make([]*ledger.Header, size)
+	n.payloads = make([]*ledger.PayloadWithOutputs, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for _, c := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := actors.GenesisPayload(n.runner, c, v.Name)
+			if err != nil {
+				errs[c] = err
+				return
+			}
+			n.payloads[c], n.genesis[c] = p, ledger.GenesisHeader(v, c, p.PayloadHash)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // writeGenesis stores every chain's genesis block and makes them the heads.
@@ -159,8 +197,13 @@ func (n *node) writeGenesis() error {
 	if n.genesis == nil {
 		return nil
 	}
-	if err := n.db.PutPayload(ledger.EmptyGenesisPayload()); err != nil {
-		return err
+	for _, p := range n.payloads {
+		if p == nil {
+			continue
+		}
+		if err := n.db.PutPayload(p); err != nil {
+			return err
+		}
 	}
 	heads := map[ledger.ChainID]ledger.Hash{}
 	for _, g := range n.genesis {
@@ -192,9 +235,15 @@ func (n *node) checkGenesis() error {
 		if n.version.Name != ledger.Development.Name {
 			return fmt.Errorf("data directory %s holds other genesis blocks than this build's %s network", n.cfg.DataDir, n.version.Name)
 		}
+		stored := n.storedGenesis(g.ChainID)
+		if stored != nil && stored.Target == g.Target && stored.PayloadHash != g.PayloadHash {
+			return fmt.Errorf("data directory %s was made by a ledger-node build with another development genesis "+
+				"(genesis payload %s, this build's %s), whose Pact state cannot carry over; remove it or use another --data-dir",
+				n.cfg.DataDir, stored.PayloadHash, g.PayloadHash)
+		}
 		msg := fmt.Sprintf("data directory %s was created with another block delay: its genesis blocks are not those of --block-delay %v",
 			n.cfg.DataDir, time.Duration(n.version.BlockDelay)*time.Microsecond)
-		if stored := n.storedGenesis(g.ChainID); stored != nil {
+		if stored != nil {
 			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
 		}
 		return errors.New(msg + "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir")
