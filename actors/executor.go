@@ -280,11 +280,16 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 		if h == nil {
 			return fmt.Errorf("block %s shares no history with the Pact state", t.Hash)
 		}
+		dropped := x.commandsAbove(head, h)
 		if err := x.state.Rewind(h.Height); err != nil {
 			return err
 		}
 		x.log.Info("Pact state rewound for a fork", "to height", h.Height, "blocks to replay", len(path))
 		x.setHead(h)
+		if x.pool != nil && len(dropped) > 0 {
+			// After the replay below, so that those on the new branch are refused as on chain.
+			defer x.pool.Reinsert(dropped)
+		}
 	}
 	if len(path) > 100 {
 		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "to height", t.Height)
@@ -295,6 +300,26 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 		}
 	}
 	return nil
+}
+
+// commandsAbove returns the commands of the blocks from head down to, not including, fork.
+func (x *Executor) commandsAbove(head, fork *ledger.Header) []*api.Command {
+	var out []*api.Command
+	for h := head; h != nil && h.Height > fork.Height; {
+		if p, err := x.db.PayloadWithOutputs(h.PayloadHash); err == nil {
+			for _, t := range p.Transactions {
+				if c, err := api.DecodeCommand(t.Tx); err == nil {
+					out = append(out, c)
+				}
+			}
+		}
+		parent, err := x.db.Header(h.Parent)
+		if err != nil {
+			break
+		}
+		h = parent
+	}
+	return out
 }
 
 func (x *Executor) isGenesis(h *ledger.Header) bool {
@@ -457,7 +482,13 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 		if err != nil {
 			return nil, err
 		}
+		var onChain []api.Hash
 		for _, tx := range pending {
+			if _, ok, _ := x.locate(view, tx.RequestKey); ok {
+				// Pending again after a reorg, but the branch the state follows has it.
+				onChain = append(onChain, tx.RequestKey)
+				continue
+			}
 			a, err := x.run.Apply(view, blk, &tx.ParsedCommand)
 			var be *txexec.BuyGasError
 			if errors.As(err, &be) {
@@ -473,6 +504,9 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 		}
 		if len(bad) > 0 {
 			x.pool.Badlist(bad)
+		}
+		if len(onChain) > 0 {
+			x.pool.Included(onChain)
 		}
 	}
 	p := ledger.NewPayloadWithOutputs(x.minerData, cb, txs)

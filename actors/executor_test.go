@@ -14,6 +14,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
@@ -119,10 +120,12 @@ func (f *execFixture) balance(account string) string {
 }
 
 // A fork that overtakes the branch holding a transaction: the state rewinds to the fork
-// point and replays the other branch, and the transaction's result and effects are gone.
+// point and replays the other branch; the transaction, returned to the mempool by the
+// rewind, goes into the other branch, and runs once on whichever branch the state follows.
 func TestExecutorReorgRewindsAndReplays(t *testing.T) {
 	f := newExecFixture(t)
-	start := f.balance("sender01")
+	start := mustDecimal(t, f.balance("sender01"))
+	after := start.Add(mustDecimal(t, "7.0"))
 
 	tx := devtx.Transfer("sender00", "sender01", "7.0", "0").Build()
 	if _, err := f.pool.Insert(context.Background(), []*api.Command{tx}); err != nil {
@@ -130,39 +133,76 @@ func TestExecutorReorgRewindsAndReplays(t *testing.T) {
 	}
 	a1 := f.block(f.g)
 	f.sync(a1)
-	if res, err := f.x.Result(tx.Hash, 0); err != nil || res == nil {
-		t.Fatalf("the transfer is not in block a1: %s %v", res, err)
-	}
-	if got := f.balance("sender01"); got == start {
-		t.Fatalf("balance unchanged by the transfer: %s", got)
+	f.expectIn(tx, a1)
+	if got := mustDecimal(t, f.balance("sender01")); !got.Equal(after) {
+		t.Fatalf("sender01 %s after the transfer, want %s", got, after)
 	}
 
-	// b1 (a sibling of a1) and b2: built on the other branch, without the transfer, which a1
-	// took out of the mempool.
+	// b1, a sibling of a1, and b2: building on genesis rewinds a1 and returns the transfer to
+	// the mempool, so b1 holds it too.
 	b1 := f.block(f.g)
 	b2 := f.block(b1)
 	f.sync(a1) // back on a, as the cut would be
-	f.sync(b2)
-	if res, err := f.x.Result(tx.Hash, 0); err != nil || res != nil {
-		t.Fatalf("after the reorg the transfer is still found: %s %v", res, err)
+	f.sync(b2) // and the reorg
+	f.expectIn(tx, b1)
+	if got := mustDecimal(t, f.balance("sender01")); !got.Equal(after) {
+		t.Fatalf("sender01 %s on branch b, want %s (the transfer once)", got, after)
 	}
-	if got := f.balance("sender01"); got != start {
-		t.Fatalf("after the reorg sender01 has %s, want %s", got, start)
-	}
-
-	// And back: building on a1 rewinds b's blocks and re-executes a1 from the store.
-	a2 := f.block(a1)
-	f.sync(a2)
-	if res, err := f.x.Result(tx.Hash, 0); err != nil || res == nil {
-		t.Fatalf("back on branch a the transfer is not found: %v", err)
-	}
-	// confirmationDepth 1 reads a1's state, which holds it; depth 2 reads genesis.
+	// confirmationDepth: b1's state (one down) holds it, genesis (two down) does not.
 	if res, _ := f.x.Result(tx.Hash, 1); res == nil {
 		t.Error("not found one block down")
 	}
 	if res, _ := f.x.Result(tx.Hash, 2); res != nil {
 		t.Error("found at genesis")
 	}
+
+	// And back: building on a1 rewinds b and re-executes a1 from the store. The transfer,
+	// pending again, is on a already: a2 does not take it a second time.
+	a2 := f.block(a1)
+	f.sync(a2)
+	f.expectIn(tx, a1)
+	if p := mustPayload(t, f.db, a2); len(p.Transactions) != 0 {
+		t.Fatalf("a2 holds %d transactions: the transfer ran twice", len(p.Transactions))
+	}
+	if got := mustDecimal(t, f.balance("sender01")); !got.Equal(after) {
+		t.Fatalf("sender01 %s back on branch a, want %s", got, after)
+	}
+}
+
+// expectIn checks that the result of tx as of the head names block b.
+func (f *execFixture) expectIn(tx *api.Command, b *ledger.Header) {
+	f.t.Helper()
+	res, err := f.x.Result(tx.Hash, 0)
+	if err != nil || res == nil {
+		f.t.Fatalf("no result for %s: %v", tx.Hash, err)
+	}
+	var r struct {
+		MetaData struct{ BlockHash string } `json:"metaData"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.MetaData.BlockHash != b.Hash.String() {
+		f.t.Fatalf("result in block %s, want %s at height %d (%v)", r.MetaData.BlockHash, b.Hash, b.Height, err)
+	}
+}
+
+func mustDecimal(t *testing.T, s string) eval.Decimal {
+	t.Helper()
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	d, err := eval.ParseDecimal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustPayload(t *testing.T, db *store.DB, h *ledger.Header) *ledger.PayloadWithOutputs {
+	t.Helper()
+	p, err := db.PayloadWithOutputs(h.PayloadHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // A payload whose outputs are not what its transactions produce is refused, and the state is

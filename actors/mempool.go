@@ -185,6 +185,22 @@ func (m *Mempool) Insert(ctx context.Context, cmds []*api.Command) ([]api.Hash, 
 	return done.keys, done.err
 }
 
+// Reinsert returns the transactions of blocks a reorg dropped to the mempool: each one that
+// still passes every check (it is not on the new branch, has not expired, ...) is pending
+// again. It does not wait.
+func (m *Mempool) Reinsert(cmds []*api.Command) {
+	if m.stopped.Load() || len(cmds) == 0 {
+		return
+	}
+	var txs []*mempool.Tx
+	for _, c := range cmds {
+		if t, err := mempool.Decode([]*api.Command{c}); err == nil {
+			txs = append(txs, t...)
+		}
+	}
+	m.send(&mempoolReinsert{txs: txs, pre: precheckAll(m.env(), txs)})
+}
+
 // precheckAll runs mempool.Precheck over txs, on several goroutines for a large batch.
 func precheckAll(env *mempool.Env, txs []*mempool.Tx) []mempool.Verdict {
 	vs := make([]mempool.Verdict, len(txs))
@@ -382,6 +398,10 @@ type (
 		keys []api.Hash
 		err  error // a *mempool.BatchError
 	}
+	mempoolReinsert struct {
+		txs []*mempool.Tx
+		pre []mempool.Verdict
+	}
 	mempoolPending struct {
 		budget uint64
 		skip   []api.Hash
@@ -405,6 +425,22 @@ func (a *mempoolActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *mempoolInsert:
 		ctx.Respond(a.insert(m))
+	case *mempoolReinsert:
+		keys := make([]api.Hash, len(m.txs))
+		for i, tx := range m.txs {
+			keys[i] = tx.RequestKey
+		}
+		a.pool.Uninclude(keys)
+		n := 0
+		for i, tx := range m.txs {
+			// One by one: a transaction that no longer passes (expired, now on the new
+			// branch) does not hold the others back.
+			if v := a.pool.Admit(tx, m.pre[i]); mempool.Reject([]*mempool.Tx{tx}, []mempool.Verdict{v}) == nil {
+				a.pool.Insert(tx)
+				n++
+			}
+		}
+		a.log.Info("transactions of blocks a reorg dropped returned to the mempool", "returned", n, "dropped", len(m.txs))
 	case *mempoolPending:
 		a.evict()
 		var skip func(api.Hash) bool

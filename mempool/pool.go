@@ -251,6 +251,16 @@ func (p *Pool) Included(keys []api.Hash, now time.Time) {
 	}
 }
 
+// Uninclude forgets that the transactions with these keys were included: a reorg dropped the
+// blocks that held them, so they may be admitted again.
+func (p *Pool) Uninclude(keys []api.Hash) {
+	for _, k := range keys {
+		if p.included.remove(k) {
+			p.notify(k, Missing, nil)
+		}
+	}
+}
+
 // Badlist records that the transactions with these keys failed to validate (the executor
 // found them unfit for a block): they leave the pending set and are refused until they
 // expire.

@@ -164,6 +164,21 @@ func TestPoolIncluded(t *testing.T) {
 }
 
 // The recently included set is bounded: when full, the key expiring first goes.
+// After a reorg drops its block, an included transaction may be admitted again.
+func TestPoolUninclude(t *testing.T) {
+	p := NewPool(DefaultConfig())
+	a := priced(t, "a", "0.1", 10)
+	p.Insert(a)
+	p.Included([]api.Hash{a.RequestKey}, now)
+	p.Uninclude([]api.Hash{a.RequestKey, {9}})
+	if _, st := p.Lookup(a.RequestKey); st != Missing {
+		t.Fatalf("a: %v, want missing", st)
+	}
+	if v := Check(testEnv(), p, []*Tx{a})[0]; !v.OK() {
+		t.Fatalf("re-admit: %v", v)
+	}
+}
+
 func TestPoolIncludedBounded(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxIncluded = 2

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -119,6 +120,38 @@ func TestTransferEndToEnd(t *testing.T) {
 	before0 := balanceAt(t, n.url, "sender00", 0)
 	before1 := balanceAt(t, n.url, "sender01", 0)
 
+	// The header stream, opened before the transfer is sent, must announce its block with
+	// txCount 1.
+	stream, err := http.Get(n.url + "/chainweb/0.0/development/header/updates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	txCounts := make(chan map[string]int, 1)
+	go func() {
+		counts := map[string]int{}
+		sc := bufio.NewScanner(stream.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line, ok := strings.CutPrefix(sc.Text(), "data:")
+			if !ok {
+				continue
+			}
+			var ev struct {
+				Header  struct{ Hash string } `json:"header"`
+				TxCount int                   `json:"txCount"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.TxCount > 0 {
+				counts[ev.Header.Hash] = ev.TxCount
+				select {
+				case txCounts <- counts:
+				default:
+				}
+				return
+			}
+		}
+	}()
+
 	spec := devtx.Transfer("sender00", "sender01", "12.5", "0")
 	spec.GasPrice = "0.0001"
 	cmd := spec.Build()
@@ -137,6 +170,15 @@ func TestTransferEndToEnd(t *testing.T) {
 	if len(res.Events) != 2 || res.Events[0].Name != "TRANSFER" || res.Events[1].Name != "TRANSFER" ||
 		string(res.Events[1].Params[1]) != `"k:`+devMinerKey+`"` {
 		t.Fatalf("events: %s", body)
+	}
+
+	select {
+	case counts := <-txCounts:
+		if counts[res.MetaData.BlockHash] != 1 {
+			t.Errorf("the stream announced %v, want block %s with txCount 1", counts, res.MetaData.BlockHash)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the header stream announced no block with transactions")
 	}
 
 	// poll finds the same result, with the block's metadata.
