@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/server"
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
@@ -28,8 +29,28 @@ type Config struct {
 	ServiceAPI ServiceAPIConfig `yaml:"serviceApi"`
 	Store      StoreConfig      `yaml:"store"`
 	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
-	NodeServiceDate string       `yaml:"nodeServiceDate"`
-	Mining          MiningConfig `yaml:"mining"`
+	NodeServiceDate string        `yaml:"nodeServiceDate"`
+	Mining          MiningConfig  `yaml:"mining"`
+	Private         PrivateConfig `yaml:"private"`
+}
+
+// PrivateConfig configures private commands (DECISIONS.md, "private"): this node's entity and
+// the other entities' nacl/box public keys and service API addresses. The entities map has no
+// flag: it is YAML only.
+type PrivateConfig struct {
+	// Entity is this node's entity name ("entity" when empty).
+	Entity string `yaml:"entity"`
+	// EntitySecret is this entity's nacl/box secret key (64 hex digits); empty: the key in
+	// <dataDir>/private/entity.key, made on first start.
+	EntitySecret string `yaml:"entitySecret"`
+	// Entities are the other entities by name.
+	Entities map[string]EntityConfig `yaml:"entities"`
+}
+
+// EntityConfig is another entity: its box public key and its node's service API base URL.
+type EntityConfig struct {
+	PublicKey string `yaml:"publicKey"`
+	URL       string `yaml:"url"`
 }
 
 // MiningConfig configures the miner.
@@ -133,6 +154,10 @@ var options = []option{
 		func(c *Config) *string { return &c.Mining.Account }),
 	stringOpt("miner-key", "mining.publicKey", "public key (64 hex digits) in the miner data of mined blocks",
 		func(c *Config) *string { return &c.Mining.PublicKey }),
+	stringOpt("entity", "private.entity", "this node's entity name for private commands (default entity)",
+		func(c *Config) *string { return &c.Private.Entity }),
+	stringOpt("entity-secret", "private.entitySecret", "this entity's nacl/box secret key, 64 hex digits (default: <data-dir>/private/entity.key)",
+		func(c *Config) *string { return &c.Private.EntitySecret }),
 }
 
 // errHelp is returned when the user asked for usage; it is not a failure.
@@ -260,9 +285,33 @@ func (c *Config) finish() error {
 	if err := c.Mining.finish(c.Network); err != nil {
 		return err
 	}
+	if err := c.Private.check(); err != nil {
+		return err
+	}
 	if c.NodeServiceDate != "" {
 		if _, err := time.Parse(time.RFC3339, c.NodeServiceDate); err != nil {
 			return fmt.Errorf("nodeServiceDate %q is not an ISO 8601 timestamp like 2026-12-01T00:00:00Z", c.NodeServiceDate)
+		}
+	}
+	return nil
+}
+
+// check checks the private command settings.
+func (p *PrivateConfig) check() error {
+	if p.EntitySecret != "" {
+		if _, err := server.ParseBoxKey(p.EntitySecret); err != nil {
+			return fmt.Errorf("private.entitySecret: %v", err)
+		}
+	}
+	for name, e := range p.Entities {
+		if name == "" {
+			return errors.New("private.entities: an entity needs a name")
+		}
+		if _, err := server.ParseBoxKey(e.PublicKey); err != nil {
+			return fmt.Errorf("private.entities.%s.publicKey: %v", name, err)
+		}
+		if e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
+			return fmt.Errorf("private.entities.%s.url: want http://HOST:PORT, got %q", name, e.URL)
 		}
 	}
 	return nil

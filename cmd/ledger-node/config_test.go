@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,9 @@ var flagValues = map[string]string{
 	"service-port": "1999", "service-payload-batch-limit": "7", "header-cache-size": "11",
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
 	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
-	"miner-key": "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+	"miner-key":     "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+	"entity":        "alice",
+	"entity-secret": "0707070707070707070707070707070707070707070707070707070707070707",
 }
 
 // networkDefaults are the keys whose defaults depend on the network: --network changes them too.
@@ -89,30 +92,36 @@ func TestFlagsOverrideConfigFile(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(s string) string {
-		f := filepath.Join(dir, "bad.yaml")
+	n := 0
+	write := func(s string) string { // a file per case: the cases are built before any runs
+		n++
+		f := filepath.Join(dir, fmt.Sprintf("bad%d.yaml", n))
 		os.WriteFile(f, []byte(s), 0o600)
 		return f
 	}
 	cases := map[string][]string{
-		"unknown key":       {"--config-file", write("servicePort: 1\n")},
-		"wrong type":        {"--config-file", write("serviceApi:\n  port: lots\n")},
-		"not yaml":          {"--config-file", write("{{{\n")},
-		"missing file":      {"--config-file", filepath.Join(dir, "nope.yaml")},
-		"unknown network":   {"--network", "moonnet"},
-		"bad port":          {"--service-port", "70000"},
-		"bad level":         {"--log-level", "loud"},
-		"bad date":          {"--node-service-date", "next tuesday"},
-		"unknown flag":      {"--frobnicate"},
-		"stray argument":    {"extra"},
-		"flag needs value":  {"--config-file"},
-		"unknown mining":    {"--mining", "gpu"},
-		"mining mainnet":    {"--network", "mainnet01", "--mining", "pow"},
-		"delay on mainnet":  {"--network", "mainnet01", "--block-delay", "2s"},
-		"delay too short":   {"--block-delay", "1ms"},
-		"delay not a time":  {"--block-delay", "soon"},
-		"short miner key":   {"--miner-key", "abcd"},
-		"miner key not hex": {"--miner-key", strings.Repeat("x", 64)},
+		"unknown key":        {"--config-file", write("servicePort: 1\n")},
+		"wrong type":         {"--config-file", write("serviceApi:\n  port: lots\n")},
+		"not yaml":           {"--config-file", write("{{{\n")},
+		"missing file":       {"--config-file", filepath.Join(dir, "nope.yaml")},
+		"unknown network":    {"--network", "moonnet"},
+		"bad port":           {"--service-port", "70000"},
+		"bad level":          {"--log-level", "loud"},
+		"bad date":           {"--node-service-date", "next tuesday"},
+		"unknown flag":       {"--frobnicate"},
+		"stray argument":     {"extra"},
+		"flag needs value":   {"--config-file"},
+		"unknown mining":     {"--mining", "gpu"},
+		"mining mainnet":     {"--network", "mainnet01", "--mining", "pow"},
+		"delay on mainnet":   {"--network", "mainnet01", "--block-delay", "2s"},
+		"delay too short":    {"--block-delay", "1ms"},
+		"delay not a time":   {"--block-delay", "soon"},
+		"short miner key":    {"--miner-key", "abcd"},
+		"miner key not hex":  {"--miner-key", strings.Repeat("x", 64)},
+		"short entity key":   {"--entity-secret", "abcd"},
+		"entity without key": {"--config-file", write("private:\n  entities:\n    bob:\n      url: http://127.0.0.1:1\n")},
+		"entity url": {"--config-file", write("private:\n  entities:\n    bob:\n      publicKey: " +
+			strings.Repeat("ab", 32) + "\n      url: ftp://x\n")},
 	}
 	for name, args := range cases {
 		var stderr bytes.Buffer

@@ -49,6 +49,8 @@ type node struct {
 	payloads []*ledger.PayloadWithOutputs
 	// runner executes Pact on the networks whose genesis this node writes; nil elsewhere.
 	runner *txexec.Runner
+	// priv serves private commands where runner is set.
+	priv *privateChains
 	hub    *actors.UpdatesHub
 	rt     *actors.Runtime
 	svc    *transport.Service
@@ -100,10 +102,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		scfg.Updates = n.hub
 	}
 	if n.runner != nil {
-		rt := n.rt
+		if n.priv, err = newPrivateChains(cfg, n.version.Name, log); err != nil {
+			n.close()
+			return nil, err
+		}
+		rt, priv := n.rt, n.priv
 		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
 			cc, _ := rt.Contract(c) // every chain of the version has one
-			return cc
+			return nodeContract{ChainContract: cc, chain: c, priv: priv}
 		}
 	}
 	n.svc = transport.NewService(scfg)
@@ -349,6 +355,9 @@ func (n *node) close() error {
 	}
 	if n.hub != nil {
 		n.hub.Close()
+	}
+	if n.priv != nil {
+		n.priv.close()
 	}
 	return n.db.Close()
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/server"
 )
 
 // End to end on a mining development node: transactions sent, mined, found, and the documented
@@ -322,5 +326,68 @@ func TestSendRejections(t *testing.T) {
 	}
 	if n := n.node.svc.InternalErrors(); n != 0 {
 		t.Errorf("%d internal errors", n)
+	}
+}
+
+// Private commands between two nodes (DECISIONS.md, "private"): alice's node runs a command
+// addressed to bob and delivers it sealed to bob's node, which runs it too; a third entity's
+// node, not addressed, never sees it.
+func TestPrivateBetweenNodes(t *testing.T) {
+	secret := func(b byte) string { return strings.Repeat(fmt.Sprintf("%02x", b), 32) }
+	pub := func(s string) string {
+		k, err := server.ParseBoxKey(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := server.PublicBoxKey(k)
+		return hex.EncodeToString(p[:])
+	}
+	aliceSecret, bobSecret := secret(7), secret(9)
+	writeConfig := func(name, doc string) string {
+		path := filepath.Join(t.TempDir(), name+".yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	bob := startNodeArgs(t, "--data-dir", t.TempDir(), "--mining", "off", "--config-file", writeConfig("bob",
+		"private:\n  entity: bob\n  entitySecret: "+bobSecret+"\n  entities:\n    alice:\n      publicKey: "+pub(aliceSecret)+"\n"))
+	alice := startNodeArgs(t, "--data-dir", t.TempDir(), "--mining", "off", "--config-file", writeConfig("alice",
+		"private:\n  entity: alice\n  entitySecret: "+aliceSecret+"\n  entities:\n    bob:\n      publicKey: "+pub(bobSecret)+
+			"\n      url: "+bob.url+"\n"))
+
+	k := devtx.Key("sender00")
+	p := &api.Payload{Exec: &api.ExecMsg{Code: `(+ 40 2)`, Data: eval.EmptyObject},
+		Signers: []api.Signer{{PubKey: k.PublicHex()}},
+		Meta:    api.Meta{Private: &api.PrivateMeta{Address: &api.Address{From: "alice", To: []string{"bob"}}}},
+		Nonce:   "private-1"}
+	cmdJSON, err := p.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := api.HashBytes(cmdJSON)
+	cmd := &api.Command{Hash: h, Cmd: string(cmdJSON), Sigs: []api.UserSig{k.SignHash(h)}}
+
+	// Bob's node refuses a command from alice sent by a client: only alice's node takes it.
+	if status, body := post(t, pactURL(bob.url, 3, "private"), cmd.JSON()); status != 400 {
+		t.Errorf("bob's node took alice's command: %d %s", status, body)
+	}
+	status, body := post(t, pactURL(alice.url, 3, "private"), cmd.JSON())
+	if status != 200 || !strings.Contains(string(body), h.String()) {
+		t.Fatalf("private: %d %s", status, body)
+	}
+	for name, n := range map[string]scopedNode{"alice": alice, "bob": bob} {
+		r, ok := pollOne(t, n.url, 3, cmd)
+		if !ok {
+			t.Errorf("%s's node has no result", name)
+			continue
+		}
+		if res := decodeResult(t, r); res.Result.Status != "success" || string(res.Result.Data) != `{"int":42}` {
+			t.Errorf("%s's result: %s", name, r)
+		}
+	}
+	// Chain 4 of alice's node knows nothing of it.
+	if _, ok := pollOne(t, alice.url, 4, cmd); ok {
+		t.Error("the result shows on another chain")
 	}
 }
