@@ -83,6 +83,7 @@ type Executor struct {
 	// applied is closed and replaced whenever a block is applied (listen waits on it).
 	applied chan struct{}
 	stopped atomic.Bool
+	txs     atomic.Uint64 // transactions applied (Stats)
 
 	// The actor's own fields.
 	built     map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
@@ -361,6 +362,7 @@ func (x *Executor) apply(h *ledger.Header) error {
 		return err
 	}
 	x.setHead(h)
+	x.txs.Add(uint64(len(keys)))
 	if x.pool != nil && len(keys) > 0 {
 		x.pool.Included(keys)
 	}

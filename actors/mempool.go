@@ -258,6 +258,19 @@ func (m *Mempool) Status(k api.Hash) mempool.Status {
 	return m.index.m[k].Status
 }
 
+// Len is the number of pending transactions (read from the index, not the actor).
+func (m *Mempool) Len() int {
+	m.index.mu.RLock()
+	defer m.index.mu.RUnlock()
+	n := 0
+	for _, e := range m.index.m {
+		if e.Status == mempool.Pending {
+			n++
+		}
+	}
+	return n
+}
+
 // Generation changes whenever a transaction enters or leaves the pending set or the bad-list:
 // a block built at one generation holds the best of what was pending then.
 func (m *Mempool) Generation() uint64 { return m.index.gen.Load() }

@@ -171,6 +171,11 @@ type Stats struct {
 	Entered   uint64 // blocks that entered the best cut
 	Mined     uint64 // blocks this node mined that were stored
 	Hashes    uint64 // nonces tried
+	// Transactions counts the transactions of the blocks applied to the Pact state (a block
+	// replayed after a reorg counts again).
+	Transactions uint64
+	// Pending is the number of transactions waiting in the mempools.
+	Pending int
 }
 
 // Stats returns the running totals.
@@ -178,6 +183,12 @@ func (r *Runtime) Stats() Stats {
 	s := Stats{CutHeight: r.view.Load().Cut.Height, Entered: r.entered.Load()}
 	if r.miner != nil {
 		s.Mined, s.Hashes = r.miner.mined.Load(), r.miner.hashes.Load()
+	}
+	for _, x := range r.execs {
+		if x != nil {
+			s.Transactions += x.txs.Load()
+			s.Pending += x.pool.Len()
+		}
 	}
 	return s
 }

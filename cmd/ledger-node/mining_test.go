@@ -215,7 +215,7 @@ func TestNodeMinesAllChains(t *testing.T) {
 	time.Sleep(120 * time.Millisecond) // at least one status line
 	n.stop()
 	if s := n.out.String(); !strings.Contains(s, "mining all 20 chains, block delay 2s") ||
-		!strings.Contains(s, "cut height ") || !strings.Contains(s, "MH/s") {
+		!strings.Contains(s, "cut height ") || !strings.Contains(s, "MH/s") || !strings.Contains(s, " pending") {
 		t.Fatalf("node output lacks the mining banner or a status line:\n%s", s)
 	}
 

@@ -320,9 +320,13 @@ func (n *node) reportStatus(out io.Writer) (stop func()) {
 				s := n.rt.Stats()
 				secs := now.Sub(lastAt).Seconds()
 				low, high := cutRange(n.rt.Cut())
-				fmt.Fprintf(out, "%s cut height %d (chains at %d–%d), %.2f blocks/s, %.2f MH/s, %d mined\n",
+				line := fmt.Sprintf("%s cut height %d (chains at %d–%d), %.2f blocks/s, %.2f MH/s, %d mined",
 					now.Format(time.TimeOnly), s.CutHeight, low, high,
 					float64(s.Entered-last.Entered)/secs, float64(s.Hashes-last.Hashes)/secs/1e6, s.Mined)
+				if n.runner != nil {
+					line += fmt.Sprintf(", %.2f txs/s, %d pending", float64(s.Transactions-last.Transactions)/secs, s.Pending)
+				}
+				fmt.Fprintln(out, line)
 				last, lastAt = s, now
 			}
 		}
