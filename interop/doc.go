@@ -1,12 +1,23 @@
-// Package interop checks `pact -s` against Kadena's JavaScript client
-// libraries, pinned in package.json and package-lock.json:
-// @kadena/client builds and signs commands (Pact.builder,
-// createSignWithKeypair) and sends them to our server, which must accept
-// them and compute the same request keys; @kadena/cryptography-utils
-// (hash, verifySig) must accept a command signed by `pact -a`.
+// Package interop checks our servers against Kadena's JavaScript client
+// libraries, pinned in package.json and package-lock.json.
 //
-// The tests start the server in process on a free port and run
-// `node client.js`. `make test` installs the npm packages first (`npm ci`
-// in this directory, the interop-deps target); the tests also run it when
-// node_modules is missing. Without node the tests skip.
+// Against `pact -s` (client.js, interop_test.go): @kadena/client builds and
+// signs commands (Pact.builder, createSignWithKeypair) and sends them to our
+// server, which must accept them and compute the same request keys;
+// @kadena/cryptography-utils (hash, verifySig) must accept a command signed
+// by `pact -a`. The server runs in process on a free port.
+//
+// Against a ledger-node development node (node_scenario.js, node_test.go):
+// the test builds cmd/ledger-node, runs it as a child process mining every
+// 20 ms for the devnet miner key, and drives the end-to-end transfer through
+// the client's chain-routed endpoints: balances read with a local,
+// a capability-scoped coin.transfer preflighted, submitted, listened for and
+// polled, the events and balances after it (gas paid to the miner), the
+// rejection of a signature by the wrong key, and a transfer-create on
+// another chain. The node must then stop cleanly on SIGTERM.
+//
+// The tests run `node` with a script from this directory. `make test`
+// installs the npm packages first (`npm ci` in this directory, the
+// interop-deps target); the tests also run it when node_modules is missing.
+// Without node the tests skip; without go, so does the node test.
 package interop

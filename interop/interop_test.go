@@ -74,15 +74,22 @@ func (e *installError) Error() string { return e.err.Error() + "\n" + string(e.o
 // runNode runs client.js with args and decodes its report.
 func runNode(t *testing.T, node string, args ...string) report {
 	t.Helper()
+	return runScript(t, node, "client.js", args...)
+}
+
+// runScript runs a report-printing script (client.js, node_scenario.js) with args, reports
+// each failed check as a test error, and decodes its report.
+func runScript(t *testing.T, node, script string, args ...string) report {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"client.js"}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var r report
 	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil {
-		t.Fatalf("node %v: %v (%v)\nstdout: %s\nstderr: %s", args, err, jerr, stdout.Bytes(), stderr.Bytes())
+		t.Fatalf("node %s %v: %v (%v)\nstdout: %s\nstderr: %s", script, args, err, jerr, stdout.Bytes(), stderr.Bytes())
 	}
 	for _, c := range r.Checks {
 		if !c.OK {
@@ -90,7 +97,7 @@ func runNode(t *testing.T, node string, args ...string) report {
 		}
 	}
 	if !r.OK || err != nil {
-		t.Errorf("node %v: exit %v, stderr: %s", args, err, stderr.Bytes())
+		t.Errorf("node %s %v: exit %v, stderr: %s", script, args, err, stderr.Bytes())
 	}
 	if len(r.Checks) == 0 {
 		t.Error("no checks ran")
