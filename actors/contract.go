@@ -48,40 +48,42 @@ func (x *Executor) Contains(rk api.Hash) bool {
 }
 
 // withHead runs f on a view of the state depth blocks below the head (clamped at genesis),
-// with the context of the block that would follow it, mined by this node. A rewind under the
-// view is retried once.
+// with the context of the block that would follow it, mined by this node. A read that a
+// rewind overtook (a reorg moved the head meanwhile) is run again on the new head, a few
+// times at most.
 func (x *Executor) withHead(depth uint64, f func(*persist.View, *txexec.Block) error) error {
-	for attempt := 0; ; attempt++ {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
 		head := x.head.Load()
 		if head == nil {
 			return errors.New("the chain has no executed block yet")
 		}
-		g, _ := x.v.GenesisHeight(x.chain)
-		base, parent := head.Height-min(depth, head.Height-g), head
-		if base != head.Height {
-			h, err := x.blockAt(base)
-			if err == nil {
-				parent, err = x.db.Header(h)
-			}
-			if err != nil {
-				if attempt == 0 && retryable(err) {
-					continue
-				}
-				return err
-			}
+		err := x.atDepth(head, depth, f)
+		if err == nil || attempt == attempts || (!retryable(err) && x.head.Load() == head) {
+			return err
 		}
-		blk := &txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
-			ParentHash: api.Hash(parent.Hash), Miner: x.miner}
-		err := f(x.state.View(base).(*persist.View), blk)
-		if attempt == 0 && retryable(err) {
-			continue
-		}
-		return err
 	}
 }
 
+func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*persist.View, *txexec.Block) error) error {
+	g, _ := x.v.GenesisHeight(x.chain)
+	base, parent := head.Height-min(depth, head.Height-g), head
+	if base != head.Height {
+		h, err := x.blockAt(base)
+		if err != nil {
+			return err
+		}
+		if parent, err = x.db.Header(h); err != nil {
+			return err
+		}
+	}
+	blk := &txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
+		ParentHash: api.Hash(parent.Hash), Miner: x.miner}
+	return f(x.state.View(base).(*persist.View), blk)
+}
+
 // retryable reports a read that a rewind (a reorg) overtook: the view's block was dropped, or
-// the state went below the head the read started from. Read again from the new head.
+// the state went below the head the read started from.
 func retryable(err error) bool {
 	return errors.Is(err, persist.ErrStaleView) || errors.Is(err, persist.ErrHeight)
 }

@@ -346,7 +346,8 @@ func (x *Executor) apply(h *ledger.Header) error {
 		if err != nil {
 			return fmt.Errorf("payload %s: %w", h.PayloadHash, err)
 		}
-		if view, keys, err = x.execute(h, p); err != nil {
+		view = x.view()
+		if keys, err = x.execute(h, x.head.Load(), p, view); err != nil {
 			return err
 		}
 	}
@@ -373,11 +374,11 @@ func (x *Executor) apply(h *ledger.Header) error {
 	return nil
 }
 
-// blockContext is what Pact code sees of block h (child of the state's head).
-func (x *Executor) blockContext(h *ledger.Header, miner txexec.Miner) *txexec.Block {
+// blockContext is what Pact code sees of block h, child of parent (nil for genesis).
+func (x *Executor) blockContext(h, parent *ledger.Header, miner txexec.Miner) *txexec.Block {
 	b := &txexec.Block{ChainID: chainIDText(x.chain), Height: h.Height, Miner: miner}
-	if head := x.head.Load(); head != nil && !x.isGenesis(h) {
-		b.ParentTime, b.ParentHash = head.CreationTime, api.Hash(head.Hash)
+	if parent != nil && !x.isGenesis(h) {
+		b.ParentTime, b.ParentHash = parent.CreationTime, api.Hash(parent.Hash)
 	}
 	return b
 }
@@ -393,37 +394,40 @@ func (x *Executor) view() *persist.View {
 	return x.state.View(base).(*persist.View)
 }
 
+// ErrStaleParent is Build's answer for a parent that is no longer the chain's head in the cut.
+var ErrStaleParent = errors.New("actors: the parent is no longer the head of its chain in the cut")
+
 // ErrInvalidPayload is wrapped by the errors of a payload that does not execute to its
 // outputs.
 var ErrInvalidPayload = errors.New("invalid payload")
 
-// execute runs block h's payload p on the state's head and checks that it produces p's
-// outputs. It returns the view holding the writes, and the request keys of its transactions.
-func (x *Executor) execute(h *ledger.Header, p *ledger.PayloadWithOutputs) (*persist.View, []api.Hash, error) {
-	view := x.view()
+// execute runs block h's payload p on view, the state as of h's parent (nil for genesis), and
+// checks that it produces p's outputs. It returns the request keys of its transactions; the
+// writes are in view.
+func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutputs, view *persist.View) ([]api.Hash, error) {
 	genesis := x.isGenesis(h)
 	var blk *txexec.Block
 	if genesis {
-		blk = x.blockContext(h, txexec.Miner{})
+		blk = x.blockContext(h, nil, txexec.Miner{})
 	} else {
 		miner, err := txexec.ParseMiner(p.MinerData)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 		}
-		blk = x.blockContext(h, miner)
+		blk = x.blockContext(h, parent, miner)
 		cb, err := x.run.Coinbase(view, blk)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 		}
 		if !bytes.Equal(cb, p.Coinbase) {
-			return nil, nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
+			return nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
 		}
 	}
 	keys := make([]api.Hash, 0, len(p.Transactions))
 	for i, t := range p.Transactions {
 		cmd, err := api.DecodeCommand(t.Tx)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
 		}
 		var out []byte
 		if genesis {
@@ -438,14 +442,14 @@ func (x *Executor) execute(h *ledger.Header, p *ledger.PayloadWithOutputs) (*per
 			}
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
 		}
 		if !bytes.Equal(out, t.Output) {
-			return nil, nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
+			return nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
 		}
 		keys = append(keys, cmd.Hash)
 	}
-	return view, keys, nil
+	return keys, nil
 }
 
 // index records in view that transaction i of block blockHash has request key rk.
@@ -465,12 +469,17 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	if b := x.lastBuilt; b != nil && b.parent == parent.Hash && b.gen == gen {
 		return b.payload, nil
 	}
+	if head := x.cutHead(); head != nil && head.Hash != parent.Hash {
+		// The cut moved on since the miner read it: building on the old head would rewind
+		// the state under the readers, for a block that could not enter the cut anyway.
+		return nil, ErrStaleParent
+	}
 	if err := x.syncTo(parent); err != nil {
 		return nil, err
 	}
 	view := x.view()
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
-	blk := x.blockContext(child, x.miner)
+	blk := x.blockContext(child, parent, x.miner)
 	cb, err := x.run.Coinbase(view, blk)
 	if err != nil {
 		return nil, err
@@ -533,10 +542,18 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	if err != nil {
 		return err
 	}
+	if on, err := x.onState(parent); err != nil {
+		return err
+	} else if on {
+		// A sibling of a block the state holds, or a child of its head: a view as of the
+		// parent is enough, and the state does not move under the readers.
+		_, err = x.execute(h, parent, p, x.state.View(parent.Height).(*persist.View))
+		return err
+	}
 	if err := x.syncTo(parent); err != nil {
 		return err
 	}
-	_, _, err = x.execute(h, p)
+	_, err = x.execute(h, parent, p, x.view())
 	if head := x.cutHead(); head != nil {
 		// Back to the best cut, which reads (poll, local) expect the state to follow.
 		if serr := x.syncTo(head); serr != nil {

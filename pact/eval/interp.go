@@ -85,7 +85,15 @@ type Interp struct {
 	Coverage func(span syntax.Span)
 	// Trace, when set, receives each top-level result.
 	Trace func(span syntax.Span, v Value)
+	// dbErr is the last database failure that name resolution turned into "not found".
+	dbErr error
 }
+
+// DBError returns the last failure of the database that name resolution reported as a
+// missing module (nil when there was none): an embedder whose database can fail under the
+// interpreter (a view overtaken by a reorg) must not record the resulting error as the
+// code's.
+func (in *Interp) DBError() error { return in.dbErr }
 
 // txState is what a commit or rollback clears.
 type txState struct {

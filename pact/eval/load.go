@@ -68,7 +68,13 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 		return in.loading
 	}
 	v, ok, err := in.DB.Read(db.Modules, "", mn.String())
-	if err != nil || !ok {
+	if err != nil {
+		// Name resolution reports a missing module; the database's own failure is kept for
+		// the embedder (DBError), which must not take it for the code's.
+		in.dbErr = err
+		return nil
+	}
+	if !ok {
 		return nil
 	}
 	return v.(*Module)

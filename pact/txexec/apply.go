@@ -61,6 +61,11 @@ func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, 
 		_, err = eval1(in, r.buyGas)
 	}
 	in.Events(true) // buying emits nothing a result reports
+	if dberr := in.DBError(); dberr != nil && err != nil {
+		in.DB.RollbackTx()
+		in.ResetTx()
+		return fmt.Errorf("the state failed under the gas purchase: %w", dberr)
+	}
 	if err != nil || !keep {
 		if rerr := in.DB.RollbackTx(); rerr != nil {
 			return fmt.Errorf("roll back gas purchase: %w", rerr)
@@ -143,12 +148,18 @@ func (r *Runner) payload(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMe
 	in.Gas = eval.Gas{}
 	policy, err := eval1(in, r.nsPolicy)
 	if err != nil {
+		if dberr := in.DBError(); dberr != nil {
+			err = dberr
+		}
 		return nil, fmt.Errorf("namespace policy: %w", err)
 	}
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: false, Fn: policy}
 	limit := int64(min(m.GasLimit, math.MaxInt64/1000))
 	in.Gas = eval.Gas{Model: r.cfg.Gas, Limit: max(limit*1000, 1)}
 	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, pc) })
+	if dberr := in.DBError(); dberr != nil {
+		return nil, fmt.Errorf("the state failed under the command: %w", dberr)
+	}
 	var o *result.Outcome
 	if err != nil {
 		// Every failure is the command's outcome, as upstream records it:
