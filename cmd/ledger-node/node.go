@@ -51,10 +51,10 @@ type node struct {
 	runner *txexec.Runner
 	// priv serves private commands where runner is set.
 	priv *privateChains
-	hub    *actors.UpdatesHub
-	rt     *actors.Runtime
-	svc    *transport.Service
-	ln     net.Listener
+	hub  *actors.UpdatesHub
+	rt   *actors.Runtime
+	svc  *transport.Service
+	ln   net.Listener
 }
 
 // openNode opens (or creates) the data directory, writes the genesis blocks the first time,
