@@ -108,8 +108,18 @@ func blockLeaf(tag uint16, value []byte) Hash {
 // order (flags, time, parent, target, payload, chain, weight, height, version, epoch start,
 // nonce, then the adjacent hashes ascending by chain id). It does not read h.Hash.
 func (h *Header) ComputeHash() Hash {
-	var leavesBuf [11 + MaxAdjacents]Hash
-	leaves := leavesBuf[:0]
+	var leavesBuf [headerFixedLeaves + MaxAdjacents]Hash
+	return MerkleRoot(h.appendLeaves(leavesBuf[:0]))
+}
+
+// Leaf positions in a header's merkle tree (chainweb-header.md §2.2).
+const (
+	headerPayloadLeaf = 4  // payloadHash, a tree node
+	headerFixedLeaves = 11 // the leaves before the adjacent hashes
+)
+
+// appendLeaves appends the leaves of h's block hash tree.
+func (h *Header) appendLeaves(leaves []Hash) []Hash {
 	var v [32]byte
 	binary.LittleEndian.PutUint64(v[:], h.FeatureFlags)
 	leaves = append(leaves, blockLeaf(TagFeatureFlags, v[:8]))
@@ -134,7 +144,7 @@ func (h *Header) ComputeHash() Hash {
 	for _, a := range h.Adjacents {
 		leaves = append(leaves, a.Hash)
 	}
-	return MerkleRoot(leaves)
+	return leaves
 }
 
 // Seal sets h.Hash to the computed block hash.
