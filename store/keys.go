@@ -22,7 +22,8 @@ import (
 //	                                           layout under this prefix), which also holds the
 //	                                           chain's request-key index (pact.go)
 //
-// Tags 0x06.. are free. Planned: backup bookkeeping. Take the next free tag and list it here.
+// Tags 0x06.. are free. Take the next free tag and list it here. Backups need none: their
+// bookkeeping is files in the backup directory (backup.go).
 //
 // The height index is big-endian so that goleveldb's bytewise order is (chain, height, raw hash
 // bytes): exactly the order chainweb's GET /hash, /header and /block endpoints page in
