@@ -77,8 +77,8 @@ func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*persist.Vi
 			return err
 		}
 	}
-	blk := &txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
-		ParentHash: api.Hash(parent.Hash), Miner: x.miner}
+	blk := x.withSPV(&txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
+		ParentHash: api.Hash(parent.Hash), Miner: x.miner}, parent)
 	return f(x.state.View(base).(*persist.View), blk)
 }
 
@@ -303,17 +303,13 @@ func jsonStrings(ss []string) string {
 	return string(append(b, ']'))
 }
 
-// Private is not served by the node yet.
+// Private is served by the node's private engines (cmd/ledger-node wraps ChainContract), which
+// keep private commands apart from the chain's state; a bare ChainContract has none.
 func (cc *ChainContract) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
-	return nil, &server.RequestError{Msg: "private commands are not supported by this node yet"}
+	return nil, &server.RequestError{Msg: "private commands are not served on this chain"}
 }
 
 // Verify is pact -s's: the node does not analyse modules.
 func (cc *ChainContract) Verify(ctx context.Context, body []byte) ([]byte, error) {
 	return nil, &server.RequestError{Msg: "verify is served by pact -s, not by the node"}
-}
-
-// SPV proofs come with the SPV issue.
-func (cc *ChainContract) SPV(ctx context.Context, req server.SPVRequest) (string, error) {
-	return "", &server.RequestError{Msg: "SPV proofs are not supported by this node yet"}
 }

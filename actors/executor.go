@@ -71,8 +71,9 @@ type Executor struct {
 	miner     txexec.Miner
 	minerData []byte
 	log       *slog.Logger
-	// cutHead returns the chain's head in the best cut.
+	// cutHead returns the chain's head in the best cut; heads every chain's executed head.
 	cutHead func() *ledger.Header
+	heads   func() Heads
 
 	system *actor.ActorSystem
 	pid    *actor.PID
@@ -129,6 +130,7 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 	x := &Executor{
 		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner,
 		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
+		heads:   func() Heads { return nil },
 		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
 	}
 	if h, ok := st.Height(); ok {
@@ -414,7 +416,7 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 		}
-		blk = x.blockContext(h, parent, miner)
+		blk = x.withSPV(x.blockContext(h, parent, miner), parent)
 		cb, err := x.run.Coinbase(view, blk)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
@@ -479,7 +481,7 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	}
 	view := x.view()
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
-	blk := x.blockContext(child, parent, x.miner)
+	blk := x.withSPV(x.blockContext(child, parent, x.miner), parent)
 	cb, err := x.run.Coinbase(view, blk)
 	if err != nil {
 		return nil, err
@@ -598,6 +600,7 @@ func (r *Runtime) startExecution(hs Heads) error {
 		if err != nil {
 			return err
 		}
+		x.heads = r.executedHeads
 		mc := ec.Mempool
 		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x
 		mc.ParentTime = ChainHeadTime(r, c)
@@ -624,6 +627,19 @@ func (r *Runtime) startExecution(hs Heads) error {
 		}
 	}
 	return nil
+}
+
+// executedHeads are the blocks every chain's Pact state is at. Proofs are made against them
+// rather than the cut's heads, which the executors follow a moment later, so that a proof is
+// usable on its target chain (in local, say) as soon as it is given out.
+func (r *Runtime) executedHeads() Heads {
+	hs := make(Heads, len(r.execs))
+	for c, x := range r.execs {
+		if x != nil {
+			hs[c] = x.head.Load()
+		}
+	}
+	return hs
 }
 
 // chainHead returns a function reading chain c's head in the published cut.

@@ -197,9 +197,9 @@ func DecodeOutputProof(s string) (*OutputProof, error) {
 		return nil, fmt.Errorf("%w: not base64url: %v", ErrSPVProof, err)
 	}
 	var j struct {
-		Chain     *uint32 `json:"chain"`
-		Object    *string `json:"object"`
-		Subject   *struct {
+		Chain   *uint32 `json:"chain"`
+		Object  *string `json:"object"`
+		Subject *struct {
 			Input *string `json:"input"`
 		} `json:"subject"`
 		Algorithm *string `json:"algorithm"`

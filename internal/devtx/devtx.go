@@ -32,6 +32,9 @@ type Cmd struct {
 	Network string // "development"
 	Chain   string // "0"
 	Code    string
+	// Cont, when set, makes a continuation instead of an exec of Code (its Data is set from
+	// Data).
+	Cont *api.ContMsg
 	// Data is the message data as JSON text ("{}" when empty).
 	Data string
 	// Sender is the gas payer ("sender00"); Signers sign in order, each
@@ -87,10 +90,16 @@ func (c Cmd) Build() *api.Command {
 	}
 	p := &api.Payload{
 		NetworkID: &c.Network,
-		Exec:      &api.ExecMsg{Code: c.Code, Data: data},
 		Meta: api.Meta{Public: &api.PublicMeta{CreationTime: c.CreationTime, TTL: c.TTL, GasLimit: c.GasLimit,
 			ChainID: c.Chain, GasPrice: price, Sender: c.Sender}},
 		Nonce: c.Nonce,
+	}
+	if c.Cont != nil {
+		cont := *c.Cont
+		cont.Data = data
+		p.Cont = &cont
+	} else {
+		p.Exec = &api.ExecMsg{Code: c.Code, Data: data}
 	}
 	for i, k := range c.Signers {
 		s := api.Signer{PubKey: k.PublicHex()}
@@ -128,5 +137,39 @@ func Transfer(from, to, amount, chain string) Cmd {
 			{Name: "coin.GAS"},
 			{Name: "coin.TRANSFER", Args: []eval.Value{eval.String(from), eval.String(to), amt}},
 		}},
+	}
+}
+
+// CrossChainTransfer is step 0 of coin.transfer-crosschain: amount from one development account
+// on chain to a receiver (guarded by receiverKey) on target, signed by from's key with the
+// GAS and TRANSFER_XCHAIN capabilities.
+func CrossChainTransfer(from, to, receiverKey, amount, chain, target string) Cmd {
+	amt, err := eval.ParseDecimal(amount)
+	if err != nil {
+		panic("devtx: amount: " + err.Error())
+	}
+	return Cmd{
+		Chain: chain,
+		Code: `(coin.transfer-crosschain ` + strconv.Quote(from) + ` ` + strconv.Quote(to) +
+			` (read-keyset "ks") ` + strconv.Quote(target) + ` ` + amount + `)`,
+		Data:    `{"ks":{"keys":["` + receiverKey + `"],"pred":"keys-all"}}`,
+		Sender:  from,
+		Signers: []*api.KeyPair{Key(from)},
+		Caps: [][]api.SigCapability{{
+			{Name: "coin.GAS"},
+			{Name: "coin.TRANSFER_XCHAIN", Args: []eval.Value{eval.String(from), eval.String(to), amt, eval.String(target)}},
+		}},
+	}
+}
+
+// Continuation is the next step of defpact pactID on chain, with an SPV proof, its gas paid by
+// gasPayer (a development account, which signs for coin.GAS).
+func Continuation(pactID string, step int64, proof, chain, gasPayer string) Cmd {
+	return Cmd{
+		Chain:   chain,
+		Cont:    &api.ContMsg{PactID: pactID, Step: step, Proof: &proof},
+		Sender:  gasPayer,
+		Signers: []*api.KeyPair{Key(gasPayer)},
+		Caps:    [][]api.SigCapability{{{Name: "coin.GAS"}}},
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"maps"
+	"math/big"
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -353,4 +354,129 @@ func (in *Interp) emitPactEvent(name string, d *Def, pe *PactExec, chain string)
 		Args:       []Value{String(chain), String(d.qualText()), List(pe.Args)},
 		ModuleHash: d.Module.Hash,
 	})
+}
+
+// PactExecFromJSON rebuilds a defpact state from its CommandResult JSON form (the
+// "continuation" of a result, decoded by DecodeJSON), as a cross-chain continuation carries it
+// in an SPV proof: the defpact is looked up by name in this interpreter's database.
+func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
+	o, ok := v.(*Object)
+	if !ok {
+		return nil, EvalError("the proven output has no defpact continuation")
+	}
+	str := func(k string) (string, bool) {
+		x, ok := o.Get(k)
+		s, isStr := x.(String)
+		return string(s), ok && isStr
+	}
+	// Plain JSON numbers decode as decimals; step numbers must be whole.
+	num := func(k string) (int, bool) {
+		x, ok := o.Get(k)
+		var r *big.Rat
+		switch n := x.(type) {
+		case Integer:
+			r = new(big.Rat).SetInt(n.Big())
+		case Decimal:
+			r = n.Rat()
+		default:
+			return 0, false
+		}
+		if !ok || !r.IsInt() || r.Sign() < 0 || r.Num().Cmp(big.NewInt(1<<20)) >= 0 {
+			return 0, false
+		}
+		return int(r.Num().Int64()), true
+	}
+	pe := &PactExec{}
+	var ok1, ok2, ok3 bool
+	pe.PactID, ok1 = str("pactId")
+	pe.Step, ok2 = num("step")
+	pe.StepCount, ok3 = num("stepCount")
+	if !ok1 || !ok2 || !ok3 {
+		return nil, EvalError("the proven defpact continuation lacks pactId, step or stepCount")
+	}
+	if b, ok := o.Get("stepHasRollback"); ok {
+		pe.StepHasRollback = b == True
+	}
+	cont, ok := o.Get("continuation")
+	co, isObj := cont.(*Object)
+	if !ok || !isObj {
+		return nil, EvalError("the proven defpact continuation has no continuation")
+	}
+	defName, _ := co.Get("def")
+	ds, _ := defName.(String)
+	qn, ok := ParseQualifiedName(string(ds))
+	if !ok {
+		return nil, EvalError("the proven defpact continuation names no defpact: " + string(ds))
+	}
+	m := in.lookupModule(qn.Module)
+	if m == nil {
+		return nil, EvalError("Cannot find module: " + qn.Module.String())
+	}
+	d := m.Defs[qn.Name]
+	if d == nil || d.Kind != DefPactKind {
+		return nil, EvalError("the proven continuation's " + string(ds) + " is not a defpact here")
+	}
+	pe.Def = d
+	if args, ok := co.Get("args"); ok {
+		l, isList := args.(List)
+		if !isList {
+			return nil, EvalError("the proven defpact continuation's args are not a list")
+		}
+		pe.Args = l
+	}
+	if y, ok := o.Get("yield"); ok && y != UnitValue {
+		yo, isObj := y.(*Object)
+		if !isObj {
+			return nil, EvalError("the proven defpact yield is not an object")
+		}
+		data, _ := yo.Get("data")
+		do, isObj := data.(*Object)
+		if !isObj {
+			return nil, EvalError("the proven defpact yield has no data")
+		}
+		pe.Yield = &Yield{Data: do}
+		if prov, ok := yo.Get("provenance"); ok {
+			if po, isObj := prov.(*Object); isObj {
+				t, _ := po.Get("targetChainId")
+				h, _ := po.Get("moduleHash")
+				ts, _ := t.(String)
+				hs, _ := h.(String)
+				pe.Yield.TargetChain, pe.Yield.ModuleHash, pe.Yield.HasTarget = string(ts), string(hs), true
+			}
+		}
+		if src, ok := yo.Get("source"); ok {
+			s, _ := src.(String)
+			pe.Yield.SourceChain = string(s)
+		}
+	}
+	return pe, nil
+}
+
+// ContinueFromProof runs step of a defpact whose last step ran on another chain: pe is that
+// step's state, carried by an SPV proof of its output. The step must be the next one, its yield
+// must be meant for this chain (resume checks the provenance), and the defpact must not have
+// run here already: once its last step has run, another continuation with the same id fails.
+func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (Value, error) {
+	rec, found, err := in.DB.Read(db.DefPacts, "", pe.PactID)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if found {
+		if p, _ := rec.(*PactExec); p == nil {
+			return nil, EvalError("Requested defpact already completed:  defpact id:" + pe.PactID)
+		}
+		return nil, EvalError("defpact " + pe.PactID + " is already running on this chain")
+	}
+	if rollback {
+		return nil, EvalError("a cross-chain defpact step cannot be rolled back")
+	}
+	if pe.Yield == nil || !pe.Yield.HasTarget {
+		return nil, EvalError("the proven defpact step did not yield to another chain")
+	}
+	if step != pe.Step+1 || step >= pe.StepCount {
+		return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pe.PactID +
+			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
+	}
+	in.tx.defpact = nil
+	return in.runStep(pe, &PactStep{Step: step, PactID: pe.PactID, Resume: pe.Yield}, false)
 }

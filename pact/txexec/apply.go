@@ -130,7 +130,7 @@ func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, erro
 	if err := r.buy(in, pc, m, b.Miner, true); err != nil {
 		return Applied{}, err
 	}
-	o, err := r.payload(in, pc, m, db.Transactional)
+	o, err := r.payload(in, b, pc, m, db.Transactional)
 	if err != nil {
 		return Applied{}, err
 	}
@@ -143,7 +143,7 @@ func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, erro
 // payload runs the command's code with its gas limit, under the chain's
 // namespace policy, in a Pact transaction of mode. A failure is an
 // outcome charged the whole gas limit; the error is the policy's lookup.
-func (r *Runner) payload(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
+func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
 	in.Data = pc.Payload.EvalData()
 	in.Gas = eval.Gas{}
 	policy, err := eval1(in, r.nsPolicy)
@@ -156,7 +156,7 @@ func (r *Runner) payload(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMe
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: false, Fn: policy}
 	limit := int64(min(m.GasLimit, math.MaxInt64/1000))
 	in.Gas = eval.Gas{Model: r.cfg.Gas, Limit: max(limit*1000, 1)}
-	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, pc) })
+	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, b, pc) })
 	if dberr := in.DBError(); dberr != nil {
 		return nil, fmt.Errorf("the state failed under the command: %w", dberr)
 	}

@@ -31,7 +31,7 @@ func (r *Runner) Local(st db.DB, b *Block, pc *api.ParsedCommand, preflight bool
 			return result.Append(nil, pc.RequestKey, o), nil
 		}
 	}
-	o, err := r.payload(in, pc, m, db.Local)
+	o, err := r.payload(in, b, pc, m, db.Local)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (r *Runner) Genesis(st db.DB, b *Block, cmd *api.Command) ([]byte, error) {
 		// Before coin is loaded these capabilities do not exist yet.
 		_ = grant(in, r.genesisCap)
 		_ = grant(in, r.coinbaseCap)
-		return runPayload(in, pc)
+		return runPayload(in, b, pc)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("genesis command %s: %w", pc.Payload.Nonce, err)

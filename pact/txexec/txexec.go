@@ -38,6 +38,10 @@ type Block struct {
 	ParentTime int64 // µs since the epoch
 	ParentHash api.Hash
 	Miner      Miner
+	// SPV verifies an SPV output proof against this chain's history as of the parent block
+	// and returns the proven transaction output (CommandResult JSON). Nil: cross-chain
+	// continuations and verify-spv are refused.
+	SPV func(proof string) ([]byte, error)
 }
 
 // Miner is the account a block pays: its name and guard.
@@ -170,7 +174,50 @@ func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand) *eval.Interp 
 	in.Signers = pc.Payload.EvalSigners()
 	in.Verifiers = pc.Payload.EvalVerifiers()
 	in.ChainData = chainData(b, pc.Payload.Meta.Public)
+	if b.SPV != nil {
+		in.SPV = func(kind string, payload *eval.Object) (*eval.Object, error) {
+			return verifySPV(b, kind, payload)
+		}
+	}
 	return in
+}
+
+// verifySPV is the verify-spv native: "TXOUT" with {"proof": PROOF} gives the proven
+// transaction output as an object.
+func verifySPV(b *Block, kind string, payload *eval.Object) (*eval.Object, error) {
+	if kind != "TXOUT" {
+		return nil, eval.EvalError("verify-spv: unsupported SPV type " + strconv.Quote(kind) + " (this chain verifies TXOUT)")
+	}
+	pv, _ := payload.Get("proof")
+	proof, ok := pv.(eval.String)
+	if !ok {
+		return nil, eval.EvalError(`verify-spv: the payload needs "proof", a string`)
+	}
+	out, err := provenOutput(b, string(proof))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// provenOutput verifies proof and decodes the output it proves.
+func provenOutput(b *Block, proof string) (*eval.Object, error) {
+	if b.SPV == nil {
+		return nil, eval.EvalError("SPV proofs are not verified on this chain")
+	}
+	raw, err := b.SPV(proof)
+	if err != nil {
+		return nil, eval.EvalError("SPV verification failed: " + err.Error())
+	}
+	v, err := eval.DecodeJSON(raw)
+	if err != nil {
+		return nil, eval.EvalError("SPV verification failed: the proven output is not JSON: " + err.Error())
+	}
+	o, ok := v.(*eval.Object)
+	if !ok {
+		return nil, eval.EvalError("SPV verification failed: the proven output is not an object")
+	}
+	return o, nil
 }
 
 // eval evaluates one fixed form.
@@ -213,14 +260,37 @@ func inTx(in *eval.Interp, mode db.Mode, f func() (eval.Value, error)) (eval.Val
 	return v, logs, id, nil
 }
 
+// continueFromProof runs the next step of a defpact whose previous step ran on another chain:
+// the proof must verify against this chain's history, and the defpact it carries must be the
+// one the continuation names.
+func continueFromProof(in *eval.Interp, b *Block, c *api.ContMsg) (eval.Value, error) {
+	out, err := provenOutput(b, *c.Proof)
+	if err != nil {
+		return nil, err
+	}
+	cont, ok := out.Get("continuation")
+	if !ok || cont == eval.UnitValue {
+		return nil, eval.EvalError("SPV verification failed: the proven transaction started no defpact")
+	}
+	pe, err := in.PactExecFromJSON(cont)
+	if err != nil {
+		return nil, err
+	}
+	if pe.PactID != c.PactID {
+		return nil, eval.EvalError("SPV verification failed: the proof is of defpact " + pe.PactID +
+			", the continuation names " + c.PactID)
+	}
+	return in.ContinueFromProof(pe, int(c.Step), c.Rollback)
+}
+
 // runPayload evaluates a command's payload: every top-level form of an
 // exec (the result is the last value), or the requested step of a
 // defpact.
-func runPayload(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
+func runPayload(in *eval.Interp, b *Block, pc *api.ParsedCommand) (eval.Value, error) {
 	p := pc.Payload
 	if c := p.Cont; c != nil {
 		if c.Proof != nil {
-			return nil, eval.EvalError("cross-chain continuations with an SPV proof are not supported yet")
+			return continueFromProof(in, b, c)
 		}
 		return in.ContinuePact(int(c.Step), c.Rollback, c.PactID, nil)
 	}

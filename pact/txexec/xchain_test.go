@@ -1,0 +1,113 @@
+package txexec_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/txexec"
+)
+
+// genesisOn runs chain c's development genesis on a fresh MemDB.
+func genesisOn(t *testing.T, r *txexec.Runner, c int, chain string) *db.MemDB {
+	t.Helper()
+	st := db.NewMemDB()
+	cmds, err := txexec.GenesisCommands(contracts.DevelopmentGenesis(c), chain, "development")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range cmds {
+		b := block(0)
+		b.ChainID = chain
+		if _, err := r.Genesis(st, b, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// A cross-chain transfer from chain 0 to chain 3, with the proof checked by a stand-in
+// verifier: step 1 credits the receiver once; a second continuation, a proof for another
+// chain and a failed verification are each refused.
+func TestCrossChainContinuation(t *testing.T) {
+	r := txexec.New(txexec.Config{})
+	src, dst := genesisOn(t, r, 0, "0"), genesisOn(t, r, 3, "3")
+	receiver := devtx.Key("sender01").PublicHex()
+
+	step0 := func(target string) (output []byte, pactID string) {
+		c := devtx.CrossChainTransfer("sender00", "sender01", receiver, "5.0", "0", target).Build()
+		a, err := r.Apply(src, block(1), parsed(t, c))
+		if err != nil || a.Failed {
+			t.Fatalf("step 0: %v %s", err, a.Result)
+		}
+		var res struct {
+			Continuation struct {
+				PactID string `json:"pactId"`
+			} `json:"continuation"`
+		}
+		json.Unmarshal(a.Result, &res)
+		return a.Result, res.Continuation.PactID
+	}
+	out, pactID := step0("3")
+	if pactID == "" {
+		t.Fatalf("step 0 started no defpact: %s", out)
+	}
+
+	dstBlock := block(1)
+	dstBlock.ChainID = "3"
+	dstBlock.SPV = func(proof string) ([]byte, error) {
+		if proof != "good" {
+			return nil, errors.New("the proof does not verify")
+		}
+		return out, nil
+	}
+	before := mustDec(t, balanceOn(t, r, dst, "3", "sender01"))
+	cont := func(proof string) (string, string) {
+		a, err := r.Apply(dst, dstBlock, parsed(t, devtx.Continuation(pactID, 1, proof, "3", "sender02").Build()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := decode(t, a.Result)
+		return res.Result.Status, res.Result.Error.Message
+	}
+	if st, msg := cont("forged"); st != "failure" || !strings.Contains(msg, "SPV verification failed") {
+		t.Errorf("a proof that fails verification: %s %s", st, msg)
+	}
+	if st, msg := cont("good"); st != "success" {
+		t.Fatalf("step 1: %s %s", st, msg)
+	}
+	if got, want := mustDec(t, balanceOn(t, r, dst, "3", "sender01")), before.Add(mustDec(t, "5.0")); !got.Equal(want) {
+		t.Errorf("receiver on chain 3: %s, want %s", got, want)
+	}
+	if st, msg := cont("good"); st != "failure" || !strings.Contains(msg, "Requested defpact already completed") {
+		t.Errorf("a replayed continuation: %s %s", st, msg)
+	}
+
+	// A transfer meant for chain 5 does not complete on chain 3.
+	out, pactID = step0("5")
+	if st, msg := cont("good"); st != "failure" || !strings.Contains(msg, "provenance") {
+		t.Errorf("a continuation on the wrong chain: %s %s", st, msg)
+	}
+}
+
+// balanceOn reads a balance on the chain of st.
+func balanceOn(t *testing.T, r *txexec.Runner, st db.DB, chain, account string) string {
+	t.Helper()
+	c := devtx.Cmd{Chain: chain, Code: `(format "{}" [(coin.get-balance "` + account + `")])`}.Build()
+	b := block(9)
+	b.ChainID = chain
+	out, err := r.Local(st, b, parsed(t, c), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := decode(t, out)
+	var text string
+	if err := json.Unmarshal(res.Result.Data, &text); err != nil {
+		t.Fatalf("%s", out)
+	}
+	return text
+}
