@@ -139,6 +139,12 @@ func (x *Executor) spvVerifier(parent *ledger.Header) func(string) ([]byte, erro
 	}
 }
 
+// VerifyOutputProof checks a proof as the next block of this chain would (its root in the
+// history of the executed head) and returns the proven output.
+func (x *Executor) VerifyOutputProof(proof string) ([]byte, error) {
+	return x.spvVerifier(x.head.Load())(proof)
+}
+
 // withSPV adds the proof check to a block's context.
 func (x *Executor) withSPV(b *txexec.Block, parent *ledger.Header) *txexec.Block {
 	b.SPV = x.spvVerifier(parent)
