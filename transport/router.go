@@ -15,6 +15,7 @@ const apiVersion = "0.0"
 type params struct {
 	chain ledger.ChainID // {chain}
 	hash  ledger.Hash    // the route's {…Hash} capture, if any
+	id    uint64         // the route's {…Id} capture, if any
 }
 
 // handlerFunc serves one route. Captures arrive parsed: a handler never sees a chain outside the
@@ -27,6 +28,7 @@ const (
 	segLiteral segKind = iota
 	segChain           // decimal chain id that exists in the version
 	segHash            // 43-character base64url hash; the name is used in error messages
+	segID              // canonical decimal uint64 (a backup id); anything else does not match: 404
 )
 
 type segment struct {
@@ -62,8 +64,9 @@ type router struct {
 func newRouter(v *ledger.Version) *router { return &router{version: v} }
 
 // handle registers a route. A pattern starting with "/" is rooted; any other pattern lives under
-// /chainweb/0.0/{network}/. Captures are written {chain} and {nameHash} (any name ending in
-// "Hash", e.g. {blockHash}, {payloadHash}).
+// /chainweb/0.0/{network}/. Captures are written {chain}, {nameHash} (any name ending in
+// "Hash", e.g. {blockHash}, {payloadHash}) and {nameId} (any name ending in "Id", e.g.
+// {backupId}).
 func (r *router) handle(method, pattern string, h handlerFunc) {
 	rt := route{method: method, h: h}
 	rooted := strings.HasPrefix(pattern, "/")
@@ -73,6 +76,8 @@ func (r *router) handle(method, pattern string, h handlerFunc) {
 			rt.segs = append(rt.segs, segment{kind: segChain, text: "chain"})
 		case strings.HasPrefix(s, "{") && strings.HasSuffix(s, "Hash}"):
 			rt.segs = append(rt.segs, segment{kind: segHash, text: s[1 : len(s)-1]})
+		case strings.HasPrefix(s, "{") && strings.HasSuffix(s, "Id}"):
+			rt.segs = append(rt.segs, segment{kind: segID, text: s[1 : len(s)-1]})
 		case strings.ContainsAny(s, "{}") || s == "":
 			panic("transport: bad route pattern " + pattern)
 		default:
@@ -197,6 +202,12 @@ func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr 
 				return "", false
 			}
 			p.chain = c
+		case segID:
+			n, ok := parseIDSegment(rest[j])
+			if !ok {
+				return "", false
+			}
+			p.id = n
 		case segHash:
 			h, err := ledger.ParseHashBytes(rest[j])
 			if err != nil {
@@ -229,6 +240,26 @@ func parseChainSegment(b []byte) (ledger.ChainID, bool) {
 		c = c*10 + uint32(d-'0')
 	}
 	return ledger.ChainID(c), true
+}
+
+// parseIDSegment parses a canonical decimal uint64: no sign, no leading zero, no overflow. One
+// number has one spelling, so an id capture names exactly one thing.
+func parseIDSegment(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 || (len(b) > 1 && b[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		x := n*10 + uint64(d-'0')
+		if n > (1<<64-1)/10 || x < n*10 {
+			return 0, false
+		}
+		n = x
+	}
+	return n, true
 }
 
 // allowedMethods lists the methods of every route whose path matches with valid captures, for

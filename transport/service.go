@@ -15,6 +15,7 @@
 //	lists.go       GET lists and POST branch queries; branch.go the branch body and walk
 //	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
+//	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
 //	store.go       the read interface the handlers use over store.DB
 package transport
 
@@ -65,7 +66,10 @@ type ServiceConfig struct {
 	Contract func(ledger.ChainID) ContractAPI
 	// ListenTimeout bounds a listen (DefaultListenTimeout if zero).
 	ListenTimeout time.Duration
-	Logger        *slog.Logger
+	// Backup serves POST …/make-backup and GET …/check-backup/{backupId} (backup.go). Nil
+	// leaves both routes out (404): the backup API is off unless the operator enables it.
+	Backup BackupAPI
+	Logger *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -192,6 +196,11 @@ func (s *Service) routes() {
 		s.contract.register(r, "chain/{chain}/pact/api/v1")
 		s.contract.register(r, "chain/{chain}/contract/api/v1")
 		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
+
+	if s.cfg.Backup != nil {
+		r.handle(fasthttp.MethodPost, "make-backup", s.makeBackup)
+		r.handle(fasthttp.MethodGet, "check-backup/{backupId}", s.checkBackup)
 	}
 }
 
