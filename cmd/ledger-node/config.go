@@ -32,6 +32,21 @@ type Config struct {
 	NodeServiceDate string        `yaml:"nodeServiceDate"`
 	Mining          MiningConfig  `yaml:"mining"`
 	Private         PrivateConfig `yaml:"private"`
+	Backup          BackupConfig  `yaml:"backup"`
+}
+
+// BackupConfig configures database backups (interface.md "Backup endpoints"): the backup API
+// and the directory backups go to, one subdirectory per backup id.
+type BackupConfig struct {
+	API BackupAPIConfig `yaml:"api"`
+	// Directory is where backups go; created at start if missing, and it must be writable.
+	Directory string `yaml:"directory"`
+}
+
+// BackupAPIConfig turns the backup endpoints on (off by default: a backup costs disk space and
+// I/O, so an operator asks for it).
+type BackupAPIConfig struct {
+	Enabled bool `yaml:"enabled"`
 }
 
 // PrivateConfig configures private commands (DECISIONS.md, "private"): this node's entity and
@@ -158,6 +173,10 @@ var options = []option{
 		func(c *Config) *string { return &c.Private.Entity }),
 	stringOpt("entity-secret", "private.entitySecret", "this entity's nacl/box secret key, 64 hex digits (default: <data-dir>/private/entity.key)",
 		func(c *Config) *string { return &c.Private.EntitySecret }),
+	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
+		func(c *Config) *bool { return &c.Backup.API.Enabled }),
+	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
+		func(c *Config) *string { return &c.Backup.Directory }),
 }
 
 // errHelp is returned when the user asked for usage; it is not a failure.
@@ -210,6 +229,7 @@ func newFlagSet(cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  ledger-node [flags]                      run a node\n"+
 			"  ledger-node import-headers [flags] FILE  validate and store headers from FILE\n"+
+			"  ledger-node restore --from DIR/ID --data-dir NEW  make a data directory from a backup\n"+
 			"  ledger-node version                      print the version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -287,6 +307,9 @@ func (c *Config) finish() error {
 	}
 	if err := c.Private.check(); err != nil {
 		return err
+	}
+	if c.Backup.API.Enabled && c.Backup.Directory == "" {
+		return errors.New("backup.api.enabled (--enable-backup-api) needs backup.directory (--backup-directory): where the backups go")
 	}
 	if c.NodeServiceDate != "" {
 		if _, err := time.Parse(time.RFC3339, c.NodeServiceDate); err != nil {

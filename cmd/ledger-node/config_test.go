@@ -16,11 +16,19 @@ var flagValues = map[string]string{
 	"network": "mainnet01", "data-dir": "/tmp/x", "log-level": "debug", "service-interface": "0.0.0.0",
 	"service-port": "1999", "service-payload-batch-limit": "7", "header-cache-size": "11",
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
+	"enable-backup-api": "true", "backup-directory": "/tmp/backups",
 	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
 	"miner-key":     "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
 	"entity":        "alice",
 	"entity-secret": "0707070707070707070707070707070707070707070707070707070707070707",
 }
+
+// companions are the flags a flag is only valid with: the test passes them along, and does not
+// count their keys as changed by the flag.
+var (
+	companions    = map[string][]string{"enable-backup-api": {"--backup-directory", "/tmp/backups"}}
+	companionKeys = map[string]string{"enable-backup-api": "backup.directory"}
+)
 
 // networkDefaults are the keys whose defaults depend on the network: --network changes them too.
 var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
@@ -35,7 +43,7 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 			t.Fatalf("no test value for --%s", o.flag)
 		}
 		// --flag=value: boolean flags take no separate argument.
-		cfg, _, err := loadConfig([]string{"--" + o.flag + "=" + val, "--data-dir", "/d"}, &bytes.Buffer{})
+		cfg, _, err := loadConfig(append([]string{"--" + o.flag + "=" + val, "--data-dir", "/d"}, companions[o.flag]...), &bytes.Buffer{})
 		if o.flag == "data-dir" {
 			cfg, _, err = loadConfig([]string{"--" + o.flag + "=" + val}, &bytes.Buffer{})
 		}
@@ -47,7 +55,8 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 			t.Errorf("--%s %s: YAML key %s is %q", o.flag, val, o.yamlKey, lookup(got, o.yamlKey))
 		}
 		for _, other := range options {
-			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" || o.flag == "network" && networkDefaults[other.yamlKey] {
+			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" || o.flag == "network" && networkDefaults[other.yamlKey] ||
+				other.yamlKey == companionKeys[o.flag] {
 				continue
 			}
 			if lookup(got, other.yamlKey) != lookup(base, other.yamlKey) {
@@ -57,7 +66,7 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		// The same setting through a config file.
 		file := filepath.Join(t.TempDir(), "c.yaml")
 		os.WriteFile(file, []byte(nestedYAML(o.yamlKey, val)), 0o600)
-		fromFile, _, err := loadConfig([]string{"--config-file", file, "--data-dir", "/d"}, &bytes.Buffer{})
+		fromFile, _, err := loadConfig(append([]string{"--config-file", file, "--data-dir", "/d"}, companions[o.flag]...), &bytes.Buffer{})
 		if err != nil {
 			t.Fatalf("config file %q: %v", nestedYAML(o.yamlKey, val), err)
 		}
@@ -123,6 +132,10 @@ func TestConfigErrors(t *testing.T) {
 		"entity url": {"--config-file", write("private:\n  entities:\n    bob:\n      publicKey: " +
 			strings.Repeat("ab", 32) + "\n      url: ftp://x\n")},
 	}
+	// The backup API needs a directory.
+	cases["backup api, no dir"] = []string{"--enable-backup-api"}
+	cases["backup key, no dir"] = []string{"--config-file", write("backup:\n  api:\n    enabled: true\n")}
+	cases["backup api not bool"] = []string{"--config-file", write("backup:\n  api: yes please\n")}
 	for name, args := range cases {
 		var stderr bytes.Buffer
 		if code := run(args, &bytes.Buffer{}, &stderr); code != 2 {

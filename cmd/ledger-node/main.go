@@ -23,6 +23,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "import-headers":
 			return runImport(args[1:], stdout, stderr)
+		case "restore":
+			return runRestore(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fmt.Fprintf(stdout, "ledger-node %s\n", packageVersion)
 			return 0

@@ -35,6 +35,9 @@ type nodeOptions struct {
 	genesisTarget *ledger.U256
 	workers       int           // miner goroutines; 0 = one per core
 	statusEvery   time.Duration // 0 = defaultStatusEvery
+	// backupProgress is passed to the backup jobs (store.BackupConfig.Progress); tests hold a
+	// job running with it.
+	backupProgress func(id string, st store.BackupStats)
 }
 
 // node is a running node: its store, actors, update hub and service API.
@@ -55,6 +58,9 @@ type node struct {
 	rt   *actors.Runtime
 	svc  *transport.Service
 	ln   net.Listener
+
+	// backups runs the backup API's jobs; nil when the API is off.
+	backups *store.Backups
 }
 
 // openNode opens (or creates) the data directory, writes the genesis blocks the first time,
@@ -70,6 +76,16 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		return nil, err
 	}
 	n.opts = opts
+	if cfg.Backup.API.Enabled {
+		// Before anything starts: an unusable backup directory is a configuration error to
+		// report at once, not at the first backup.
+		n.backups, err = store.OpenBackups(n.db, store.BackupConfig{Dir: cfg.Backup.Directory, Logger: log,
+			Progress: opts.backupProgress})
+		if err != nil {
+			n.db.Close()
+			return nil, err
+		}
+	}
 	n.hub = actors.NewUpdatesHub(updatesWindow)
 	var mining *actors.MiningConfig
 	if cfg.Mining.Mode == "pow" {
@@ -86,6 +102,9 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	})
 	if err != nil {
 		n.hub.Close()
+		if n.backups != nil {
+			n.backups.Close()
+		}
 		n.db.Close()
 		return nil, fmt.Errorf("resume the stored cut: %w", err)
 	}
@@ -100,6 +119,9 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	}
 	if cfg.ServiceAPI.HeaderStream {
 		scfg.Updates = n.hub
+	}
+	if n.backups != nil {
+		scfg.Backup = n.backups
 	}
 	if n.runner != nil {
 		if n.priv, err = newPrivateChains(cfg, n.version.Name, log); err != nil {
@@ -276,6 +298,9 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "ledger-node %s: network %s, data in %s\n", packageVersion, n.version.Name, n.cfg.DataDir)
 	fmt.Fprintf(out, "service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)\n",
 		n.ln.Addr(), n.version.Name, n.version.Name)
+	if n.backups != nil {
+		fmt.Fprintf(out, "backup API on: POST .../make-backup, GET .../check-backup/{id}; backups go to %s\n", n.backups.Dir())
+	}
 	if n.cfg.Mining.Mode == "pow" {
 		fmt.Fprintf(out, "mining all %d chains, block delay %v, miner data %s\n",
 			len(n.version.Chains()), time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
@@ -362,6 +387,9 @@ func (n *node) close() error {
 	}
 	if n.priv != nil {
 		n.priv.close()
+	}
+	if n.backups != nil {
+		n.backups.Close() // a running job holds a snapshot of the store: it ends (failed) first
 	}
 	return n.db.Close()
 }
