@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,7 +283,10 @@ func writeFileAtomic(dir, name string, data []byte) error {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = f.Chmod(0o644) // CreateTemp makes it private; the operator's tools read these files
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -335,7 +339,9 @@ func Restore(from, to string) error {
 		if err := syncTree(to); err != nil {
 			return fmt.Errorf("copy backup: %w", err)
 		}
-		db, err := Open(to, Options{HeaderCacheSize: -1})
+		// The copy has no header index by design, and Open says so at warning level; here that
+		// is expected, not news. Damage that matters fails Open or the heads check below.
+		db, err := Open(to, Options{HeaderCacheSize: -1, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return fmt.Errorf("open the restored database: %w", err)
 		}
