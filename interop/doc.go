@@ -14,7 +14,14 @@
 // a capability-scoped coin.transfer preflighted, submitted, listened for and
 // polled, the events and balances after it (gas paid to the miner), the
 // rejection of a signature by the wrong key, and a transfer-create on
-// another chain. The node must then stop cleanly on SIGTERM.
+// another chain. Then, on the same node, xchain_scenario.js drives a
+// cross-chain transfer (SPV) from chain 0 to chain 7, two hops apart: step 0
+// of coin.transfer-crosschain, the proof through pollCreateSpv, step 1 paid
+// by sender02, exact balances on both chains, a replayed step 1 refused as
+// "Requested defpact already completed", and a second transfer whose step 1
+// goes unsigned through the kadena-xchain-gas gas station. Both scripts share
+// scenario_lib.js (keys, report, exact decimals). The node must then stop
+// cleanly on SIGTERM.
 //
 // The tests run `node` with a script from this directory. `make test`
 // installs the npm packages first (`npm ci` in this directory, the

@@ -167,7 +167,10 @@ func (n *devNode) stop(t *testing.T) int {
 // TestKadenaClientAgainstNode runs node_scenario.js against a mining development node: balances
 // read with local, a capability-scoped coin.transfer built and signed by @kadena/client,
 // preflighted, submitted, listened for and polled, the balances after it (gas included), the
-// rejection of a signature by the wrong key, and a transfer-create on another chain.
+// rejection of a signature by the wrong key, and a transfer-create on another chain. Then
+// xchain_scenario.js on the same node: a cross-chain transfer from chain 0 to chain 7 (step 0,
+// pollCreateSpv, step 1, the balances on both chains, a replayed step 1 refused), and one
+// finished unsigned through the kadena-xchain-gas gas station.
 func TestKadenaClientAgainstNode(t *testing.T) {
 	node := nodeReady(t)
 	t0 := time.Now()
@@ -180,9 +183,13 @@ func TestKadenaClientAgainstNode(t *testing.T) {
 	n.waitHeights(t, 2, 30*time.Second)
 	t.Logf("node at %s mining in %v", n.url, time.Since(t0))
 
-	t1 := time.Now()
-	r := runScript(t, node, "node_scenario.js", n.url)
-	t.Logf("scenario: %d checks, %d transactions in %v", len(r.Checks), len(r.Transactions), time.Since(t1))
+	// The scenarios run one after the other: both move sender00's coin on chain 0 and check its
+	// balance exactly.
+	for _, script := range []string{"node_scenario.js", "xchain_scenario.js"} {
+		t1 := time.Now()
+		r := runScript(t, node, script, n.url)
+		t.Logf("%s: %d checks, %d transactions in %v", script, len(r.Checks), len(r.Transactions), time.Since(t1))
+	}
 	if t.Failed() {
 		t.Logf("node stderr:\n%s", n.stderr.String())
 	}
