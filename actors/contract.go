@@ -185,6 +185,9 @@ func (cc *ChainContract) Send(ctx context.Context, cmds []*api.Command) ([]api.H
 	if msg, ok := mempool.IsRejection(err); ok {
 		return nil, &server.RequestError{Msg: msg}
 	}
+	if err == nil && cc.x.relay != nil {
+		cc.x.relay(cc.x.chain, cmds)
+	}
 	return keys, err
 }
 

@@ -85,6 +85,8 @@ type Executor struct {
 	applied chan struct{}
 	stopped atomic.Bool
 	txs     atomic.Uint64 // transactions applied (Stats)
+	// relay passes transactions sent to this chain on to the peers (peer sync); nil alone.
+	relay func(ledger.ChainID, []*api.Command)
 
 	// The actor's own fields.
 	built     map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
@@ -548,8 +550,13 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 		return err
 	} else if on {
 		// A sibling of a block the state holds, or a child of its head: a view as of the
-		// parent is enough, and the state does not move under the readers.
-		_, err = x.execute(h, parent, p, x.state.View(parent.Height).(*persist.View))
+		// parent is enough, and the state does not move under the readers. A child of the
+		// head (a peer's next block) keeps its writes, for apply to use when it enters the cut.
+		view := x.state.View(parent.Height).(*persist.View)
+		keys, err := x.execute(h, parent, p, view)
+		if err == nil && parent.Hash == x.head.Load().Hash {
+			x.built[h.PayloadHash] = &builtBlock{parent: parent.Hash, payload: p, view: view, keys: keys}
+		}
 		return err
 	}
 	if err := x.syncTo(parent); err != nil {

@@ -271,6 +271,19 @@ func (m *Mempool) Len() int {
 	return n
 }
 
+// PendingKeys lists the keys of the pending transactions (read from the index).
+func (m *Mempool) PendingKeys() []api.Hash {
+	m.index.mu.RLock()
+	defer m.index.mu.RUnlock()
+	var out []api.Hash
+	for k, e := range m.index.m {
+		if e.Status == mempool.Pending {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Generation changes whenever a transaction enters or leaves the pending set or the bad-list:
 // a block built at one generation holds the best of what was pending then.
 func (m *Mempool) Generation() uint64 { return m.index.gen.Load() }

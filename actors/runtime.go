@@ -53,6 +53,7 @@ type Runtime struct {
 	heads   *headsWriter
 	miner   *miner
 	execs   []*Executor // by chain id; nil without Execution
+	syncer  atomic.Pointer[Syncer]
 	pools   *Mempools
 	entered atomic.Uint64
 	stopped atomic.Bool
@@ -100,6 +101,9 @@ func Start(cfg Config) (*Runtime, error) {
 			r.miner.cutChanged(v)
 		}
 		r.cutChangedExec(v)
+		if s := r.syncer.Load(); s != nil {
+			s.cutChanged(v)
+		}
 	}
 	if r.cutPID, err = r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return cut }), "cut"); err != nil {
 		r.shutdown()
@@ -198,6 +202,9 @@ func (r *Runtime) Stats() Stats {
 // The store stays open. Calling Stop again does nothing.
 func (r *Runtime) Stop() {
 	r.stop.Do(func() {
+		if s := r.syncer.Load(); s != nil {
+			s.Stop()
+		}
 		if r.miner != nil {
 			r.miner.stop()
 		}

@@ -17,6 +17,11 @@ func (s *Service) serve(ctx *fasthttp.RequestCtx) {
 		s.preflight(ctx)
 		return
 	}
+	if s.throttle != nil && !s.throttle.allow(ctx) {
+		ctx.Response.Header.Set("Retry-After", "1")
+		writeText(ctx, fasthttp.StatusTooManyRequests, "Too many requests: this peer limits the request rate per client address.")
+		return
+	}
 	var p params
 	rt, m := s.router.lookup(ctx.Method(), ctx.Path(), &p)
 	if rt != nil {

@@ -98,6 +98,8 @@ type Service struct {
 	server  *fasthttp.Server
 	// contract serves the contract endpoints; nil without ServiceConfig.Contract.
 	contract *Contract
+	// throttle limits the peer API's request rates per client address; nil on the service API.
+	throttle *throttler
 
 	lnMu      sync.Mutex
 	listeners []net.Listener // handed to Serve; closed by Shutdown
@@ -111,6 +113,11 @@ type Service struct {
 // NewService builds the service. It panics on a config without Version or Store: that is a
 // wiring bug, not a runtime condition.
 func NewService(cfg ServiceConfig) *Service {
+	return newService(cfg, serviceLimits, (*Service).routes)
+}
+
+// newService builds a server of the node's routes: the service API's or the peer API's.
+func newService(cfg ServiceConfig, limits listLimits, routes func(*Service)) *Service {
 	if cfg.Version == nil || cfg.Store == nil {
 		panic("transport: ServiceConfig needs Version and Store")
 	}
@@ -132,13 +139,13 @@ func NewService(cfg ServiceConfig) *Service {
 		log:     cfg.Logger,
 		router:  newRouter(cfg.Version),
 		headers: commonHeaders{nodeVersion: []byte(cfg.PackageVersion)},
-		limits:  serviceLimits,
+		limits:  limits,
 		info:    map[*ledger.Graph][]byte{},
 	}
 	for _, e := range cfg.Version.Graphs {
 		s.info[e.Graph] = s.infoJSON(e.Graph)
 	}
-	s.routes()
+	routes(s)
 	s.server = &fasthttp.Server{
 		Handler:       s.Handler(),
 		ErrorHandler:  s.requestError,

@@ -81,7 +81,7 @@ func mine(bin, dir string, delay, duration time.Duration) (string, error) {
 			return "", fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	cmd := exec.Command(bin, "--data-dir", dir, "--block-delay", delay.String(), "--service-port", "0", "--log-level", "warn")
+	cmd := exec.Command(bin, "--data-dir", dir, "--block-delay", delay.String(), "--service-port", "0", "--p2p-port", "0", "--log-level", "warn")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

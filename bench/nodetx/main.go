@@ -680,7 +680,7 @@ type launcher struct {
 
 // start runs the node, mining or not, and waits until it prints its service address.
 func (l *launcher) start(mining bool) (*node, error) {
-	args := []string{"--data-dir", l.dir, "--service-port", "0", "--block-delay", l.delay.String(),
+	args := []string{"--data-dir", l.dir, "--service-port", "0", "--p2p-port", "0", "--block-delay", l.delay.String(),
 		"--miner-key", minerKey, "--log-level", l.level}
 	if !mining {
 		args = append(args, "--mining", "off")

@@ -84,7 +84,7 @@ func waitBackup(t *testing.T, base, id string) string {
 // startLoggedNode is startNodeOpts with the node's log written to log.
 func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...string) scopedNode {
 	t.Helper()
-	cfg, _, err := loadConfig(append([]string{"--service-port", "0"}, args...), io.Discard)
+	cfg, _, err := loadConfig(append([]string{"--service-port", "0", "--p2p-port", "0"}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestBackupAPIDisabled(t *testing.T) {
 func TestBackupDirectoryChecked(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	cfg, _, err := loadConfig([]string{"--data-dir", t.TempDir(), "--mining", "off", "--service-port", "0",
+	cfg, _, err := loadConfig([]string{"--data-dir", t.TempDir(), "--mining", "off", "--service-port", "0", "--p2p-port", "0",
 		"--enable-backup-api", "--backup-directory", filepath.Join(file, "backups")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

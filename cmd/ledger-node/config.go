@@ -18,6 +18,7 @@ import (
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/transport"
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
@@ -33,6 +34,17 @@ type Config struct {
 	Mining          MiningConfig  `yaml:"mining"`
 	Private         PrivateConfig `yaml:"private"`
 	Backup          BackupConfig  `yaml:"backup"`
+	P2P             P2PConfig     `yaml:"p2p"`
+}
+
+// P2PConfig configures the peer API and peer sync (chainweb-api.md §1.1, the P2P column).
+type P2PConfig struct {
+	Interface string `yaml:"interface"`
+	// Port of the peer API; 0 picks a free port.
+	Port int `yaml:"port"`
+	// Peers are peer API addresses (HOST:PORT) to start from; more are learned from their
+	// peer lists.
+	Peers []string `yaml:"peers"`
 }
 
 // BackupConfig configures database backups (interface.md "Backup endpoints"): the backup API
@@ -106,6 +118,7 @@ func DefaultConfig() Config {
 			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true,
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
+		P2P:   P2PConfig{Interface: "127.0.0.1", Port: 1789},
 	}
 }
 
@@ -130,6 +143,16 @@ func intOpt(flagName, key, usage string, field func(*Config) *int) option {
 func boolOpt(flagName, key, usage string, field func(*Config) *bool) option {
 	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.BoolVar(field(c), n, *field(c), u)
+	}}
+}
+
+// listOpt is a repeatable flag whose values append to a list (after the config file's).
+func listOpt(flagName, key, usage string, field func(*Config) *[]string) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Func(n, u, func(v string) error {
+			*field(c) = append(*field(c), v)
+			return nil
+		})
 	}}
 }
 
@@ -173,6 +196,12 @@ var options = []option{
 		func(c *Config) *string { return &c.Private.Entity }),
 	stringOpt("entity-secret", "private.entitySecret", "this entity's nacl/box secret key, 64 hex digits (default: <data-dir>/private/entity.key)",
 		func(c *Config) *string { return &c.Private.EntitySecret }),
+	stringOpt("p2p-interface", "p2p.interface", "interface the peer API binds",
+		func(c *Config) *string { return &c.P2P.Interface }),
+	intOpt("p2p-port", "p2p.port", "port of the peer API (0 picks a free port)",
+		func(c *Config) *int { return &c.P2P.Port }),
+	listOpt("peer", "p2p.peers", "a peer's API address HOST:PORT to sync with (repeatable)",
+		func(c *Config) *[]string { return &c.P2P.Peers }),
 	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
 		func(c *Config) *bool { return &c.Backup.API.Enabled }),
 	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
@@ -308,6 +337,17 @@ func (c *Config) finish() error {
 	if err := c.Private.check(); err != nil {
 		return err
 	}
+	if c.P2P.Port < 0 || c.P2P.Port > 65535 {
+		return fmt.Errorf("p2p.port %d is not a TCP port", c.P2P.Port)
+	}
+	if c.P2P.Interface == "" {
+		return fmt.Errorf("p2p.interface is empty")
+	}
+	for _, p := range c.P2P.Peers {
+		if _, err := transport.ParsePeerAddr(p); err != nil {
+			return fmt.Errorf("p2p.peers (--peer): %v", err)
+		}
+	}
 	if c.Backup.API.Enabled && c.Backup.Directory == "" {
 		return errors.New("backup.api.enabled (--enable-backup-api) needs backup.directory (--backup-directory): where the backups go")
 	}
@@ -386,6 +426,11 @@ func defaultDataDir(network string) string {
 		base = filepath.Join(home, ".local", "share")
 	}
 	return filepath.Join(base, "ledger-node", network)
+}
+
+// p2pAddr is the listen address of the peer API.
+func (c *Config) p2pAddr() string {
+	return net.JoinHostPort(c.P2P.Interface, fmt.Sprint(c.P2P.Port))
 }
 
 // serviceAddr is the listen address of the service API.

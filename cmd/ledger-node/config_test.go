@@ -20,6 +20,9 @@ var flagValues = map[string]string{
 	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
 	"miner-key":     "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
 	"entity":        "alice",
+	"p2p-interface": "0.0.0.0",
+	"p2p-port":      "1790",
+	"peer":          "127.0.0.1:1",
 	"entity-secret": "0707070707070707070707070707070707070707070707070707070707070707",
 }
 
@@ -51,7 +54,11 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 			t.Fatalf("--%s %s: %v", o.flag, val, err)
 		}
 		got := yamlMap(t, cfg.marshalYAML())
-		if lookup(got, o.yamlKey) != val {
+		want := val
+		if o.flag == "peer" { // a list
+			want = "- " + val
+		}
+		if lookup(got, o.yamlKey) != want {
 			t.Errorf("--%s %s: YAML key %s is %q", o.flag, val, o.yamlKey, lookup(got, o.yamlKey))
 		}
 		for _, other := range options {
@@ -65,12 +72,16 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		}
 		// The same setting through a config file.
 		file := filepath.Join(t.TempDir(), "c.yaml")
-		os.WriteFile(file, []byte(nestedYAML(o.yamlKey, val)), 0o600)
+		fileVal := val
+		if o.flag == "peer" {
+			fileVal = "[" + val + "]"
+		}
+		os.WriteFile(file, []byte(nestedYAML(o.yamlKey, fileVal)), 0o600)
 		fromFile, _, err := loadConfig(append([]string{"--config-file", file, "--data-dir", "/d"}, companions[o.flag]...), &bytes.Buffer{})
 		if err != nil {
 			t.Fatalf("config file %q: %v", nestedYAML(o.yamlKey, val), err)
 		}
-		if o.flag != "data-dir" && lookup(yamlMap(t, fromFile.marshalYAML()), o.yamlKey) != val {
+		if o.flag != "data-dir" && lookup(yamlMap(t, fromFile.marshalYAML()), o.yamlKey) != want {
 			t.Errorf("config key %s did not apply", o.yamlKey)
 		}
 	}

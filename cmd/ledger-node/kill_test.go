@@ -143,7 +143,7 @@ func TestKillDuringMining(t *testing.T) {
 	dir := t.TempDir()
 	// 20 ms per block and chain: the derived genesis target (16 k hashes per block) gives a block
 	// every few milliseconds even from a race-instrumented binary.
-	args := []string{"--data-dir", dir, "--service-port", "0", "--block-delay", "20ms", "--log-level", "warn"}
+	args := []string{"--data-dir", dir, "--service-port", "0", "--p2p-port", "0", "--block-delay", "20ms", "--log-level", "warn"}
 
 	t.Logf("built in %v", time.Since(t0))
 	p := startProcess(t, bin, args...)
@@ -207,7 +207,7 @@ func TestKillDuringMining(t *testing.T) {
 func TestKillKeepsResults(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	args := []string{"--data-dir", dir, "--service-port", "0", "--block-delay", "20ms", "--log-level", "warn",
+	args := []string{"--data-dir", dir, "--service-port", "0", "--p2p-port", "0", "--block-delay", "20ms", "--log-level", "warn",
 		"--miner-key", devMinerKey}
 	p := startProcess(t, bin, args...)
 	waitCut(t, p.url, 2, 60*time.Second)

@@ -235,7 +235,7 @@ func TestBlockDelayMismatch(t *testing.T) {
 	n := startNodeArgs(t, "--data-dir", dir, "--block-delay", "2s", "--mining", "off")
 	n.stop()
 	var stderr bytes.Buffer
-	code := run([]string{"--data-dir", dir, "--block-delay", "3s", "--service-port", "0"}, io.Discard, &stderr)
+	code := run([]string{"--data-dir", dir, "--block-delay", "3s", "--service-port", "0", "--p2p-port", "0"}, io.Discard, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "--block-delay 2s") || !strings.Contains(stderr.String(), "another block delay") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

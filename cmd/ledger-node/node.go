@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,11 @@ type node struct {
 	rt   *actors.Runtime
 	svc  *transport.Service
 	ln   net.Listener
+	// The peer API and peer sync, on the networks that execute Pact (a block from a peer is
+	// validated by executing it).
+	peerSvc *transport.Service
+	peerLn  net.Listener
+	syncer  *actors.Syncer
 
 	// backups runs the backup API's jobs; nil when the API is off.
 	backups *store.Backups
@@ -139,7 +145,38 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		n.close()
 		return nil, fmt.Errorf("service API: %w", err)
 	}
+	if n.runner != nil {
+		if err := n.startPeers(); err != nil {
+			n.close()
+			return nil, err
+		}
+	}
 	return n, nil
+}
+
+// startPeers binds the peer API and starts peer sync.
+func (n *node) startPeers() error {
+	ln, err := net.Listen("tcp", n.cfg.p2pAddr())
+	if err != nil {
+		return fmt.Errorf("peer API: %w", err)
+	}
+	n.peerLn = ln
+	self := ln.Addr().(*net.TCPAddr)
+	host := self.IP.String()
+	if self.IP.IsUnspecified() {
+		host = "127.0.0.1" // what this node announces when it binds every interface
+	}
+	v := n.version
+	n.syncer = n.rt.StartSync(actors.SyncConfig{
+		Self:   net.JoinHostPort(host, fmt.Sprint(self.Port)),
+		Seeds:  n.cfg.P2P.Peers,
+		Dial:   func(addr string) actors.Peer { return transport.NewPeerClient(addr, v, 30*time.Second) },
+		Logger: n.log,
+	})
+	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
+		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
+	}, transport.PeerConfig{Node: n.syncer})
+	return nil
 }
 
 // initStore opens the data directory for version v and initialises it (init).
@@ -305,8 +342,15 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "mining all %d chains, block delay %v, miner data %s\n",
 			len(n.version.Chains()), time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
 	}
-	errc := make(chan error, 1)
+	if n.peerSvc != nil {
+		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
+			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", "))
+	}
+	errc := make(chan error, 2)
 	go func() { errc <- n.svc.Serve(n.ln) }()
+	if n.peerSvc != nil {
+		go func() { errc <- n.peerSvc.Serve(n.peerLn) }()
+	}
 	stopStatus := n.reportStatus(out)
 	var err error
 	select {
@@ -321,6 +365,11 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	defer cancel()
 	if serr := n.svc.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
 		n.log.Warn("service shutdown", "err", serr)
+	}
+	if n.peerSvc != nil {
+		if serr := n.peerSvc.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
+			n.log.Warn("peer API shutdown", "err", serr)
+		}
 	}
 	return err
 }
@@ -378,6 +427,9 @@ func cutRange(c *ledger.Cut) (low, high uint64) {
 func (n *node) close() error {
 	if n.ln != nil {
 		n.ln.Close()
+	}
+	if n.peerLn != nil {
+		n.peerLn.Close()
 	}
 	if n.rt != nil {
 		n.rt.Stop()

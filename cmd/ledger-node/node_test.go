@@ -155,6 +155,7 @@ func TestDevelopmentNodeStartsAndResumes(t *testing.T) {
 
 type scopedNode struct {
 	url  string
+	p2p  string // the peer API's HOST:PORT; empty when the node runs no peer API
 	node *node
 	out  *syncBuffer // what the node printed
 	stop func()
@@ -175,11 +176,15 @@ func startNodeArgs(t *testing.T, args ...string) scopedNode {
 // startNodeOpts is startNodeArgs with wiring options.
 func startNodeOpts(t *testing.T, opts nodeOptions, args ...string) scopedNode {
 	t.Helper()
-	cfg, _, err := loadConfig(append([]string{"--service-port", "0"}, args...), io.Discard)
+	cfg, _, err := loadConfig(append([]string{"--service-port", "0", "--p2p-port", "0"}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
+	logTo := io.Discard
+	if os.Getenv("LEDGER_NODE_TEST_LOG") != "" { // debugging: the nodes' logs on stderr
+		logTo = os.Stderr
+	}
+	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(logTo, nil)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +203,11 @@ func startNodeOpts(t *testing.T, opts nodeOptions, args ...string) scopedNode {
 		})
 	}
 	t.Cleanup(stop) // a test that fails before stopping does not leak a mining node
-	return scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, stop: stop}
+	sn := scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, stop: stop}
+	if n.peerLn != nil {
+		sn.p2p = n.peerLn.Addr().String()
+	}
+	return sn
 }
 
 // devGenesis returns the development genesis headers of version v, computed as a node computes

@@ -1,0 +1,502 @@
+package actors
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
+)
+
+// Peer sync: nodes tell one another of their cuts (cut gossip), and a node that hears of a
+// heavier cut fetches the blocks it lacks from the peer that has them (branch queries for the
+// headers, payload batches), validates everything as it validates its own blocks (the chain
+// actors check the headers with every pow rule, the executors re-execute the payloads) and lets
+// the cut actor adopt the heavier cut. Transactions sent to one node are relayed to the others'
+// mempools. Peers come from the configuration and are learned from the peers' lists.
+
+// Peer is another node's peer API (transport.PeerClient).
+type Peer interface {
+	Addr() string
+	Cut(ctx context.Context) (*ledger.Cut, error)
+	PutCut(ctx context.Context, c *ledger.Cut, origin string) error
+	Peers(ctx context.Context) ([]string, error)
+	AddPeer(ctx context.Context, self string) error
+	Branch(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash) ([]*ledger.Header, error)
+	Payloads(ctx context.Context, c ledger.ChainID, hashes []ledger.Hash) (map[ledger.Hash]*ledger.PayloadWithOutputs, error)
+	InsertTxs(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error
+}
+
+// SyncConfig configures peer sync.
+type SyncConfig struct {
+	// Self is this node's peer API address ("host:port"), announced to peers.
+	Self string
+	// Seeds are the peers to start from.
+	Seeds []string
+	// Dial makes the client of a peer.
+	Dial func(addr string) Peer
+	// Poll is how often every peer's cut and peer list are read (DefaultSyncPoll if zero).
+	Poll time.Duration
+	// MaxPeers bounds the peers kept (DefaultMaxPeers if zero).
+	MaxPeers int
+	Logger   *slog.Logger
+}
+
+// Defaults of SyncConfig.
+const (
+	DefaultSyncPoll = 2 * time.Second
+	DefaultMaxPeers = 64
+	// announceEvery bounds how often this node announces its cut, whatever its block rate: the
+	// peers' rate limit (50 requests/s per address) must hold with room for block fetches.
+	announceEvery = 250 * time.Millisecond
+	// banFor is how long a peer that served an invalid block is left alone.
+	banFor = time.Minute
+	// payloadBatch is the payloads fetched per request (the peer API's limit).
+	payloadBatch = 100
+)
+
+// Syncer runs peer sync for a runtime. It is the node side of the peer API
+// (transport.PeerNode).
+type Syncer struct {
+	rt  *Runtime
+	cfg SyncConfig
+	log *slog.Logger
+
+	mu     sync.Mutex
+	peers  map[string]Peer
+	banned map[string]time.Time
+	// offers are cuts announced by peers, the newest per peer.
+	offers map[string]*ledger.Cut
+	wake   chan struct{}
+
+	announce chan struct{}
+	quit     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// StartSync starts peer sync: it introduces this node to the seeds, then keeps its cut in step
+// with the peers' until Stop.
+func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultSyncPoll
+	}
+	if cfg.MaxPeers <= 0 {
+		cfg.MaxPeers = DefaultMaxPeers
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = r.cfg.Logger
+	}
+	s := &Syncer{rt: r, cfg: cfg, log: cfg.Logger.With("component", "sync"),
+		peers: map[string]Peer{}, banned: map[string]time.Time{}, offers: map[string]*ledger.Cut{},
+		wake: make(chan struct{}, 1), announce: make(chan struct{}, 1), quit: make(chan struct{})}
+	for _, a := range cfg.Seeds {
+		s.AddPeer(a)
+	}
+	r.syncer.Store(s)
+	for _, x := range r.execs {
+		if x != nil {
+			x.relay = s.relay
+		}
+	}
+	s.wg.Add(3)
+	go s.fetchLoop()
+	go s.pollLoop()
+	go s.announceLoop()
+	return s
+}
+
+// Stop ends peer sync and waits for it.
+func (s *Syncer) Stop() {
+	close(s.quit)
+	s.wg.Wait()
+}
+
+func (s *Syncer) stopped() bool {
+	select {
+	case <-s.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Peers lists the known peers.
+func (s *Syncer) Peers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.peers))
+	for a := range s.peers {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// AddPeer learns a peer. This node itself, and peers beyond MaxPeers, are ignored.
+func (s *Syncer) AddPeer(addr string) error {
+	if addr == "" || addr == s.cfg.Self {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.peers[addr]; ok || len(s.peers) >= s.cfg.MaxPeers {
+		return nil
+	}
+	s.peers[addr] = s.cfg.Dial(addr)
+	s.log.Info("peer added", "peer", addr)
+	return nil
+}
+
+// OfferCut takes a cut a peer announced; the fetch loop looks at it.
+func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
+	s.AddPeer(origin)
+	s.mu.Lock()
+	if prev := s.offers[origin]; prev == nil || c.Weight.Cmp(prev.Weight) > 0 {
+		s.offers[origin] = c
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// cutChanged is the cut actor's notice: announce the new cut (at most every announceEvery).
+func (s *Syncer) cutChanged(*CutView) {
+	select {
+	case s.announce <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Syncer) announceLoop() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-s.announce:
+		}
+		c := s.rt.Cut()
+		for _, p := range s.livePeers() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := p.PutCut(ctx, c, s.cfg.Self); err != nil {
+				s.log.Debug("announce cut", "peer", p.Addr(), "err", err)
+			}
+			cancel()
+		}
+		select {
+		case <-s.quit:
+			return
+		case <-time.After(announceEvery):
+		}
+	}
+}
+
+// pollLoop reads every peer's cut and peer list now and then: announcements can be lost, and a
+// node that starts late or was stopped learns what it missed.
+func (s *Syncer) pollLoop() {
+	defer s.wg.Done()
+	introduced := map[string]bool{}
+	t := time.NewTicker(s.cfg.Poll)
+	defer t.Stop()
+	for {
+		for _, p := range s.livePeers() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if !introduced[p.Addr()] && s.cfg.Self != "" {
+				introduced[p.Addr()] = p.AddPeer(ctx, s.cfg.Self) == nil
+			}
+			if c, err := p.Cut(ctx); err == nil {
+				s.OfferCut(c, p.Addr())
+			}
+			if more, err := p.Peers(ctx); err == nil {
+				for _, a := range more {
+					s.AddPeer(a)
+				}
+			}
+			cancel()
+		}
+		select {
+		case <-s.quit:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Syncer) livePeers() []Peer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	out := make([]Peer, 0, len(s.peers))
+	for a, p := range s.peers {
+		if until, ok := s.banned[a]; ok && now.Before(until) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// fetchLoop adopts the heaviest offered cut, one peer at a time.
+func (s *Syncer) fetchLoop() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-s.wake:
+		}
+		for {
+			origin, c := s.takeOffer()
+			if c == nil {
+				break
+			}
+			if err := s.syncFrom(origin, c); err != nil && !s.stopped() {
+				var ve *pow.ValidationError
+				if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, ErrInvalidPayload) {
+					s.log.Warn("peer served an invalid block: ignored for a while", "peer", origin, "err", err)
+					s.mu.Lock()
+					s.banned[origin] = time.Now().Add(banFor)
+					s.mu.Unlock()
+				} else {
+					s.log.Info("sync from peer stopped", "peer", origin, "err", err)
+				}
+			}
+		}
+	}
+}
+
+// takeOffer removes and returns the heaviest offer heavier than the current cut.
+func (s *Syncer) takeOffer() (string, *ledger.Cut) {
+	cur := s.rt.Cut()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best string
+	var bc *ledger.Cut
+	for a, c := range s.offers {
+		if c.Weight.Cmp(cur.Weight) <= 0 {
+			delete(s.offers, a)
+			continue
+		}
+		if until, ok := s.banned[a]; ok && time.Now().Before(until) {
+			delete(s.offers, a)
+			continue
+		}
+		if bc == nil || c.Weight.Cmp(bc.Weight) > 0 {
+			best, bc = a, c
+		}
+	}
+	if bc != nil {
+		delete(s.offers, best)
+	}
+	return best, bc
+}
+
+// syncFrom fetches, validates and inserts the blocks of cut c that this node lacks.
+func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
+	s.mu.Lock()
+	p := s.peers[origin]
+	s.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("unknown peer %s", origin)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	heads := s.rt.View().Heads
+	var missing []*ledger.Header
+	for _, e := range c.Entries {
+		if ok, err := s.rt.cfg.Store.HasHeader(e.Hash); err != nil {
+			return err
+		} else if ok {
+			continue
+		}
+		var lower []ledger.Hash
+		if int(e.Chain) < len(heads) && heads[e.Chain] != nil {
+			lower = []ledger.Hash{heads[e.Chain].Hash}
+		}
+		hs, err := p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
+		if err != nil {
+			return err
+		}
+		for _, h := range hs {
+			if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); !ok {
+				missing = append(missing, h)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	// Parents before children, and a block after the blocks of its height on other chains
+	// that it names as adjacent parents (those are one height below).
+	slices.SortFunc(missing, func(a, b *ledger.Header) int {
+		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.ChainID, b.ChainID))
+	})
+	missing = slices.CompactFunc(missing, func(a, b *ledger.Header) bool { return a.Hash == b.Hash })
+	prog := newProgress(s.log, origin, len(missing), c.Height)
+	for start := 0; start < len(missing); start += payloadBatch {
+		batch := missing[start:min(start+payloadBatch, len(missing))]
+		payloads, err := s.fetchPayloads(ctx, p, batch)
+		if err != nil {
+			return err
+		}
+		for _, h := range batch {
+			pl := payloads[h.PayloadHash]
+			if pl == nil {
+				if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
+					return fmt.Errorf("peer %s has no payload %s for block %d of chain %d", origin, h.PayloadHash, h.Height, h.ChainID)
+				}
+			}
+			if err := s.rt.Insert(h, pl); err != nil {
+				return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
+			}
+			prog.step()
+		}
+	}
+	prog.done()
+	return nil
+}
+
+// fetchPayloads fetches the payloads of blocks, chain by chain.
+func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Header) (map[ledger.Hash]*ledger.PayloadWithOutputs, error) {
+	byChain := map[ledger.ChainID][]ledger.Hash{}
+	for _, h := range blocks {
+		if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
+			byChain[h.ChainID] = append(byChain[h.ChainID], h.PayloadHash)
+		}
+	}
+	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
+	for c, hashes := range byChain {
+		got, err := p.Payloads(ctx, c, hashes)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range got {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// progress prints a catch-up's progress: blocks, blocks/s and the time left.
+type progress struct {
+	log      *slog.Logger
+	peer     string
+	total    int
+	n        int
+	start    time.Time
+	last     time.Time
+	loud     bool
+	cutTotal uint64
+}
+
+func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64) *progress {
+	now := time.Now()
+	p := &progress{log: log, peer: peer, total: total, start: now, last: now, loud: total >= 100, cutTotal: cutHeight}
+	if p.loud {
+		log.Info("catching up from peer", "peer", peer, "blocks", total, "peer cut height", cutHeight)
+	}
+	return p
+}
+
+func (p *progress) step() {
+	p.n++
+	if !p.loud || time.Since(p.last) < 2*time.Second {
+		return
+	}
+	p.last = time.Now()
+	rate := float64(p.n) / time.Since(p.start).Seconds()
+	eta := time.Duration(float64(p.total-p.n)/rate) * time.Second
+	p.log.Info("catching up", "peer", p.peer, "blocks", fmt.Sprintf("%d/%d", p.n, p.total),
+		"blocks/s", fmt.Sprintf("%.0f", rate), "eta", eta.Round(time.Second))
+}
+
+func (p *progress) done() {
+	if p.loud {
+		el := time.Since(p.start)
+		p.log.Info("caught up", "peer", p.peer, "blocks", p.n, "in", el.Round(time.Millisecond),
+			"blocks/s", fmt.Sprintf("%.0f", float64(p.n)/el.Seconds()))
+	}
+}
+
+// relay passes transactions sent to this node on to the peers' mempools.
+func (s *Syncer) relay(c ledger.ChainID, cmds []*api.Command) {
+	for _, p := range s.livePeers() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := p.InsertTxs(ctx, c, cmds); err != nil {
+				s.log.Debug("relay transactions", "peer", p.Addr(), "err", err)
+			}
+		}()
+	}
+}
+
+// MempoolInsert takes transactions a peer relays: each one that passes every check is pending
+// here too (they are not relayed again: the sender relays to every peer it knows).
+func (s *Syncer) MempoolInsert(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error {
+	x, ok := s.rt.Executor(c)
+	if !ok {
+		return nil
+	}
+	for _, cmd := range cmds {
+		if x.pool.Status(cmd.Hash) != mempool.Missing || x.Contains(cmd.Hash) {
+			continue
+		}
+		if _, err := x.pool.Insert(ctx, []*api.Command{cmd}); err != nil {
+			if _, rejected := mempool.IsRejection(err); !rejected {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// MempoolMember reports which keys are pending on chain c.
+func (s *Syncer) MempoolMember(c ledger.ChainID, keys []api.Hash) []bool {
+	out := make([]bool, len(keys))
+	if x, ok := s.rt.Executor(c); ok {
+		for i, k := range keys {
+			out[i] = x.pool.Status(k) == mempool.Pending
+		}
+	}
+	return out
+}
+
+// MempoolLookup returns the pending transactions with these keys on chain c.
+func (s *Syncer) MempoolLookup(c ledger.ChainID, keys []api.Hash) []*api.Command {
+	out := make([]*api.Command, len(keys))
+	if x, ok := s.rt.Executor(c); ok {
+		for i, e := range x.pool.Lookup(keys) {
+			if e.Tx != nil {
+				out[i] = e.Tx.Command
+			}
+		}
+	}
+	return out
+}
+
+// MempoolPending lists chain c's pending keys.
+func (s *Syncer) MempoolPending(c ledger.ChainID) []api.Hash {
+	x, ok := s.rt.Executor(c)
+	if !ok {
+		return nil
+	}
+	return x.pool.PendingKeys()
+}

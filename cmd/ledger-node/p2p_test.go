@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/transport"
+)
+
+// A network of three nodes on loopback (issue "A network of nodes"): one mines, transactions
+// sent to any node reach it and are mined, the others sync and execute the blocks; a node
+// stopped for a while catches up after its restart; and all three end on the same cut with
+// the same result for every transaction.
+func TestThreeNodes(t *testing.T) {
+	// About 2^17 hashes a block: a few dozen blocks a second, so that the followers, which
+	// fetch and re-execute every block within the peer API's rate limit, keep up.
+	tg, err := pow.TargetFromDifficulty(ledger.U256{1 << 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := nodeOptions{genesisTarget: &tg, workers: 1}
+	dirA, dirB, dirC := t.TempDir(), t.TempDir(), t.TempDir()
+	a := startNodeOpts(t, opts, "--data-dir", dirA, "--miner-key", devMinerKey)
+	b := startNodeOpts(t, opts, "--data-dir", dirB, "--mining", "off", "--peer", a.p2p)
+	c := startNodeOpts(t, opts, "--data-dir", dirC, "--mining", "off", "--peer", a.p2p)
+	t0 := time.Now()
+	waitCut(t, b.url, 2, 60*time.Second)
+	waitCut(t, c.url, 2, 60*time.Second)
+	t.Logf("b and c synced in %v", time.Since(t0))
+
+	// C goes away; transactions sent to B and A are mined meanwhile.
+	c.stop()
+	tx1 := devtx.Transfer("sender00", "sender01", "1.5", "0").Build()
+	tx2 := devtx.Transfer("sender02", "sender03", "2.5", "1").Build()
+	send(t, b.url, 0, tx1)
+	send(t, a.url, 1, tx2)
+	waitResult(t, a, 0, tx1)
+	waitResult(t, b, 1, tx2)
+	t.Logf("relayed transactions mined and synced at %v", time.Since(t0))
+
+	// C comes back, catches up, and takes a transaction of its own.
+	c = startNodeOpts(t, opts, "--data-dir", dirC, "--mining", "off", "--peer", a.p2p)
+	waitResult(t, c, 0, tx1)
+	waitResult(t, c, 1, tx2)
+	tx3 := devtx.Transfer("sender04", "sender05", "3.5", "2").Build()
+	send(t, c.url, 2, tx3)
+	waitResult(t, a, 2, tx3)
+	t.Logf("c caught up and relayed at %v", time.Since(t0))
+
+	// Mining stops: A restarts without it, and all three settle on one cut.
+	a.stop()
+	a = startNodeOpts(t, opts, "--data-dir", dirA, "--mining", "off", "--peer", b.p2p, "--peer", c.p2p)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ca, cb, cc := fetchCut(t, a.url), fetchCut(t, b.url), fetchCut(t, c.url)
+		if ca.ID() == cb.ID() && cb.ID() == cc.ID() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cuts differ after a minute: heights %d, %d, %d", ca.Height, cb.Height, cc.Height)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("one cut at %v", time.Since(t0))
+	for i, tx := range []*api.Command{tx1, tx2, tx3} {
+		ra, _ := pollOne(t, a.url, i, tx)
+		rb, _ := pollOne(t, b.url, i, tx)
+		rc, _ := pollOne(t, c.url, i, tx)
+		if ra == nil || !bytes.Equal(ra, rb) || !bytes.Equal(rb, rc) {
+			t.Errorf("tx %d: results differ:\n%s\n%s\n%s", i+1, ra, rb, rc)
+		}
+		if r := decodeResult(t, ra); r.Result.Status != "success" {
+			t.Errorf("tx %d failed: %s", i+1, ra)
+		}
+	}
+	for name, n := range map[string]scopedNode{"a": a, "b": b, "c": c} {
+		if e := n.node.svc.InternalErrors() + n.node.peerSvc.InternalErrors(); e != 0 {
+			t.Errorf("node %s: %d internal errors", name, e)
+		}
+	}
+}
+
+// waitResult polls chain ch of node n until tx has a result.
+func waitResult(t *testing.T, n scopedNode, ch int, tx *api.Command) []byte {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if r, ok := pollOne(t, n.url, ch, tx); ok {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no result for %s on chain %d of %s after a minute (cut height %d)", tx.Hash, ch, n.url, fetchCut(t, n.url).Height)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// fakePeer serves a peer API whose chain 0 branch is one forged block on the victim's genesis:
+// a peer that lies. It announces a cut far heavier than anything real.
+type fakePeer struct {
+	addr     string
+	branches atomic.Int64
+}
+
+func startFakePeer(t *testing.T, v *ledger.Version, forged *ledger.Header, payload *ledger.PayloadWithOutputs) *fakePeer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakePeer{addr: ln.Addr().String()}
+	cut := &ledger.Cut{Version: v, Entries: []ledger.CutEntry{{Chain: 0, Height: forged.Height, Hash: forged.Hash}},
+		Height: 1_000_000}
+	cut.Weight[3] = 1 // 2^192: heavier than any real cut
+	prefix := "/chainweb/0.0/" + v.Name
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+prefix+"/cut", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write(cut.AppendJSON(nil))
+	})
+	mux.HandleFunc("PUT "+prefix+"/cut/peer", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
+	mux.HandleFunc("GET "+prefix+"/cut/peer", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"limit":0,"items":[],"next":null}`))
+	})
+	mux.HandleFunc("POST "+prefix+"/chain/0/header/branch", func(w http.ResponseWriter, _ *http.Request) {
+		f.branches.Add(1)
+		fmt.Fprintf(w, `{"limit":1,"items":["%s"],"next":null}`, ledger.EncodeB64(forged.AppendBinary(nil)))
+	})
+	mux.HandleFunc("POST "+prefix+"/chain/0/payload/outputs/batch", func(w http.ResponseWriter, _ *http.Request) {
+		b, _ := json.Marshal([]*ledger.PayloadWithOutputs{payload})
+		w.Write(b)
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return f
+}
+
+// A peer serving an invalid block is refused and the node keeps its cut: a block with a wrong
+// hash, and a block whose payload does not execute to the outputs it claims.
+func TestInvalidPeerIsRefused(t *testing.T) {
+	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1}
+	n := startNodeOpts(t, opts, "--data-dir", t.TempDir(), "--mining", "off")
+	v := n.node.version
+	g := n.node.genesis[0]
+	var adj []*ledger.Header
+	for _, ch := range v.GraphAt(0).Neighbors(0) {
+		adj = append(adj, n.node.genesis[ch])
+	}
+	// A payload with a coinbase output nobody's execution produces.
+	payload := ledger.NewPayloadWithOutputs(ledger.MinerData("k:"+devMinerKey, devMinerKey),
+		[]byte(`{"gas":0,"result":{"status":"success","data":"forged"}}`), nil)
+
+	badPayload, err := newBlock(v, g, adj, payload.PayloadHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badHash := badPayload.Clone()
+	badHash.Hash[0] ^= 1
+
+	before := fetchCut(t, n.url)
+	for name, blk := range map[string]*ledger.Header{"wrong hash": badHash, "invalid payload": badPayload} {
+		f := startFakePeer(t, v, blk, payload)
+		// The fake peer introduces itself by announcing its cut.
+		body := appendOrigin(t, f.addr, blk, v)
+		req, _ := http.NewRequest("PUT", "http://"+n.p2p+"/chainweb/0.0/"+v.Name+"/cut", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 {
+			t.Fatalf("%s: PUT cut: %d", name, resp.StatusCode)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for f.branches.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if f.branches.Load() == 0 {
+			t.Fatalf("%s: the node never asked the peer for its blocks", name)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if ok, _ := n.node.db.HasHeader(blk.Hash); ok && name == "invalid payload" {
+			t.Errorf("%s: the block was stored", name)
+		}
+		if after := fetchCut(t, n.url); after.ID() != before.ID() {
+			t.Errorf("%s: the cut changed to height %d", name, after.Height)
+		}
+	}
+	if e := n.node.svc.InternalErrors() + n.node.peerSvc.InternalErrors(); e != 0 {
+		t.Errorf("%d internal errors", e)
+	}
+}
+
+// newBlock mines the next block on parent with payload hash ph.
+func newBlock(v *ledger.Version, parent *ledger.Header, adj []*ledger.Header, ph ledger.Hash) (*ledger.Header, error) {
+	h, err := pow.NewHeader(v, parent, adj, ph, time.Now().Add(-time.Second).UnixMicro(), 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	for !pow.CheckPow(h) {
+		h.Nonce++
+	}
+	h.Seal()
+	return h, nil
+}
+
+// appendOrigin is a PUT cut body announcing a cut headed by blk on chain 0, from addr.
+func appendOrigin(t *testing.T, addr string, blk *ledger.Header, v *ledger.Version) []byte {
+	t.Helper()
+	o, err := transport.ParsePeerAddr(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &ledger.Cut{Version: v, Entries: []ledger.CutEntry{{Chain: 0, Height: blk.Height, Hash: blk.Hash}}, Height: 1_000_000}
+	c.Weight[3] = 1
+	return transport.AppendCutWithOrigin(nil, c, o)
+}

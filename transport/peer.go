@@ -1,0 +1,396 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+)
+
+// The peer API (chainweb-api.md §1.1 and §1.3, the P2P column): what nodes ask one another
+// for. The cut (GET to read, PUT to announce a cut), the peer list (GET, and PUT to introduce
+// oneself), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
+// member, lookup, getPending). Requests are throttled per client address (429), with
+// upstream's rates by default.
+//
+// One difference from upstream: the payload batch endpoints answer (with at most
+// PeerPayloadBatchLimit payloads) where upstream's peer API always answers 404, so that a node
+// catching up fetches payloads a batch at a time instead of one request each, within the
+// request rate.
+
+// PeerPayloadBatchLimit bounds a peer's payload batch.
+const PeerPayloadBatchLimit = 100
+
+// peerLimits are the peer API's page and bound limits (upstream's).
+var peerLimits = listLimits{hashes: 20, entries: 20, bounds: 4}
+
+// PeerNode is the node side of the peer API.
+type PeerNode interface {
+	// OfferCut hands over a cut a peer announced, and the address ("host:port") of the peer's
+	// API to fetch its blocks from. It must not block on the work the cut causes.
+	OfferCut(c *ledger.Cut, origin string)
+	// Peers lists the known peers' API addresses.
+	Peers() []string
+	// AddPeer learns a peer's API address.
+	AddPeer(addr string) error
+	// MempoolInsert adds transactions a peer relays to chain c's mempool; those that fail the
+	// checks are dropped.
+	MempoolInsert(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error
+	// MempoolMember reports which keys chain c's mempool holds as pending.
+	MempoolMember(c ledger.ChainID, keys []api.Hash) []bool
+	// MempoolLookup returns chain c's pending transactions with these keys (nil where not).
+	MempoolLookup(c ledger.ChainID, keys []api.Hash) []*api.Command
+	// MempoolPending lists the keys of chain c's pending transactions.
+	MempoolPending(c ledger.ChainID) []api.Hash
+}
+
+// Throttle sets the peer API's request rates per client address, in requests per second;
+// bursts may reach four times the rate. Zero fields take upstream's defaults.
+type Throttle struct {
+	Global  float64 // every request (50)
+	PutPeer float64 // PUT …/cut/peer (11)
+	Mempool float64 // any path with "mempool" (20)
+}
+
+// PeerConfig configures the peer API.
+type PeerConfig struct {
+	Node     PeerNode
+	Throttle Throttle
+}
+
+// NewPeerService builds the peer API server. cfg's Cut, Store and Version serve the reads, as
+// on the service API; the contract, backup and update routes are not part of it.
+func NewPeerService(cfg ServiceConfig, pc PeerConfig) *Service {
+	if pc.Node == nil {
+		panic("transport: PeerConfig needs a Node")
+	}
+	cfg.PayloadBatchLimit = PeerPayloadBatchLimit
+	s := newService(cfg, peerLimits, func(s *Service) { s.peerRoutes(pc.Node) })
+	s.throttle = newThrottler(pc.Throttle)
+	return s
+}
+
+func (s *Service) peerRoutes(n PeerNode) {
+	r := s.router
+	if s.cfg.Cut != nil {
+		r.handle(fasthttp.MethodGet, "cut", s.getCut)
+	}
+	r.handle(fasthttp.MethodPut, "cut", s.putCut(n))
+	r.handle(fasthttp.MethodGet, "cut/peer", s.getPeers(n))
+	r.handle(fasthttp.MethodPut, "cut/peer", s.putPeer(n))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/header", s.getList(listHeaders))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/header/branch", s.postBranch(listHeaders))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/header/{blockHash}", s.getHeader)
+	r.handle(fasthttp.MethodPost, "chain/{chain}/payload/batch", s.postPayloadBatch(false))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/payload/outputs/batch", s.postPayloadBatch(true))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}", s.getPayload(false))
+	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}/outputs", s.getPayload(true))
+	r.handle(fasthttp.MethodPut, "chain/{chain}/mempool/insert", s.mempoolInsert(n))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/member", s.mempoolMember(n))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/lookup", s.mempoolLookup(n))
+	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/getPending", s.mempoolPending(n))
+}
+
+// PeerInfo is a peer as the peer API writes it: {"id": null, "address": {"hostname", "port"}}.
+type PeerInfo struct {
+	ID      *string `json:"id"`
+	Address struct {
+		Hostname string `json:"hostname"`
+		Port     uint16 `json:"port"`
+	} `json:"address"`
+}
+
+// String is the peer's "host:port".
+func (p PeerInfo) String() string {
+	return net.JoinHostPort(p.Address.Hostname, strconv.Itoa(int(p.Address.Port)))
+}
+
+// ParsePeerAddr makes a PeerInfo from "host:port".
+func ParsePeerAddr(addr string) (PeerInfo, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return PeerInfo{}, fmt.Errorf("peer address %q: %w", addr, err)
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 || host == "" {
+		return PeerInfo{}, fmt.Errorf("peer address %q: want HOST:PORT", addr)
+	}
+	var p PeerInfo
+	p.Address.Hostname, p.Address.Port = host, uint16(n)
+	return p, nil
+}
+
+// cutOrigin is the origin field of an announced cut.
+type cutOrigin struct {
+	Origin *PeerInfo `json:"origin"`
+}
+
+// AppendCutWithOrigin writes c's JSON with origin set to the announcing peer's address.
+func AppendCutWithOrigin(dst []byte, c *ledger.Cut, origin PeerInfo) []byte {
+	start := len(dst)
+	dst = c.AppendJSON(dst)
+	o, _ := json.Marshal(origin)
+	i := bytes.Index(dst[start:], []byte(`"origin":null`))
+	if i < 0 {
+		return dst
+	}
+	i += start + len(`"origin":`)
+	out := append([]byte{}, dst[:i]...)
+	out = append(out, o...)
+	return append(out, dst[i+len("null"):]...)
+}
+
+func (s *Service) putCut(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, _ params) {
+		if !requireJSONBody(ctx) {
+			return
+		}
+		body := ctx.PostBody()
+		c, _, err := ledger.DecodeCutJSON(body)
+		if err != nil {
+			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			return
+		}
+		if c.Version.Name != s.cfg.Version.Name {
+			writeText(ctx, fasthttp.StatusBadRequest, "the cut is of network "+c.Version.Name+", this node's is "+s.cfg.Version.Name)
+			return
+		}
+		var o cutOrigin
+		if err := json.Unmarshal(body, &o); err != nil || o.Origin == nil || o.Origin.Address.Port == 0 {
+			writeText(ctx, fasthttp.StatusBadRequest, `the cut needs "origin": {"address": {"hostname", "port"}}, the peer API to fetch its blocks from`)
+			return
+		}
+		n.OfferCut(c, o.Origin.String())
+		writeEmpty(ctx, fasthttp.StatusNoContent)
+	}
+}
+
+func (s *Service) getPeers(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, _ params) {
+		peers := n.Peers()
+		items := make([]PeerInfo, 0, len(peers))
+		for _, a := range peers {
+			if p, err := ParsePeerAddr(a); err == nil {
+				items = append(items, p)
+			}
+		}
+		b, _ := json.Marshal(struct {
+			Limit int        `json:"limit"`
+			Items []PeerInfo `json:"items"`
+			Next  *string    `json:"next"`
+		}{len(items), items, nil})
+		writeJSON(ctx, fasthttp.StatusOK, b)
+	}
+}
+
+func (s *Service) putPeer(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, _ params) {
+		if !requireJSONBody(ctx) {
+			return
+		}
+		var p PeerInfo
+		if err := json.Unmarshal(ctx.PostBody(), &p); err != nil || p.Address.Hostname == "" || p.Address.Port == 0 {
+			writeText(ctx, fasthttp.StatusBadRequest, `a peer is {"id": null, "address": {"hostname": HOST, "port": PORT}}`)
+			return
+		}
+		if err := n.AddPeer(p.String()); err != nil {
+			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			return
+		}
+		writeEmpty(ctx, fasthttp.StatusNoContent)
+	}
+}
+
+// maxMempoolBatch bounds the transactions or keys of one mempool request.
+const maxMempoolBatch = 1000
+
+func (s *Service) mempoolInsert(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) {
+		if !requireJSONBody(ctx) {
+			return
+		}
+		var raw []json.RawMessage
+		if err := json.Unmarshal(ctx.PostBody(), &raw); err != nil || len(raw) > maxMempoolBatch {
+			writeText(ctx, fasthttp.StatusBadRequest, "a mempool insert is a JSON array of at most 1000 commands")
+			return
+		}
+		cmds := make([]*api.Command, 0, len(raw))
+		for i, r := range raw {
+			c, err := api.DecodeCommand(r)
+			if err != nil {
+				writeText(ctx, fasthttp.StatusBadRequest, "command "+strconv.Itoa(i)+": "+err.Error())
+				return
+			}
+			cmds = append(cmds, c)
+		}
+		if err := n.MempoolInsert(ctx, p.chain, cmds); err != nil {
+			s.internalError(ctx, err)
+			return
+		}
+		writeEmpty(ctx, fasthttp.StatusNoContent)
+	}
+}
+
+// mempoolKeys decodes a JSON array of request keys.
+func mempoolKeys(ctx *fasthttp.RequestCtx) ([]api.Hash, bool) {
+	if !requireJSONBody(ctx) {
+		return nil, false
+	}
+	var ss []string
+	if err := json.Unmarshal(ctx.PostBody(), &ss); err != nil || len(ss) > maxMempoolBatch {
+		writeText(ctx, fasthttp.StatusBadRequest, "a JSON array of at most 1000 request keys")
+		return nil, false
+	}
+	keys := make([]api.Hash, len(ss))
+	for i, k := range ss {
+		h, err := api.ParseHash(k)
+		if err != nil {
+			writeText(ctx, fasthttp.StatusBadRequest, "request key "+strconv.Itoa(i)+": "+err.Error())
+			return nil, false
+		}
+		keys[i] = h
+	}
+	return keys, true
+}
+
+func (s *Service) mempoolMember(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) {
+		keys, ok := mempoolKeys(ctx)
+		if !ok {
+			return
+		}
+		b, _ := json.Marshal(n.MempoolMember(p.chain, keys))
+		writeJSON(ctx, fasthttp.StatusOK, b)
+	}
+}
+
+func (s *Service) mempoolLookup(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) {
+		keys, ok := mempoolKeys(ctx)
+		if !ok {
+			return
+		}
+		found := n.MempoolLookup(p.chain, keys)
+		b := []byte{'['}
+		for i, c := range found {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if c == nil {
+				b = append(b, `{"tag":"Missing"}`...)
+				continue
+			}
+			b = append(b, `{"tag":"Pending","contents":`...)
+			b = c.AppendJSON(b)
+			b = append(b, '}')
+		}
+		writeJSON(ctx, fasthttp.StatusOK, append(b, ']'))
+	}
+}
+
+func (s *Service) mempoolPending(n PeerNode) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) {
+		keys := n.MempoolPending(p.chain)
+		ss := make([]string, len(keys))
+		for i, k := range keys {
+			ss[i] = k.String()
+		}
+		b, _ := json.Marshal(struct {
+			Hashes        []string `json:"hashes"`
+			HighwaterMark [2]int64 `json:"highwaterMark"`
+		}{ss, [2]int64{0, int64(len(ss))}})
+		writeJSON(ctx, fasthttp.StatusOK, b)
+	}
+}
+
+// throttler is a token bucket per client address and request class.
+type throttler struct {
+	rates [3]float64 // global, put peer, mempool
+	mu    sync.Mutex
+	by    map[string]*[3]bucket
+	swept time.Time
+	now   func() time.Time
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newThrottler(t Throttle) *throttler {
+	def := func(v, d float64) float64 {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	return &throttler{rates: [3]float64{def(t.Global, 50), def(t.PutPeer, 11), def(t.Mempool, 20)},
+		by: map[string]*[3]bucket{}, now: time.Now}
+}
+
+// allow takes a token from each bucket the request falls in.
+func (t *throttler) allow(ctx *fasthttp.RequestCtx) bool {
+	ip := ctx.RemoteIP().String()
+	path := ctx.Path()
+	classes := []int{0}
+	if bytes.HasSuffix(path, []byte("/cut/peer")) && ctx.IsPut() {
+		classes = append(classes, 1)
+	}
+	if bytes.Contains(path, []byte("mempool")) {
+		classes = append(classes, 2)
+	}
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now.Sub(t.swept) > time.Minute {
+		// Forget addresses idle long enough to have refilled.
+		for k, b := range t.by {
+			if now.Sub(b[0].at) > time.Minute {
+				delete(t.by, k)
+			}
+		}
+		t.swept = now
+	}
+	bs, ok := t.by[ip]
+	if !ok {
+		bs = &[3]bucket{}
+		for i := range bs {
+			bs[i] = bucket{tokens: 4 * t.rates[i], at: now}
+		}
+		t.by[ip] = bs
+	}
+	for _, c := range classes {
+		b := &bs[c]
+		b.tokens = min(4*t.rates[c], b.tokens+now.Sub(b.at).Seconds()*t.rates[c])
+		b.at = now
+		if b.tokens < 1 {
+			return false
+		}
+	}
+	for _, c := range classes {
+		bs[c].tokens--
+	}
+	return true
+}
+
+// errPeer marks a peer's answer that is not what the peer API promises.
+var errPeer = errors.New("peer answered badly")
+
+func trimPeerText(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
