@@ -77,7 +77,7 @@ func run(warmup time.Duration, rounds int, delay time.Duration, tps int, bin, da
 		}
 	}
 	dataDir, backupDir := filepath.Join(data, "node"), filepath.Join(data, "backups")
-	nd, err := startNode(bin, "--data-dir", dataDir, "--service-port", "0", "--block-delay", delay.String(),
+	nd, err := startNode(bin, "--data-dir", dataDir, "--service-port", "0", "--p2p-port", "0", "--block-delay", delay.String(),
 		"--miner-key", contracts.Key("devnet-miner"), "--log-level", "warn",
 		"--enable-backup-api", "--backup-directory", backupDir)
 	if err != nil {
