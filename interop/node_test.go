@@ -178,7 +178,7 @@ func TestKadenaClientAgainstNode(t *testing.T) {
 	t.Logf("built in %v", time.Since(t0))
 
 	// 20 ms per block and chain: the scenario waits for each of its transactions to be mined.
-	n := startDevNode(t, bin, "--data-dir", t.TempDir(), "--service-port", "0",
+	n := startDevNode(t, bin, "--data-dir", t.TempDir(), "--service-port", "0", "--p2p-port", "0",
 		"--block-delay", "20ms", "--log-level", "warn", "--miner-key", devMinerKey)
 	n.waitHeights(t, 2, 30*time.Second)
 	t.Logf("node at %s mining in %v", n.url, time.Since(t0))
