@@ -74,6 +74,8 @@ type Executor struct {
 	// cutHead returns the chain's head in the best cut; heads every chain's executed head.
 	cutHead func() *ledger.Header
 	heads   func() Heads
+	// executor returns another chain's executor (nil when unknown).
+	executor func(ledger.ChainID) *Executor
 
 	system *actor.ActorSystem
 	pid    *actor.PID
@@ -608,6 +610,7 @@ func (r *Runtime) startExecution(hs Heads) error {
 			return err
 		}
 		x.heads = r.executedHeads
+		x.executor = func(c ledger.ChainID) *Executor { e, _ := r.Executor(c); return e }
 		mc := ec.Mempool
 		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x
 		mc.ParentTime = ChainHeadTime(r, c)

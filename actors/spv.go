@@ -61,7 +61,7 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 		return "", &server.RequestError{Msg: spvTooYoung}
 	}
 	// The target's block at height+d, then down the path through adjacent parents.
-	y, err := x.ancestorAt(top[target], block.Height+d)
+	y, err := x.targetBlockAt(target, top[target], block.Height+d)
 	if err != nil {
 		return "", err
 	}
@@ -97,6 +97,19 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 	return p.Encode(), nil
 }
 
+// targetBlockAt returns the block at height n below head, chain target's executed head: read
+// from that chain's Pact state record when it has one, by walking parents otherwise.
+func (x *Executor) targetBlockAt(target ledger.ChainID, head *ledger.Header, n uint64) (*ledger.Header, error) {
+	if t := x.executor(target); t != nil {
+		if hash, err := t.blockAt(n); err == nil {
+			if h, err := x.db.Header(hash); err == nil {
+				return h, nil
+			}
+		}
+	}
+	return x.ancestorAt(head, n)
+}
+
 // ancestorAt returns h's ancestor at height n (h itself when it is at n).
 func (x *Executor) ancestorAt(h *ledger.Header, n uint64) (*ledger.Header, error) {
 	for h.Height > n {
@@ -110,6 +123,19 @@ func (x *Executor) ancestorAt(h *ledger.Header, n uint64) (*ledger.Header, error
 		return nil, fmt.Errorf("no block at height %d below block %s", n, h.Hash)
 	}
 	return h, nil
+}
+
+// inHistory reports whether block h is parent or one of its ancestors. When parent is on the
+// Pact state's branch (the usual case: a block built or validated on the head) the state's
+// record of its block at h's height answers at once, whatever the depth; otherwise it walks
+// the parents.
+func (x *Executor) inHistory(parent, h *ledger.Header) bool {
+	if on, err := x.onState(parent); err == nil && on {
+		at, err := x.blockAt(h.Height)
+		return err == nil && at == h.Hash
+	}
+	a, err := x.ancestorAt(parent, h.Height)
+	return err == nil && a.Hash == h.Hash
 }
 
 // spvVerifier returns the proof check of the block after parent: a proof must be for this
@@ -132,7 +158,7 @@ func (x *Executor) spvVerifier(parent *ledger.Header) func(string) ([]byte, erro
 		if parent == nil || h.Height > parent.Height {
 			return nil, errors.New("the proof's root is not in this block's history")
 		}
-		if a, err := x.ancestorAt(parent, h.Height); err != nil || a.Hash != root {
+		if !x.inHistory(parent, h) {
 			return nil, errors.New("the proof's root is not in this block's history")
 		}
 		return p.Output, nil
