@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
@@ -62,6 +63,7 @@ func (x *Executor) withHead(depth uint64, f func(*persist.View, *txexec.Block) e
 		if err == nil || attempt == attempts || (!retryable(err) && x.head.Load() == head) {
 			return err
 		}
+		time.Sleep(time.Duration(attempt) * time.Millisecond) // let the reorg's write land
 	}
 }
 

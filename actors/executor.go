@@ -288,6 +288,9 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 			return fmt.Errorf("block %s shares no history with the Pact state", t.Hash)
 		}
 		dropped := x.commandsAbove(head, h)
+		// Readers move to the fork point first: the state's versions up to it stay as they
+		// are through the rewind, while views above it fail until the rewind is done.
+		x.head.Store(h)
 		if err := x.state.Rewind(h.Height); err != nil {
 			return err
 		}
