@@ -110,24 +110,47 @@ type location struct {
 // Result returns the CommandResult of transaction rk as of depth blocks below the head, with
 // the metaData of its block; nil when it is in no block as of there.
 func (x *Executor) Result(rk api.Hash, depth uint64) ([]byte, error) {
-	var out []byte
+	out, err := x.Results([]api.Hash{rk}, depth)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Results is Result for several keys in one view, reading each block's payload once however
+// many of the keys it holds (a client polls a batch it sent, which lands in few blocks).
+func (x *Executor) Results(keys []api.Hash, depth uint64) ([][]byte, error) {
+	out := make([][]byte, len(keys))
 	err := x.withHead(depth, func(view *persist.View, _ *txexec.Block) error {
-		loc, ok, err := x.locate(view, rk)
-		if err != nil || !ok {
-			return err
+		type block struct {
+			h *ledger.Header
+			p *ledger.PayloadWithOutputs
 		}
-		h, err := x.db.Header(loc.block)
-		if err != nil {
-			return err
+		blocks := map[ledger.Hash]block{}
+		for i, rk := range keys {
+			loc, ok, err := x.locate(view, rk)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				out[i] = nil
+				continue
+			}
+			b, seen := blocks[loc.block]
+			if !seen {
+				if b.h, err = x.db.Header(loc.block); err != nil {
+					return err
+				}
+				if b.p, err = x.db.PayloadWithOutputs(b.h.PayloadHash); err != nil {
+					return err
+				}
+				blocks[loc.block] = b
+			}
+			if loc.index >= len(b.p.Transactions) {
+				return fmt.Errorf("%w: request-key index of %s points past block %s", persist.ErrCorrupt, rk, b.h.Hash)
+			}
+			out[i] = withBlockMeta(b.p.Transactions[loc.index].Output, b.h)
 		}
-		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
-		if err != nil {
-			return err
-		}
-		if loc.index >= len(p.Transactions) {
-			return fmt.Errorf("%w: request-key index of %s points past block %s", persist.ErrCorrupt, rk, h.Hash)
-		}
-		out = withBlockMeta(p.Transactions[loc.index].Output, h)
 		return nil
 	})
 	return out, err
@@ -204,15 +227,19 @@ func badlistedResult(rk api.Hash) []byte {
 func (cc *ChainContract) Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error) {
 	var out []server.Polled
 	seen := make(map[api.Hash]bool, len(keys))
+	unique := make([]api.Hash, 0, len(keys))
 	for _, k := range keys {
-		if seen[k] {
-			continue
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, k)
 		}
-		seen[k] = true
-		res, err := cc.x.Result(k, opts.ConfirmationDepth)
-		if err != nil {
-			return nil, err
-		}
+	}
+	results, err := cc.x.Results(unique, opts.ConfirmationDepth)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range unique {
+		res := results[i]
 		if res == nil && cc.pool.Status(k) == mempool.Badlisted {
 			res = badlistedResult(k)
 		}
