@@ -61,6 +61,9 @@ const (
 	banFor = time.Minute
 	// payloadBatch is the payloads fetched per request (the peer API's limit).
 	payloadBatch = 100
+	// syncWindow is how many blocks a catch-up fetches payloads for before inserting them:
+	// enough for full payload batches on every chain, few enough to hold in memory.
+	syncWindow = 4000
 )
 
 // Syncer runs peer sync for a runtime. It is the node side of the peer API
@@ -350,13 +353,13 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	})
 	missing = slices.CompactFunc(missing, func(a, b *ledger.Header) bool { return a.Hash == b.Hash })
 	prog := newProgress(s.log, origin, len(missing), c.Height)
-	for start := 0; start < len(missing); start += payloadBatch {
-		batch := missing[start:min(start+payloadBatch, len(missing))]
-		payloads, err := s.fetchPayloads(ctx, p, batch)
+	for start := 0; start < len(missing); start += syncWindow {
+		window := missing[start:min(start+syncWindow, len(missing))]
+		payloads, err := s.fetchPayloads(ctx, p, window)
 		if err != nil {
 			return err
 		}
-		for _, h := range batch {
+		for _, h := range window {
 			pl := payloads[h.PayloadHash]
 			if pl == nil {
 				if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
@@ -373,22 +376,31 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	return nil
 }
 
-// fetchPayloads fetches the payloads of blocks, chain by chain.
+// fetchPayloads fetches the payloads of blocks: per chain, in full batches (the blocks of a
+// window in height order alternate between chains, so batching them as they come would send
+// a batch of five per chain).
 func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Header) (map[ledger.Hash]*ledger.PayloadWithOutputs, error) {
 	byChain := map[ledger.ChainID][]ledger.Hash{}
+	seen := map[ledger.Hash]bool{}
 	for _, h := range blocks {
+		if seen[h.PayloadHash] {
+			continue // the same payload (an empty block's, say) on several blocks
+		}
+		seen[h.PayloadHash] = true
 		if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
 			byChain[h.ChainID] = append(byChain[h.ChainID], h.PayloadHash)
 		}
 	}
 	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
 	for c, hashes := range byChain {
-		got, err := p.Payloads(ctx, c, hashes)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range got {
-			out[k] = v
+		for start := 0; start < len(hashes); start += payloadBatch {
+			got, err := p.Payloads(ctx, c, hashes[start:min(start+payloadBatch, len(hashes))])
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range got {
+				out[k] = v
+			}
 		}
 	}
 	return out, nil
