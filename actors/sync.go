@@ -323,7 +323,14 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	}()
 	heads := s.rt.View().Heads
 	var missing []*ledger.Header
-	for _, e := range c.Entries {
+	t0, lastLog := time.Now(), time.Now()
+	behind := c.Height > s.rt.Cut().Height+1000
+	for i, e := range c.Entries {
+		if behind && time.Since(lastLog) > 2*time.Second {
+			lastLog = time.Now()
+			s.log.Info("catching up: fetching headers", "peer", origin, "chains", fmt.Sprintf("%d/%d", i, len(c.Entries)),
+				"headers", len(missing), "peer cut height", c.Height)
+		}
 		if ok, err := s.rt.cfg.Store.HasHeader(e.Hash); err != nil {
 			return err
 		} else if ok {
@@ -352,7 +359,7 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.ChainID, b.ChainID))
 	})
 	missing = slices.CompactFunc(missing, func(a, b *ledger.Header) bool { return a.Hash == b.Hash })
-	prog := newProgress(s.log, origin, len(missing), c.Height)
+	prog := newProgress(s.log, origin, len(missing), c.Height, t0)
 	for start := 0; start < len(missing); start += syncWindow {
 		window := missing[start:min(start+syncWindow, len(missing))]
 		payloads, err := s.fetchPayloads(ctx, p, window)
@@ -418,9 +425,10 @@ type progress struct {
 	cutTotal uint64
 }
 
-func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64) *progress {
-	now := time.Now()
-	p := &progress{log: log, peer: peer, total: total, start: now, last: now, loud: total >= 100, cutTotal: cutHeight}
+// newProgress starts the report of a catch-up that began at start (its header fetching
+// included in the rates).
+func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64, start time.Time) *progress {
+	p := &progress{log: log, peer: peer, total: total, start: start, last: time.Now(), loud: total >= 100, cutTotal: cutHeight}
 	if p.loud {
 		log.Info("catching up from peer", "peer", peer, "blocks", total, "peer cut height", cutHeight)
 	}
