@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,35 +78,6 @@ func waitBackup(t *testing.T, base, id string) string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// startLoggedNode is startNodeOpts with the node's log written to log.
-func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...string) scopedNode {
-	t.Helper()
-	cfg, _, err := loadConfig(append([]string{"--service-port", "0", "--p2p-port", "0"}, args...), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(log, nil)), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	out := new(syncBuffer)
-	go func() { done <- n.serve(ctx, out) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve: %v", err)
-			}
-			n.close()
-		})
-	}
-	t.Cleanup(stop)
-	return scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, stop: stop}
 }
 
 // load sends transfers between four development accounts on chains 0–3 from a goroutine

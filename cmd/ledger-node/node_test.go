@@ -173,18 +173,25 @@ func startNodeArgs(t *testing.T, args ...string) scopedNode {
 	return startNodeOpts(t, nodeOptions{}, args...)
 }
 
-// startNodeOpts is startNodeArgs with wiring options.
+// startNodeOpts is startNodeArgs with wiring options. Set LEDGER_NODE_TEST_LOG to see the
+// nodes' logs on stderr.
 func startNodeOpts(t *testing.T, opts nodeOptions, args ...string) scopedNode {
+	t.Helper()
+	logTo := io.Discard
+	if os.Getenv("LEDGER_NODE_TEST_LOG") != "" {
+		logTo = os.Stderr
+	}
+	return startLoggedNode(t, opts, logTo, args...)
+}
+
+// startLoggedNode is startNodeOpts with the node's log written to log.
+func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...string) scopedNode {
 	t.Helper()
 	cfg, _, err := loadConfig(append([]string{"--service-port", "0", "--p2p-port", "0"}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logTo := io.Discard
-	if os.Getenv("LEDGER_NODE_TEST_LOG") != "" { // debugging: the nodes' logs on stderr
-		logTo = os.Stderr
-	}
-	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(logTo, nil)), opts)
+	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(log, nil)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

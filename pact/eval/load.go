@@ -11,6 +11,23 @@ import (
 // Top-level forms: modules, interfaces, uses, REPL definitions and
 // expressions.
 
+// EvalProgram evaluates every top-level form of a command's code, in order, and returns the
+// last value: what an exec command results in. Code without forms is "empty input".
+func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
+	var last Value
+	for _, item := range items {
+		v, err := in.EvalTopLevel(item, false)
+		if err != nil {
+			return nil, err
+		}
+		last = v
+	}
+	if last == nil {
+		return nil, EvalError("empty input")
+	}
+	return last, nil
+}
+
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {

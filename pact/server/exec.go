@@ -154,18 +154,7 @@ func run(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
 		}
 		return in.ContinuePact(int(c.Step), c.Rollback, c.PactID, nil)
 	}
-	var last eval.Value
-	for _, item := range pc.Code.Items {
-		v, err := in.EvalTopLevel(item, false)
-		if err != nil {
-			return nil, err
-		}
-		last = v
-	}
-	if last == nil {
-		return nil, eval.EvalError("empty input")
-	}
-	return last, nil
+	return in.EvalProgram(pc.Code.Items)
 }
 
 // prepare makes the interpreter for one command: message data, signers

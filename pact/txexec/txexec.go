@@ -297,16 +297,5 @@ func runPayload(in *eval.Interp, b *Block, pc *api.ParsedCommand) (eval.Value, e
 	if pc.Code == nil {
 		return nil, eval.EvalError("command has no code")
 	}
-	var last eval.Value
-	for _, item := range pc.Code.Items {
-		v, err := in.EvalTopLevel(item, false)
-		if err != nil {
-			return nil, err
-		}
-		last = v
-	}
-	if last == nil {
-		return nil, eval.EvalError("empty input")
-	}
-	return last, nil
+	return in.EvalProgram(pc.Code.Items)
 }
