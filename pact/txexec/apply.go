@@ -47,7 +47,15 @@ func gasTotal(m *api.PublicMeta) eval.Decimal {
 // transaction of in's database (or, with keep false, rolled back).
 func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, miner Miner, keep bool) error {
 	zero := eval.NewDecimal(eval.NewInt(0), 0)
-	in.Data = gasData(m, miner, gasTotal(m), zero)
+	station, err := gasPayerCap(in.Signers)
+	if err != nil {
+		return &BuyGasError{RequestKey: pc.RequestKey, Msg: err.Error()}
+	}
+	data := gasData(m, miner, gasTotal(m), zero)
+	if station != nil {
+		data = withTxData(data, pc)
+	}
+	in.Data = data
 	in.Gas = eval.Gas{}
 	signers := in.Signers
 	in.Signers = gasSigners(signers, m.Sender)
@@ -56,7 +64,12 @@ func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, 
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	in.Mode = db.Transactional
-	err := grant(in, r.gasCap)
+	err = grant(in, r.gasCap)
+	if err == nil && station != nil {
+		// The gas station agrees (or refuses) before the purchase, and composes what its
+		// account's guard requires.
+		_, err = in.TestCapability(station)
+	}
 	if err == nil {
 		_, err = eval1(in, r.buyGas)
 	}
@@ -104,6 +117,62 @@ func gasSigners(signers []eval.Signer, sender string) []eval.Signer {
 		out = append(out, eval.Signer{PubKey: s.PubKey, Scheme: s.Scheme, Caps: append([]*eval.CapToken{debit}, s.Caps...)})
 	}
 	return out
+}
+
+// gasPayerCap returns the signed GAS_PAYER capability of a gas station (chainweb: exactly one
+// signer capability whose base name is GAS_PAYER, in any module), nil when there is none.
+func gasPayerCap(signers []eval.Signer) (*eval.CapToken, error) {
+	var found *eval.CapToken
+	for _, s := range signers {
+		for _, c := range s.Caps {
+			if c.Name.Name != "GAS_PAYER" {
+				continue
+			}
+			if found != nil {
+				return nil, errors.New("more than one GAS_PAYER capability is signed")
+			}
+			found = c
+		}
+	}
+	return found, nil
+}
+
+// withTxData adds what a gas station may check to the gas data: tx-type, and exec-code (the
+// source of each top-level expression) with exec-user-data, or the continuation's cont-pact-id,
+// cont-step, cont-is-rollback, cont-user-data and cont-has-proof.
+func withTxData(data *eval.Object, pc *api.ParsedCommand) *eval.Object {
+	fields := make([]eval.Field, 0, data.Len()+6)
+	for _, k := range data.Keys() {
+		v, _ := data.Get(k)
+		fields = append(fields, eval.Field{Key: k, Val: v})
+	}
+	p := pc.Payload
+	switch {
+	case p.Exec != nil:
+		var code []eval.Value
+		if pc.Code != nil {
+			for _, it := range pc.Code.Items {
+				sp := it.Span()
+				if sp.Start.Offset >= 0 && sp.End.Offset <= len(p.Exec.Code) && sp.Start.Offset <= sp.End.Offset {
+					code = append(code, eval.String(p.Exec.Code[sp.Start.Offset:sp.End.Offset]))
+				}
+			}
+		}
+		fields = append(fields,
+			eval.Field{Key: "tx-type", Val: eval.String("exec")},
+			eval.Field{Key: "exec-code", Val: eval.List(code)},
+			eval.Field{Key: "exec-user-data", Val: p.EvalData()})
+	case p.Cont != nil:
+		c := p.Cont
+		fields = append(fields,
+			eval.Field{Key: "tx-type", Val: eval.String("cont")},
+			eval.Field{Key: "cont-pact-id", Val: eval.String(c.PactID)},
+			eval.Field{Key: "cont-step", Val: eval.NewInt(c.Step)},
+			eval.Field{Key: "cont-is-rollback", Val: eval.Bool(c.Rollback)},
+			eval.Field{Key: "cont-user-data", Val: p.EvalData()},
+			eval.Field{Key: "cont-has-proof", Val: eval.Bool(c.Proof != nil)})
+	}
+	return eval.NewObject(fields...)
 }
 
 // CanPay reports whether the command's sender can buy its gas in the state
