@@ -38,7 +38,9 @@ func (n *recordingNode) MempoolInsert(_ context.Context, _ ledger.ChainID, cmds 
 	n.mu.Unlock()
 	return nil
 }
-func (n *recordingNode) MempoolMember(_ ledger.ChainID, keys []api.Hash) []bool { return make([]bool, len(keys)) }
+func (n *recordingNode) MempoolMember(_ ledger.ChainID, keys []api.Hash) []bool {
+	return make([]bool, len(keys))
+}
 func (n *recordingNode) MempoolLookup(_ ledger.ChainID, keys []api.Hash) []*api.Command {
 	return make([]*api.Command, len(keys))
 }
