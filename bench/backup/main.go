@@ -18,6 +18,8 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -32,7 +34,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -95,7 +96,7 @@ func run(warmup time.Duration, rounds int, delay time.Duration, tps int, bin, da
 		return err
 	}
 	fmt.Printf("after %v warm-up: cut height %d, data directory %.1f MB, %d transfers accepted, %d refused, load average %s\n",
-		warmup, h, float64(dirSize(dataDir))/1e6, ld.accepted.Load(), ld.refused.Load(), loadAverage())
+		warmup, h, float64(dirSize(dataDir))/1e6, ld.accepted.Load(), ld.refused.Load(), proc.LoadAverage())
 	fmt.Printf("%-5s %-4s %9s %8s %7s %9s %7s | %9s %6s | %9s %8s\n", "round", "pact", "rows", "MB", "copy s",
 		"rows/s", "MB/s", "base MB/s", "ratio", "blocks/s", "txs/s")
 
@@ -121,7 +122,7 @@ func run(warmup time.Duration, rounds int, delay time.Duration, tps int, bin, da
 		fmt.Printf("median %-4s rows/s %.0f, MB/s %.1f, ratio to sequential write %.2f\n", yesNo(pact),
 			stats.Median(rowRates[i]), stats.Median(mbRates[i]), stats.Median(ratios[i]))
 	}
-	fmt.Printf("load average at the end: %s; transfers accepted %d, refused %d\n", loadAverage(), ld.accepted.Load(), ld.refused.Load())
+	fmt.Printf("load average at the end: %s; transfers accepted %d, refused %d\n", proc.LoadAverage(), ld.accepted.Load(), ld.refused.Load())
 	return nil
 }
 
@@ -398,12 +399,4 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

@@ -40,6 +40,8 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
+
 	"bufio"
 	"bytes"
 	"cmp"
@@ -93,8 +95,6 @@ const (
 	// syncWindow is actors/sync.go's: the blocks whose payloads the syncer fetches before it
 	// inserts them.
 	syncWindow = 4000
-	// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's utime and stime.
-	clockTicks = 100
 )
 
 func main() {
@@ -153,7 +153,7 @@ func run(cfg config) error {
 		l.log = f
 	}
 	fmt.Printf("catchup: %s/%s, %d CPUs, GOMAXPROCS=%d, %s, load average %s\n", runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAverage())
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), proc.LoadAverage())
 
 	// The source: mined (or extended) only when the directory holds fewer blocks than asked.
 	have, err := storedHeight(cfg.source)
@@ -248,7 +248,7 @@ func run(cfg config) error {
 	}
 	fmt.Printf("median %-9s %10.0f %10s %8s %8s %6s %6s | %10.0f %6s | %6.3f\n", "", stats.Median(catchRates), "", "", "", "", "",
 		stats.Median(localRates), "", stats.Median(ratios))
-	fmt.Printf("catchup: %d blocks, %d transactions; load average %s\n", len(src.blocks), src.txs, loadAverage())
+	fmt.Printf("catchup: %d blocks, %d transactions; load average %s\n", len(src.blocks), src.txs, proc.LoadAverage())
 	if s := peer.stderr.String(); s != "" {
 		fmt.Printf("catchup: the source logged (warn and above):\n%s", s)
 	}
@@ -579,14 +579,14 @@ func localRun(s *sourceBlocks, dir, traceFile string) (localResult, error) {
 			return localResult{}, err
 		}
 	}
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := proc.Self(), time.Now()
 	for _, b := range s.blocks {
 		if err := rt.Insert(b.h, b.p); err != nil {
 			trace.Stop()
 			return localResult{}, fmt.Errorf("local: block %d of chain %d: %w", b.h.Height, b.h.ChainID, err)
 		}
 	}
-	el, cpu := time.Since(t0), cpuTime()-c0
+	el, cpu := time.Since(t0), proc.Self()-c0
 	trace.Stop() // a no-op when not tracing
 	if got := rt.Cut(); got.Height != uint64(len(s.blocks)) {
 		return localResult{}, fmt.Errorf("local: cut height %d after inserting %d blocks", got.Height, len(s.blocks))
@@ -659,7 +659,7 @@ func catchUp(l *launcher, cfg config, peer *node, want *cutInfo, dir string) (ca
 		return res, err
 	}
 	ready := nd.ready
-	nc0, pc0 := nd.cpu(), peer.cpu()
+	nc0, pc0 := proc.CPU(nd.cmd.Process.Pid), proc.CPU(peer.cmd.Process.Pid)
 	deadline := ready.Add(cfg.timeout)
 	var last *cutInfo
 	for {
@@ -684,7 +684,7 @@ func catchUp(l *launcher, cfg config, peer *node, want *cutInfo, dir string) (ca
 		}
 	}
 	end := time.Now()
-	nc, pc := nd.cpu()-nc0, peer.cpu()-pc0
+	nc, pc := proc.CPU(nd.cmd.Process.Pid)-nc0, proc.CPU(peer.cmd.Process.Pid)-pc0
 	if err := nd.stop(); err != nil {
 		return res, err
 	}
@@ -865,42 +865,6 @@ func (nd *node) cut() (*cutInfo, error) {
 		c.Hashes[ledger.ChainID(n)] = e.Hash
 	}
 	return c, nil
-}
-
-// cpu is the node process's CPU time (utime + stime of /proc/PID/stat).
-func (nd *node) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", nd.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces: utime is
-	// field 14 and stime 15.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+s) * time.Second / clockTicks
-}
-
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // tailBuffer keeps the last max bytes written to it; it takes a node's log.

@@ -37,6 +37,8 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
+
 	"bufio"
 	"bytes"
 	"crypto/ed25519"
@@ -77,9 +79,6 @@ const (
 	// the oldest has a result: a little more than a full block, so that one poll usually finds a
 	// whole block and the keys still waiting cost few lookups.
 	pollKeys = 400
-	// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's utime and stime (100 on
-	// Linux for all the architectures this runs on; reading sysconf would need cgo).
-	clockTicks = 100
 )
 
 func main() {
@@ -157,7 +156,7 @@ func run(cfg config) error {
 		l.level, l.log = "info", f
 	}
 	fmt.Printf("nodetx: %s/%s, %d CPUs, GOMAXPROCS=%d, %s, load average %s\n", runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAverage())
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), proc.LoadAverage())
 	fmt.Printf("nodetx: block delay %v, %d clients, batches %v, %v per send measurement, %d transfers per e2e\n",
 		cfg.delay, cfg.clients, cfg.batches, cfg.duration, cfg.n)
 
@@ -210,9 +209,9 @@ func run(cfg config) error {
 		}
 		// Baseline, node idle (mining off, no requests).
 		runtime.GC()
-		nc0, c0, w0, t0 := nd.cpu(), cpuTime(), runWait(os.Getpid()), time.Now()
+		nc0, c0, w0, t0 := proc.CPU(nd.cmd.Process.Pid), proc.Self(), runWait(os.Getpid()), time.Now()
 		v, vn := verifyRate(pub, vc.Hash[:], sig, cfg.duration)
-		vcpu, ncpu, vwait, el := cpuTime()-c0, nd.cpu()-nc0, runWait(os.Getpid())-w0, time.Since(t0)
+		vcpu, ncpu, vwait, el := proc.Self()-c0, proc.CPU(nd.cmd.Process.Pid)-nc0, runWait(os.Getpid())-w0, time.Since(t0)
 		vr := float64(vn) / vcpu.Seconds()
 		verifyRates, verifyCPURates = append(verifyRates, v), append(verifyCPURates, vr)
 		fmt.Printf("%d  verify       %8.0f/s                      per bench CPU-s %8.0f                  bench %.2f cores (waited %.2f), idle node %.2f CPU-s\n",
@@ -221,14 +220,14 @@ func run(cfg config) error {
 		for i, b := range cfg.batches {
 			runtime.GC()
 			stopPerf := startPerf(cfg.perf, r, fmt.Sprintf("send-b%d", b), nd)
-			nc0, c0, w0 := nd.cpu(), cpuTime(), runWait(nd.cmd.Process.Pid)
+			nc0, c0, w0 := proc.CPU(nd.cmd.Process.Pid), proc.Self(), runWait(nd.cmd.Process.Pid)
 			s, err := sendRate(nd, sendWork[i], cfg.duration, cfg.clients)
 			stopPerf()
 			if err != nil {
 				nd.stop()
 				return err
 			}
-			ncpu, ccpu, nwait := nd.cpu()-nc0, cpuTime()-c0, runWait(nd.cmd.Process.Pid)-w0
+			ncpu, ccpu, nwait := proc.CPU(nd.cmd.Process.Pid)-nc0, proc.Self()-c0, runWait(nd.cmd.Process.Pid)-w0
 			res := sendResult{rate: s.rate, cpuRate: float64(s.n) / ncpu.Seconds()}
 			res.ratio, res.cpuRatio = res.rate/v, res.cpuRate/vr
 			sendRes[i] = append(sendRes[i], res)
@@ -287,7 +286,7 @@ func run(cfg config) error {
 	}
 	fmt.Printf("median e2e          %8.0f/s  ratio %6.3f   per node CPU-s %8.0f  ratio %6.3f\n", stats.Median(e2eRates),
 		stats.Median(e2eRatios), stats.Median(e2eCPURates), stats.Median(e2eCPURatios))
-	fmt.Printf("nodetx: load average %s\n", loadAverage())
+	fmt.Printf("nodetx: load average %s\n", proc.LoadAverage())
 	return nil
 }
 
@@ -428,13 +427,6 @@ func verifyRate(pub ed25519.PublicKey, hash, sig []byte, d time.Duration) (float
 	return float64(total.Load()) / time.Since(start).Seconds(), total.Load()
 }
 
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // runWait is how long process pid's threads have waited, runnable, for a CPU (the second field
 // of /proc/PID/task/*/schedstat). Next to the CPU time it tells a process limited by its own
 // work from one starved by the other jobs on the machine.
@@ -452,18 +444,6 @@ func runWait(pid int) time.Duration {
 		}
 	}
 	return total
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // sendStats is what a send measurement did.
@@ -536,7 +516,7 @@ func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time
 	var errOnce sync.Once
 	var wg sync.WaitGroup
 	var sentAt atomic.Int64
-	nc0, w0 := nd.cpu(), runWait(nd.cmd.Process.Pid)
+	nc0, w0 := proc.CPU(nd.cmd.Process.Pid), runWait(nd.cmd.Process.Pid)
 	start := time.Now()
 	for range clients {
 		wg.Add(1)
@@ -627,7 +607,7 @@ func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time
 		}
 	}
 	<-sendDone
-	nodeCPU, nodeWait := nd.cpu()-nc0, runWait(nd.cmd.Process.Pid)-w0
+	nodeCPU, nodeWait := proc.CPU(nd.cmd.Process.Pid)-nc0, runWait(nd.cmd.Process.Pid)-w0
 	h1, err := nd.heights()
 	if err != nil {
 		return e2eStats{}, err
@@ -755,23 +735,6 @@ func (nd *node) stop() error {
 		return fmt.Errorf("node: %w", err)
 	}
 	return nil
-}
-
-// cpu is the node process's CPU time (utime + stime of /proc/PID/stat).
-func (nd *node) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", nd.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces: state is
-	// field 3, utime 14 and stime 15.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+s) * time.Second / clockTicks
 }
 
 // heights returns every chain's height in the node's cut.

@@ -13,6 +13,8 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
+
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -27,7 +29,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -89,17 +90,17 @@ func run(duration time.Duration, rounds, clients, batch int, cpuProfile string) 
 	var verifyRates, serverRates, ratios, cpuRatios []float64
 	fmt.Println("round   ed25519 verify/s   send+poll cmd/s   ratio   | per CPU-s: verify   send+poll   ratio")
 	for r := 1; r <= rounds; r++ {
-		c0 := cpuTime()
+		c0 := proc.Self()
 		v, vn := verifyRate(gen, duration)
-		vc := cpuTime() - c0
+		vc := proc.Self() - c0
 		work := prepare(gen, int(v*duration.Seconds()*1.1)+batch, batch)
 		runtime.GC()
 		if prof != nil && r == 1 {
 			pprof.StartCPUProfile(prof)
 		}
-		c0 = cpuTime()
+		c0 = proc.Self()
 		s, sn, err := serverRate(addr, work, duration, clients, batch)
-		sc := cpuTime() - c0
+		sc := proc.Self() - c0
 		if prof != nil && r == 1 {
 			pprof.StopCPUProfile()
 		}
@@ -141,13 +142,6 @@ func (g *generator) next(n int64) *api.Command {
 	cmd, _ := p.JSON()
 	h := api.HashBytes(cmd)
 	return &api.Command{Hash: h, Sigs: []api.UserSig{g.key.SignHash(h)}, Cmd: string(cmd)}
-}
-
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // verifyRate is the baseline: Ed25519 verifications of command signatures per second, on

@@ -17,6 +17,8 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
+
 	"bytes"
 	"context"
 	"crypto/sha512"
@@ -32,7 +34,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
@@ -448,7 +449,7 @@ func rate(g int, d time.Duration, batch int, newOp func() func() error) (float64
 	var firstErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
-	c0 := cpuTime()
+	c0 := proc.Self()
 	start := time.Now()
 	deadline := start.Add(d)
 	for range g {
@@ -470,13 +471,6 @@ func rate(g int, d time.Duration, batch int, newOp func() func() error) (float64
 		}()
 	}
 	wg.Wait()
-	wall, used := time.Since(start), cpuTime()-c0
+	wall, used := time.Since(start), proc.Self()-c0
 	return float64(total.Load()) / wall.Seconds(), float64(total.Load()) / used.Seconds(), firstErr
-}
-
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
