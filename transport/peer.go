@@ -168,7 +168,8 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 		}
 		var o cutOrigin
 		if err := json.Unmarshal(body, &o); err != nil || o.Origin == nil || o.Origin.Address.Port == 0 {
-			writeText(ctx, fasthttp.StatusBadRequest, `the cut needs "origin": {"address": {"hostname", "port"}}, the peer API to fetch its blocks from`)
+			// Upstream's text; the origin is the peer API the cut's blocks are fetched from.
+			writeText(ctx, fasthttp.StatusBadRequest, "Cut is missing an origin entry")
 			return
 		}
 		n.OfferCut(c, o.Origin.String())

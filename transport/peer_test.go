@@ -82,8 +82,8 @@ func TestPeerEndpoints(t *testing.T) {
 		t.Fatalf("PUT cut: %d, offers %v", c.Response.StatusCode(), n.offers)
 	}
 	noOrigin := string(ledger.NewCut(fx.v, fx.heads).AppendJSON(nil))
-	if c := do(h, "PUT", p+"cut", noOrigin); c.Response.StatusCode() != 400 {
-		t.Errorf("PUT cut without origin: %d", c.Response.StatusCode())
+	if c := do(h, "PUT", p+"cut", noOrigin); c.Response.StatusCode() != 400 || string(c.Response.Body()) != "Cut is missing an origin entry" {
+		t.Errorf("PUT cut without origin: %d %s", c.Response.StatusCode(), c.Response.Body())
 	}
 	if c := do(h, "PUT", p+"cut/peer", `{"id":null,"address":{"hostname":"10.0.0.8","port":1789}}`); c.Response.StatusCode() != 204 ||
 		len(n.peers) != 1 || n.peers[0] != "10.0.0.8:1789" {
