@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,7 +223,7 @@ func TestTransferEndToEnd(t *testing.T) {
 		t.Errorf("sender01: %s, want %s", got, want)
 	}
 	var paid float64
-	if err := json.Unmarshal(res.Events[1].Params[2], &paid); err != nil || fmt.Sprint(paid) != fmt.Sprint(float64(res.Gas)*0.0001) {
+	if wantPaid, _ := strconv.ParseFloat(fee.String(), 64); json.Unmarshal(res.Events[1].Params[2], &paid) != nil || paid != wantPaid {
 		t.Errorf("gas event amount %s, fee %s", res.Events[1].Params[2], fee)
 	}
 	if got := balanceAt(t, n.url, "k:"+devMinerKey, 0); got.Cmp(fee) <= 0 {

@@ -14,9 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/repl"
 )
 
@@ -24,7 +26,11 @@ func main() {
 	dir := flag.String("dir", "", "directory of upstream .repl files (pact-tests/pact-tests of kadena-io/pact-5)")
 	verbose := flag.Bool("v", false, "print each failure")
 	only := flag.String("only", "", "run only files whose name contains this")
+	goldens := flag.String("gas-goldens", "", "directory of upstream gas goldens (pact-tests/gas-goldens): compare each file's total milligas")
 	flag.Parse()
+	if *goldens != "" {
+		os.Exit(runGasGoldens(*goldens, *only, *verbose))
+	}
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "usage: conformance -dir PATH/pact-tests/pact-tests")
 		os.Exit(2)
@@ -95,6 +101,81 @@ func run(path string) (pass, fail int, err error) {
 		}
 	}
 	return pass, fail, err
+}
+
+// runGasGoldens runs each per-native gas test of upstream's gas goldens as
+// upstream's GasGolden.hs does: a fresh REPL with the table model and the
+// largest limit, the whole file, and its total milligas, compared with
+// goldens/builtinGas.golden. It returns the exit status.
+func runGasGoldens(dir, only string, verbose bool) int {
+	want, err := readGolden(filepath.Join(dir, "goldens", "builtinGas.golden"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.repl"))
+	sort.Strings(files)
+	match, total := 0, 0
+	fmt.Println("| native | upstream mg | ours mg | |")
+	fmt.Println("|---|---|---|---|")
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".repl")
+		if op, ok := goldenOps[name]; ok {
+			name = op
+		}
+		if only != "" && !strings.Contains(name, only) {
+			continue
+		}
+		up, ok := want[name]
+		if !ok {
+			continue // a native the latest flags do not have
+		}
+		total++
+		r := repl.New(io.Discard)
+		r.In.Gas = gas.NewMeter(gas.Table, gas.MaxMilliGas)
+		got := "error"
+		if err := r.LoadFile(f); err != nil {
+			if verbose {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", name, repl.FormatError(err))
+			}
+		} else {
+			got = strconv.FormatUint(uint64(r.In.Gas.Used()), 10)
+		}
+		mark := ""
+		if got == up {
+			match++
+			mark = "ok"
+		}
+		fmt.Printf("| `%s` | %s | %s | %s |\n", name, up, got, mark)
+	}
+	fmt.Printf("\n%d of %d natives cost exactly upstream's milligas.\n", match, total)
+	if match != total {
+		return 1
+	}
+	return 0
+}
+
+// goldenOps are the natives whose test file is named otherwise
+// (upstream's opToFileName).
+var goldenOps = map[string]string{
+	"eq": "=", "neq": "!=", "and": "&", "mult": "*", "add": "+", "sub": "-", "div": "/", "lt": "<",
+	"leq": "<=", "gt": ">", "geq": ">=", "pow": "^", "and-p": "and?", "not-p": "not?", "or-p": "or?",
+	"binary-or": "|", "binary-inverse": "~",
+}
+
+func readGolden(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, mg, ok := strings.Cut(line, ": ")
+		if ok {
+			out[name] = strings.TrimSpace(mg)
+		}
+	}
+	return out, nil
 }
 
 // countWritten counts the expect calls written in a file and, following

@@ -98,10 +98,11 @@ func (in *Interp) capToken(d *Def, args []Value) (Value, error) {
 	if len(args) != len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
-	for i, p := range d.Args {
-		if err := checkArg(d, p, args[i]); err != nil {
-			return nil, err
-		}
+	if err := in.chargeApply(d, len(args)); err != nil {
+		return nil, err
+	}
+	if err := in.checkArgs(d, d.Args, args); err != nil {
+		return nil, err
 	}
 	return &CapToken{Name: d.fqn(), Args: args}, nil
 }

@@ -80,10 +80,12 @@ func (c *compiler) expr(x syntax.Expr) (node, error) {
 		}
 		if allConst(elems) {
 			l := make(List, len(elems))
+			lits := []int32{int32(len(elems))}
 			for i, e := range elems {
 				l[i] = e.(*nConst).v
+				lits = append(lits, e.(*nConst).lits...)
 			}
-			return &nConst{v: l, loc: x.Loc}, nil
+			return &nConst{v: l, loc: x.Loc, lits: lits}, nil
 		}
 		return &nList{elems: elems, loc: x.Loc}, nil
 	case *syntax.Object:
@@ -203,6 +205,9 @@ func (c *compiler) app(x *syntax.App) (node, error) {
 		if v.Name.Name == "cond" {
 			return c.cond(x)
 		}
+		if v.Name.Name == "map" && len(x.Args) > 0 {
+			x = etaExpandMap(x)
+		}
 	}
 	fn, err := c.expr(x.Fn)
 	if err != nil {
@@ -259,8 +264,42 @@ func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
 	return &nSpecial{form: form, args: args, loc: x.Loc}, nil
 }
 
-// cond: (cond (t1 e1) ... default) is nested ifs.
+// etaExpandMap is P5's desugar1ArgHOF: (map (f a ...) xs) becomes
+// (map (lambda (x) (f a ... x)) xs), so f's other arguments are evaluated,
+// and the lambda applied (and charged), once per element.
+func etaExpandMap(x *syntax.App) *syntax.App {
+	a0, ok := x.Args[0].(*syntax.App)
+	if !ok {
+		return x
+	}
+	v := &syntax.Var{Loc: x.Loc, Name: syntax.Name{Kind: syntax.BareName, Name: etaArg}}
+	lam := &syntax.Lambda{
+		Loc:  a0.Loc,
+		Args: []syntax.Arg{{Loc: a0.Loc, Name: etaArg}},
+		Body: []syntax.Expr{&syntax.App{Loc: a0.Loc, Fn: a0.Fn, Args: append(slices.Clip(a0.Args), v)}},
+	}
+	return &syntax.App{Loc: x.Loc, Fn: x.Fn, Args: append([]syntax.Expr{lam}, x.Args[1:]...)}
+}
+
+// etaArg is the eta-expanded lambda's parameter: not a name Pact code can
+// write.
+const etaArg = ":ijHO1"
+
+// cond: (cond (t1 e1) ... default) is P5's cond native applied to a
+// nullary lambda of nested ifs.
 func (c *compiler) cond(x *syntax.App) (node, error) {
+	// The ifs run in the lambda's own (empty) frame.
+	c.push()
+	ifs, err := c.condIfs(x)
+	c.pop()
+	if err != nil {
+		return nil, err
+	}
+	fn := &nNative{n: c.in.natives["cond"], loc: x.Fn.Span()}
+	return &nApp{fn: fn, args: []node{&nLambda{body: []node{ifs}, loc: x.Loc}}, loc: x.Loc}, nil
+}
+
+func (c *compiler) condIfs(x *syntax.App) (node, error) {
 	if len(x.Args) == 0 {
 		return nil, compileErr(x.Loc, "Invalid syntax, cond expects a default branch")
 	}

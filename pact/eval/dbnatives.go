@@ -94,14 +94,32 @@ func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
 		if err := in.tableAccess(t, false); err != nil {
 			return nil, err
 		}
-		if in.readOnly > 0 {
-			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+		// P5 checks the schema (charging its ticks), then charges the
+		// estimated size of the object as given (not the merged row of an
+		// update), and only then writes, which is where read-only fails.
+		var fits bool
+		if kind == "update" {
+			fits, err = in.typeCheckPartial(obj, &t.Schema)
+		} else {
+			fits, err = in.typeCheckObject(obj, &t.Schema)
 		}
-		if !objectMatchesSchema(obj, &t.Schema, kind == "update") {
+		if err != nil {
+			return nil, err
+		}
+		if !fits {
 			return nil, schemaMismatch(&t.Schema, obj)
 		}
-		if err := in.Gas.Charge(GasWrite, 1); err != nil {
-			return nil, err
+		if in.metered() {
+			sz, err := in.sizeOfFields(obj)
+			if err != nil {
+				return nil, err
+			}
+			if err := in.chargeWrite(sz); err != nil {
+				return nil, err
+			}
+		}
+		if in.readOnly > 0 {
+			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
 		}
 		wt := db.Write
 		switch kind {
@@ -141,9 +159,6 @@ func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
 	if err := in.tableAccess(t, true); err != nil {
 		return nil, false, err
 	}
-	if err := in.Gas.Charge(GasRead, 1); err != nil {
-		return nil, false, err
-	}
 	v, found, err := in.DB.Read(db.UserTable, t.FullName(), key)
 	if err != nil {
 		return nil, false, in.tableErr(t, err)
@@ -151,7 +166,18 @@ func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
 	if !found {
 		return nil, false, nil
 	}
-	return v.(*Object), true, nil
+	row := v.(*Object)
+	// A row read costs its estimated size, whatever fields are kept.
+	if in.metered() {
+		sz, err := in.sizeOfFields(row)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := in.chargeRead(sz); err != nil {
+			return nil, false, err
+		}
+	}
+	return row, true, nil
 }
 
 func noSuchRow(t *Table, key string) *Error {
@@ -196,18 +222,20 @@ func mustReadRow(c Call, a []Value) (*Object, error) {
 }
 
 func nativeRead(c Call, a []Value) (Value, error) {
+	var cols []string
+	if len(a) == 3 {
+		// The field names are checked before the row is read (P5).
+		var err error
+		if cols, err = columns(c, a, a[2]); err != nil {
+			return nil, err
+		}
+	}
 	row, err := mustReadRow(c, a)
 	if err != nil {
 		return nil, err
 	}
-	if len(a) == 3 {
-		cols, err := columns(c, a, a[2])
-		if err != nil {
-			return nil, err
-		}
-		if len(cols) > 0 {
-			return row.Restrict(cols), nil
-		}
+	if len(cols) > 0 {
+		return row.Restrict(cols), nil
 	}
 	return row, nil
 }
@@ -289,26 +317,36 @@ func nativeSelect(c Call, a []Value) (Value, error) {
 	return out, nil
 }
 
+// nativeFoldDB is fold-db: P5 first runs the query over every row in key
+// order, then the consumer over the rows kept, last kept first, and lists
+// the results in key order.
 func nativeFoldDB(c Call, a []Value) (Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
 	}
-	out := List{}
+	type kept struct {
+		key string
+		row *Object
+	}
+	var rows []kept
 	err = c.in.rows(t, func(k string, row *Object) error {
 		keep, err := asBool(c.in.Apply(a[1], []Value{String(k), row}, c.Loc))
-		if err != nil || !keep {
-			return err
+		if err == nil && keep {
+			rows = append(rows, kept{k, row})
 		}
-		r, err := c.in.Apply(a[2], []Value{String(k), row}, c.Loc)
-		if err != nil {
-			return err
-		}
-		out = append(out, r)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	out := make(List, len(rows))
+	for i := len(rows) - 1; i >= 0; i-- {
+		r, err := c.in.Apply(a[2], []Value{String(rows[i].key), rows[i].row}, c.Loc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
 	}
 	return out, nil
 }
@@ -500,11 +538,33 @@ func nativeNamespace(c Call, a []Value) (Value, error) {
 		c.in.namespace = ""
 		return String("Namespace reset to root"), nil
 	}
-	if _, err := c.in.readNamespace(string(s)); err != nil {
+	if _, err := c.in.chargedNamespace(string(s)); err != nil {
 		return nil, err
 	}
 	c.in.namespace = string(s)
 	return String("Namespace set to " + string(s)), nil
+}
+
+// chargedNamespace reads a namespace as P5's namespace natives do: a read
+// charge for the name, then for the record found.
+func (in *Interp) chargedNamespace(name string) (*Namespace, error) {
+	if err := in.chargeRead(uint64(charCount(name))); err != nil {
+		return nil, err
+	}
+	ns, err := in.readNamespace(name)
+	if err != nil {
+		return nil, err
+	}
+	if in.metered() {
+		sz, err := in.sizeOfNamespace(ns)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.chargeRead(sz); err != nil {
+			return nil, err
+		}
+	}
+	return ns, nil
 }
 
 func nativeDefineNamespace(c Call, a []Value) (Value, error) {
@@ -516,11 +576,24 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 	if !validNamespaceName(string(name)) {
 		return nil, NativeError("define-namespace", "invalid namespace format")
 	}
+	if err := in.chargeRead(uint64(charCount(string(name)))); err != nil {
+		return nil, err
+	}
 	old, found, err := in.DB.Read(db.Namespaces, "", string(name))
 	if err != nil {
 		return nil, dbErr(err)
 	}
+	ns := &Namespace{Name: string(name), User: a[1], Admin: a[2]}
 	if found {
+		if in.metered() {
+			sz, err := in.sizeOfNamespace(old.(*Namespace))
+			if err != nil {
+				return nil, err
+			}
+			if err := in.chargeRead(sz); err != nil {
+				return nil, err
+			}
+		}
 		err := in.withMagicCap(magicCap("DEFINE_NAMESPACE", string(name)), func() error {
 			return in.EnforceGuard(old.(*Namespace).Admin)
 		})
@@ -536,7 +609,16 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 			return nil, EvalError("Namespace definition not permitted")
 		}
 	}
-	if err := in.write(db.Namespaces, "", string(name), &Namespace{Name: string(name), User: a[1], Admin: a[2]}); err != nil {
+	if in.metered() {
+		sz, err := in.sizeOfNamespace(ns)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.chargeWrite(sz); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.write(db.Namespaces, "", string(name), ns); err != nil {
 		return nil, err
 	}
 	return String("Namespace defined: " + string(name)), nil
@@ -547,7 +629,7 @@ func nativeDescribeNamespace(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	ns, err := c.in.readNamespace(string(s))
+	ns, err := c.in.chargedNamespace(string(s))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,9 @@ import (
 func nativeEnforceGuard(c Call, a []Value) (Value, error) {
 	var g Value = a[0]
 	if s, ok := a[0].(String); ok {
+		if err := c.in.chargeParse(string(s)); err != nil {
+			return nil, err
+		}
 		ref, err := parseKeysetRef(string(s))
 		if err != nil {
 			return nil, err
@@ -254,13 +257,14 @@ func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 		}
 		ks = k
 	} else {
-		v, ok := in.readData(string(name))
+		k, ok, err := in.readKeysetData(string(name))
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			return nil, UserError("define-read-keyset failure")
 		}
-		if ks, ok = ReadKeySetValue(v); !ok {
-			return nil, UserError("define-read-keyset failure")
-		}
+		ks = k
 	}
 	if err := in.checkKeyFormats(ks); err != nil {
 		return nil, err
@@ -290,6 +294,15 @@ func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 			return nil, EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
 		}
 		if err := in.enforceNamespaceUser(in.namespace); err != nil {
+			return nil, err
+		}
+	}
+	if in.metered() {
+		sz, err := in.sizeOfKeySet(ks)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.chargeWrite(sz); err != nil {
 			return nil, err
 		}
 	}

@@ -126,3 +126,10 @@ func MissingFieldError(field string, obj *Object) *Error {
 func EvalError(msg string) *Error {
 	return &Error{Kind: ErrEval, Msg: msg}
 }
+
+// budgetError is the failure of an evaluation that used up one of the
+// bounds every evaluation runs under whatever its gas: steps, call depth,
+// allocation. Like running out of gas it cannot be caught by try.
+func budgetError(what string, limit int64) *Error {
+	return &Error{Kind: ErrGas, Msg: "Evaluation budget exceeded: more than " + strconv.FormatInt(limit, 10) + " " + what}
+}

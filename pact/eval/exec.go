@@ -87,20 +87,12 @@ func located(err error, loc syntax.Span) error {
 	return err
 }
 
+// step counts one evaluation step against the step budget, which bounds
+// evaluation whatever the gas model (a free evaluation included).
 func (in *Interp) step() error {
 	in.steps++
 	if in.StepLimit > 0 && in.steps > in.StepLimit {
-		return &Error{Kind: ErrGas, Msg: "Gas limit (" + strconv.FormatInt(in.StepLimit, 10) + ") exceeded: " + strconv.FormatInt(in.steps, 10)}
-	}
-	return in.Gas.Charge(GasApply, 1)
-}
-
-// replStep counts a REPL native's application without charging gas: the
-// test harness is free, so that env-gas and friends work past a limit.
-func (in *Interp) replStep() error {
-	in.steps++
-	if in.StepLimit > 0 && in.steps > in.StepLimit {
-		return &Error{Kind: ErrGas, Msg: "Gas limit (" + strconv.FormatInt(in.StepLimit, 10) + ") exceeded: " + strconv.FormatInt(in.steps, 10)}
+		return budgetError("evaluation steps", in.StepLimit)
 	}
 	return nil
 }
@@ -109,19 +101,27 @@ func (in *Interp) replStep() error {
 func (in *Interp) eval(n node, e *env) (Value, error) {
 	switch n := n.(type) {
 	case *nConst:
+		if n.lits != nil && in.metered() {
+			// A list literal folded at compile time still costs what P5's
+			// evaluation of it costs.
+			for _, k := range n.lits {
+				if err := in.chargeListLit(int(k)); err != nil {
+					return nil, located(err, n.loc)
+				}
+			}
+		}
 		return n.v, nil
 	case *nLocal:
 		return e.lookup(n.up, n.idx), nil
 	case *nApp:
-		charge := in.step
-		if nn, ok := n.fn.(*nNative); ok && nn.n.Repl {
-			charge = in.replStep
-		}
-		if err := charge(); err != nil {
-			return nil, err
+		if err := in.step(); err != nil {
+			return nil, located(err, n.loc)
 		}
 		if in.Coverage != nil {
 			in.Coverage(n.loc)
+		}
+		if in.Gas.Logging() {
+			in.gasAt = n
 		}
 		v, err := in.evalApp(n, e)
 		if err != nil {
@@ -130,7 +130,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		return v, nil
 	case *nSpecial:
 		if err := in.step(); err != nil {
-			return nil, err
+			return nil, located(err, n.loc)
 		}
 		if in.Coverage != nil {
 			in.Coverage(n.loc)
@@ -141,6 +141,9 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return v, nil
 	case *nList:
+		if err := in.chargeListLit(len(n.elems)); err != nil {
+			return nil, located(err, n.loc)
+		}
 		l := make(List, len(n.elems))
 		for i, x := range n.elems {
 			v, err := in.eval(x, e)
@@ -154,6 +157,9 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return l, nil
 	case *nObject:
+		if err := in.chargeObjLit(len(n.vals)); err != nil {
+			return nil, located(err, n.loc)
+		}
 		vals := make([]Value, len(n.keys))
 		for i, x := range n.vals {
 			v, err := in.eval(x, e)
@@ -173,8 +179,11 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := checkParam(n.params[i], v); err != nil {
-				return nil, located(err, x.span())
+			// P5 checks a typed binder's value (closures are not checked).
+			if t := n.params[i].Type; t != nil && v.Kind() != KindClosure {
+				if err := in.checkType(t, v); err != nil {
+					return nil, located(err, x.span())
+				}
 			}
 			fr.vals = append(fr.vals, v)
 		}
@@ -310,7 +319,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 				}
 				fr.vals[i] = v
 			}
-			return in.runFun(d, &fr.env)
+			return in.callFun(d, &fr.env)
 		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
@@ -346,8 +355,8 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 	return in.Apply(fn, args, n.loc)
 }
 
-// Apply applies a function value to arguments. Too few arguments make a
-// partial application.
+// Apply applies a function value to arguments, charging what P5 charges
+// for the application. Too few arguments make a partial application.
 func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) {
 	if err := in.step(); err != nil {
 		return nil, err
@@ -368,9 +377,7 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 		}
 		return in.callNative(f.n, args, loc)
 	case *Partial:
-		all := make([]Value, 0, len(f.args)+len(args))
-		all = append(append(all, f.args...), args...)
-		return in.Apply(f.fn, all, loc)
+		return in.applyPartial(f, args, loc)
 	case *bindFn:
 		if len(args) != 1 {
 			return nil, EvalError("binding applied to " + strconv.Itoa(len(args)) + " arguments")
@@ -388,36 +395,100 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 	return nil, EvalError("Cannot apply value to non-closure")
 }
 
+// applyPartial completes (or extends) a partial application. A native's
+// arguments are charged when it is saturated; a closure's were charged and
+// checked as they were given (P5's PartialClosure), so only the new ones
+// are, and the body runs without charging the application again.
+func (in *Interp) applyPartial(p *Partial, args []Value, loc syntax.Span) (Value, error) {
+	all := make([]Value, 0, len(p.args)+len(args))
+	all = append(append(all, p.args...), args...)
+	c, ok := p.fn.(*Closure)
+	if !ok {
+		return in.Apply(p.fn, all, loc)
+	}
+	if len(all) > len(c.params) {
+		return nil, EvalError("Attempted to apply a closure to too many arguments")
+	}
+	if err := in.chargeApply(c.def, len(args)); err != nil {
+		return nil, err
+	}
+	if err := in.checkArgs(c.def, c.params[len(p.args):], args); err != nil {
+		return nil, err
+	}
+	if len(all) < len(c.params) {
+		return &Partial{fn: c, args: all}, nil
+	}
+	if c.def != nil {
+		return in.runFun(c.def, &env{vals: all})
+	}
+	return in.runLambda(c, all)
+}
+
+// applyBinding applies a binding form {"k" := v ...}: P5 desugars it to a
+// one-argument lambda whose body binds each field with (at "k" obj), in
+// order, checking typed binders.
 func (in *Interp) applyBinding(f *bindFn, obj *Object) (Value, error) {
+	if err := in.chargeApply(nil, 1); err != nil {
+		return nil, err
+	}
 	fr := &env{vals: make([]Value, len(f.b.fields)), up: f.env}
 	for i, k := range f.b.fields {
+		if in.metered() {
+			if err := in.chargeNative(atNative()); err != nil {
+				return nil, err
+			}
+			if err := in.chargeObjLookup(k, obj.Len()); err != nil {
+				return nil, err
+			}
+		}
 		v, ok := obj.Get(k)
 		if !ok {
 			return nil, MissingFieldError(k, obj)
 		}
-		if err := checkParam(f.b.params[i], v); err != nil {
-			return nil, err
+		if t := f.b.params[i].Type; t != nil {
+			if err := in.checkType(t, v); err != nil {
+				return nil, err
+			}
 		}
 		fr.vals[i] = v
 	}
 	return in.body(f.b.body, fr)
 }
 
+// atNative is the `at` native, whose flat cost a binding's field access
+// pays (set when the core table is built).
+var atNativeRef *Native
+
+func atNative() *Native { return atNativeRef }
+
+// callLambda applies a lambda. A full application costs the application
+// (nothing for a nullary lambda) and, as in P5, does not check the
+// arguments' types; a partial one is charged and checked now.
 func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
 	switch {
 	case len(args) < len(f.params):
-		// P5 checks the types of a partial application's arguments (but
-		// not of a full one).
-		for i, a := range args {
-			if err := checkParam(f.params[i], a); err != nil {
-				return nil, err
-			}
+		if len(args) == 0 {
+			return f, nil
+		}
+		if err := in.chargeApply(nil, len(args)); err != nil {
+			return nil, err
+		}
+		if err := in.checkArgs(nil, f.params, args); err != nil {
+			return nil, err
 		}
 		return &Partial{fn: f, args: args}, nil
 	case len(args) > len(f.params):
 		return nil, EvalError("Attempted to apply a closure to too many arguments")
 	}
-	// P5 does not type-check a lambda's arguments.
+	if len(args) > 0 {
+		if err := in.chargeApply(nil, len(args)); err != nil {
+			return nil, err
+		}
+	}
+	return in.runLambda(f, args)
+}
+
+func (in *Interp) runLambda(f *Closure, args []Value) (Value, error) {
 	if len(in.stack) >= in.maxDepth() {
 		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
 	}
@@ -438,6 +509,16 @@ func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, e
 	}
 	if n.TopLevelOnly && in.currentModule() != nil {
 		return nil, EvalError("Top-level call used in module " + n.Name)
+	}
+	if !n.Repl && in.metered() {
+		if err := in.chargeNative(n); err != nil {
+			return nil, err
+		}
+		if n.gasHook != nil {
+			if err := n.gasHook(in, args); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return n.Fn(Call{in: in, Native: n, Loc: loc}, args)
 }
@@ -463,12 +544,22 @@ func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) 
 		return nil, EvalError("Cannot call interface member " + d.qualText())
 	}
 	if len(args) < len(d.Args) {
-		return &Partial{fn: &Closure{params: d.Args, body: d.Body, def: d}, args: args}, nil
+		c := &Closure{params: d.Args, body: d.Body, def: d}
+		if len(args) == 0 {
+			return c, nil
+		}
+		if err := in.chargeApply(d, len(args)); err != nil {
+			return nil, err
+		}
+		if err := in.checkArgs(d, d.Args, args); err != nil {
+			return nil, err
+		}
+		return &Partial{fn: c, args: args}, nil
 	}
 	if len(args) > len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
-	return in.runFun(d, &env{vals: args})
+	return in.callFun(d, &env{vals: args})
 }
 
 // smallFrame is a frame with room for a few arguments, allocated with them.
@@ -477,13 +568,25 @@ type smallFrame struct {
 	buf [4]Value
 }
 
-// runFun runs a defun on a frame holding exactly its arguments.
-func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
-	for i, p := range d.Args {
-		if err := checkArg(d, p, fr.vals[i]); err != nil {
+// callFun applies a defun to a frame holding exactly its arguments: the
+// application is charged (a nullary defun's costs nothing) and the
+// arguments checked, as P5's applyLam does.
+func (in *Interp) callFun(d *Def, fr *env) (Value, error) {
+	if len(d.Args) > 0 {
+		if err := in.chargeApply(d, len(d.Args)); err != nil {
 			return nil, err
 		}
 	}
+	if err := in.checkArgs(d, d.Args, fr.vals); err != nil {
+		return nil, err
+	}
+	return in.runFun(d, fr)
+}
+
+// runFun runs a defun whose arguments were charged and checked: the
+// recursion check, the call, and the return type check that P5 makes
+// unless DisableRuntimeRTC is set.
+func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 	for _, f := range in.stack {
 		if f.def == d {
 			return nil, EvalError("Recursion detected by the runtime. Recursing in function: " + d.qualText())
@@ -505,8 +608,13 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Ret != nil && !in.Flags["DisableRuntimeRTC"] && !typeMatches(d.Ret, v) {
-		return nil, rtcFailure(v, d.Ret)
+	if d.Ret != nil && !in.Flags["DisableRuntimeRTC"] {
+		if err := pactValue(v); err != nil {
+			return nil, err
+		}
+		if err := in.checkType(d.Ret, v); err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
 }
@@ -525,16 +633,34 @@ func invalidNumArgs(d *Def, got int) *Error {
 		" supplied; expected (" + strconv.Itoa(len(d.Args)) + ")")
 }
 
-func checkArg(d *Def, p Param, v Value) error {
-	if v.Kind() == KindClosure {
-		return EvalError("Expected Pact Value, got closure or table reference")
+// checkArgs checks arguments against parameters as P5 does: every argument
+// must be a Pact value (a function is refused), then each typed parameter's
+// value is type-checked, in order, at P5's cost.
+func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
+	for _, a := range args {
+		if err := pactValue(a); err != nil {
+			return err
+		}
 	}
-	return checkParam(p, v)
+	for i, a := range args {
+		if t := ps[i].Type; t != nil {
+			if err := in.checkType(t, a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-func checkParam(p Param, v Value) error {
-	if p.Type != nil && !typeMatches(p.Type, v) {
-		return rtcFailure(v, p.Type)
+// checkType is P5's typecheckArgument: the charged runtime check, failing
+// with P5's text.
+func (in *Interp) checkType(t *Type, v Value) error {
+	ok, err := in.typeCheck(t, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return rtcFailure(v, t)
 	}
 	return nil
 }

@@ -1,59 +1,547 @@
 package eval
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
 
-// GasKind names what a charge is for.
-type GasKind uint8
-
-const (
-	// GasApply is one application (native or user function) or special
-	// form; units is 1.
-	GasApply GasKind = iota
-	// GasRead is a database read; units is the number of rows.
-	GasRead
-	// GasWrite is a database write; units is the number of rows.
-	GasWrite
-	// GasModuleLoad is installing a module; units is its source size in
-	// bytes.
-	GasModuleLoad
+	"github.com/ledgernode/ledger-node/pact/gas"
 )
 
-// GasModel prices evaluation in milligas. The interpreter calls it at every
-// charging point; a model returns 0 for what it does not price.
-type GasModel interface {
-	Cost(kind GasKind, units int64) int64
+// Metering. Interp.Gas is the meter (package gas); every charging point of
+// P5's evaluator and natives calls one of the charge methods below with the
+// measures P5 charges by, in P5's order, so that totals, the log and the
+// out-of-gas error match upstream's. When the meter has no limit (the free
+// model, the REPL before env-gaslimit) each method returns at its first
+// line.
+
+// gasKind names a P5 GasArgs constructor, for the gas log.
+type gasKind uint8
+
+const (
+	gkConstant gasKind = iota
+	gkNative
+	gkIntOp
+	gkApply
+	gkConcat
+	gkMakeList
+	gkZK
+	gkWrite
+	gkRead
+	gkCompare
+	gkSearch
+	gkHyperlaneID
+	gkHyperlaneToken
+	gkModule
+	gkTrans
+	gkStr
+	gkObj
+	gkCap
+	gkHash
+)
+
+// gasWhat describes a charge for the gas log: the GasArgs constructor
+// (k), its sub-constructor (op) and its operands.
+type gasWhat struct {
+	k    gasKind
+	op   string
+	n, m int64
+	x, y Integer
+	s, t string
+	nat  *Native
+	def  *Def // the applied function, nil for a lambda
 }
 
-// FreeGas is P5's default REPL model: everything costs nothing.
-type FreeGas struct{}
-
-func (FreeGas) Cost(GasKind, int64) int64 { return 0 }
-
-// ConstantGas charges the same number of milligas per unit of everything
-// (`pact -s` with a gasRate).
-type ConstantGas struct{ Milli int64 }
-
-func (m ConstantGas) Cost(_ GasKind, units int64) int64 { return m.Milli * units }
-
-// Gas meters evaluation. A nil Model is the free model.
-type Gas struct {
-	Model GasModel
-	// Limit in milligas; 0 means unlimited.
-	Limit int64
-	// Used is the milligas consumed so far.
-	Used int64
-}
-
-// Charge adds the model's price of kind×units and fails with P5's
-// GasExceeded once the limit is passed.
-func (g *Gas) Charge(kind GasKind, units int64) error {
-	if g.Model == nil {
-		return nil
+// charge adds c to the meter, logging w, and fails with P5's GasExceeded
+// once the limit is passed.
+func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
+	charged, exceeded := in.Gas.Charge(c)
+	if in.Gas.Logging() && w != nil {
+		in.Gas.Record(w.show()+" "+in.gasLoc(), charged)
 	}
-	g.Used += g.Model.Cost(kind, units)
-	if g.Limit > 0 && g.Used > g.Limit {
-		return &Error{Kind: ErrGas, Msg: "Gas limit (" + strconv.FormatInt(g.Limit/1000, 10) + ") exceeded: " +
-			strconv.FormatInt((g.Used+999)/1000, 10)}
+	if exceeded {
+		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
 	}
 	return nil
+}
+
+// gasLoc renders the position of the charge as P5's gas log does
+// (file:startLine:startCol-endLine:endCol); we know the innermost
+// application being evaluated.
+func (in *Interp) gasLoc() string {
+	if in.gasAt == nil {
+		return ""
+	}
+	s := in.gasAt.span()
+	return s.File + ":" + strconv.Itoa(int(s.Start.Line)) + ":" + strconv.Itoa(int(s.Start.Col)) + "-" +
+		strconv.Itoa(int(s.End.Line)) + ":" + strconv.Itoa(int(s.End.Col))
+}
+
+func gasMul(a, b uint64) gas.MilliGas { return gas.MilliGas(gas.Mul(a, b)) }
+
+// metered reports whether charges count.
+func (in *Interp) metered() bool { return in.Gas.Charging() }
+
+func (in *Interp) cfg() *gas.Config { return in.Gas.Config() }
+
+// chargeConst is GAConstant.
+func (in *Interp) chargeConst(c gas.MilliGas) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(c, &gasWhat{k: gkConstant, n: int64(c)})
+}
+
+// chargeNative is GNative: a native's flat cost, charged when it is
+// applied to all its arguments.
+func (in *Interp) chargeNative(n *Native) error {
+	if !in.metered() {
+		return nil
+	}
+	var c gas.MilliGas
+	if in.Gas.Model().Natives {
+		c = n.flat
+	}
+	return in.charge(c, &gasWhat{k: gkNative, nat: n})
+}
+
+// chargeApply is GAApplyLam: applying a closure (the defun, defcap or
+// defpact d, or a lambda when d is nil) to n arguments.
+func (in *Interp) chargeApply(d *Def, n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Apply(in.cfg(), int64(n)), &gasWhat{k: gkApply, n: int64(n), def: d})
+}
+
+// chargeUncons is one element step of map, filter, fold and zip (and try,
+// enforce-one).
+func (in *Interp) chargeUncons() error {
+	if !in.metered() {
+		return nil
+	}
+	c := gas.MilliGas(in.cfg().UnconsWork)
+	return in.charge(c, &gasWhat{k: gkConstant, n: int64(c)})
+}
+
+// chargeTick charges k runtime type-check steps.
+func (in *Interp) chargeTick(k int) error {
+	if !in.metered() {
+		return nil
+	}
+	c := gasMul(in.cfg().MachineTickCost, uint64(k))
+	return in.charge(c, &gasWhat{k: gkConstant, n: int64(c)})
+}
+
+// Concatenations and constructions (GConcat).
+const (
+	catText     = "TextConcat"
+	catTextList = "TextListConcat"
+	catList     = "ListConcat"
+	catObj      = "ObjConcat"
+)
+
+func (in *Interp) chargeListLit(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ListConcat(in.cfg(), int64(n)), &gasWhat{k: gkConcat, op: catList, n: int64(n)})
+}
+
+func (in *Interp) chargeObjLit(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ObjConcat(in.cfg(), int64(n)), &gasWhat{k: gkConcat, op: catObj, n: int64(n)})
+}
+
+func (in *Interp) chargeTextConcat(n int64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.TextConcat(in.cfg(), n), &gasWhat{k: gkConcat, op: catText, n: n})
+}
+
+func (in *Interp) chargeTextListConcat(n, k int64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.TextListConcat(in.cfg(), n, k), &gasWhat{k: gkConcat, op: catTextList, n: n, m: k})
+}
+
+// Integer operations (GIntegerOpCost): P5 prices them by the operand with
+// the larger signed value.
+const (
+	opAdd   = "PrimOpAdd"
+	opSub   = "PrimOpSub"
+	opMul   = "PrimOpMul"
+	opDiv   = "PrimOpDiv"
+	opShift = "PrimOpShift"
+	opPow   = "PrimOpPow"
+)
+
+func (in *Interp) chargeIntOp(op string, a, b Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	var c gas.MilliGas
+	switch op {
+	case opAdd, opSub:
+		c = gas.IntAdd(signedMax(a, b).bitLen())
+	case opMul, opDiv:
+		c = gas.IntMul(signedMax(a, b).bitLen())
+	case opPow:
+		c = gas.IntPow(a.bitLen(), b.bitLen())
+	case opShift:
+		c = gas.Shift(a.bitLen(), satInt64(b), b.bitLen(), satCount(b))
+	}
+	return in.charge(c, &gasWhat{k: gkIntOp, op: op, x: a, y: b})
+}
+
+func signedMax(a, b Integer) Integer {
+	if a.Cmp(b) > 0 {
+		return a
+	}
+	return b
+}
+
+// satInt64 is i clamped to the int64 range (only its sign and size
+// matter to the callers).
+func satInt64(i Integer) int64 {
+	if i.big == nil {
+		return i.small
+	}
+	if i.big.Sign() < 0 {
+		return -1 << 63
+	}
+	return 1<<63 - 1
+}
+
+// satCount is i as a SatWord: negative values are 0, values past 2^64-1
+// saturate.
+func satCount(i Integer) uint64 {
+	if i.big == nil {
+		if i.small < 0 {
+			return 0
+		}
+		return uint64(i.small)
+	}
+	if i.big.Sign() < 0 {
+		return 0
+	}
+	if i.big.IsUint64() {
+		return i.big.Uint64()
+	}
+	return ^uint64(0)
+}
+
+// Transcendental functions (GTranscendental).
+func (in *Interp) chargeExp(p Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Exp(p.bitLen()), &gasWhat{k: gkTrans, op: "TransExp", x: p})
+}
+
+func (in *Interp) chargeLn(p Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.MilliGas(gas.Ln(p.bitLen())), &gasWhat{k: gkTrans, op: "TransLn", x: p})
+}
+
+func (in *Interp) chargeLogBase(b, x Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.LogBase(b.bitLen(), x.bitLen()), &gasWhat{k: gkTrans, op: "TransLogBase", x: b, y: x})
+}
+
+func (in *Interp) chargeSqrt(p Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Sqrt(p.bitLen(), p.Sign() > 0), &gasWhat{k: gkTrans, op: "TransSqrt", x: p})
+}
+
+// Comparisons (GComparison).
+func (in *Interp) chargeTextCmp(s string) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.TextCompare(in.cfg(), charCount(s)), &gasWhat{k: gkCompare, op: "TextComparison", s: s})
+}
+
+func (in *Interp) chargeIntCmp(a, b Integer) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.IntCompare(in.cfg(), a.cmpBits(), b.cmpBits()), &gasWhat{k: gkCompare, op: "IntComparison", x: a, y: b})
+}
+
+func (in *Interp) chargeDecCmp(a, b Decimal) error {
+	if !in.metered() {
+		return nil
+	}
+	ma, mb := a.mant, b.mant
+	c := gas.DecimalCompare(in.cfg(), signedMax(ma, mb).bitLen(), ma.cmpBits(), mb.cmpBits())
+	return in.charge(c, &gasWhat{k: gkCompare, op: "DecimalComparison", s: a.String(), t: b.String()})
+}
+
+func (in *Interp) chargeListCmp(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ListCompare(in.cfg(), n), &gasWhat{k: gkCompare, op: "ListComparison", n: int64(n)})
+}
+
+func (in *Interp) chargeObjCmp(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ListCompare(in.cfg(), n), &gasWhat{k: gkCompare, op: "ObjComparison", n: int64(n)})
+}
+
+func (in *Interp) chargeSort(maxBytes uint64, n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Sort(in.cfg(), maxBytes, n), &gasWhat{k: gkCompare, op: "SortComparisons", n: int64(maxBytes), m: int64(n)})
+}
+
+// Searches (GSearch).
+func (in *Interp) chargeSubstring(needle, hay string) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.SubstringSearch(in.cfg(), charCount(needle), charCount(hay)),
+		&gasWhat{k: gkSearch, op: "SubstringSearch", s: needle, t: hay})
+}
+
+func (in *Interp) chargeFieldSearch(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.FieldSearch(in.cfg(), n), &gasWhat{k: gkSearch, op: "FieldSearch", n: int64(n)})
+}
+
+// String operations (GStrOp).
+func (in *Interp) chargeStrOp(op string, n, m int) error {
+	if !in.metered() {
+		return nil
+	}
+	var c gas.MilliGas
+	switch op {
+	case "StrOpLength":
+		c = gas.StrLength(n)
+	case "StrOpConvToInt":
+		c = gas.StrToInt(n)
+	case "StrOpParse":
+		c = gas.StrParse(n)
+	case "StrOpExplode":
+		c = gas.StrExplode(n)
+	case "StrOpParseTime":
+		c = gas.ParseTime(n, m)
+	case "StrOpFormatTime":
+		c = gas.FormatTime(n)
+	}
+	return in.charge(c, &gasWhat{k: gkStr, op: op, n: int64(n), m: int64(m)})
+}
+
+// chargeParse is the common StrOpParse of a string argument.
+func (in *Interp) chargeParse(s string) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.chargeStrOp("StrOpParse", charCount(s), 0)
+}
+
+// Object operations (GObjOp).
+func (in *Interp) chargeObjLookup(key string, size int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ObjLookup(charCount(key), size), &gasWhat{k: gkObj, op: "ObjOpLookup", s: key, n: int64(size)})
+}
+
+func (in *Interp) chargeObjRemove(key string, size int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.ObjRemove(charCount(key), size), &gasWhat{k: gkObj, op: "ObjOpRemove", s: key, n: int64(size)})
+}
+
+// Database bytes (GRead, GWrite).
+func (in *Interp) chargeRead(bytes uint64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Read(in.cfg(), bytes), &gasWhat{k: gkRead, n: int64(bytes)})
+}
+
+func (in *Interp) chargeWrite(bytes uint64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Write(in.cfg(), bytes), &gasWhat{k: gkWrite, n: int64(bytes)})
+}
+
+// chargeHash is GHash: BLAKE2b over an estimated n bytes.
+func (in *Interp) chargeHash(n uint64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.Hash(in.cfg(), n), &gasWhat{k: gkHash, op: "GHashBlake", n: int64(n)})
+}
+
+// chargeMakeList is GMakeList: n elements of size bytes.
+func (in *Interp) chargeMakeList(n Integer, size uint64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.MakeList(satInt64(n), size), &gasWhat{k: gkMakeList, x: n, n: int64(size)})
+}
+
+// charCount is a Haskell Text length: the number of code points.
+func charCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x80 || s[i] >= 0xC0 {
+			n++
+		}
+	}
+	return n
+}
+
+// show renders the charge as P5's gas log does (Haskell's Show of the
+// GasArgs value). Names of functions are rendered as text.
+func (w *gasWhat) show() string {
+	var b strings.Builder
+	switch w.k {
+	case gkConstant:
+		b.WriteString("GAConstant (MilliGas " + strconv.FormatInt(w.n, 10) + ")")
+	case gkNative:
+		b.WriteString("GNative ")
+		b.WriteString(nativeShow(w.nat))
+	case gkIntOp:
+		b.WriteString("GIntegerOpCost " + w.op + " " + hsInt(w.x) + " " + hsInt(w.y))
+	case gkApply:
+		b.WriteString("GAApplyLam ")
+		if w.def == nil {
+			b.WriteString("Nothing")
+		} else {
+			b.WriteString("(Just " + hsFQN(w.def.fqn()) + ")")
+		}
+		b.WriteString(" " + strconv.FormatInt(w.n, 10))
+	case gkConcat:
+		switch w.op {
+		case catTextList:
+			b.WriteString("GConcat (TextListConcat (GasTextLength " + strconv.FormatInt(w.n, 10) +
+				") (GasListLength " + strconv.FormatInt(w.m, 10) + "))")
+		case catText:
+			b.WriteString("GConcat (TextConcat (GasTextLength " + strconv.FormatInt(w.n, 10) + "))")
+		case catList:
+			b.WriteString("GConcat (ListConcat (GasListLength " + strconv.FormatInt(w.n, 10) + "))")
+		default:
+			b.WriteString("GConcat (ObjConcat " + strconv.FormatInt(w.n, 10) + ")")
+		}
+	case gkMakeList:
+		b.WriteString("GMakeList " + hsInt(w.x) + " " + strconv.FormatInt(w.n, 10))
+	case gkZK:
+		b.WriteString("GAZKArgs (" + w.op + ")")
+	case gkWrite:
+		b.WriteString("GWrite " + strconv.FormatInt(w.n, 10))
+	case gkRead:
+		b.WriteString("GRead " + strconv.FormatInt(w.n, 10))
+	case gkCompare:
+		b.WriteString("GComparison (" + w.op + " ")
+		switch w.op {
+		case "TextComparison":
+			b.WriteString(strconv.Quote(w.s))
+		case "IntComparison":
+			b.WriteString(hsInt(w.x) + " " + hsInt(w.y))
+		case "DecimalComparison":
+			b.WriteString(w.s + " " + w.t)
+		case "SortComparisons":
+			b.WriteString(strconv.FormatInt(w.n, 10) + " " + strconv.FormatInt(w.m, 10))
+		default:
+			b.WriteString(strconv.FormatInt(w.n, 10))
+		}
+		b.WriteString(")")
+	case gkSearch:
+		if w.op == "SubstringSearch" {
+			b.WriteString("GSearch (SubstringSearch " + strconv.Quote(w.s) + " " + strconv.Quote(w.t) + ")")
+		} else {
+			b.WriteString("GSearch (FieldSearch " + strconv.FormatInt(w.n, 10) + ")")
+		}
+	case gkHyperlaneID:
+		b.WriteString("GHyperlaneMessageId " + strconv.FormatInt(w.n, 10))
+	case gkHyperlaneToken:
+		b.WriteString("GHyperlaneEncodeDecodeTokenMessage " + strconv.FormatInt(w.n, 10))
+	case gkModule:
+		b.WriteString("GModuleOp (" + w.op + " " + strconv.FormatInt(w.n, 10))
+		if w.op == "MOpMergeDeps" {
+			b.WriteString(" " + strconv.FormatInt(w.m, 10))
+		}
+		b.WriteString(")")
+	case gkTrans:
+		b.WriteString("GTranscendental (" + w.op + " " + hsInt(w.x))
+		if w.op == "TransLogBase" {
+			b.WriteString(" " + hsInt(w.y))
+		}
+		b.WriteString(")")
+	case gkStr:
+		b.WriteString("GStrOp (" + w.op + " " + strconv.FormatInt(w.n, 10))
+		if w.op == "StrOpParseTime" {
+			b.WriteString(" " + strconv.FormatInt(w.m, 10))
+		}
+		b.WriteString(")")
+	case gkObj:
+		b.WriteString("GObjOp (" + w.op + " " + strconv.Quote(w.s) + " " + strconv.FormatInt(w.n, 10) + ")")
+	case gkCap:
+		b.WriteString("GCapOp (CapOpRequire " + strconv.FormatInt(w.n, 10) + ")")
+	case gkHash:
+		switch w.op {
+		case "GHashBlake":
+			b.WriteString("GHashOp (GHashBlake " + strconv.FormatInt(w.n, 10) + ")")
+		case "GHashPoseidon":
+			b.WriteString("GHashOp (GHashPoseidon " + strconv.FormatInt(w.n, 10) + ")")
+		default:
+			b.WriteString("GHashOp (GHashKeccak " + w.s + ")")
+		}
+	}
+	return b.String()
+}
+
+// hsInt shows an integer as Haskell does in a constructor argument:
+// negative numbers in parentheses.
+func hsInt(i Integer) string {
+	if i.Sign() < 0 {
+		return "(" + i.Text() + ")"
+	}
+	return i.Text()
+}
+
+func hsModuleName(m ModuleName) string {
+	ns := "Nothing"
+	if m.Namespace != "" {
+		ns = "Just " + strconv.Quote(m.Namespace)
+	}
+	return "ModuleName {_mnName = " + strconv.Quote(m.Name) + ", _mnNamespace = " + ns + "}"
+}
+
+func hsFQN(f FullyQualifiedName) string {
+	return "(FullyQualifiedName {_fqModule = " + hsModuleName(f.Module) + ", _fqName = " + strconv.Quote(f.Name) +
+		", _fqHash = ModuleHash {_mhHash = " + strconv.Quote(f.Hash) + "}})"
+}
+
+// nativeShow is a native as the REPL's gas log names it: its P5
+// constructor, wrapped as the REPL wraps core natives.
+func nativeShow(n *Native) string {
+	if n == nil {
+		return "(RBuiltinWrap ?)"
+	}
+	if c, ok := p5CoreConstructors[n.gasName()]; ok {
+		return "(RBuiltinWrap " + c + ")"
+	}
+	return "(RBuiltinRepl " + n.Name + ")"
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -35,13 +36,16 @@ type Interp struct {
 	// Warn receives warnings (deprecated natives and the like).
 	Warn func(string)
 
-	// Gas meters evaluation; the zero value is the free model.
-	Gas Gas
+	// Gas meters evaluation (Pact 5's gas models); the zero meter is the
+	// free model with no limit, which charges nothing.
+	Gas gas.Meter
+	// gasAt is the application being evaluated, for the gas log.
+	gasAt node
 
 	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
 	MaxDepth int
-	// StepLimit, when positive, bounds the number of evaluation steps (the
-	// fuzz tests use it); exceeding it is a gas error.
+	// StepLimit, when positive, bounds the number of evaluation steps
+	// whatever the gas: exceeding it fails with a budget error.
 	StepLimit int64
 	steps     int64
 
@@ -51,6 +55,9 @@ type Interp struct {
 	ownNatives bool
 	// ReplNatives allows REPL natives inside module code.
 	ReplNatives bool
+	// ReplEvaluator charges as P5's REPL (its direct evaluator) where it
+	// differs from chainweb's (enforce-one charges each condition tried).
+	ReplEvaluator bool
 
 	namespace string // current namespace, "" for root
 
@@ -165,8 +172,11 @@ var (
 	coreNativeTable = sync.OnceValue(func() map[string]*Native {
 		t := map[string]*Native{}
 		for _, n := range coreNatives() {
+			n.flat = gas.NativeCost(n.Name)
+			n.gasHook = nativeGasHooks[n.Name]
 			t[n.Name] = n
 		}
+		atNativeRef = t["at"]
 		return t
 	})
 	hashOfEmpty      = sync.OnceValue(func() string { return HashBytes(nil) })

@@ -12,6 +12,9 @@ type (
 	nConst struct {
 		v   Value
 		loc syntax.Span
+		// lits are the lengths of the list literals folded into v, in the
+		// order P5 evaluates (and charges) them.
+		lits []int32
 	}
 	// nLocal is a variable: up frames out, slot idx.
 	nLocal struct {

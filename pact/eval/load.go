@@ -181,9 +181,6 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
 	m.Hash = moduleHashOr(in, x, mn, HashBytes([]byte(syntax.Format(x))))
-	if err := in.Gas.Charge(GasModuleLoad, int64(len(m.Code))); err != nil {
-		return nil, err
-	}
 	c := &compiler{in: in, mod: m, allowRepl: repl}
 	if err := c.declare(x.Body); err != nil {
 		return nil, err
@@ -516,8 +513,10 @@ func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
 	if err != nil {
 		return err
 	}
-	if t != nil && !typeMatches(t, v) {
-		return located(rtcFailure(v, t), x.Loc)
+	if t != nil {
+		if err := c.in.checkType(t, v); err != nil {
+			return located(err, x.Loc)
+		}
 	}
 	d.Value = v
 	return nil

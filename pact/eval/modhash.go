@@ -1934,8 +1934,9 @@ func (h *p5Hasher) evalConsts() (map[string]Value, error) {
 	c := &compiler{in: h.in, mod: m, allowRepl: true}
 	// The module load evaluates the constants again: this pass must leave
 	// no trace (call stack, gas, step count).
-	stack, used, steps := h.in.stack, h.in.Gas.Used, h.in.steps
-	defer func() { h.in.stack, h.in.Gas.Used, h.in.steps = stack, used, steps }()
+	stack, meter, steps := h.in.stack, h.in.Gas, h.in.steps
+	h.in.Gas.Unlimit()
+	defer func() { h.in.stack, h.in.Gas, h.in.steps = stack, meter, steps }()
 	if err := c.declare(h.body); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -16,9 +17,18 @@ type Native struct {
 	Special func(c Call, args []Thunk) (Value, error)
 	// TopLevelOnly natives fail inside module code.
 	TopLevelOnly bool
-	// Repl natives exist only in REPL scripts.
+	// Repl natives exist only in REPL scripts. They cost nothing.
 	Repl bool
+
+	// flat is the table model's flat cost of applying the native, and
+	// gasHook its argument-dependent charges (nativegas.go), both set when
+	// the core table is built.
+	flat    gas.MilliGas
+	gasHook func(in *Interp, a []Value) error
 }
+
+// gasName is the native's name in P5's gas tables.
+func (n *Native) gasName() string { return n.Name }
 
 // Call is a native's view of its invocation.
 type Call struct {
@@ -117,7 +127,7 @@ func coreNatives() []*Native {
 		pure1("exp", Exp), pure1("ln", Ln), pure1("sqrt", Sqrt), pure2("log", Log),
 		pure1("length", Length), pure2("take", Take), pure2("drop", Drop), pure1("concat", Concat),
 		pure1("reverse", Reverse),
-		fixed("map", 2, nativeMap), fixed("filter", 2, nativeFilter), pure2("contains", Contains),
+		fixed("map", 2, nativeMap), fixed("filter", 2, nativeFilter), fixed("contains", 2, nativeContains),
 		ranged("sort", 1, 2, func(c Call, a []Value) (Value, error) {
 			if len(a) == 1 {
 				return Sort(a[0])
@@ -137,8 +147,8 @@ func coreNatives() []*Native {
 		}),
 		pure2("int-to-str", IntToStr),
 		ranged("str-to-int", 1, 2, func(c Call, a []Value) (Value, error) { return StrToInt(a...) }),
-		fixed("fold", 3, nativeFold), fixed("zip", 3, nativeZip), pure1("distinct", Distinct),
-		pure2("format", Format),
+		fixed("fold", 3, nativeFold), fixed("zip", 3, nativeZip), fixed("distinct", 1, nativeDistinct),
+		fixed("format", 2, nativeFormat),
 		ranged("enumerate", 2, 3, func(c Call, a []Value) (Value, error) { return Enumerate(a[0], a[1], a[2:]...) }),
 		pure1("show", ShowNative),
 		ranged("read-msg", 0, 1, nativeReadMsg),
@@ -198,8 +208,8 @@ func coreNatives() []*Native {
 			}
 			return c.in.Apply(a[1], []Value{v}, c.Loc)
 		}),
-		pure1("create-principal", CreatePrincipal), pure1("is-principal", IsPrincipal),
-		pure1("typeof-principal", TypeOfPrincipal), pure2("validate-principal", ValidatePrincipal),
+		fixed("create-principal", 1, nativeCreatePrincipal), pure1("is-principal", IsPrincipal),
+		pure1("typeof-principal", TypeOfPrincipal), fixed("validate-principal", 2, nativeValidatePrincipal),
 		fixed("namespace", 1, nativeNamespace), fixed("define-namespace", 3, nativeDefineNamespace),
 		fixed("describe-namespace", 1, nativeDescribeNamespace),
 		fixed("chain-data", 0, func(c Call, a []Value) (Value, error) { return c.in.ChainData, nil }),
@@ -208,6 +218,12 @@ func coreNatives() []*Native {
 		pure1("typeof", func(a Value) (Value, error) { return String(TypeOf(a)), nil }),
 		pure1("dec", Dec),
 		fixed("identity", 1, func(c Call, a []Value) (Value, error) { return a[0], nil }),
+		fixed("cond", 1, func(c Call, a []Value) (Value, error) {
+			if a[0].Kind() != KindClosure {
+				return nil, c.argsErr(a)
+			}
+			return c.in.Apply(a[0], nil, c.Loc)
+		}),
 		fixed("verify-spv", 2, nativeVerifySPV),
 		fixed("enforce-verifier", 1, nativeEnforceVerifier),
 		fixed("list-modules", 0, nativeListModules),
@@ -238,7 +254,11 @@ func eqNative(c Call, a []Value, eq bool) (Value, error) {
 			return nil, c.argsErr(a)
 		}
 	}
-	return Bool(Equal(a[0], a[1]) == eq), nil
+	same, err := c.in.equalGassed(a[0], a[1])
+	if err != nil {
+		return nil, err
+	}
+	return Bool(same == eq), nil
 }
 
 func nativeMap(c Call, a []Value) (Value, error) {
@@ -248,6 +268,9 @@ func nativeMap(c Call, a []Value) (Value, error) {
 	}
 	out := make(List, len(l))
 	for i, x := range l {
+		if err := c.in.chargeUncons(); err != nil {
+			return nil, err
+		}
 		v, err := c.in.Apply(a[0], []Value{x}, c.Loc)
 		if err != nil {
 			return nil, err
@@ -264,6 +287,9 @@ func nativeFilter(c Call, a []Value) (Value, error) {
 	}
 	out := make(List, 0, len(l))
 	for _, x := range l {
+		if err := c.in.chargeUncons(); err != nil {
+			return nil, err
+		}
 		keep, err := applyBool(c, a[0], x)
 		if err != nil {
 			return nil, err
@@ -283,6 +309,9 @@ func nativeFold(c Call, a []Value) (Value, error) {
 	acc := a[1]
 	args := make([]Value, 2)
 	for _, x := range l {
+		if err := c.in.chargeUncons(); err != nil {
+			return nil, err
+		}
 		args[0], args[1] = acc, x
 		v, err := c.in.Apply(a[0], args[:2:2], c.Loc)
 		if err != nil {
@@ -302,6 +331,9 @@ func nativeZip(c Call, a []Value) (Value, error) {
 	n := min(len(l1), len(l2))
 	out := make(List, n)
 	for i := range n {
+		if err := c.in.chargeUncons(); err != nil {
+			return nil, err
+		}
 		v, err := c.in.Apply(a[0], []Value{l1[i], l2[i]}, c.Loc)
 		if err != nil {
 			return nil, err
@@ -369,7 +401,8 @@ func nativeWhere(c Call, a []Value) (Value, error) {
 	return applyBoolValue(c, a[1], v)
 }
 
-// Message data.
+// Message data. P5 charges the lookup of the key in the data object (and
+// the conversion of a string to a number) before answering.
 
 func nativeReadMsg(c Call, a []Value) (Value, error) {
 	if len(a) == 0 {
@@ -379,19 +412,28 @@ func nativeReadMsg(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	v, ok := c.in.readData(string(k))
+	v, ok, err := c.in.readData(string(k))
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, UserError("read-msg failure")
 	}
 	return v, nil
 }
 
-func (in *Interp) readData(k string) (Value, bool) {
+// readData looks a key up in the message data, charging the lookup when
+// the data is an object.
+func (in *Interp) readData(k string) (Value, bool, error) {
 	o, ok := in.Data.(*Object)
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
-	return o.Get(k)
+	if err := in.chargeObjLookup(k, o.Len()); err != nil {
+		return nil, false, err
+	}
+	v, ok := o.Get(k)
+	return v, ok, nil
 }
 
 func nativeReadInteger(c Call, a []Value) (Value, error) {
@@ -399,7 +441,14 @@ func nativeReadInteger(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	if v, ok := c.in.readData(string(k)); ok {
+	v, ok, err := c.in.readData(string(k))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if err := c.in.chargeNumberParse(v); err != nil {
+			return nil, err
+		}
 		if i, ok := ReadIntegerValue(v); ok {
 			return i, nil
 		}
@@ -407,12 +456,28 @@ func nativeReadInteger(c Call, a []Value) (Value, error) {
 	return nil, UserError("read-integer failure")
 }
 
+// chargeNumberParse is what reading a number from a string of the message
+// data costs.
+func (in *Interp) chargeNumberParse(v Value) error {
+	if s, ok := v.(String); ok {
+		return in.chargeStrOp("StrOpConvToInt", charCount(string(s)), 0)
+	}
+	return nil
+}
+
 func nativeReadDecimal(c Call, a []Value) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	if v, ok := c.in.readData(string(k)); ok {
+	v, ok, err := c.in.readData(string(k))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if err := c.in.chargeNumberParse(v); err != nil {
+			return nil, err
+		}
 		if d, ok := ReadDecimalValue(v); ok {
 			return d, nil
 		}
@@ -425,7 +490,11 @@ func nativeReadString(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	if v, ok := c.in.readData(string(k)); ok {
+	v, ok, err := c.in.readData(string(k))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		if x, ok := v.(String); ok {
 			return x, nil
 		}
@@ -438,15 +507,45 @@ func nativeReadKeyset(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	if v, ok := c.in.readData(string(k)); ok {
-		if ks, ok := ReadKeySetValue(v); ok {
-			if err := c.in.checkKeyFormats(ks); err != nil {
-				return nil, err
-			}
-			return ks, nil
+	ks, ok, err := c.in.readKeysetData(string(k))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if err := c.in.checkKeyFormats(ks); err != nil {
+			return nil, err
 		}
+		return ks, nil
 	}
 	return nil, UserError("read-keyset failure")
+}
+
+// readKeysetData is P5's readKeyset': the keyset under a key of the
+// message data. A value decoded as a keyset costs only the lookup; a raw
+// {keys, pred} object costs the lookups of both fields and the parse of
+// the predicate.
+func (in *Interp) readKeysetData(k string) (*KeySet, bool, error) {
+	v, ok, err := in.readData(k)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if o, isObj := v.(*Object); isObj && in.metered() {
+		if err := in.chargeObjLookup("keys", o.Len()); err != nil {
+			return nil, false, err
+		}
+		if err := in.chargeObjLookup("pred", o.Len()); err != nil {
+			return nil, false, err
+		}
+		ks, ok := ReadKeySetValue(o)
+		if ok {
+			if err := in.chargeParse(ks.Pred); err != nil {
+				return nil, false, err
+			}
+		}
+		return ks, ok, nil
+	}
+	ks, ok := ReadKeySetValue(v)
+	return ks, ok, nil
 }
 
 // nativePactID reads the defpact state (P5 esDefPactExec), which outlives

@@ -15,8 +15,27 @@ func cryptoNatives() []*Native {
 		}),
 		fixed("scalar-mult", 3, func(c Call, a []Value) (Value, error) { return ScalarMult(a[0], a[1], a[2]) }),
 		fixed("point-add", 3, func(c Call, a []Value) (Value, error) { return PointAdd(a[0], a[1], a[2]) }),
-		pure1("hyperlane-message-id", HyperlaneMessageID),
+		fixed("hyperlane-message-id", 1, func(c Call, a []Value) (Value, error) {
+			return chargedResultLength(c, a, HyperlaneMessageID, c.in.chargeHyperlaneID)
+		}),
 		pure1("hyperlane-decode-token-message", HyperlaneDecodeTokenMessage),
-		pure1("hyperlane-encode-token-message", HyperlaneEncodeTokenMessage),
+		fixed("hyperlane-encode-token-message", 1, func(c Call, a []Value) (Value, error) {
+			return chargedResultLength(c, a, HyperlaneEncodeTokenMessage, c.in.chargeHyperlaneToken)
+		}),
 	}
+}
+
+// chargedResultLength runs a native whose cost is the length of the text it
+// returns (P5 charges it once the text is made).
+func chargedResultLength(c Call, a []Value, f func(Value) (Value, error), charge func(int) error) (Value, error) {
+	v, err := f(a[0])
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := v.(String); ok {
+		if err := charge(charCount(string(s))); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }

@@ -68,10 +68,11 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 	if len(args) != len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
-	for i, p := range d.Args {
-		if err := checkArg(d, p, args[i]); err != nil {
-			return nil, err
-		}
+	if err := in.chargeApply(d, len(args)); err != nil {
+		return nil, err
+	}
+	if err := in.checkArgs(d, d.Args, args); err != nil {
+		return nil, err
 	}
 	if ps := in.tx.pactStep; ps != nil {
 		return in.applyNested(d, args, ps)
@@ -113,23 +114,36 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	if notAdvanced(result, ps) {
 		return nil, EvalError("Nested defpact not advanced " + result.PactID)
 	}
+	crossYield := false
 	if y := result.Yield; y != nil && y.HasTarget {
-		// A cross-chain yield records where it came from and announces
-		// itself (P5's pact.X_YIELD event).
+		// A cross-chain yield records where it came from (P5's provenance
+		// and source chain), which is part of what is written.
 		y.SourceChain = in.chainID()
 		y.ModuleHash = d.Module.Hash
-		in.emitPactEvent("X_YIELD", d, pe, y.TargetChain)
-	}
-	if ps.Resume != nil && ps.Resume.HasTarget {
-		in.emitPactEvent("X_RESUME", d, pe, ps.Resume.SourceChain)
+		crossYield = true
 	}
 	done := rollback || ps.Step == pe.StepCount-1
+	sz, err := in.sizeOfPactExec(result)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.chargeWrite(sz); err != nil {
+		return nil, err
+	}
 	var rec any = result
 	if done {
 		rec = (*PactExec)(nil)
 	}
 	if err := in.write(db.DefPacts, "", pe.PactID, rec); err != nil {
 		return nil, err
+	}
+	// P5's emitXChainEvents: the resume's pact.X_RESUME, then the yield's
+	// pact.X_YIELD.
+	if ps.Resume != nil && ps.Resume.HasTarget {
+		in.emitPactEvent("X_RESUME", d, pe, ps.Resume.SourceChain)
+	}
+	if crossYield {
+		in.emitPactEvent("X_YIELD", d, pe, result.Yield.TargetChain)
 	}
 	return v, nil
 }

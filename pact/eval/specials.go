@@ -38,8 +38,9 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 	case sfWithCapability:
 		return in.withCapability(n, e)
 	case sfTry:
-		def, err := in.eval(n.args[0], e)
-		if err != nil {
+		// P5: one step, then the body read-only; the default is evaluated
+		// only if the body fails recoverably.
+		if err := in.chargeUncons(); err != nil {
 			return nil, err
 		}
 		saved := in.save()
@@ -49,7 +50,7 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		if err != nil {
 			if pe, ok := err.(*Error); ok && pe.Recoverable() {
 				in.restore(saved)
-				return def, nil
+				return in.eval(n.args[0], e)
 			}
 			return nil, err
 		}
@@ -114,15 +115,11 @@ func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
 	return nil, UserError(string(s))
 }
 
+// enforceOne is enforce-one: the first condition that holds wins;
+// recoverable failures count as false. The message is evaluated only when
+// every condition failed. P5's chainweb evaluator charges one step for the
+// whole list; the REPL's direct evaluator one per condition tried.
 func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
-	m, err := in.eval(n.args[0], e)
-	if err != nil {
-		return nil, err
-	}
-	msg, ok := m.(String)
-	if !ok {
-		return nil, ArgsError("enforce-one", m)
-	}
 	var conds []node
 	switch l := n.args[1].(type) {
 	case *nList:
@@ -138,6 +135,11 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 	default:
 		return nil, EvalError("enforce-one: expected a list of conditions")
 	}
+	if len(conds) > 0 && !in.ReplEvaluator {
+		if err := in.chargeUncons(); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range conds {
 		saved := in.save()
 		in.readOnly++
@@ -146,6 +148,11 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 		if err != nil {
 			if pe, ok := err.(*Error); ok && pe.Recoverable() {
 				in.restore(saved)
+				if in.ReplEvaluator {
+					if err := in.chargeUncons(); err != nil {
+						return nil, err
+					}
+				}
 				continue
 			}
 			return nil, err
@@ -154,9 +161,22 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 		if !ok {
 			return nil, EvalError("expected bool value, got " + Pretty(v))
 		}
+		if in.ReplEvaluator {
+			if err := in.chargeUncons(); err != nil {
+				return nil, err
+			}
+		}
 		if b {
 			return True, nil
 		}
+	}
+	m, err := in.eval(n.args[0], e)
+	if err != nil {
+		return nil, err
+	}
+	msg, ok := m.(String)
+	if !ok {
+		return nil, ArgsError("enforce-one", m)
 	}
 	return nil, UserError(string(msg))
 }

@@ -1,12 +1,14 @@
 package repl
 
 import (
+	"math/big"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/gas"
 )
 
 // ReplNativeNames is P5's order of the REPL natives, as `pact -b` prints
@@ -149,33 +151,25 @@ func (r *Runner) natives() []*eval.Native {
 		native("env-gas", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			g := &in().Gas
 			if len(a) == 0 {
-				return eval.NewInt((g.Used + 999) / 1000), nil
+				return gasInteger(g.Used().Gas()), nil
 			}
 			n, ok := a[0].(eval.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			g.Used = n.Int64() * 1000
+			g.SetUsed(gas.FromGas(satWord(n)))
 			return str("Set gas to " + n.Text()), nil
 		}),
-		native("env-milligas", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			g := &in().Gas
-			if len(a) == 0 {
-				return eval.NewInt(g.Used), nil
-			}
-			n, ok := a[0].(eval.Integer)
-			if !ok {
-				return nil, argsErr(c, a)
-			}
-			g.Used = n.Int64()
-			return str("Set milligas to" + n.Text()), nil
+		native("env-milligas", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+			return gasInteger(uint64(in().Gas.Used())), nil
 		}),
 		native("env-set-milligas", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
 			n, ok := a[0].(eval.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			in().Gas.Used = n.Int64()
+			in().Gas.SetUsed(gas.MilliGas(satWord(n)))
+			// The pact binary's direct evaluator prints no space here.
 			return str("Set milligas to" + n.Text()), nil
 		}),
 		native("env-gaslimit", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
@@ -183,34 +177,38 @@ func (r *Runner) natives() []*eval.Native {
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			in().Gas.Limit = n.Int64() * 1000
+			in().Gas.SetLimit(gas.FromGas(satWord(n)))
 			return str("Set gas limit to " + n.Text()), nil
 		}),
 		native("env-gaslog", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			// The log holds only the total: charges are not itemised.
-			if !r.gasLog {
-				r.gasLog = true
-				r.gasLogStart = in().Gas.Used
+			g := &in().Gas
+			if !g.LogEnabled() {
+				g.StartLog()
 				return eval.List{str("Enabled gas log")}, nil
 			}
-			total := in().Gas.Used - r.gasLogStart
-			r.gasLogStart = in().Gas.Used
-			return eval.List{str("TOTAL: " + strconv.FormatInt(total, 10))}, nil
+			entries := g.TakeLog()
+			var total gas.MilliGas
+			for _, e := range entries {
+				total = total.Add(e.Cost)
+			}
+			out := make(eval.List, 0, len(entries)+1)
+			out = append(out, str("TOTAL: "+total.String()))
+			for _, e := range entries {
+				out = append(out, str(e.What+": "+e.Cost.String()))
+			}
+			return out, nil
 		}),
 		native("env-gasmodel", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+			g := &in().Gas
 			if len(a) == 0 {
-				if in().Gas.Model == nil {
-					return str("Current gas model is 'freeGasModel': free gas model"), nil
-				}
-				return str("Current gas model is 'table': table-based cost model"), nil
+				m := g.Model()
+				return str("Current gas model is '" + m.Name + "': " + m.Desc), nil
 			}
 			if s, ok := a[0].(eval.String); !ok || s != "table" {
 				return nil, argsErr(c, a)
 			}
-			// P5's table model is not implemented: charge one milligas per
-			// charging point so that gas readings move.
-			in().Gas.Model = eval.ConstantGas{Milli: 1}
-			return str("Set gas model to table-based cost model"), nil
+			g.SetModel(gas.Table)
+			return str("Set gas model to " + gas.Table.Desc), nil
 		}),
 		native("pact-version", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
 		{Name: "enforce-pact-version", Min: 1, Max: 2, Fn: enforcePactVersion, Repl: true, TopLevelOnly: true},
@@ -663,4 +661,22 @@ func (r *Runner) load(c eval.Call, a []eval.Value) (eval.Value, error) {
 		return nil, err
 	}
 	return eval.UnitValue, nil
+}
+
+// satWord is an integer as upstream's SatWord: negative values are 0,
+// values past 2^64-1 saturate.
+func satWord(n eval.Integer) uint64 {
+	if n.Sign() < 0 {
+		return 0
+	}
+	b := n.Big()
+	if !b.IsUint64() {
+		return ^uint64(0)
+	}
+	return b.Uint64()
+}
+
+// gasInteger is a gas amount as a Pact integer.
+func gasInteger(g uint64) eval.Integer {
+	return eval.NewIntBig(new(big.Int).SetUint64(g))
 }

@@ -39,9 +39,6 @@ type Runner struct {
 
 	files []string // the file being run, innermost last
 	tx    *txInfo
-
-	gasLog      bool
-	gasLogStart int64
 }
 
 type txInfo struct {
@@ -62,6 +59,7 @@ func (r *Runner) reset() {
 	r.In.Print = func(s string) { fmt.Fprintln(r.Out, s) }
 	r.In.Warn = func(s string) { fmt.Fprintln(r.Out, "Warning: "+s) }
 	r.In.Register(r.natives()...)
+	r.In.ReplEvaluator = true
 	r.tx = nil
 }
 

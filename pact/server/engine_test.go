@@ -353,11 +353,11 @@ func TestGasRate(t *testing.T) {
 		t.Errorf("gas: %+v", r)
 	}
 	r = sendOne(t, e, build(t, cmdSpec{code: "(+ 1 2)", nonce: "g2", gasLimit: 0}))
-	if r.Result.Error == nil || r.Result.Error.Message != "Gas limit (0) exceeded: 2" {
+	if r.Result.Error == nil || r.Result.Error.Message != `Gas limit "0"exceeded: 2` {
 		t.Errorf("limit 0: %+v", r.Result.Error)
 	}
 	r = sendOne(t, e, build(t, cmdSpec{code: "(map (+ 1) [1 2 3 4 5 6 7 8 9 10])", nonce: "g3", gasLimit: 3}))
-	if r.Result.Error == nil || !strings.HasPrefix(r.Result.Error.Message, "Gas limit (3) exceeded") {
+	if r.Result.Error == nil || !strings.HasPrefix(r.Result.Error.Message, `Gas limit "3"exceeded`) {
 		t.Errorf("limit 3: %+v", r.Result.Error)
 	}
 	// Free gas reports 0 whatever the command asks.

@@ -7,6 +7,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -108,35 +109,27 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 	in := c.in
 	c.in = nil // one interpreter per command, used once
 	if e.cfg.GasRate > 0 {
-		if gasLimit == 0 {
-			// P4's constant model: with a positive rate, a limit of 0
-			// fails at the first charge.
-			return &result.Outcome{Gas: e.cfg.GasRate, Fail: result.EvalFailure("Gas limit (0) exceeded: " +
-				strconv.FormatInt(e.cfg.GasRate, 10))}, nil
-		}
-		limit := int64(math.MaxInt64 / 1000)
-		if gasLimit < uint64(limit) {
-			limit = int64(gasLimit)
-		}
-		in.Gas = eval.Gas{Model: eval.ConstantGas{Milli: e.cfg.GasRate * 1000}, Limit: limit * 1000}
+		// The constant-rate model: every metered operation costs the rate,
+		// against the command's gas limit (0 fails at the first charge).
+		in.Gas = gas.NewMeter(gas.ConstantRate(uint64(e.cfg.GasRate)), gas.FromGas(gasLimit))
 	}
 	txID, err := e.state.BeginTx(mode)
 	if err != nil {
 		return &result.Outcome{Fail: result.EvalFailure("begin transaction: " + err.Error())}, c.warnings
 	}
 	v, err := run(in, c.pc)
-	gas := (in.Gas.Used + 999) / 1000
+	used := int64(in.Gas.Used().Gas())
 	if err != nil {
 		if rerr := e.state.RollbackTx(); rerr != nil {
 			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
 		}
-		return &result.Outcome{Gas: gas, Fail: result.ErrorOf(err)}, c.warnings
+		return &result.Outcome{Gas: used, Fail: result.ErrorOf(err)}, c.warnings
 	}
 	logs, err := e.state.CommitTx()
 	if err != nil {
-		return &result.Outcome{Gas: gas, Fail: result.EvalFailure("commit transaction: " + err.Error())}, c.warnings
+		return &result.Outcome{Gas: used, Fail: result.EvalFailure("commit transaction: " + err.Error())}, c.warnings
 	}
-	o := &result.Outcome{Gas: gas, Value: v, Logs: logs, HasLogs: true, Events: in.Events(false), Pact: in.LastPact()}
+	o := &result.Outcome{Gas: used, Value: v, Logs: logs, HasLogs: true, Events: in.Events(false), Pact: in.LastPact()}
 	if mode == db.Transactional {
 		o.TxID = &txID
 	}

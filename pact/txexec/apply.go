@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/result"
 )
 
@@ -56,7 +57,7 @@ func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, 
 		data = withTxData(data, pc)
 	}
 	in.Data = data
-	in.Gas = eval.Gas{}
+	in.Gas = gas.Meter{}
 	signers := in.Signers
 	in.Signers = gasSigners(signers, m.Sender)
 	defer func() { in.Signers = signers }()
@@ -214,7 +215,7 @@ func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, erro
 // outcome charged the whole gas limit; the error is the policy's lookup.
 func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
 	in.Data = pc.Payload.EvalData()
-	in.Gas = eval.Gas{}
+	in.Gas = gas.Meter{}
 	policy, err := eval1(in, r.nsPolicy)
 	if err != nil {
 		if dberr := in.DBError(); dberr != nil {
@@ -224,7 +225,7 @@ func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *ap
 	}
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: false, Fn: policy}
 	limit := int64(min(m.GasLimit, math.MaxInt64/1000))
-	in.Gas = eval.Gas{Model: r.cfg.Gas, Limit: max(limit*1000, 1)}
+	in.Gas = gas.NewMeter(r.cfg.Gas, gas.FromGas(uint64(limit)))
 	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, b, pc) })
 	if dberr := in.DBError(); dberr != nil {
 		return nil, fmt.Errorf("the state failed under the command: %w", dberr)
@@ -237,14 +238,14 @@ func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *ap
 		o = &result.Outcome{Gas: limit, Fail: result.ErrorOf(err)}
 		in.Events(true)
 	} else {
-		o = &result.Outcome{Gas: (in.Gas.Used + 999) / 1000, Value: v, Logs: logs, HasLogs: true,
+		o = &result.Outcome{Gas: int64(in.Gas.Used().Gas()), Value: v, Logs: logs, HasLogs: true,
 			Events: in.Events(true), Pact: in.LastPact()}
 		if mode == db.Transactional {
 			o.TxID = &id
 		}
 	}
 	in.ResetTx()
-	in.Gas = eval.Gas{}
+	in.Gas = gas.Meter{}
 	return o, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -97,7 +98,7 @@ type Config struct {
 	// (DefaultMinerReward when zero).
 	MinerReward eval.Decimal
 	// Gas prices evaluation (DefaultGasModel when nil).
-	Gas eval.GasModel
+	Gas *gas.Model
 	// Flags are the execution flags of every command.
 	Flags map[string]bool
 }

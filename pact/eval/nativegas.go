@@ -1,0 +1,843 @@
+package eval
+
+import (
+	"math/big"
+	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/gas"
+)
+
+// The variable costs of the natives whose cost depends only on their
+// arguments: each hook runs after the native's flat cost and before the
+// native itself, charging what P5's implementation charges (CEK/CoreBuiltin.hs)
+// and nothing where P5 raises its error before charging (a division by
+// zero, a negative square root, arguments of the wrong types: those fail in
+// the native right after). Natives whose charges interleave with their work
+// (map, fold, the database natives, format, distinct, ...) charge in their
+// own code.
+var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
+	"+": func(in *Interp, a []Value) error {
+		if x, y, ok := intPair(a); ok {
+			return in.chargeIntOp(opAdd, x, y)
+		}
+		if x, y, ok := decPair(a); ok {
+			return in.chargeIntOp(opAdd, x.mant, y.mant)
+		}
+		switch x := a[0].(type) {
+		case String:
+			if y, ok := a[1].(String); ok {
+				return in.chargeTextConcat(int64(charCount(string(x)) + charCount(string(y))))
+			}
+		case *Object:
+			if y, ok := a[1].(*Object); ok {
+				return in.chargeObjLit(x.Len() + y.Len())
+			}
+		case List:
+			if y, ok := a[1].(List); ok {
+				return in.chargeListLit(len(x) + len(y))
+			}
+		}
+		return nil
+	},
+	"-": func(in *Interp, a []Value) error {
+		if len(a) != 2 {
+			return nil
+		}
+		if x, y, ok := intPair(a); ok {
+			return in.chargeIntOp(opSub, x, y)
+		}
+		if x, y, ok := decPair(a); ok {
+			return in.chargeIntOp(opSub, x.mant, y.mant)
+		}
+		return nil
+	},
+	"*": func(in *Interp, a []Value) error {
+		if x, y, ok := intPair(a); ok {
+			return in.chargeIntOp(opMul, x, y)
+		}
+		if x, y, ok := decPair(a); ok {
+			return in.chargeIntOp(opMul, x.mant, y.mant)
+		}
+		return nil
+	},
+	"/": func(in *Interp, a []Value) error {
+		if x, y, ok := intPair(a); ok {
+			if y.IsZero() {
+				return nil
+			}
+			return in.chargeIntOp(opDiv, x, y)
+		}
+		if x, y, ok := decPair(a); ok {
+			if y.IsZero() {
+				return nil
+			}
+			return in.chargeIntOp(opDiv, x.mant, y.mant)
+		}
+		return nil
+	},
+	"^": func(in *Interp, a []Value) error {
+		if x, y, ok := intPair(a); ok {
+			return in.chargeIntOp(opPow, x, y) // charged before the negative-exponent error
+		}
+		if x, y, ok := decPair(a); ok {
+			if x.IsZero() && y.Sign() < 0 {
+				return nil
+			}
+			return in.chargeIntOp(opPow, decCeiling(x), decCeiling(y))
+		}
+		return nil
+	},
+	"shift": func(in *Interp, a []Value) error {
+		if x, y, ok := intPair(a); ok {
+			return in.chargeIntOp(opShift, x, y)
+		}
+		return nil
+	},
+	"exp": func(in *Interp, a []Value) error {
+		switch x := a[0].(type) {
+		case Integer:
+			return in.chargeExp(x)
+		case Decimal:
+			return in.chargeExp(x.mant)
+		}
+		return nil
+	},
+	"ln": func(in *Interp, a []Value) error {
+		switch x := a[0].(type) {
+		case Integer:
+			return in.chargeLn(x)
+		case Decimal:
+			return in.chargeLn(decCeiling(x))
+		}
+		return nil
+	},
+	"sqrt": func(in *Interp, a []Value) error {
+		switch x := a[0].(type) {
+		case Integer:
+			if x.Sign() < 0 {
+				return nil
+			}
+			return in.chargeSqrt(x)
+		case Decimal:
+			if x.Sign() < 0 {
+				return nil
+			}
+			return in.chargeSqrt(x.mant)
+		}
+		return nil
+	},
+	"log": func(in *Interp, a []Value) error {
+		if b, x, ok := intPair(a); ok {
+			if b.Equal(NewInt(1)) || b.Sign() < 0 || x.Sign() <= 0 {
+				return nil
+			}
+			return in.chargeLogBase(b, x)
+		}
+		if b, x, ok := decPair(a); ok {
+			if b.Cmp(DecimalFromInt(NewInt(1))) == 0 || b.Sign() < 0 || x.Sign() <= 0 {
+				return nil
+			}
+			return in.chargeLogBase(decCeiling(b), decCeiling(x))
+		}
+		return nil
+	},
+	">": chargeLiteralCompare, ">=": chargeLiteralCompare, "<": chargeLiteralCompare, "<=": chargeLiteralCompare,
+	"length": func(in *Interp, a []Value) error {
+		if s, ok := a[0].(String); ok {
+			return in.chargeStrOp("StrOpLength", charCount(string(s)), 0)
+		}
+		return nil
+	},
+	"take": func(in *Interp, a []Value) error {
+		switch n := a[0].(type) {
+		case Integer:
+			switch x := a[1].(type) {
+			case String:
+				return in.chargeTextConcat(takeCharge(n, charCount(string(x))))
+			case List:
+				return in.chargeListLit(int(takeCharge(n, len(x))))
+			}
+		case List:
+			if _, ok := a[1].(*Object); ok {
+				for _, k := range n {
+					if _, ok := k.(String); !ok {
+						return nil
+					}
+				}
+				return in.chargeObjLit(len(n))
+			}
+		}
+		return nil
+	},
+	"reverse": func(in *Interp, a []Value) error {
+		switch x := a[0].(type) {
+		case List:
+			return in.chargeListLit(len(x))
+		case String:
+			return in.chargeTextConcat(int64(charCount(string(x))))
+		}
+		return nil
+	},
+	"concat": func(in *Interp, a []Value) error {
+		l, ok := a[0].(List)
+		if !ok || len(l) == 0 {
+			return nil
+		}
+		total := 0
+		for _, v := range l {
+			s, ok := v.(String)
+			if !ok {
+				return nil
+			}
+			total += charCount(string(s))
+		}
+		return in.chargeTextListConcat(int64(total), int64(len(l)))
+	},
+	"str-to-list": func(in *Interp, a []Value) error {
+		if s, ok := a[0].(String); ok {
+			return in.chargeStrOp("StrOpExplode", charCount(string(s)), 0)
+		}
+		return nil
+	},
+	"remove": func(in *Interp, a []Value) error {
+		k, ok1 := a[0].(String)
+		o, ok2 := a[1].(*Object)
+		if ok1 && ok2 {
+			return in.chargeObjRemove(string(k), o.Len())
+		}
+		return nil
+	},
+	"sort": func(in *Interp, a []Value) error {
+		l, ok := a[0].(List)
+		if len(a) != 1 || !ok || len(l) == 0 {
+			return nil
+		}
+		var largest uint64
+		for _, v := range l {
+			if v.Kind() == KindClosure {
+				return nil
+			}
+			sz, err := in.sizeOf(v)
+			if err != nil {
+				return err
+			}
+			largest = max(largest, sz)
+		}
+		return in.chargeSort(largest, len(l))
+	},
+	"int-to-str": func(in *Interp, a []Value) error {
+		b, x, ok := intPair(a)
+		if !ok || x.Sign() < 0 {
+			return nil
+		}
+		switch {
+		case b.Cmp(NewInt(2)) >= 0 && b.Cmp(NewInt(16)) <= 0:
+			return in.chargeTextConcat(int64(1 + intLogBase(b.small, x)))
+		case b.Equal(NewInt(64)):
+			n := 1 + intLogBase(256, x)
+			return in.chargeTextConcat(int64(n * 4 / 3))
+		}
+		return nil
+	},
+	"str-to-int": func(in *Interp, a []Value) error {
+		if len(a) == 1 {
+			if s, ok := a[0].(String); ok {
+				return in.chargeParse(string(s))
+			}
+			return nil
+		}
+		b, ok1 := a[0].(Integer)
+		s, ok2 := a[1].(String)
+		if ok1 && ok2 && (b.Equal(NewInt(64)) || b.Cmp(NewInt(2)) >= 0 && b.Cmp(NewInt(16)) <= 0) {
+			return in.chargeParse(string(s))
+		}
+		return nil
+	},
+	"enumerate": func(in *Interp, a []Value) error {
+		f, ok1 := a[0].(Integer)
+		t, ok2 := a[1].(Integer)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		inc := NewInt(1)
+		if f.Cmp(t) > 0 {
+			inc = NewInt(-1)
+		}
+		if len(a) == 3 {
+			s, ok := a[2].(Integer)
+			if !ok {
+				return nil
+			}
+			inc = s
+		}
+		switch {
+		case f.Equal(t):
+			return in.chargeMakeList(NewInt(1), intSize(f))
+		case inc.IsZero():
+			return nil
+		case f.Cmp(t) < 0 && f.Add(inc).Cmp(f) < 0, f.Cmp(t) > 0 && f.Add(inc).Cmp(f) > 0:
+			return nil // the divergence errors come first
+		}
+		n := f.Sub(t).Abs().DivFloor(inc.Abs()).Add(NewInt(1))
+		big := f.Abs()
+		if t.Abs().Cmp(big) > 0 {
+			big = t.Abs()
+		}
+		return in.chargeMakeList(n, intSize(big))
+	},
+	"show": func(in *Interp, a []Value) error {
+		if a[0].Kind() == KindClosure {
+			return nil
+		}
+		sz, err := in.sizeOf(a[0])
+		if err != nil {
+			return err
+		}
+		return in.chargeTextConcat(int64(sz))
+	},
+	"keyset-ref-guard": chargeStringParse(0),
+	"at": func(in *Interp, a []Value) error {
+		k, ok1 := a[0].(String)
+		o, ok2 := a[1].(*Object)
+		if ok1 && ok2 {
+			return in.chargeObjLookup(string(k), o.Len())
+		}
+		return nil
+	},
+	"make-list": func(in *Interp, a []Value) error {
+		n, ok := a[0].(Integer)
+		if !ok || a[1].Kind() == KindClosure {
+			return nil
+		}
+		sz, err := in.sizeOf(a[1])
+		if err != nil {
+			return err
+		}
+		return in.chargeMakeList(n, sz)
+	},
+	"base64-encode": chargeStringParse(0),
+	"base64-decode": chargeStringParse(0),
+	"where": func(in *Interp, a []Value) error {
+		k, ok1 := a[0].(String)
+		o, ok2 := a[2].(*Object)
+		if ok1 && ok2 && a[1].Kind() == KindClosure {
+			return in.chargeObjLookup(string(k), o.Len())
+		}
+		return nil
+	},
+	"hash": func(in *Interp, a []Value) error {
+		if s, ok := a[0].(String); ok {
+			return in.chargeHash(uint64(len(s)))
+		}
+		if a[0].Kind() == KindClosure {
+			return nil
+		}
+		sz, err := in.sizeOf(a[0])
+		if err != nil {
+			return err
+		}
+		return in.chargeHash(sz)
+	},
+	"parse-time": func(in *Interp, a []Value) error {
+		f, ok1 := a[0].(String)
+		s, ok2 := a[1].(String)
+		if ok1 && ok2 {
+			return in.chargeStrOp("StrOpParseTime", charCount(string(f)), charCount(string(s)))
+		}
+		return nil
+	},
+	"format-time": func(in *Interp, a []Value) error {
+		f, ok1 := a[0].(String)
+		_, ok2 := a[1].(Time)
+		if ok1 && ok2 {
+			return in.chargeStrOp("StrOpFormatTime", charCount(string(f)), 0)
+		}
+		return nil
+	},
+	"minutes":          chargeSeconds(60),
+	"hours":            chargeSeconds(3600),
+	"days":             chargeSeconds(86400),
+	"is-principal":     chargeStringParse(0),
+	"typeof-principal": chargeStringParse(0),
+	"is-charset": func(in *Interp, a []Value) error {
+		_, ok1 := a[0].(Integer)
+		s, ok2 := a[1].(String)
+		if ok1 && ok2 {
+			return in.chargeParse(string(s))
+		}
+		return nil
+	},
+	"pairing-check": func(in *Interp, a []Value) error {
+		p1, ok1 := a[0].(List)
+		p2, ok2 := a[1].(List)
+		if ok1 && ok2 {
+			n := max(len(p1), len(p2))
+			return in.charge(gas.Pairing(n), &gasWhat{k: gkZK, op: "Pairing " + itoa(n)})
+		}
+		return nil
+	},
+	"scalar-mult": func(in *Interp, a []Value) error {
+		g := zkGroupArg(a)
+		if g == 0 {
+			return nil
+		}
+		return in.charge(gas.ScalarMult(g), &gasWhat{k: gkZK, op: "ScalarMult " + zkGroupName(g)})
+	},
+	"point-add": func(in *Interp, a []Value) error {
+		g := zkGroupArg(a)
+		if g == 0 {
+			return nil
+		}
+		return in.charge(gas.PointAdd(g), &gasWhat{k: gkZK, op: "PointAdd " + zkGroupName(g)})
+	},
+	"poseidon-hash-hack-a-chain": chargePoseidon,
+	"hash-poseidon":              chargePoseidon,
+	"hash-keccak256": func(in *Interp, a []Value) error {
+		l, ok := a[0].(List)
+		if !ok {
+			return nil
+		}
+		lens := make([]int, len(l))
+		for i, v := range l {
+			s, ok := v.(String)
+			if !ok {
+				return nil
+			}
+			lens[i] = len(s)
+		}
+		return in.charge(gas.Keccak(in.cfg(), lens), &gasWhat{k: gkHash, op: "GHashKeccak", s: keccakShow(lens)})
+	},
+	"hyperlane-decode-token-message": func(in *Interp, a []Value) error {
+		if s, ok := a[0].(String); ok {
+			return in.chargeHyperlaneToken(charCount(string(s)))
+		}
+		return nil
+	},
+}
+
+// chargeHyperlaneToken is GHyperlaneEncodeDecodeTokenMessage.
+func (in *Interp) chargeHyperlaneToken(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.MilliGas(n), &gasWhat{k: gkHyperlaneToken, n: int64(n)})
+}
+
+// chargeHyperlaneID is GHyperlaneMessageId.
+func (in *Interp) chargeHyperlaneID(n int) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(gas.MilliGas(n), &gasWhat{k: gkHyperlaneID, n: int64(n)})
+}
+
+func keccakShow(lens []int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, n := range lens {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(itoa(n))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// chargePoseidon charges the Poseidon natives, which take their integers
+// as arguments: P5's desugarer gathers them into a list literal (charged as
+// one), and the hash costs by their number.
+func chargePoseidon(in *Interp, a []Value) error {
+	if err := in.chargeListLit(len(a)); err != nil {
+		return err
+	}
+	if len(a) == 0 || len(a) > 8 {
+		return nil
+	}
+	for _, v := range a {
+		if _, ok := v.(Integer); !ok {
+			return nil
+		}
+	}
+	return in.charge(gas.Poseidon(in.cfg(), len(a)), &gasWhat{k: gkHash, op: "GHashPoseidon", n: int64(len(a))})
+}
+
+// zkGroupArg is the group a point-add or scalar-mult names (1 or 2), 0 when
+// the arguments are not of its shape.
+func zkGroupArg(a []Value) int {
+	s, ok := a[0].(String)
+	if !ok {
+		return 0
+	}
+	if _, ok := a[1].(*Object); !ok {
+		return 0
+	}
+	switch strings.ToLower(string(s)) {
+	case "g1":
+		return gas.G1
+	case "g2":
+		return gas.G2
+	}
+	return 0
+}
+
+func zkGroupName(g int) string {
+	if g == gas.G2 {
+		return "ZKG2"
+	}
+	return "ZKG1"
+}
+
+// chargeStringParse charges StrOpParse of the string argument i.
+func chargeStringParse(i int) func(in *Interp, a []Value) error {
+	return func(in *Interp, a []Value) error {
+		if s, ok := a[i].(String); ok {
+			return in.chargeParse(string(s))
+		}
+		return nil
+	}
+}
+
+// chargeSeconds is minutes', hours' and days' multiplication.
+func chargeSeconds(k int64) func(in *Interp, a []Value) error {
+	return func(in *Interp, a []Value) error {
+		switch x := a[0].(type) {
+		case Integer:
+			return in.chargeIntOp(opMul, x, NewInt(k))
+		case Decimal:
+			return in.chargeIntOp(opMul, x.mant, NewInt(k))
+		}
+		return nil
+	}
+}
+
+// chargeLiteralCompare is P5's litCmpGassed for <, <=, > and >=: integers,
+// decimals and strings cost by their size; booleans, units and times are
+// free; mismatched kinds fail without a charge.
+func chargeLiteralCompare(in *Interp, a []Value) error {
+	return in.chargeLiteralCmp(a[0], a[1])
+}
+
+func (in *Interp) chargeLiteralCmp(x, y Value) error {
+	switch x := x.(type) {
+	case Integer:
+		if y, ok := y.(Integer); ok {
+			return in.chargeIntCmp(x, y)
+		}
+	case Decimal:
+		if y, ok := y.(Decimal); ok {
+			return in.chargeDecCmp(x, y)
+		}
+	case String:
+		if _, ok := y.(String); ok {
+			return in.chargeTextCmp(string(x))
+		}
+	}
+	return nil
+}
+
+// takeCharge is what take charges on a string or list of length n: the
+// count kept for n >= 0, and |n| itself (not clamped) for a negative count,
+// as P5's Int arithmetic computes it.
+func takeCharge(n Integer, length int) int64 {
+	if n.Sign() >= 0 {
+		if n.IsSmall() && n.small < int64(length) {
+			return n.small
+		}
+		return int64(length)
+	}
+	return -wrapInt(n)
+}
+
+// intLogBase is GHC's integerLogBase b x: the floor of log_b x, 0 for x <= 0.
+func intLogBase(b int64, x Integer) int {
+	if x.Sign() <= 0 || b < 2 {
+		return 0
+	}
+	n := 0
+	bb := big.NewInt(b)
+	v := new(big.Int).Set(x.Big())
+	for v.Cmp(bb) >= 0 {
+		v.Quo(v, bb)
+		n++
+	}
+	return n
+}
+
+func intPair(a []Value) (Integer, Integer, bool) {
+	if len(a) != 2 {
+		return Integer{}, Integer{}, false
+	}
+	x, ok1 := a[0].(Integer)
+	y, ok2 := a[1].(Integer)
+	return x, y, ok1 && ok2
+}
+
+// decPair is two numbers at least one of which is a decimal, the other
+// promoted to a 0-place decimal (P5's Decimal 0 i).
+func decPair(a []Value) (Decimal, Decimal, bool) {
+	if len(a) != 2 {
+		return Decimal{}, Decimal{}, false
+	}
+	_, _, x, y, ints, ok := numPair(a[0], a[1])
+	return x, y, ok && !ints
+}
+
+// decCeiling is Haskell's ceiling of a decimal.
+func decCeiling(d Decimal) Integer { return d.RoundTo(0, RoundCeiling).mant }
+
+// equalGassed is P5's valEqGassed: structural equality that charges its
+// comparisons. Literals of one kind cost their comparison; lists, objects,
+// capability tokens and the arguments of user and capability guards of one
+// length cost 100 per element and are compared element by element up to the
+// first difference; values of different kinds are unequal for free.
+func (in *Interp) equalGassed(a, b Value) (bool, error) {
+	if !in.metered() {
+		return Equal(a, b), nil
+	}
+	switch x := a.(type) {
+	case Integer, Decimal, String, Bool, Unit:
+		if !isLiteral(b) || a.Kind() != b.Kind() {
+			return false, nil
+		}
+		if err := in.chargeLiteralCmp(a, b); err != nil {
+			return false, err
+		}
+		return Equal(a, b), nil
+	case List:
+		y, ok := b.(List)
+		if !ok || len(x) != len(y) {
+			return false, nil
+		}
+		if err := in.chargeListCmp(len(x)); err != nil {
+			return false, err
+		}
+		return in.equalListGassed(x, y)
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || x.Len() != y.Len() {
+			return false, nil
+		}
+		if err := in.chargeObjCmp(x.Len()); err != nil {
+			return false, err
+		}
+		for i, k := range x.keys {
+			if y.keys[i] != k {
+				return false, nil
+			}
+		}
+		return in.equalListGassed(x.vals, y.vals)
+	case *CapToken:
+		y, ok := b.(*CapToken)
+		if !ok || x.Name != y.Name || len(x.Args) != len(y.Args) {
+			return false, nil
+		}
+		if err := in.chargeListCmp(len(x.Args)); err != nil {
+			return false, err
+		}
+		return in.equalListGassed(x.Args, y.Args)
+	case *UserGuard:
+		y, ok := b.(*UserGuard)
+		if !ok || x.Fun != y.Fun || len(x.Args) != len(y.Args) {
+			return false, nil
+		}
+		if err := in.chargeListCmp(len(x.Args)); err != nil {
+			return false, err
+		}
+		return in.equalListGassed(x.Args, y.Args)
+	case *CapabilityGuard:
+		y, ok := b.(*CapabilityGuard)
+		if !ok || x.Name != y.Name || x.HasPactID != y.HasPactID || x.PactID != y.PactID || len(x.Args) != len(y.Args) {
+			return false, nil
+		}
+		if err := in.chargeListCmp(len(x.Args)); err != nil {
+			return false, err
+		}
+		return in.equalListGassed(x.Args, y.Args)
+	}
+	return Equal(a, b), nil
+}
+
+func (in *Interp) equalListGassed(x, y []Value) (bool, error) {
+	for i := range x {
+		eq, err := in.equalGassed(x[i], y[i])
+		if err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// Natives whose charges interleave with their work.
+
+// nativeContains is `contains`: a field of an object and a substring cost
+// by their sizes; an element of a list costs the comparisons made until it
+// is found.
+func nativeContains(c Call, a []Value) (Value, error) {
+	in := c.in
+	switch h := a[1].(type) {
+	case *Object:
+		if _, ok := a[0].(String); ok {
+			if err := in.chargeFieldSearch(h.Len()); err != nil {
+				return nil, err
+			}
+		}
+	case String:
+		if s, ok := a[0].(String); ok {
+			if err := in.chargeSubstring(string(s), string(h)); err != nil {
+				return nil, err
+			}
+		}
+	case List:
+		if a[0].Kind() != KindClosure && in.metered() {
+			for _, v := range h {
+				eq, err := in.equalGassed(a[0], v)
+				if err != nil {
+					return nil, err
+				}
+				if eq {
+					return True, nil
+				}
+			}
+			return False, nil
+		}
+	}
+	return Contains(a[0], a[1])
+}
+
+// nativeDistinct is `distinct`, charged as P5's nubBy: each element kept is
+// compared with every element after it that is still in the list.
+func nativeDistinct(c Call, a []Value) (Value, error) {
+	l, ok := a[0].(List)
+	if !ok || !c.in.metered() {
+		return Distinct(a[0])
+	}
+	rest := append(List(nil), l...)
+	out := make(List, 0, len(l))
+	for len(rest) > 0 {
+		x := rest[0]
+		keep := rest[1:1:1]
+		for _, y := range rest[1:] {
+			eq, err := c.in.equalGassed(x, y)
+			if err != nil {
+				return nil, err
+			}
+			if !eq {
+				keep = append(keep, y)
+			}
+		}
+		out = append(out, x)
+		rest = keep
+	}
+	return out, nil
+}
+
+// nativeFormat is `format`: a template without holes costs its parse; one
+// with holes costs the rendering of each non-string argument used, then the
+// length of the result.
+func nativeFormat(c Call, a []Value) (Value, error) {
+	in := c.in
+	t, ok1 := a[0].(String)
+	l, ok2 := a[1].(List)
+	if !ok1 || !ok2 || !in.metered() {
+		return Format(a[0], a[1])
+	}
+	parts := strings.Split(string(t), "{}")
+	if len(parts) == 1 {
+		if err := in.chargeParse(string(t)); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if len(parts)-len(l) > 1 {
+		return nil, NativeError("format", "not enough arguments for template")
+	}
+	total := 0
+	for _, p := range parts {
+		total += charCount(p)
+	}
+	for _, v := range l[:len(parts)-1] {
+		if s, ok := v.(String); ok {
+			total += charCount(string(s))
+			continue
+		}
+		if err := in.chargeRender(v); err != nil {
+			return nil, err
+		}
+		total += charCount(Show(v))
+	}
+	if err := in.chargeTextConcat(int64(total)); err != nil {
+		return nil, err
+	}
+	return Format(a[0], a[1])
+}
+
+// chargeRender is P5's renderPactValue: the value's estimated size as a
+// text concatenation.
+func (in *Interp) chargeRender(v Value) error {
+	if v.Kind() == KindClosure {
+		return nil
+	}
+	sz, err := in.sizeOf(v)
+	if err != nil {
+		return err
+	}
+	return in.chargeTextConcat(int64(sz))
+}
+
+// chargePrincipal is P5's createPrincipalForGuard: 1000 for a k:, r:, m: or
+// p: principal or for the hash of a w: one (plus the name of a qualified
+// custom predicate), and the estimated size of a user or capability guard
+// hashed before the 1000 of its u: or c: hash.
+func (in *Interp) chargePrincipal(g Guard) error {
+	if !in.metered() {
+		return nil
+	}
+	switch g := g.(type) {
+	case *KeySet:
+		if len(g.Keys) == 1 && g.Pred == KeysAll && isEd25519HexKey(g.Keys[0]) {
+			return in.chargeConst(1000)
+		}
+		if err := in.chargeConst(1000); err != nil {
+			return err
+		}
+		if i := strings.LastIndexByte(g.Pred, '.'); i >= 0 {
+			return in.chargeTextConcat(int64(charCount(g.Pred) - strings.Count(g.Pred, ".")))
+		}
+		return nil
+	case *UserGuard, *CapabilityGuard:
+		c := sizeCounter{budget: in.Gas.SizeBudget()}
+		c.guardBody(g)
+		sz, err := c.result(in)
+		if err != nil {
+			return err
+		}
+		if err := in.chargeHash(sz); err != nil {
+			return err
+		}
+	}
+	return in.chargeConst(1000)
+}
+
+func nativeCreatePrincipal(c Call, a []Value) (Value, error) {
+	if g, ok := a[0].(Guard); ok {
+		if err := c.in.chargePrincipal(g); err != nil {
+			return nil, err
+		}
+	}
+	return CreatePrincipal(a[0])
+}
+
+func nativeValidatePrincipal(c Call, a []Value) (Value, error) {
+	g, ok1 := a[0].(Guard)
+	s, ok2 := a[1].(String)
+	if ok1 && ok2 {
+		if err := c.in.chargePrincipal(g); err != nil {
+			return nil, err
+		}
+		if err := c.in.chargeTextCmp(string(s)); err != nil {
+			return nil, err
+		}
+	}
+	return ValidatePrincipal(a[0], a[1])
+}

@@ -1,0 +1,374 @@
+package eval
+
+import (
+	"math/bits"
+	"strings"
+)
+
+// Byte-size estimates of values: P5's SizeOf (pact/Pact/Core/SizeOf.hs,
+// version SizeOfV0), the "bytes" that writes, reads, show, hash, sort,
+// make-list and the rest are charged by. It is an estimate of a CBOR
+// encoding, not a serialisation: a text is its UTF-8 length + 4, an integer
+// at least 8 bytes, a list or map 5 + its elements, a pair 1 + its parts, a
+// record 1 + its fields, and a constructor of a type with several 2 + its
+// fields. Field and constructor counts here are those of P5's Haskell types
+// (PactValue, Literal, Guard, KeySet, ...), which is what makes the figures
+// upstream's.
+
+// sizeCounter counts bytes up to a budget; past it, over is set and counting
+// stops (P5 raises ByteLimitExceeded at the first count past the limit).
+type sizeCounter struct {
+	n, budget uint64
+	over      bool
+}
+
+func (c *sizeCounter) add(b uint64) {
+	if c.over {
+		return
+	}
+	c.n += b
+	if c.n > c.budget {
+		c.over = true
+	}
+}
+
+const (
+	szTag    = 1 // a small CBOR tag: one-constructor records, Word8, Bool
+	szADT    = 2 // a constructor of a type with several
+	szArray  = 5 // the overhead of a list, vector, set or map
+	szText   = 4 // added to a text's UTF-8 length
+	szInt    = 5 // a machine Int
+	szWord64 = 9 // an Int64 or Word64
+	szTime   = 8
+	szHash   = 32 + szText // a BLAKE2b-256 hash (ModuleHash, Hash)
+)
+
+// intSize is an Integer's size: its bit length rounded to bytes, at least
+// 8 (the estimate of a machine word).
+func intSize(i Integer) uint64 { return uint64(max(64, i.bitLen()) / 8) }
+
+// bitLen is GHC's integerLog2 |i| + 1: the bit length of |i|, 1 for 0.
+func (i Integer) bitLen() int {
+	if i.big == nil {
+		v := i.small
+		if v == 0 {
+			return 1
+		}
+		u := uint64(v)
+		if v < 0 {
+			u = uint64(-v) // -MinInt64 wraps to 2^63, which is right as unsigned
+		}
+		return bits.Len64(u)
+	}
+	return i.big.BitLen()
+}
+
+// cmpBits is the bit length upstream's integer comparisons use: 64 for any
+// integer that fits a machine word (GHC's small-integer constructor),
+// otherwise the real bit length.
+func (i Integer) cmpBits() int {
+	if i.big == nil {
+		return 64
+	}
+	return i.big.BitLen()
+}
+
+func (c *sizeCounter) text(s string) { c.add(uint64(len(s)) + szText) }
+
+// namespace is a Maybe NamespaceName.
+func (c *sizeCounter) maybeText(s string, present bool) {
+	if present {
+		c.add(szADT)
+		c.text(s)
+		return
+	}
+	c.add(szADT)
+}
+
+func (c *sizeCounter) moduleName(m ModuleName) {
+	c.add(szTag)
+	c.text(m.Name)
+	c.maybeText(m.Namespace, m.Namespace != "")
+}
+
+func (c *sizeCounter) qualName(q QualifiedName) {
+	c.add(szTag)
+	c.text(q.Name)
+	c.moduleName(q.Module)
+}
+
+// hash is a ModuleHash given as unpadded base64url text: its decoded length
+// + 4.
+func (c *sizeCounter) hash(h string) { c.add(uint64(len(h))*3/4 + szText) }
+
+func (c *sizeCounter) fqn(f FullyQualifiedName) {
+	c.add(szTag)
+	c.moduleName(f.Module)
+	c.text(f.Name)
+	c.hash(f.Hash)
+}
+
+func (c *sizeCounter) values(vs []Value) {
+	c.add(szArray)
+	for _, v := range vs {
+		if c.over {
+			return
+		}
+		c.value(v)
+	}
+}
+
+// value sizes a PactValue: a constructor of PactValue (2) and its field.
+func (c *sizeCounter) value(v Value) {
+	c.add(szADT)
+	switch v := v.(type) {
+	case String:
+		c.add(szADT) // PLiteral (LString s)
+		c.text(string(v))
+	case Integer:
+		c.add(szADT + intSize(v))
+	case Decimal:
+		// LDecimal (Decimal places mantissa): a two-field record.
+		c.add(szADT + szTag + szTag + intSize(v.mant))
+	case Unit:
+		c.add(szADT)
+	case Bool:
+		c.add(szADT + szTag)
+	case Time:
+		c.add(szTime)
+	case List:
+		c.values(v)
+	case *Object:
+		c.fields(v)
+	case Guard:
+		c.guard(v)
+	case *ModRef:
+		c.add(szTag)
+		c.moduleName(v.Module)
+		c.add(szArray)
+		for _, m := range v.Implemented {
+			c.moduleName(m)
+		}
+	case *CapToken:
+		c.capToken(v)
+	case *Table:
+		c.add(szTag)
+		c.add(szTag) // TableName
+		c.text(v.Name)
+		c.moduleName(v.Module)
+		c.hash(v.Hash)
+		c.schema(&v.Schema)
+	}
+}
+
+// fields sizes a Map Field PactValue: the map overhead and a pair per field.
+func (c *sizeCounter) fields(o *Object) {
+	c.add(szArray)
+	for i, k := range o.keys {
+		if c.over {
+			return
+		}
+		c.add(szTag)
+		c.text(k)
+		c.value(o.vals[i])
+	}
+}
+
+func (c *sizeCounter) capToken(t *CapToken) {
+	c.add(szTag)
+	c.fqn(t.Name)
+	c.values(t.Args)
+}
+
+func (c *sizeCounter) guard(g Guard) {
+	c.add(szADT)
+	c.guardBody(g)
+}
+
+// guardBody sizes the guard inside its Guard constructor.
+func (c *sizeCounter) guardBody(g Guard) {
+	switch g := g.(type) {
+	case *KeySet:
+		c.keySet(g)
+	case *KeySetRef:
+		c.add(szTag)
+		c.text(g.Name)
+		c.maybeText(g.Namespace, g.Namespace != "")
+	case *UserGuard:
+		c.add(szTag)
+		c.qualName(g.Fun)
+		c.values(g.Args)
+	case *CapabilityGuard:
+		c.add(szTag)
+		c.qualName(g.Name)
+		c.values(g.Args)
+		c.maybeText(g.PactID, g.HasPactID)
+	case *ModuleGuard:
+		c.add(szTag)
+		c.moduleName(g.Module)
+		c.text(g.Name)
+	case *PactGuard:
+		c.add(szTag)
+		c.text(g.PactID)
+		c.text(g.Name)
+	}
+}
+
+func (c *sizeCounter) keySet(k *KeySet) {
+	c.add(szTag + szArray)
+	for _, key := range k.Keys {
+		c.text(key)
+	}
+	c.predicate(k.Pred)
+}
+
+// predicate sizes a KSPredicate: the built-in ones are field-less
+// constructors; a custom one holds its parsed name (TQN or TBN).
+func (c *sizeCounter) predicate(p string) {
+	switch p {
+	case KeysAll, KeysAny, "keys-2":
+		c.add(szADT)
+		return
+	}
+	c.add(szADT + szADT) // CustomPredicate, then TQN or TBN
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 {
+		c.text(p) // TBN (BareName)
+		return
+	}
+	mod := p[:i]
+	m := ModuleName{Name: mod}
+	if j := strings.IndexByte(mod, '.'); j >= 0 {
+		m = ModuleName{Namespace: mod[:j], Name: mod[j+1:]}
+	}
+	c.qualName(QualifiedName{Module: m, Name: p[i+1:]})
+}
+
+func (c *sizeCounter) schema(s *Schema) {
+	c.add(szTag)
+	c.qualName(s.Name)
+	c.add(szArray)
+	for i := range s.Fields {
+		c.add(szTag)
+		c.text(s.Fields[i].Name)
+		c.typ(&s.Fields[i].Type)
+	}
+}
+
+func (c *sizeCounter) typ(t *Type) {
+	c.add(szADT)
+	switch t.Kind {
+	case TyPrim:
+		c.add(szTag)
+	case TyList:
+		c.typ(t.Elem)
+	case TyModRef:
+		c.add(szArray)
+		for _, m := range t.ModRefs {
+			c.moduleName(m)
+		}
+	case TyObject, TyTable:
+		if t.Schema != nil {
+			c.schema(t.Schema)
+		}
+	}
+}
+
+// sizeOf is P5's sizeOf of a value against the gas left: the estimate,
+// or, when counting would pass what the remaining gas can pay for at
+// SizeOfBytePenalty per byte, the charge of the bytes counted so far (which
+// fails with GasExceeded).
+func (in *Interp) sizeOf(v Value) (uint64, error) {
+	c := sizeCounter{budget: in.Gas.SizeBudget()}
+	c.value(v)
+	return c.result(in)
+}
+
+// sizeOfFields is sizeOf of a row (a Map Field PactValue, without the
+// PObject constructor), as database reads and writes measure rows.
+func (in *Interp) sizeOfFields(o *Object) (uint64, error) {
+	c := sizeCounter{budget: in.Gas.SizeBudget()}
+	c.fields(o)
+	return c.result(in)
+}
+
+func (c *sizeCounter) result(in *Interp) (uint64, error) {
+	if !c.over {
+		return c.n, nil
+	}
+	if err := in.chargeConst(gasMul(c.n, in.Gas.Config().SizeOfBytePenalty)); err != nil {
+		return 0, err
+	}
+	return c.n, nil
+}
+
+// pactExec sizes a DefPactExec (or, nested, a NestedDefPactExec, which has
+// no step-has-rollback field), as a completed defpact step's write is
+// charged.
+func (c *sizeCounter) pactExec(p *PactExec, nested bool) {
+	c.add(szTag + szInt)
+	c.yield(p.Yield)
+	c.add(szInt)
+	c.text(p.PactID)
+	c.add(szTag) // DefPactContinuation
+	c.qualName(p.Def.QualName())
+	c.values(p.Args)
+	if !nested {
+		c.add(szTag) // Bool
+	}
+	c.add(szArray)
+	for id, n := range p.Nested {
+		c.add(szTag)
+		c.text(id)
+		c.pactExec(n, true)
+	}
+}
+
+// yield sizes a Maybe Yield: its data, its provenance (target chain and
+// module hash) and its source chain, both present only across chains.
+func (c *sizeCounter) yield(y *Yield) {
+	c.add(szADT)
+	if y == nil {
+		return
+	}
+	c.add(szTag)
+	c.fields(y.Data)
+	if y.HasTarget {
+		c.add(szADT + szTag)
+		c.text(y.TargetChain)
+		c.hash(y.ModuleHash)
+		c.add(szADT)
+		c.text(y.SourceChain)
+	} else {
+		c.add(szADT + szADT)
+	}
+}
+
+// sizeOfPactExec is sizeOf of a defpact state.
+func (in *Interp) sizeOfPactExec(p *PactExec) (uint64, error) {
+	c := sizeCounter{budget: in.Gas.SizeBudget()}
+	c.pactExec(p, false)
+	return c.result(in)
+}
+
+// sizeOfKeySet is sizeOf of a KeySet (not wrapped as a guard or a value),
+// as define-keyset's write is charged.
+func (in *Interp) sizeOfKeySet(k *KeySet) (uint64, error) {
+	c := sizeCounter{budget: in.Gas.SizeBudget()}
+	c.keySet(k)
+	return c.result(in)
+}
+
+// sizeOfNamespace is sizeOf of a Namespace record: its name and its two
+// guards.
+func (in *Interp) sizeOfNamespace(ns *Namespace) (uint64, error) {
+	c := sizeCounter{budget: in.Gas.SizeBudget()}
+	c.add(szTag)
+	c.text(ns.Name)
+	for _, g := range []Value{ns.User, ns.Admin} {
+		if g, ok := g.(Guard); ok {
+			c.guard(g)
+		}
+	}
+	return c.result(in)
+}

@@ -1,0 +1,134 @@
+package gas
+
+import "strconv"
+
+// Meter adds charges up against a limit, as upstream's chargeGasArgsM
+// does: the charge is added (and logged) first, then the new total is
+// checked, so an exhausted meter keeps the total that exceeded the limit.
+// Reaching the limit exactly is allowed.
+//
+// A meter without a limit charges nothing at all (upstream's free model,
+// and the REPL before env-gaslimit): Charge returns at once, so free
+// evaluation pays one branch per charging point.
+type Meter struct {
+	model   *Model
+	limit   MilliGas
+	limited bool
+	used    MilliGas
+	// log, when logging, collects the charges in order.
+	log     []Entry
+	logging bool
+}
+
+// Entry is one logged charge.
+type Entry struct {
+	// What describes the charge (upstream's Show of its GasArgs, and where).
+	What string
+	Cost MilliGas
+}
+
+// NewMeter makes a meter of model with a limit in milligas.
+func NewMeter(model *Model, limit MilliGas) Meter {
+	return Meter{model: model, limit: limit, limited: true}
+}
+
+// Model is the meter's model (Free for the zero Meter).
+func (m *Meter) Model() *Model {
+	if m.model == nil {
+		return Free
+	}
+	return m.model
+}
+
+// Config is the meter's cost configuration.
+func (m *Meter) Config() *Config { return m.Model().Config }
+
+// SetModel changes the model, keeping the limit (env-gasmodel).
+func (m *Meter) SetModel(model *Model) { m.model = model }
+
+// SetLimit sets the limit in milligas; charging starts.
+func (m *Meter) SetLimit(limit MilliGas) { m.limit, m.limited = limit, true }
+
+// Unlimit removes the limit: nothing is charged from now on.
+func (m *Meter) Unlimit() { m.limited = false }
+
+// Limit is the limit and whether there is one.
+func (m *Meter) Limit() (MilliGas, bool) { return m.limit, m.limited }
+
+// Charging reports whether charges count: the meter has a limit.
+func (m *Meter) Charging() bool { return m.limited }
+
+// Used is the milligas charged so far.
+func (m *Meter) Used() MilliGas { return m.used }
+
+// SetUsed sets the counter (env-gas n, env-set-milligas, and chainweb's
+// shared counter between buying gas and running the payload).
+func (m *Meter) SetUsed(u MilliGas) { m.used = u }
+
+// Remaining is what the limit leaves (0 past it; the maximum without one).
+func (m *Meter) Remaining() MilliGas {
+	if !m.limited {
+		return MaxMilliGas
+	}
+	return m.limit.Sub(m.used)
+}
+
+// Logging reports whether charges are being logged; callers describe a
+// charge only then.
+func (m *Meter) Logging() bool { return m.logging && m.limited }
+
+// StartLog turns logging on (env-gaslog's first call).
+func (m *Meter) StartLog() { m.logging = true }
+
+// LogEnabled reports whether logging was turned on.
+func (m *Meter) LogEnabled() bool { return m.logging }
+
+// TakeLog returns the logged charges and clears the log.
+func (m *Meter) TakeLog() []Entry {
+	l := m.log
+	m.log = nil
+	return l
+}
+
+// Charge adds cost (the rate instead, under a constant-rate model) and
+// returns what was added and whether the limit is now exceeded. A meter
+// without a limit adds nothing. Callers that log record the charge with
+// Record, when Logging says so.
+func (m *Meter) Charge(cost MilliGas) (charged MilliGas, exceeded bool) {
+	if !m.limited {
+		return 0, false
+	}
+	if m.model != nil && m.model.Rate != 0 {
+		cost = m.model.Rate
+	}
+	m.used = m.used.Add(cost)
+	return cost, m.used > m.limit
+}
+
+// Record appends a charge to the log.
+func (m *Meter) Record(what string, cost MilliGas) {
+	m.log = append(m.log, Entry{What: what, Cost: cost})
+}
+
+// ExceededText is upstream's out-of-gas message for the current total:
+// `Gas limit "<limit>"exceeded: <used>`, both in gas rounded up. (The
+// missing space before "exceeded" is upstream's.)
+func (m *Meter) ExceededText() string {
+	return ExceededText(m.limit, m.used)
+}
+
+// ExceededText renders the out-of-gas message for a limit and a total.
+func ExceededText(limit, used MilliGas) string {
+	return `Gas limit "` + strconv.FormatUint(limit.Gas(), 10) + `"exceeded: ` + strconv.FormatUint(used.Gas(), 10)
+}
+
+// SizeBudget is how many bytes the byte-size estimator may count before
+// the estimate alone would exhaust the meter (upstream bounds sizeOf this
+// way, so that measuring a huge value costs no more than the gas left).
+// Without a limit the budget is unbounded.
+func (m *Meter) SizeBudget() uint64 {
+	if !m.limited {
+		return ^uint64(0)
+	}
+	return uint64(m.limit.Sub(m.used)) / m.Config().SizeOfBytePenalty
+}
