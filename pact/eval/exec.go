@@ -520,6 +520,11 @@ func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, e
 			}
 		}
 	}
+	if n.elements != nil {
+		if err := in.allocElements(n.elements(args)); err != nil {
+			return nil, err
+		}
+	}
 	return n.Fn(Call{in: in, Native: n, Loc: loc}, args)
 }
 

@@ -59,6 +59,9 @@ func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 		in.Gas.Record(w.show()+" "+in.gasLoc(), charged)
 	}
 	if exceeded {
+		if in.Gas.Budgeted() {
+			return &Error{Kind: ErrGas, Msg: in.Gas.BudgetText()}
+		}
 		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
 	}
 	return nil
@@ -98,7 +101,7 @@ func (in *Interp) chargeNative(n *Native) error {
 		return nil
 	}
 	var c gas.MilliGas
-	if in.Gas.Model().Natives {
+	if in.Gas.Pricing().Natives {
 		c = n.flat
 	}
 	return in.charge(c, &gasWhat{k: gkNative, nat: n})

@@ -48,6 +48,13 @@ type Interp struct {
 	// whatever the gas: exceeding it fails with a budget error.
 	StepLimit int64
 	steps     int64
+	// MaxElements bounds the list elements that the natives building lists
+	// cheaply from a count (enumerate, make-list, str-to-list) may make in
+	// one top-level evaluation, whatever the gas: their gas is a few
+	// milligas per element, so within a block's gas one command could
+	// otherwise hold gigabytes. 0 means DefaultMaxElements.
+	MaxElements int64
+	elements    int64
 
 	natives map[string]*Native
 	// ownNatives says natives is this interpreter's copy, not the shared
@@ -145,6 +152,38 @@ type NamespacePolicy struct {
 // instead of exhausting the Go stack.
 const DefaultMaxDepth = 512
 
+// DefaultBudget bounds an evaluation that runs without a gas limit (the
+// REPL's free model, `pact -s` with gasLimit 0): one million gas of work as
+// the table model prices it, some seven block gas limits, far beyond any
+// real transaction, yet small enough that no evaluation can exhaust the
+// machine (a string or list built by concatenation stays under about five
+// million characters or elements).
+var DefaultBudget = gas.FromGas(1_000_000)
+
+// DefaultMaxElements is the default of Interp.MaxElements: two million
+// elements, some 64 MB, far more than any contract builds.
+const DefaultMaxElements = 2_000_000
+
+// allocElements counts n elements against MaxElements.
+func (in *Interp) allocElements(n int64) error {
+	limit := in.MaxElements
+	if limit <= 0 {
+		limit = DefaultMaxElements
+	}
+	in.elements += max(n, 0)
+	if in.elements > limit {
+		return budgetError("list elements built by enumerate, make-list and str-to-list", limit)
+	}
+	return nil
+}
+
+// StartEvaluation resets the bounds that hold per top-level evaluation:
+// the gas budget of an unlimited meter and the element count.
+func (in *Interp) StartEvaluation() {
+	in.Gas.ResetBudget()
+	in.elements = 0
+}
+
 // New makes an interpreter over d with the REPL's defaults: empty signers,
 // data `{}`, the hash of "" as tx hash, empty chain data, the simple
 // namespace policy, free gas.
@@ -163,6 +202,7 @@ func New(d db.DB) *Interp {
 		Warn:            func(string) {},
 	}
 	in.tx.admin = map[ModuleName]bool{}
+	in.Gas.SetBudget(DefaultBudget)
 	return in
 }
 
@@ -174,6 +214,7 @@ var (
 		for _, n := range coreNatives() {
 			n.flat = gas.NativeCost(n.Name)
 			n.gasHook = nativeGasHooks[n.Name]
+			n.elements = nativeElements[n.Name]
 			t[n.Name] = n
 		}
 		atNativeRef = t["at"]

@@ -31,6 +31,7 @@ func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
+	in.StartEvaluation()
 	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
 	in.readOnly, in.sysOnly, in.inDefcap, in.composing = 0, 0, 0, -1
 	switch x := item.(type) {

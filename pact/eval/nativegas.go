@@ -153,9 +153,9 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		case Integer:
 			switch x := a[1].(type) {
 			case String:
-				return in.chargeTextConcat(takeCharge(n, charCount(string(x))))
+				return in.chargeTextConcat(in.takeCharge(n, charCount(string(x))))
 			case List:
-				return in.chargeListLit(int(takeCharge(n, len(x))))
+				return in.chargeListLit(int(in.takeCharge(n, len(x))))
 			}
 		case List:
 			if _, ok := a[1].(*Object); ok {
@@ -415,6 +415,39 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 	},
 }
 
+// nativeElements are the natives that build a list from a count at a few
+// milligas per element, and how many elements a call builds.
+var nativeElements = map[string]func(a []Value) int64{
+	"make-list": func(a []Value) int64 {
+		if n, ok := a[0].(Integer); ok {
+			return satInt64(n)
+		}
+		return 0
+	},
+	"enumerate": func(a []Value) int64 {
+		f, ok1 := a[0].(Integer)
+		t, ok2 := a[1].(Integer)
+		if !ok1 || !ok2 {
+			return 0
+		}
+		step := NewInt(1)
+		if len(a) == 3 {
+			s, ok := a[2].(Integer)
+			if !ok || s.IsZero() {
+				return 0
+			}
+			step = s
+		}
+		return satInt64(f.Sub(t).Abs().DivFloor(step.Abs()).Add(NewInt(1)))
+	},
+	"str-to-list": func(a []Value) int64 {
+		if s, ok := a[0].(String); ok {
+			return int64(len(s))
+		}
+		return 0
+	},
+}
+
 // chargeHyperlaneToken is GHyperlaneEncodeDecodeTokenMessage.
 func (in *Interp) chargeHyperlaneToken(n int) error {
 	if !in.metered() {
@@ -538,9 +571,14 @@ func (in *Interp) chargeLiteralCmp(x, y Value) error {
 
 // takeCharge is what take charges on a string or list of length n: the
 // count kept for n >= 0, and |n| itself (not clamped) for a negative count,
-// as P5's Int arithmetic computes it.
-func takeCharge(n Integer, length int) int64 {
-	if n.Sign() >= 0 {
+// as P5's Int arithmetic computes it. Counted against the budget of an
+// evaluation without gas, it is the work really done (the count kept):
+// P5's figure for a huge negative count is no work at all.
+func (in *Interp) takeCharge(n Integer, length int) int64 {
+	if n.Sign() >= 0 || in.Gas.Budgeted() {
+		if n.Sign() < 0 {
+			n = n.Neg()
+		}
 		if n.IsSmall() && n.small < int64(length) {
 			return n.small
 		}

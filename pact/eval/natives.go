@@ -25,6 +25,9 @@ type Native struct {
 	// the core table is built.
 	flat    gas.MilliGas
 	gasHook func(in *Interp, a []Value) error
+	// elements, for the natives that build lists cheaply from a count,
+	// is how many elements a call would build (see Interp.MaxElements).
+	elements func(a []Value) int64
 }
 
 // gasName is the native's name in P5's gas tables.

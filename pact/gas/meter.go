@@ -10,11 +10,18 @@ import "strconv"
 // A meter without a limit charges nothing at all (upstream's free model,
 // and the REPL before env-gaslimit): Charge returns at once, so free
 // evaluation pays one branch per charging point.
+//
+// A meter without a limit may still have a budget: the charges the table
+// model would make are added up against it (not to the gas used), so that
+// evaluation without gas (the REPL's free model, `pact -s` by default) is
+// still bounded in work and memory.
 type Meter struct {
 	model   *Model
 	limit   MilliGas
 	limited bool
 	used    MilliGas
+	// budget bounds an unlimited meter; spent is what it has counted.
+	budget, spent MilliGas
 	// log, when logging, collects the charges in order.
 	log     []Entry
 	logging bool
@@ -40,8 +47,32 @@ func (m *Meter) Model() *Model {
 	return m.model
 }
 
-// Config is the meter's cost configuration.
-func (m *Meter) Config() *Config { return m.Model().Config }
+// Pricing is the model charges are computed with: the meter's own, or,
+// for an unlimited meter counting against a budget, the table model.
+func (m *Meter) Pricing() *Model {
+	if !m.limited && m.budget > 0 {
+		return Table
+	}
+	return m.Model()
+}
+
+// Config is the cost configuration charges are computed with.
+func (m *Meter) Config() *Config { return m.Pricing().Config }
+
+// SetBudget bounds the meter while it has no limit: charges priced by the
+// table model may add up to b (0: no bound).
+func (m *Meter) SetBudget(b MilliGas) { m.budget = b }
+
+// Budget is the bound of an unlimited meter.
+func (m *Meter) Budget() MilliGas { return m.budget }
+
+// ResetBudget starts counting against the budget afresh (each top-level
+// evaluation has the whole budget).
+func (m *Meter) ResetBudget() { m.spent = 0 }
+
+// Budgeted reports whether the meter counts against a budget rather than
+// a limit.
+func (m *Meter) Budgeted() bool { return !m.limited && m.budget > 0 }
 
 // SetModel changes the model, keeping the limit (env-gasmodel).
 func (m *Meter) SetModel(model *Model) { m.model = model }
@@ -55,8 +86,9 @@ func (m *Meter) Unlimit() { m.limited = false }
 // Limit is the limit and whether there is one.
 func (m *Meter) Limit() (MilliGas, bool) { return m.limit, m.limited }
 
-// Charging reports whether charges count: the meter has a limit.
-func (m *Meter) Charging() bool { return m.limited }
+// Charging reports whether charges count: the meter has a limit or a
+// budget.
+func (m *Meter) Charging() bool { return m.limited || m.budget > 0 }
 
 // Used is the milligas charged so far.
 func (m *Meter) Used() MilliGas { return m.used }
@@ -74,7 +106,7 @@ func (m *Meter) Remaining() MilliGas {
 }
 
 // Logging reports whether charges are being logged; callers describe a
-// charge only then.
+// charge only then. Only charges against a limit are logged.
 func (m *Meter) Logging() bool { return m.logging && m.limited }
 
 // StartLog turns logging on (env-gaslog's first call).
@@ -96,7 +128,11 @@ func (m *Meter) TakeLog() []Entry {
 // Record, when Logging says so.
 func (m *Meter) Charge(cost MilliGas) (charged MilliGas, exceeded bool) {
 	if !m.limited {
-		return 0, false
+		if m.budget == 0 {
+			return 0, false
+		}
+		m.spent = m.spent.Add(cost)
+		return 0, m.spent > m.budget
 	}
 	if m.model != nil && m.model.Rate != 0 {
 		cost = m.model.Rate
@@ -128,7 +164,16 @@ func ExceededText(limit, used MilliGas) string {
 // Without a limit the budget is unbounded.
 func (m *Meter) SizeBudget() uint64 {
 	if !m.limited {
+		if m.budget > 0 {
+			return uint64(m.budget.Sub(m.spent)) / m.Config().SizeOfBytePenalty
+		}
 		return ^uint64(0)
 	}
 	return uint64(m.limit.Sub(m.used)) / m.Config().SizeOfBytePenalty
+}
+
+// BudgetText describes an exhausted budget.
+func (m *Meter) BudgetText() string {
+	return "Evaluation budget exceeded: the work of this evaluation passed " +
+		strconv.FormatUint(m.budget.Gas(), 10) + " gas (priced by the table gas model) while running without a gas limit"
 }
