@@ -2,6 +2,8 @@ package eval
 
 import (
 	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/gas"
 )
 
 // Capabilities (spec §3.5): tokens, the granted stack, managed caps, events.
@@ -293,6 +295,17 @@ func nativeRequireCap(c Call, a []Value) (Value, error) {
 	t, err := expectCapToken(a[0])
 	if err != nil {
 		return nil, err
+	}
+	if c.in.metered() {
+		// P5 charges the search of the stack: each slot and the caps
+		// composed into it.
+		n := 0
+		for _, sl := range c.in.tx.caps.stack {
+			n += 1 + len(sl.composed)
+		}
+		if err := c.in.charge(gas.RequireCap(n), &gasWhat{k: gkCap, n: int64(n)}); err != nil {
+			return nil, err
+		}
 	}
 	if c.in.tx.caps.isGranted(t) {
 		return True, nil

@@ -123,6 +123,9 @@ type Module struct {
 	TxHash string
 	// Deps are the modules this one refers to.
 	Deps []ModuleName
+
+	// image is the module as P5 stores it, measured for gas (p5image.go).
+	image *p5Image
 }
 
 // ModRefValue is the module as a value.

@@ -69,6 +69,9 @@ type Interp struct {
 	namespace string // current namespace, "" for root
 
 	tx txState
+	// loaded are the modules this transaction has loaded, for P5's module
+	// load and merge charges.
+	loaded txLoaded
 	// loading is the module being defined: its constants may name it.
 	loading *Module
 	// sources are the texts of loaded files, by name (SetSource).
@@ -263,6 +266,7 @@ func (in *Interp) Namespace() string { return in.namespace }
 // defuns stay.
 func (in *Interp) ResetTx() {
 	in.tx = txState{admin: map[ModuleName]bool{}}
+	in.loaded.reset()
 	in.topUses = nil
 	in.namespace = ""
 }

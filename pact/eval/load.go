@@ -111,7 +111,10 @@ func (in *Interp) lookupModuleRel(mn ModuleName) *Module {
 
 func (in *Interp) resolveUse(u *syntax.Use) (useImport, error) {
 	mn := ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}
-	m := in.lookupModuleRel(mn)
+	m, err := in.resolveModuleData(mn)
+	if err != nil {
+		return useImport{}, located(err, u.Loc)
+	}
 	if m == nil {
 		return useImport{}, compileErr(u.Loc, "Cannot find module: "+mn.String())
 	}
@@ -166,48 +169,47 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		return nil, compileErr(x.Loc, "Module install disabled")
 	}
 	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
-	old := in.lookupModule(mn)
-	if old != nil && old.Interface {
-		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
-	}
 	m := &Module{Name: mn, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
 	if x.Gov.Cap {
 		m.GovCap = x.Gov.Name
 	} else {
 		m.GovKeyset = x.Gov.Name
 	}
+	// P5's governance step reads the installed version (charged) and
+	// forgets having loaded it afterwards.
+	var loadedBefore txLoaded
+	if in.metered() {
+		loadedBefore = in.loaded.saved()
+	}
+	old, err := in.loadModule(mn)
+	if err != nil {
+		return nil, located(err, x.Loc)
+	}
+	if old != nil && old.Interface {
+		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
+	}
 	if err := in.checkInstall(old, mn, x.Loc); err != nil {
 		return nil, err
 	}
+	if in.metered() {
+		in.loaded = loadedBefore
+	}
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
-	m.Hash = moduleHashOr(in, x, mn, HashBytes([]byte(syntax.Format(x))))
-	c := &compiler{in: in, mod: m, allowRepl: repl}
-	if err := c.declare(x.Body); err != nil {
-		return nil, err
-	}
-	if m.GovCap != "" {
-		d, ok := m.Defs[m.GovCap]
-		if !ok || d.Kind != DefCapability {
-			return nil, compileErr(x.Gov.Loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+mn.String()+"."+m.GovCap)
-		}
-		if gd, ok := d.fun.(*syntax.DefCap); ok && len(gd.Args) > 0 {
-			return nil, compileErr(x.Gov.Loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+mn.String()+"."+m.GovCap)
-		}
-	}
-	in.loading = m
-	err := c.compileBodies(x.Body)
-	in.loading = nil
+	hash, img, h, charged, err := in.p5Install(x, mn)
 	if err != nil {
+		return nil, located(err, x.Loc)
+	}
+	if hash == "" {
+		hash = HashBytes([]byte(syntax.Format(x)))
+	}
+	m.Hash = hash
+	// Compiling is free: P5 charged the work above.
+	if err := in.withoutGas(func() error { return in.compileModule(m, x.Body, x.Loc, repl) }); err != nil {
 		return nil, err
 	}
-	if err := in.checkImplements(m, x.Loc); err != nil {
-		return nil, err
-	}
-	if err := checkRecursion(m, x.Loc); err != nil {
-		return nil, err
-	}
-	if old == nil && m.GovKeyset != "" {
+	if m.GovKeyset != "" {
+		// P5 enforces the module's keyset on every install (free).
 		if err := in.enforceModuleKeyset(mn, m.GovKeyset); err != nil {
 			return nil, located(err, x.Loc)
 		}
@@ -217,23 +219,82 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 			m.Blessed[h] = true
 		}
 	}
-	for dep := range c.deps {
-		m.Deps = append(m.Deps, dep)
+	m.image = img
+	if err := in.installDeps(m, img, h, charged); err != nil {
+		return nil, located(err, x.Loc)
 	}
-	slices.SortFunc(m.Deps, compareModuleNames)
 	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
 		return nil, err
 	}
 	in.tx.admin[mn] = true
+	if in.metered() {
+		in.loaded.add(mn, img)
+	}
 	// The REPL brings a loaded module's names into the top-level scope.
 	in.topUses = append(in.topUses, useImport{mod: m})
 	return String("Loaded module " + mn.String() + ", hash " + m.Hash), nil
+}
+
+// compileModule compiles a module's members (after its hash is known).
+func (in *Interp) compileModule(m *Module, body []syntax.Decl, loc syntax.Span, repl bool) error {
+	c := &compiler{in: in, mod: m, allowRepl: repl}
+	if err := c.declare(body); err != nil {
+		return err
+	}
+	if m.GovCap != "" {
+		d, ok := m.Defs[m.GovCap]
+		if !ok || d.Kind != DefCapability {
+			return compileErr(loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+m.Name.String()+"."+m.GovCap)
+		}
+		if gd, ok := d.fun.(*syntax.DefCap); ok && len(gd.Args) > 0 {
+			return compileErr(loc, "Invalid governance. Must be a 0-argument defcap or a keyset. Found "+m.Name.String()+"."+m.GovCap)
+		}
+	}
+	in.loading = m
+	err := c.compileBodies(body)
+	in.loading = nil
+	if err != nil {
+		return err
+	}
+	if err := in.checkImplements(m, loc); err != nil {
+		return err
+	}
+	if err := checkRecursion(m, loc); err != nil {
+		return err
+	}
+	for dep := range c.deps {
+		m.Deps = append(m.Deps, dep)
+	}
+	slices.SortFunc(m.Deps, compareModuleNames)
+	return nil
+}
+
+// withoutGas runs f with the meter off, keeping what it had counted.
+func (in *Interp) withoutGas(f func() error) error {
+	meter := in.Gas
+	in.Gas.Unlimit()
+	in.Gas.SetBudget(0)
+	err := f()
+	in.Gas = meter
+	return err
 }
 
 // checkInstall applies governance to an upgrade and the namespace rules
 // to a new install.
 func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) error {
 	if old != nil {
+		if old.GovKeyset != "" && in.metered() {
+			// P5 runs (enforce-guard (keyset-ref-guard "ks")) as code.
+			if err := in.chargeNative(in.natives["keyset-ref-guard"]); err != nil {
+				return located(err, loc)
+			}
+			if err := in.chargeParse(old.GovKeyset); err != nil {
+				return located(err, loc)
+			}
+			if err := in.chargeNative(in.natives["enforce-guard"]); err != nil {
+				return located(err, loc)
+			}
+		}
 		if err := in.acquireAdmin(old); err != nil {
 			return located(err, loc)
 		}
@@ -250,7 +311,11 @@ func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) erro
 
 func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error) {
 	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
-	if old := in.lookupModule(mn); old != nil {
+	old, err := in.loadModuleData(mn)
+	if err != nil {
+		return nil, located(err, x.Loc)
+	}
+	if old != nil {
 		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
 	}
 	if err := in.checkInstall(nil, mn, x.Loc); err != nil {
@@ -259,16 +324,33 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 	m := &Module{Name: mn, Interface: true, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
-	m.Hash = moduleHashOr(in, x, mn, HashBytes([]byte(syntax.Format(x))))
-	c := &compiler{in: in, mod: m, allowRepl: repl}
-	if err := c.declare(x.Body); err != nil {
+	hash, img, h, charged, err := in.p5Install(x, mn)
+	if err != nil {
+		return nil, located(err, x.Loc)
+	}
+	if hash == "" {
+		hash = HashBytes([]byte(syntax.Format(x)))
+	}
+	m.Hash = hash
+	err = in.withoutGas(func() error {
+		c := &compiler{in: in, mod: m, allowRepl: repl}
+		if err := c.declare(x.Body); err != nil {
+			return err
+		}
+		return c.compileBodies(x.Body)
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := c.compileBodies(x.Body); err != nil {
-		return nil, err
+	m.image = img
+	if err := in.installDeps(m, img, h, charged); err != nil {
+		return nil, located(err, x.Loc)
 	}
 	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
 		return nil, err
+	}
+	if in.metered() {
+		in.loaded.add(mn, img)
 	}
 	in.topUses = append(in.topUses, useImport{mod: m})
 	return String("Loaded interface " + mn.String() + ", hash " + m.Hash), nil

@@ -39,11 +39,25 @@ var (
 	p5IfacePlaceholder  = []byte("placeholder")
 )
 
+// p5Pass says what one encoding of a module writes: its defconsts as
+// their terms or their values, and the record's own hash and tx hash
+// fields. The names of the module's own members carry h.self.
+type p5Pass struct {
+	constTerms   bool
+	hash, txHash []byte
+}
+
 // moduleHashP5 is P5's hash of the module or interface x, whose full name
 // (namespace applied) is mn, as it would be installed now: names resolve
 // against the modules in the database, the current namespace and the
 // top-level `use`s. The result is unpadded base64url.
 func moduleHashP5(in *Interp, x syntax.Node, mn ModuleName) (string, error) {
+	h := newP5Hasher(in, x, mn)
+	hash, _, err := h.hashPass(x)
+	return hash, err
+}
+
+func newP5Hasher(in *Interp, x syntax.Node, mn ModuleName) *p5Hasher {
 	h := &p5Hasher{
 		in:       in,
 		mn:       mn,
@@ -51,25 +65,90 @@ func moduleHashP5(in *Interp, x syntax.Node, mn ModuleName) (string, error) {
 		imports:  map[string]*p5Bind{},
 		noPact53: in.Flags["DisablePact53"],
 		noPact51: in.Flags["DisablePact51"],
+		depMods:  map[ModuleName]bool{},
 	}
-	var w cborW
-	var err error
+	h.placeholder = p5ModulePlaceholder
+	if _, ok := x.(*syntax.Interface); ok {
+		h.iface = true
+		h.placeholder = p5IfacePlaceholder
+	}
+	h.self = h.placeholder
+	return h
+}
+
+// encodeTop writes x as the current pass wants it.
+func (h *p5Hasher) encodeTop(w *irW, x syntax.Node) error {
 	switch x := x.(type) {
 	case *syntax.Module:
-		h.self = p5ModulePlaceholder
-		err = h.module(&w, x)
+		return h.module(w, x)
 	case *syntax.Interface:
-		h.iface = true
-		h.self = p5IfacePlaceholder
-		err = h.iface_(&w, x)
-	default:
-		return "", EvalError("module hash: not a module or interface")
+		return h.iface_(w, x)
+	}
+	return EvalError("module hash: not a module or interface")
+}
+
+// builtinSize is the size estimate of a native in this interpreter's IR:
+// the REPL's natives are ReplBuiltin-wrapped.
+func (h *p5Hasher) builtinSize() uint64 {
+	if h.in.ReplEvaluator {
+		return 4
+	}
+	return 2
+}
+
+// desugarPass is the renamer's pass: it resolves every name (loading, and
+// charging, the modules named, in P5's order) and measures the module as
+// P5's desugarer charges it: infos erased, constants as terms, the
+// placeholder hash and the transaction's hash.
+func (h *p5Hasher) desugarPass(x syntax.Node, txHash []byte) (uint64, error) {
+	h.charged = true
+	defer func() { h.charged = false }()
+	h.self = h.placeholder
+	h.pass = p5Pass{constTerms: true, hash: h.placeholder, txHash: txHash}
+	w := irW{builtinSize: h.builtinSize()}
+	err := h.encodeTop(&w, x)
+	if h.loadErr != nil {
+		return 0, h.loadErr
 	}
 	if err != nil {
-		return "", err
+		return 0, err
+	}
+	return w.size, nil
+}
+
+// hashPass computes the module hash (the BLAKE2b-256 of the CBOR with
+// constants evaluated, infos erased, own names under the placeholder and
+// the hash fields empty) and the size the hash is charged by (the same
+// module with the placeholder hash and the tx hash).
+func (h *p5Hasher) hashPass(x syntax.Node) (string, uint64, error) {
+	h.self = h.placeholder
+	h.pass = p5Pass{}
+	w := irW{cbor: true, builtinSize: h.builtinSize()}
+	if err := h.encodeTop(&w, x); err != nil {
+		return "", 0, err
 	}
 	sum := blake2b.Sum256(w.b)
-	return EncodeBase64URL(sum[:]), nil
+	return EncodeBase64URL(sum[:]), w.size, nil
+}
+
+// imagePass measures the module as it is stored: the real hash, infos,
+// constants evaluated; it records each definition's image.
+func (h *p5Hasher) imagePass(x syntax.Node, hash, txHash []byte) (*p5Image, error) {
+	h.self = hash
+	h.pass = p5Pass{hash: hash, txHash: txHash}
+	infos := infoLine
+	if h.in.ReplEvaluator {
+		infos = infoSpan
+	}
+	h.img = &p5Image{hash: string(hash)}
+	defer func() { h.img = nil }()
+	w := irW{cbor: true, infos: infos, builtinSize: h.builtinSize()}
+	if err := h.encodeTop(&w, x); err != nil {
+		return nil, err
+	}
+	img := h.img
+	img.size, img.cbor = w.size, len(w.b)
+	return img, nil
 }
 
 // moduleHashOr is the hash defineModule and defineInterface store: P5's
@@ -81,124 +160,6 @@ func moduleHashOr(in *Interp, x syntax.Node, mn ModuleName, fallback string) str
 		return fallback
 	}
 	return h
-}
-
-// ---------------------------------------------------------------------------
-// CBOR, as cborg writes it: shortest heads, Haskell lists as indefinite
-// arrays (empty ones as a definite empty array), sets, vectors and maps
-// definite.
-
-type cborW struct{ b []byte }
-
-func (w *cborW) head(major byte, n uint64) {
-	m := major << 5
-	switch {
-	case n < 24:
-		w.b = append(w.b, m|byte(n))
-	case n <= 0xff:
-		w.b = append(w.b, m|24, byte(n))
-	case n <= 0xffff:
-		w.b = append(w.b, m|25, byte(n>>8), byte(n))
-	case n <= 0xffffffff:
-		w.b = append(w.b, m|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	default:
-		w.b = append(w.b, m|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
-}
-
-func (w *cborW) word(n uint64)  { w.head(0, n) }
-func (w *cborW) list(n int)     { w.head(4, uint64(n)) }
-func (w *cborW) mapLen(n int)   { w.head(5, uint64(n)) }
-func (w *cborW) text(s string)  { w.head(3, uint64(len(s))); w.b = append(w.b, s...) }
-func (w *cborW) bytes(b []byte) { w.head(2, uint64(len(b))); w.b = append(w.b, b...) }
-func (w *cborW) null()          { w.b = append(w.b, 0xf6) }
-
-func (w *cborW) bool(b bool) {
-	if b {
-		w.b = append(w.b, 0xf5)
-	} else {
-		w.b = append(w.b, 0xf4)
-	}
-}
-
-func (w *cborW) int64(n int64) {
-	if n >= 0 {
-		w.head(0, uint64(n))
-	} else {
-		w.head(1, uint64(-1-n))
-	}
-}
-
-// integer is cborg's encodeInteger: a plain head within 64 bits, a bignum
-// (tag 2 or 3) beyond.
-func (w *cborW) integer(i *big.Int) {
-	if i.Sign() >= 0 {
-		if i.IsUint64() {
-			w.head(0, i.Uint64())
-			return
-		}
-		w.b = append(w.b, 0xc2)
-		w.bytes(i.Bytes())
-		return
-	}
-	m := new(big.Int).Neg(i)
-	m.Sub(m, big.NewInt(1))
-	if m.IsUint64() {
-		w.head(1, m.Uint64())
-		return
-	}
-	w.b = append(w.b, 0xc3)
-	w.bytes(m.Bytes())
-}
-
-// hlist writes a Haskell list (serialise's defaultEncodeList).
-func (w *cborW) hlist(n int, item func(i int) error) error {
-	if n == 0 {
-		w.list(0)
-		return nil
-	}
-	w.b = append(w.b, 0x9f)
-	for i := 0; i < n; i++ {
-		if err := item(i); err != nil {
-			return err
-		}
-	}
-	w.b = append(w.b, 0xff)
-	return nil
-}
-
-// maybe writes a Haskell Maybe: [] or [x].
-func (w *cborW) maybe(present bool, item func()) {
-	if !present {
-		w.list(0)
-		return
-	}
-	w.list(1)
-	item()
-}
-
-func (w *cborW) moduleName(m ModuleName) {
-	w.list(2)
-	w.text(m.Name)
-	w.maybe(m.Namespace != "", func() { w.text(m.Namespace) })
-}
-
-func (w *cborW) moduleNames(ms []ModuleName) {
-	_ = w.hlist(len(ms), func(i int) error { w.moduleName(ms[i]); return nil })
-}
-
-func (w *cborW) qualName(q QualifiedName) {
-	w.list(2)
-	w.text(q.Name)
-	w.moduleName(q.Module)
-}
-
-func (w *cborW) fqn(m ModuleName, name string, hash []byte) {
-	w.list(3)
-	w.moduleName(m)
-	w.text(name)
-	w.bytes(hash)
 }
 
 // ---------------------------------------------------------------------------
@@ -1031,6 +992,27 @@ type p5Hasher struct {
 	mn    ModuleName
 	iface bool
 	self  []byte
+	// placeholder is the hash P5's desugarer gives the module.
+	placeholder []byte
+	// pass is what the current encoding writes; charged says its module
+	// reads are P5's renamer's, charged as such.
+	pass    p5Pass
+	charged bool
+	// img, during the image pass, collects the definitions' images; trace
+	// is the current definition's walk.
+	img   *p5Image
+	trace *defTrace
+	// defs (in dependency order), uses, blessed hashes and implements
+	// declarations are desugared once for every pass.
+	defs      []*p5Def
+	uses      []*syntax.Use
+	blessed   [][]byte
+	implDecls []*syntax.Implements
+	// depMods are the modules whose members the code names (P5's
+	// rsDependencies).
+	depMods map[ModuleName]bool
+	// loadErr is the first charge failure of a module read.
+	loadErr error
 	// own are the module's definitions renamed so far; imports are the
 	// members brought in by the module's `use`s.
 	own, imports map[string]*p5Bind
@@ -1135,14 +1117,29 @@ func (h *p5Hasher) topLevel(name string) *p5Bind {
 	return nil
 }
 
+// load reads a module for the renamer. In the charged pass it is P5's
+// read, charged when the transaction has not loaded the module yet:
+// lookupModuleData (merge) for most resolutions, lookupModule for a
+// namespace-qualified module reference.
+func (h *p5Hasher) load(merge bool, mn ModuleName) *Module {
+	if !h.charged {
+		return h.in.lookupModule(mn)
+	}
+	m, err := h.in.loadCharged(mn, merge)
+	if err != nil && h.loadErr == nil {
+		h.loadErr = err
+	}
+	return m
+}
+
 // resolveModuleData looks a module up as written, then (for a bare name)
 // in the current namespace.
 func (h *p5Hasher) resolveModuleData(mn ModuleName, loc syntax.Span) (*Module, error) {
-	if m := h.in.lookupModule(mn); m != nil {
+	if m := h.load(true, mn); m != nil {
 		return m, nil
 	}
 	if mn.Namespace == "" && h.in.namespace != "" {
-		if m := h.in.lookupModule(ModuleName{Namespace: h.in.namespace, Name: mn.Name}); m != nil {
+		if m := h.load(true, ModuleName{Namespace: h.in.namespace, Name: mn.Name}); m != nil {
 			return m, nil
 		}
 	}
@@ -1156,7 +1153,7 @@ func (h *p5Hasher) resolveInterfaceName(mn ModuleName, loc syntax.Span) (ModuleN
 		if mn == h.mn {
 			return mn, nil
 		}
-		if m := h.in.lookupModule(mn); m != nil {
+		if m := h.load(true, mn); m != nil {
 			if !m.Interface {
 				return ModuleName{}, compileErr(loc, "Invalid module reference: "+mn.String())
 			}
@@ -1187,7 +1184,7 @@ func (h *p5Hasher) resolveModuleName(name string, loc syntax.Span) (ModuleName, 
 		if mn == h.mn {
 			return h.mn, h.implements, nil
 		}
-		m := h.in.lookupModule(mn)
+		m := h.load(true, mn)
 		if m == nil {
 			if h.in.namespace == "" {
 				return ModuleName{}, nil, compileErr(loc, "Cannot resolve "+name)
@@ -1196,7 +1193,7 @@ func (h *p5Hasher) resolveModuleName(name string, loc syntax.Span) (ModuleName, 
 			if ns == h.mn {
 				return h.mn, h.implements, nil
 			}
-			if m = h.in.lookupModule(ns); m == nil {
+			if m = h.load(true, ns); m == nil {
 				return ModuleName{}, nil, compileErr(loc, "Cannot resolve "+name)
 			}
 		}
@@ -1273,9 +1270,11 @@ func (h *p5Hasher) resolveBare(name string, env p5Env, loc syntax.Span) (*p5Ref,
 		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
 	}
 	if b := h.imports[name]; b != nil {
+		h.depMods[b.mod] = true
 		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
 	}
 	if b := h.topLevel(name); b != nil {
+		h.depMods[b.mod] = true
 		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
 	}
 	mn, imps, err := h.resolveModuleName(name, loc)
@@ -1293,7 +1292,7 @@ func (h *p5Hasher) resolveQualified(qn string, qmn ModuleName, loc syntax.Span) 
 	if qmn.Namespace != "" {
 		return nil, compileErr(loc, "Module member does not exist "+qmn.String()+"."+qn)
 	}
-	if m := h.in.lookupModule(ModuleName{Namespace: qmn.Name, Name: qn}); m != nil && !m.Interface {
+	if m := h.load(false, ModuleName{Namespace: qmn.Name, Name: qn}); m != nil && !m.Interface {
 		return &p5Ref{name: qn, kind: nkModRef, mod: m.Name, imps: implementsInOrder(m)}, nil
 	}
 	if h.in.namespace != "" {
@@ -1312,7 +1311,7 @@ func (h *p5Hasher) baseLookup(qn string, qmn ModuleName) *p5Ref {
 			return &p5Ref{name: qn, kind: nkTopLevel, bind: b}
 		}
 	}
-	m := h.in.lookupModule(qmn)
+	m := h.load(true, qmn)
 	if m == nil {
 		return nil
 	}
@@ -1320,6 +1319,7 @@ func (h *p5Hasher) baseLookup(qn string, qmn ModuleName) *p5Ref {
 	if !ok || !memberVisible(m, d) {
 		return nil
 	}
+	h.depMods[qmn] = true
 	b := bindOf(m, d)
 	b.mod = qmn
 	return &p5Ref{name: qn, kind: nkTopLevel, bind: b}
@@ -1396,136 +1396,123 @@ var p5PrimIndex = map[string]uint64{
 	"integer": 0, "decimal": 1, "bool": 2, "string": 3, "guard": 4, "keyset": 4, "time": 5, "unit": 6,
 }
 
-func (h *p5Hasher) encType(w *cborW, t *Type) {
+func (h *p5Hasher) encType(w *irW, t *Type) {
 	switch t.Kind {
 	case TyPrim:
-		w.list(2)
-		w.word(0)
-		w.word(p5PrimIndex[t.Prim])
+		w.con(0, 1)
+		w.word(p5PrimIndex[t.Prim], szTag)
 	case TyList:
-		w.list(2)
-		w.word(1)
+		w.con(1, 1)
 		h.encType(w, t.Elem)
 	case TyAnyList:
-		w.list(1)
-		w.word(2)
+		w.con(2, 0)
 	case TyModRef:
-		w.list(2)
-		w.word(3)
-		w.list(len(t.ModRefs))
+		w.con(3, 1)
+		w.array(len(t.ModRefs))
 		for _, m := range t.ModRefs {
 			w.moduleName(m)
 		}
 	case TyObject:
-		w.list(2)
-		w.word(4)
+		w.con(4, 1)
 		h.encSchema(w, t.Schema)
 	case TyAnyObject:
-		w.list(1)
-		w.word(5)
+		w.con(5, 0)
 	case TyTable:
-		w.list(2)
-		w.word(6)
+		w.con(6, 1)
 		h.encSchema(w, t.Schema)
 	case TyCapToken:
-		w.list(1)
-		w.word(7)
+		w.con(7, 0)
 	default:
-		w.list(1)
-		w.word(8)
+		w.con(8, 0)
 	}
 }
 
-func (h *p5Hasher) encSchema(w *cborW, s *Schema) {
-	w.list(2)
+func (h *p5Hasher) encSchema(w *irW, s *Schema) {
+	w.rec(2)
 	w.qualName(s.Name)
 	h.encFields(w, s.Fields)
 }
 
-func (h *p5Hasher) encFields(w *cborW, fs []SchemaField) {
-	w.mapLen(len(fs))
+func (h *p5Hasher) encFields(w *irW, fs []SchemaField) {
+	w.mapHead(len(fs))
 	for i := range fs {
+		w.entry()
 		w.text(fs[i].Name)
 		h.encType(w, &fs[i].Type)
 	}
 }
 
-func (h *p5Hasher) encArg(w *cborW, a dsArg, env p5Env) error {
-	w.list(3)
+func (h *p5Hasher) encArg(w *irW, a dsArg, env p5Env, loc syntax.Span) error {
+	w.rec(3)
 	w.text(a.name)
 	if a.ty == nil {
-		w.list(0)
+		w.maybe(false, nil)
 	} else {
 		t, err := h.resolveType(a.ty, env)
 		if err != nil {
 			return err
 		}
-		w.list(1)
-		h.encType(w, t)
+		w.maybe(true, func() { h.encType(w, t) })
 	}
-	w.null()
+	w.info(loc)
 	return nil
 }
 
-func (h *p5Hasher) encArgs(w *cborW, as []dsArg, env p5Env) error {
-	return w.hlist(len(as), func(i int) error { return h.encArg(w, as[i], env) })
+func (h *p5Hasher) encArgs(w *irW, as []dsArg, env p5Env, loc syntax.Span) error {
+	return w.hlist(len(as), func(i int) error { return h.encArg(w, as[i], env, loc) })
 }
 
-func (h *p5Hasher) encRef(w *cborW, r *p5Ref) {
-	w.list(2)
+// encRef writes a Name: its text and its NameKind. A reference to a
+// top-level member is recorded for the transitive-dependency walk.
+func (h *p5Hasher) encRef(w *irW, r *p5Ref) {
+	w.rec(2)
 	w.text(r.name)
 	switch r.kind {
 	case nkBound:
-		w.list(2)
-		w.word(0)
-		w.word(r.idx)
+		w.con(0, 1)
+		w.word(r.idx, szWord64)
 	case nkTopLevel:
-		w.list(3)
-		w.word(1)
+		w.con(1, 2)
 		w.moduleName(r.bind.mod)
-		w.bytes(r.bind.hash)
+		w.hash(r.bind.hash)
+		h.trace.ref(fqnKey{mod: r.bind.mod, name: r.name, hash: string(r.bind.hash)})
 	case nkModRef:
-		w.list(3)
-		w.word(2)
+		w.con(2, 2)
 		w.moduleName(r.mod)
 		w.moduleNames(r.imps)
 	case nkDynRef:
-		w.list(2)
-		w.word(3)
-		w.list(2)
+		w.con(3, 1)
+		w.rec(2)
 		w.text(r.arg)
-		w.word(r.idx)
+		w.word(r.idx, szWord64)
 	}
 }
 
-func encLiteral(w *cborW, v Value) {
+func encLiteral(w *irW, v Value) {
 	switch v := v.(type) {
 	case String:
-		w.list(2)
-		w.word(0)
+		w.con(0, 1)
 		w.text(string(v))
 	case Integer:
-		w.list(2)
-		w.word(1)
-		w.integer(v.Big())
+		w.con(1, 1)
+		w.integer(v)
 	case Decimal:
-		w.list(2)
-		w.word(2)
-		w.list(2)
-		w.word(uint64(v.Places()))
-		w.integer(v.Mantissa().Big())
+		w.con(2, 1)
+		w.rec(2)
+		w.word(uint64(v.Places()), szTag)
+		w.integer(v.Mantissa())
 	case Unit:
-		w.list(1)
-		w.word(3)
+		w.con(3, 0)
 	case Bool:
-		w.list(2)
-		w.word(4)
-		w.bool(bool(v))
+		w.con(4, 1)
+		w.boolean(bool(v))
 	}
 }
 
-// encTerm renames t in env and writes it.
-func (h *p5Hasher) encTerm(w *cborW, t dsTerm, env p5Env, loc syntax.Span) error {
+// encTerm renames t in env and writes it. Every term is one node of the
+// transitive-dependency walk.
+func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
+	h.trace.node()
 	switch t := t.(type) {
 	case dsVar:
 		r, err := h.resolveName(t.n, env, loc)
@@ -1535,14 +1522,12 @@ func (h *p5Hasher) encTerm(w *cborW, t dsTerm, env p5Env, loc syntax.Span) error
 		if r.bind != nil && r.bind.kind == DefSchemaKind {
 			return compileErr(loc, "Invalid definition in term variable position: "+t.n.String())
 		}
-		w.list(3)
-		w.word(0)
+		w.con(0, 2)
 		h.encRef(w, r)
-		w.null()
+		w.info(loc)
 	case dsLam:
-		w.list(4)
-		w.word(1)
-		if err := h.encArgs(w, t.args, env); err != nil {
+		w.con(1, 3)
+		if err := h.encArgs(w, t.args, env, loc); err != nil {
 			return err
 		}
 		names := make([]string, len(t.args))
@@ -1552,11 +1537,10 @@ func (h *p5Hasher) encTerm(w *cborW, t dsTerm, env p5Env, loc syntax.Span) error
 		if err := h.encTerm(w, t.body, env.bind(names...), loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsLet:
-		w.list(5)
-		w.word(2)
-		if err := h.encArg(w, t.arg, env); err != nil {
+		w.con(2, 4)
+		if err := h.encArg(w, t.arg, env, loc); err != nil {
 			return err
 		}
 		if err := h.encTerm(w, t.val, env, loc); err != nil {
@@ -1565,87 +1549,78 @@ func (h *p5Hasher) encTerm(w *cborW, t dsTerm, env p5Env, loc syntax.Span) error
 		if err := h.encTerm(w, t.body, env.bind(t.arg.name), loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsApp:
-		w.list(4)
-		w.word(3)
+		w.con(3, 3)
 		if err := h.encTerm(w, t.fn, env, loc); err != nil {
 			return err
 		}
 		if err := h.encTerms(w, t.args, env, loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsSeq:
-		w.list(4)
-		w.word(4)
+		w.con(4, 3)
 		if err := h.encTerm(w, t.a, env, loc); err != nil {
 			return err
 		}
 		if err := h.encTerm(w, t.b, env, loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsNullary:
-		w.list(3)
-		w.word(5)
+		w.con(5, 2)
 		if err := h.encTerm(w, t.body, env, loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsForm:
-		w.list(3)
-		w.word(6)
-		w.list(1 + len(t.args))
-		w.word(t.tag)
+		w.con(6, 2)
+		w.con(t.tag, len(t.args))
 		for _, a := range t.args {
 			if err := h.encTerm(w, a, env, loc); err != nil {
 				return err
 			}
 		}
-		w.null()
+		w.info(loc)
 	case dsBuiltin:
-		w.list(3)
-		w.word(7)
-		w.word(uint64(p5BuiltinIndex[t.name]))
-		w.null()
+		w.con(7, 2)
+		w.builtin(uint64(p5BuiltinIndex[t.name]))
+		w.info(loc)
 	case dsLit:
-		w.list(3)
-		w.word(8)
+		w.con(8, 2)
 		encLiteral(w, t.v)
-		w.null()
+		w.info(loc)
 	case dsList:
-		w.list(3)
-		w.word(9)
+		w.con(9, 2)
 		if err := h.encTerms(w, t.elems, env, loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case dsObject:
-		w.list(3)
-		w.word(10)
+		w.con(10, 2)
 		err := w.hlist(len(t.keys), func(i int) error {
-			w.list(2)
+			w.rec(2)
 			w.text(t.keys[i])
 			return h.encTerm(w, t.vals[i], env, loc)
 		})
 		if err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	default:
 		return compileErr(loc, "module hash: unexpected term")
 	}
 	return nil
 }
 
-func (h *p5Hasher) encTerms(w *cborW, ts []dsTerm, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encTerms(w *irW, ts []dsTerm, env p5Env, loc syntax.Span) error {
 	return w.hlist(len(ts), func(i int) error { return h.encTerm(w, ts[i], env, loc) })
 }
 
 // encSpec writes a definition's name and return type (an Arg).
-func (h *p5Hasher) encSpec(w *cborW, d *p5Def) error {
-	return h.encArg(w, dsArg{d.name, d.ret}, p5Env{})
+func (h *p5Hasher) encSpec(w *irW, d *p5Def) error {
+	return h.encArg(w, dsArg{d.name, d.ret}, p5Env{}, d.loc)
 }
 
 func argNames(as []dsArg) []string {
@@ -1680,87 +1655,105 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
 }
 
 // encDef renames and writes one definition (Def, or IfDef in an
-// interface) and records it as in scope for those that follow.
-func (h *p5Hasher) encDef(w *cborW, d *p5Def) error {
+// interface) and records it as in scope for those that follow. The walk
+// of its body for transitive dependencies is traced into h.trace.
+func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 	var schema *Schema
-	w.list(2)
+	loc := d.loc
 	switch d.kind {
 	case DefFun:
+		w.con(0, 1) // Dfun, IfDfun
 		if d.sig {
-			w.word(0) // IfDfun
-			w.list(3)
+			w.rec(3)
 			if err := h.encSpec(w, d); err != nil {
 				return err
 			}
-			if err := h.encArgs(w, d.args, p5Env{}); err != nil {
+			if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
 				return err
 			}
-			w.null()
+			w.info(loc)
 			break
 		}
-		w.word(0)
-		w.list(4)
+		w.rec(4)
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}); err != nil {
+		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
 			return err
 		}
-		if err := h.encTerm(w, d.term, p5Env{}, d.loc); err != nil {
+		if err := h.encTerm(w, d.term, p5Env{}, loc); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case DefConstant:
-		w.word(1)
-		w.list(3)
+		w.con(1, 1)
+		w.rec(3)
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		v, err := h.constValue(d)
-		if err != nil {
-			return err
-		}
-		w.list(2)
-		w.word(1) // EvaledConst
-		if err := h.encPactValue(w, v); err != nil {
-			return err
-		}
-		w.null()
-	case DefCapability:
-		w.word(2)
-		if d.sig {
-			w.list(4)
+		if h.pass.constTerms {
+			w.con(0, 1) // TermConst
+			saved := h.trace
+			h.trace = nil // a constant's term is not walked for dependencies
+			err := h.encTerm(w, d.term, p5Env{}, loc)
+			h.trace = saved
+			if err != nil {
+				return err
+			}
 		} else {
-			w.list(5)
+			v, err := h.constValue(d)
+			if err != nil {
+				return err
+			}
+			w.con(1, 1) // EvaledConst
+			if err := h.encPactValue(w, v); err != nil {
+				return err
+			}
+		}
+		w.info(loc)
+	case DefCapability:
+		w.con(2, 1)
+		if d.sig {
+			w.rec(4)
+		} else {
+			w.rec(5)
 		}
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}); err != nil {
+		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
 			return err
 		}
 		if !d.sig {
-			if err := h.encTerm(w, d.term, p5Env{}.bind(argNames(d.args)...), d.loc); err != nil {
+			managed := d.meta != nil && !d.meta.Event && d.meta.Manager != nil
+			mark := h.trace.mark()
+			if err := h.encTerm(w, d.term, p5Env{}.bind(argNames(d.args)...), loc); err != nil {
 				return err
 			}
-		}
-		if err := h.encCapMeta(w, d); err != nil {
+			if err := h.encCapMeta(w, d); err != nil {
+				return err
+			}
+			if managed {
+				// The walk checks a managed cap's manager before its body.
+				h.trace.lastRefFirst(mark)
+			}
+		} else if err := h.encCapMeta(w, d); err != nil {
 			return err
 		}
-		w.null()
+		w.info(loc)
 	case DefSchemaKind:
-		w.word(3)
+		w.con(3, 1)
 		s, err := h.ownSchema(d)
 		if err != nil {
 			return err
 		}
 		schema = s
-		w.list(3)
+		w.rec(3)
 		w.text(d.name)
 		h.encFields(w, s.Fields)
-		w.null()
+		w.info(loc)
 	case DefTableKind:
-		w.word(4)
+		w.con(4, 1)
 		r, err := h.resolveName(d.schema, p5Env{}, d.loc)
 		if err != nil {
 			return err
@@ -1768,35 +1761,35 @@ func (h *p5Hasher) encDef(w *cborW, d *p5Def) error {
 		if r.bind == nil || r.bind.kind != DefSchemaKind || r.bind.schema == nil {
 			return compileErr(d.loc, "Invalid schema "+d.schema.String())
 		}
-		w.list(3)
+		w.rec(3)
 		w.text(d.name)
+		w.extra(szADT) // TableSchema's ResolvedTable tag
 		h.encSchema(w, r.bind.schema)
-		w.null()
+		w.info(loc)
 	case DefPactKind:
 		if h.iface {
-			w.word(4) // IfDPact
+			w.con(4, 1) // IfDPact
 		} else {
-			w.word(5)
+			w.con(5, 1)
 		}
 		if d.sig {
-			w.list(3)
+			w.rec(3)
 		} else {
-			w.list(4)
+			w.rec(4)
 		}
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}); err != nil {
+		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
 			return err
 		}
 		if !d.sig {
 			env := p5Env{}.bind(argNames(d.args)...)
 			err := w.hlist(len(d.steps), func(i int) error {
 				s := d.steps[i]
-				w.list(1 + len(s))
-				w.word(uint64(len(s) - 1))
+				w.con(uint64(len(s)-1), len(s))
 				for _, t := range s {
-					if err := h.encTerm(w, t, env, d.loc); err != nil {
+					if err := h.encTerm(w, t, env, loc); err != nil {
 						return err
 					}
 				}
@@ -1806,7 +1799,7 @@ func (h *p5Hasher) encDef(w *cborW, d *p5Def) error {
 				return err
 			}
 		}
-		w.null()
+		w.info(loc)
 	}
 	if !h.iface || d.kind == DefConstant || d.kind == DefSchemaKind {
 		h.own[d.name] = &p5Bind{mod: h.mn, hash: h.self, kind: d.kind, schema: schema}
@@ -1814,22 +1807,18 @@ func (h *p5Hasher) encDef(w *cborW, d *p5Def) error {
 	return nil
 }
 
-func (h *p5Hasher) encCapMeta(w *cborW, d *p5Def) error {
+func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 	m := d.meta
 	switch {
 	case m == nil:
-		w.list(1)
-		w.word(2) // Unmanaged
+		w.con(2, 0) // Unmanaged
 		return nil
 	case m.Event:
-		w.list(1)
-		w.word(0)
+		w.con(0, 0)
 		return nil
 	case m.Manager == nil:
-		w.list(2)
-		w.word(1)
-		w.list(1)
-		w.word(1) // AutoManagedMeta
+		w.con(1, 1)
+		w.con(1, 0) // AutoManagedMeta
 		return nil
 	}
 	idx := -1
@@ -1839,12 +1828,10 @@ func (h *p5Hasher) encCapMeta(w *cborW, d *p5Def) error {
 			break
 		}
 	}
-	w.list(2)
-	w.word(1)
-	w.list(3)
-	w.word(0)
-	w.list(2)
-	w.int64(int64(idx))
+	w.con(1, 1)
+	w.con(0, 2)
+	w.rec(2) // the (Int, Text) pair
+	w.int(int64(idx))
 	w.text(m.Param)
 	if h.iface {
 		w.text(m.Manager.Name)
@@ -1860,7 +1847,9 @@ func (h *p5Hasher) encCapMeta(w *cborW, d *p5Def) error {
 	if !h.noPact51 && r.bind.kind != DefFun {
 		return compileErr(m.Loc, "Invalid managed capability manager function "+m.Manager.String())
 	}
+	w.extra(szADT) // FQNameRef's FQName tag
 	w.fqn(r.bind.mod, r.name, r.bind.hash)
+	h.trace.ref(fqnKey{mod: r.bind.mod, name: r.name, hash: string(r.bind.hash)})
 	return nil
 }
 
@@ -1876,7 +1865,7 @@ func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
 	}
 	if !h.constsDone {
 		h.constsDone = true
-		h.consts, h.constsErr = h.evalConsts()
+		h.consts, h.constsErr = h.evalConsts(false)
 	}
 	if h.constsErr != nil {
 		return nil, h.constsErr
@@ -1928,19 +1917,37 @@ func literalValue(x syntax.Expr) (Value, bool) {
 	return nil, false
 }
 
-func (h *p5Hasher) evalConsts() (map[string]Value, error) {
+// evalConsts evaluates the module's constants by compiling its members on
+// a scratch module. The module load evaluates them again, so this leaves no
+// trace (call stack, step count), and charges nothing unless charged: then
+// it is P5's constant evaluation, which installing a module pays for (the
+// names it resolves were read, and charged, by the renamer's pass).
+func (h *p5Hasher) evalConsts(charged bool) (map[string]Value, error) {
 	m := &Module{Name: h.mn, Interface: h.iface, Defs: map[string]*Def{}, Blessed: map[string]bool{},
 		Hash: EncodeBase64URL(h.self)}
 	c := &compiler{in: h.in, mod: m, allowRepl: true}
-	// The module load evaluates the constants again: this pass must leave
-	// no trace (call stack, gas, step count).
 	stack, meter, steps := h.in.stack, h.in.Gas, h.in.steps
-	h.in.Gas.Unlimit()
-	defer func() { h.in.stack, h.in.Gas, h.in.steps = stack, meter, steps }()
+	if !charged {
+		h.in.Gas.Unlimit()
+		h.in.Gas.SetBudget(0)
+	}
+	defer func() {
+		h.in.stack, h.in.steps = stack, steps
+		if !charged {
+			h.in.Gas = meter
+		}
+	}()
 	if err := c.declare(h.body); err != nil {
 		return nil, err
 	}
-	if err := c.compileBodies(h.body); err != nil {
+	// Constants may name the module itself.
+	loading := h.in.loading
+	if !h.iface {
+		h.in.loading = m
+	}
+	err := c.compileBodies(h.body)
+	h.in.loading = loading
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]Value{}
@@ -1953,57 +1960,57 @@ func (h *p5Hasher) evalConsts() (map[string]Value, error) {
 }
 
 // encPactValue writes a PactValue.
-func (h *p5Hasher) encPactValue(w *cborW, v Value) error {
-	w.list(2)
+func (h *p5Hasher) encPactValue(w *irW, v Value) error {
 	switch v := v.(type) {
 	case String, Integer, Decimal, Unit, Bool:
-		w.word(0)
+		w.con(0, 1)
 		encLiteral(w, v)
 	case List:
-		w.word(1)
-		w.list(len(v))
+		w.con(1, 1)
+		w.array(len(v))
 		for _, e := range v {
 			if err := h.encPactValue(w, e); err != nil {
 				return err
 			}
 		}
 	case Guard:
-		w.word(2)
+		w.con(2, 1)
 		return h.encGuard(w, v)
 	case *Object:
-		w.word(3)
-		w.mapLen(v.Len())
+		w.con(3, 1)
+		w.mapHead(v.Len())
 		for i := 0; i < v.Len(); i++ {
+			w.entry()
 			w.text(v.Key(i))
 			if err := h.encPactValue(w, v.Val(i)); err != nil {
 				return err
 			}
 		}
 	case *ModRef:
-		w.word(4)
-		w.list(2)
+		w.con(4, 1)
+		w.rec(2)
 		w.moduleName(v.Module)
-		w.list(len(v.Implemented))
+		w.array(len(v.Implemented))
 		for _, m := range v.Implemented {
 			w.moduleName(m)
 		}
 	case *CapToken:
-		w.word(5)
-		w.list(2)
+		w.con(5, 1)
+		w.rec(2)
 		hb, _ := DecodeBase64URL(v.Name.Hash)
 		w.fqn(v.Name.Module, v.Name.Name, hb)
 		return h.encValues(w, v.Args)
 	case Time:
-		w.word(6)
-		w.int64(v.mjdMicros())
+		w.con(6, 1)
+		w.time(v.mjdMicros())
 	case *Table:
-		w.word(7)
-		w.list(3)
-		w.list(2)
+		w.con(7, 1)
+		w.rec(3)
+		w.rec(2)
 		w.text(v.Name)
 		w.moduleName(v.Module)
 		hb, _ := DecodeBase64URL(v.Hash)
-		w.bytes(hb)
+		w.hash(hb)
 		s := v.Schema
 		h.encSchema(w, &s)
 	default:
@@ -2012,71 +2019,65 @@ func (h *p5Hasher) encPactValue(w *cborW, v Value) error {
 	return nil
 }
 
-func (h *p5Hasher) encValues(w *cborW, vs []Value) error {
+func (h *p5Hasher) encValues(w *irW, vs []Value) error {
 	return w.hlist(len(vs), func(i int) error { return h.encPactValue(w, vs[i]) })
 }
 
-func (h *p5Hasher) encGuard(w *cborW, g Guard) error {
-	w.list(2)
+func (h *p5Hasher) encGuard(w *irW, g Guard) error {
 	switch g := g.(type) {
 	case *KeySet:
-		w.word(0)
-		w.list(2)
+		w.con(0, 1)
+		w.rec(2)
 		keys := slices.Clone(g.Keys)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		w.list(len(keys))
+		w.array(len(keys))
 		for _, k := range keys {
 			w.text(k)
 		}
 		switch g.Pred {
 		case KeysAll, "":
-			w.list(1)
-			w.word(0)
+			w.con(0, 0)
 		case Keys2:
-			w.list(1)
-			w.word(1)
+			w.con(1, 0)
 		case KeysAny:
-			w.list(1)
-			w.word(2)
+			w.con(2, 0)
 		default:
-			w.list(2)
-			w.word(3)
-			w.list(2)
+			w.con(3, 1)
 			if q, ok := ParseQualifiedName(g.Pred); ok {
-				w.word(0)
+				w.con(0, 1)
 				w.qualName(q)
 			} else {
-				w.word(1)
+				w.con(1, 1)
 				w.text(g.Pred)
 			}
 		}
 	case *KeySetRef:
-		w.word(1)
-		w.list(2)
+		w.con(1, 1)
+		w.rec(2)
 		w.text(g.Name)
 		w.maybe(g.Namespace != "", func() { w.text(g.Namespace) })
 	case *UserGuard:
-		w.word(2)
-		w.list(2)
+		w.con(2, 1)
+		w.rec(2)
 		w.qualName(g.Fun)
 		return h.encValues(w, g.Args)
 	case *CapabilityGuard:
-		w.word(3)
-		w.list(3)
+		w.con(3, 1)
+		w.rec(3)
 		w.qualName(g.Name)
 		if err := h.encValues(w, g.Args); err != nil {
 			return err
 		}
 		w.maybe(g.HasPactID, func() { w.text(g.PactID) })
 	case *ModuleGuard:
-		w.word(4)
-		w.list(2)
+		w.con(4, 1)
+		w.rec(2)
 		w.moduleName(g.Module)
 		w.text(g.Name)
 	case *PactGuard:
-		w.word(5)
-		w.list(2)
+		w.con(5, 1)
+		w.rec(2)
 		w.text(g.PactID)
 		w.text(g.Name)
 	default:
@@ -2097,9 +2098,10 @@ func parseModuleHashText(s string, loc syntax.Span) ([]byte, error) {
 	return b, nil
 }
 
-// imports resolves the module's uses (handleImport) into h.imports and
-// writes their Import list.
-func (h *p5Hasher) encImports(w *cborW, uses []*syntax.Use) error {
+// encImports resolves the module's uses (handleImport) into h.imports and
+// writes their Import list into w (a separate writer: imports are renamed
+// before the definitions but written after them).
+func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
 	type imp struct {
 		u    *syntax.Use
 		hash []byte
@@ -2141,9 +2143,9 @@ func (h *p5Hasher) encImports(w *cborW, uses []*syntax.Use) error {
 	}
 	return w.hlist(len(imps), func(i int) error {
 		u := imps[i].u
-		w.list(3)
+		w.rec(3)
 		w.moduleName(ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name})
-		w.maybe(imps[i].hash != nil, func() { w.bytes(imps[i].hash) })
+		w.maybe(imps[i].hash != nil, func() { w.hash(imps[i].hash) })
 		w.maybe(u.HasImports, func() {
 			_ = w.hlist(len(u.Imports), func(j int) error { w.text(u.Imports[j]); return nil })
 		})
@@ -2170,39 +2172,60 @@ func (h *p5Hasher) desugarDefs(body []syntax.Decl) ([]*p5Def, []*syntax.Use, err
 	return defs, uses, nil
 }
 
-func (h *p5Hasher) encDefs(w *cborW, defs []*p5Def) error {
-	order, err := h.sccOrder(defs)
-	if err != nil {
+// encDefs writes the definitions in dependency order, each measured on its
+// own (what a dependent module's stored dependencies repeat of it).
+func (h *p5Hasher) encDefs(w *irW, defs []*p5Def) error {
+	return w.hlist(len(defs), func(i int) error {
+		d := defs[i]
+		size, n := w.size, len(w.b)
+		if h.img != nil {
+			h.trace = &defTrace{}
+		}
+		err := h.encDef(w, d)
+		if h.img != nil {
+			h.img.addDef(d, h.iface, h.trace, w.size-size, len(w.b)-n)
+			h.trace = nil
+		}
 		return err
-	}
-	// Encode each definition separately: a definition's CBOR does not
-	// depend on those after it.
-	return w.hlist(len(order), func(i int) error { return h.encDef(w, order[i]) })
+	})
 }
 
-func (h *p5Hasher) module(w *cborW, x *syntax.Module) error {
-	h.body = x.Body
-	defs, uses, err := h.desugarDefs(x.Body)
-	if err != nil {
+// module writes the Module record of x as the current pass wants it.
+func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
+	if h.defs == nil {
+		h.body = x.Body
+		defs, uses, err := h.desugarDefs(x.Body)
+		if err != nil {
+			return err
+		}
+		if h.defs, err = h.sccOrder(defs); err != nil {
+			return err
+		}
+		h.uses = uses
+		for _, d := range x.Body {
+			switch d := d.(type) {
+			case *syntax.Bless:
+				b, err := parseModuleHashText(d.Hash, d.Loc)
+				if err != nil {
+					return err
+				}
+				h.blessed = append(h.blessed, b)
+			case *syntax.Implements:
+				h.implDecls = append(h.implDecls, d)
+			}
+		}
+		slices.SortFunc(h.blessed, bytes.Compare)
+		h.blessed = slices.CompactFunc(h.blessed, bytes.Equal)
+	}
+	h.own, h.imports, h.implements = map[string]*p5Bind{}, map[string]*p5Bind{}, nil
+	// The renamer resolves the imports, then the interfaces implemented,
+	// then the definitions.
+	var importsW irW
+	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
+	if err := h.encImports(&importsW, h.uses); err != nil {
 		return err
 	}
-	var blessed [][]byte
-	var implements []*syntax.Implements
-	for _, d := range x.Body {
-		switch d := d.(type) {
-		case *syntax.Bless:
-			b, err := parseModuleHashText(d.Hash, d.Loc)
-			if err != nil {
-				return err
-			}
-			blessed = append(blessed, b)
-		case *syntax.Implements:
-			implements = append(implements, d)
-		}
-	}
-	slices.SortFunc(blessed, bytes.Compare)
-	blessed = slices.CompactFunc(blessed, bytes.Equal)
-	for _, i := range implements {
+	for _, i := range h.implDecls {
 		mn, err := h.resolveInterfaceName(ModuleName{Namespace: i.Interface.Namespace, Name: i.Interface.Name}, i.Loc)
 		if err != nil {
 			return err
@@ -2210,12 +2233,12 @@ func (h *p5Hasher) module(w *cborW, x *syntax.Module) error {
 		h.implements = append(h.implements, mn)
 	}
 
-	w.list(9)
+	w.rec(9) // ten fields; the code is not serialised
 	w.moduleName(h.mn)
 	// governance
 	if x.Gov.Cap {
 		var gov *p5Def
-		for _, d := range defs {
+		for _, d := range h.defs {
 			if d.name == x.Gov.Name {
 				gov = d
 				break
@@ -2224,60 +2247,63 @@ func (h *p5Hasher) module(w *cborW, x *syntax.Module) error {
 		if gov == nil || gov.kind != DefCapability || len(gov.args) != 0 {
 			return compileErr(x.Gov.Loc, "Invalid governance: "+x.Gov.Name)
 		}
-		w.list(2)
-		w.word(1)
+		w.con(1, 1)
+		w.extra(szADT) // FQNameRef's FQName tag
 		w.fqn(h.mn, gov.name, h.self)
 	} else {
 		ns, name, ok := parseKeysetName(x.Gov.Name)
 		if !ok {
 			return compileErr(x.Gov.Loc, "Invalid keyset name format: "+x.Gov.Name)
 		}
-		w.list(2)
-		w.word(0)
-		w.list(2)
+		w.con(0, 1)
+		w.rec(2)
 		w.text(name)
 		w.maybe(ns != "", func() { w.text(ns) })
 	}
-	// The definitions are renamed with the imports in scope, but written
-	// before them.
-	var importsW cborW
-	if err := h.encImports(&importsW, uses); err != nil {
+	if err := h.encDefs(w, h.defs); err != nil {
 		return err
 	}
-	if err := h.encDefs(w, defs); err != nil {
-		return err
+	w.array(len(h.blessed))
+	for _, b := range h.blessed {
+		w.hash(b)
 	}
-	w.list(len(blessed))
-	for _, b := range blessed {
-		w.bytes(b)
-	}
-	w.b = append(w.b, importsW.b...)
+	w.raw(importsW.b...)
+	w.size += importsW.size
 	w.moduleNames(h.implements)
-	w.bytes(nil) // hash
-	w.bytes(nil) // tx hash
-	w.null()
+	w.hash(h.pass.hash)
+	w.hash(h.pass.txHash)
+	w.info(x.Loc)
 	return nil
 }
 
-func (h *p5Hasher) iface_(w *cborW, x *syntax.Interface) error {
-	h.body = x.Body
-	defs, uses, err := h.desugarDefs(x.Body)
-	if err != nil {
+func (h *p5Hasher) iface_(w *irW, x *syntax.Interface) error {
+	if h.defs == nil {
+		h.body = x.Body
+		defs, uses, err := h.desugarDefs(x.Body)
+		if err != nil {
+			return err
+		}
+		if h.defs, err = h.sccOrder(defs); err != nil {
+			return err
+		}
+		h.uses = uses
+	}
+	h.own, h.imports = map[string]*p5Bind{}, map[string]*p5Bind{}
+	var importsW irW
+	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
+	if err := h.encImports(&importsW, h.uses); err != nil {
 		return err
 	}
-	var importsW cborW
-	if err := h.encImports(&importsW, uses); err != nil {
-		return err
-	}
-	w.list(6)
+	w.rec(6) // seven fields; the code is not serialised
 	w.moduleName(h.mn)
-	if err := h.encDefs(w, defs); err != nil {
+	if err := h.encDefs(w, h.defs); err != nil {
 		return err
 	}
-	w.b = append(w.b, importsW.b...)
-	w.bytes(nil)
-	w.bytes(nil)
-	w.null()
+	w.raw(importsW.b...)
+	w.size += importsW.size
+	w.hash(h.pass.hash)
+	w.hash(h.pass.txHash)
+	w.info(x.Loc)
 	return nil
 }
 

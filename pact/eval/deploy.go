@@ -1,0 +1,210 @@
+package eval
+
+import (
+	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Installing a module or interface, as P5 charges it (Pact.Core.Compile's
+// interpretTopLevel and evalTopLevel): after the governance, the renamer
+// reads the modules the code names (charged as loads), the desugared module
+// is charged by its estimated size (400 mg a byte), the constants are
+// evaluated (charged as any evaluation), the module is hashed (100 mg a
+// byte), a module's transitive dependencies are searched (charged by the
+// walk), and the stored data is charged by its estimated size (200 mg a
+// byte).
+
+// p5Install runs the steps up to the hash: it returns the module's hash and
+// its image (the stored record, without its dependency map). charged is
+// false when the code does not resolve: the compiler then reports why.
+func (in *Interp) p5Install(x syntax.Node, mn ModuleName) (hash string, img *p5Image, h *p5Hasher, charged bool, err error) {
+	h = newP5Hasher(in, x, mn)
+	txh := txHashBytes(in.TxHash)
+	if in.metered() {
+		size, err := h.desugarPass(x, txh)
+		if err != nil {
+			if isGasError(err) {
+				return "", nil, nil, false, err
+			}
+			// The compiler reports the failure in its own words.
+			return "", nil, nil, false, nil
+		}
+		if err := in.chargeModuleOp("MOpDesugarModule", gas.Desugar(in.cfg(), size), int64(size), 0); err != nil {
+			return "", nil, nil, false, err
+		}
+		saved := in.loaded.saved()
+		h.consts, h.constsErr = h.evalConsts(true)
+		h.constsDone = true
+		in.loaded = saved
+		if h.constsErr != nil {
+			return "", nil, nil, false, h.constsErr
+		}
+		charged = true
+	}
+	hash, size, err := h.hashPass(x)
+	if err != nil {
+		return "", nil, nil, false, nil
+	}
+	if charged {
+		size += uint64(len(h.placeholder) + len(txh))
+		if err := in.chargeHash(size); err != nil {
+			return "", nil, nil, false, err
+		}
+	}
+	hb, _ := DecodeBase64URL(hash)
+	img, err = h.imagePass(x, hb, txh)
+	if err != nil {
+		return "", nil, nil, false, nil
+	}
+	return hash, img, h, charged, nil
+}
+
+func isGasError(err error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Kind == ErrGas
+}
+
+// txHashBytes is the transaction hash's bytes (a module records the hash
+// of the transaction that installed it).
+func txHashBytes(s string) []byte {
+	b, err := DecodeBase64URL(s)
+	if err != nil {
+		return []byte(s)
+	}
+	return b
+}
+
+// ownKeys are the fully qualified names of a module's own definitions.
+func (img *p5Image) ownKeys(mn ModuleName) []fqnKey {
+	keys := make([]fqnKey, len(img.order))
+	for i, name := range img.order {
+		keys[i] = fqnKey{mod: mn, name: name, hash: img.hash}
+	}
+	return keys
+}
+
+// installDeps completes a module's image with its dependencies and, when
+// charged, pays for the search and for the write. A module's dependencies
+// are the definitions its own reach, transitively (P5 5.1); an interface's
+// are the loaded definitions of the modules its code names.
+func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool) error {
+	if img == nil {
+		return nil
+	}
+	if m.Interface {
+		if charged {
+			for k, d := range in.loaded.defs {
+				if h.depMods[k.mod] {
+					img.deps = append(img.deps, p5Dep{key: k, def: d})
+				}
+			}
+			sortDeps(img.deps)
+		}
+	} else if charged {
+		loaded := make(map[fqnKey]*p5DefImage, len(in.loaded.defs)+len(img.order)+len(in.replDefs))
+		for k, d := range in.loaded.defs {
+			loaded[k] = d
+		}
+		own := img.ownKeys(m.Name)
+		for i, k := range own {
+			loaded[k] = img.defs[img.order[i]]
+		}
+		// The REPL's top-level definitions are among the loaded ones.
+		for name := range in.replDefs {
+			loaded[fqnKey{mod: ModuleName{Name: "#repl"}, name: name}] = &p5DefImage{}
+		}
+		deps, cost, ok := transitiveDeps(own, loaded, in.Gas.Remaining())
+		if err := in.chargeModuleOp("MOpFindTransitiveDep", cost, int64(cost), 0); err != nil {
+			return err
+		}
+		if !ok {
+			return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+		}
+		img.deps = deps
+	} else {
+		img.deps = in.depClosure(m, img)
+	}
+	img.finish()
+	if charged {
+		sz := img.dataSize
+		if budget := in.Gas.SizeBudget(); sz > budget {
+			// P5 stops estimating past what the gas left can pay for, and
+			// charges what it counted; that fails.
+			return in.chargeConst(gasMul(budget+1, in.cfg().SizeOfBytePenalty))
+		}
+		return in.chargeWrite(sz)
+	}
+	return nil
+}
+
+// depClosure is a module's transitive dependencies computed without a
+// transaction's loaded definitions (when installing without gas, or
+// rebuilding a stored module): the definitions reached from its own, found
+// among its own and in the images of the modules they name.
+func (in *Interp) depClosure(m *Module, img *p5Image) []p5Dep {
+	known := map[fqnKey]*p5DefImage{}
+	own := img.ownKeys(m.Name)
+	for i, k := range own {
+		known[k] = img.defs[img.order[i]]
+	}
+	seenMod := map[ModuleName]bool{m.Name: true}
+	provide := func(k fqnKey) *p5DefImage {
+		if d, ok := known[k]; ok {
+			return d
+		}
+		if !seenMod[k.mod] {
+			seenMod[k.mod] = true
+			if dm := in.lookupModule(k.mod); dm != nil && dm.image != nil {
+				for _, kk := range dm.image.ownKeys(dm.Name) {
+					known[kk] = dm.image.defs[kk.name]
+				}
+				for _, dep := range dm.image.deps {
+					known[dep.key] = dep.def
+				}
+			}
+		}
+		return known[k]
+	}
+	reached := map[fqnKey]bool{}
+	work := append([]fqnKey(nil), own...)
+	for _, k := range own {
+		reached[k] = true
+	}
+	for len(work) > 0 {
+		k := work[len(work)-1]
+		work = work[:len(work)-1]
+		d := provide(k)
+		if d == nil || !d.walked {
+			continue
+		}
+		for _, r := range d.trace.refs {
+			if !reached[r] {
+				reached[r] = true
+				work = append(work, r)
+			}
+		}
+	}
+	ownSet := map[fqnKey]bool{}
+	for _, k := range own {
+		ownSet[k] = true
+	}
+	var deps []p5Dep
+	for k := range reached {
+		if ownSet[k] {
+			continue
+		}
+		if d := provide(k); d != nil {
+			deps = append(deps, p5Dep{key: k, def: d})
+		}
+	}
+	sortDeps(deps)
+	return deps
+}
+
+func sortDeps(deps []p5Dep) {
+	for i := 1; i < len(deps); i++ {
+		for j := i; j > 0 && deps[j].key.less(deps[j-1].key); j-- {
+			deps[j], deps[j-1] = deps[j-1], deps[j]
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package eval
+
+import (
+	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// Loading modules, as P5 charges it. P5 keeps, per transaction, the
+// modules it has read (esLoaded's loModules) and every definition they
+// brought, their stored dependencies included (loAllLoaded). Reading a
+// module that is not loaded yet costs its stored encoding's length / 200 +
+// 10 milligas; when the read is a name resolution (lookupModuleData), adding
+// its definitions to those already loaded costs loaded × added × 10 more.
+// A loaded module costs nothing to read again until the transaction ends.
+//
+// Our interpreter reads modules from the database at will; the charges are
+// made where P5 reads, through loadModule and loadModuleData.
+
+// txLoaded is the loaded state of a transaction.
+type txLoaded struct {
+	mods map[ModuleName]bool
+	defs map[fqnKey]*p5DefImage
+}
+
+func (l *txLoaded) reset() {
+	clear(l.mods)
+	clear(l.defs)
+}
+
+func (l *txLoaded) has(mn ModuleName) bool { return l.mods[mn] }
+
+// add records a module as loaded, with its definitions and dependencies.
+func (l *txLoaded) add(mn ModuleName, img *p5Image) {
+	if l.mods == nil {
+		l.mods = map[ModuleName]bool{}
+		l.defs = map[fqnKey]*p5DefImage{}
+	}
+	l.mods[mn] = true
+	if img == nil {
+		return
+	}
+	for _, name := range img.order {
+		l.defs[fqnKey{mod: mn, name: name, hash: img.hash}] = img.defs[name]
+	}
+	for _, d := range img.deps {
+		l.defs[d.key] = d.def
+	}
+}
+
+// saved and restore keep a copy of the loaded state (P5 restores it after
+// evaluating a module's governance and its constants).
+func (l *txLoaded) saved() txLoaded {
+	c := txLoaded{mods: make(map[ModuleName]bool, len(l.mods)), defs: make(map[fqnKey]*p5DefImage, len(l.defs))}
+	for k, v := range l.mods {
+		c.mods[k] = v
+	}
+	for k, v := range l.defs {
+		c.defs[k] = v
+	}
+	return c
+}
+
+// loadedCount is the size of P5's loAllLoaded: the loaded definitions and
+// the REPL's top-level ones.
+func (in *Interp) loadedCount() int { return len(in.loaded.defs) + len(in.replDefs) }
+
+// loadModule is P5's lookupModule: the module, read and charged when this
+// transaction has not loaded it yet. A missing module costs nothing.
+func (in *Interp) loadModule(mn ModuleName) (*Module, error) {
+	return in.loadCharged(mn, false)
+}
+
+// loadModuleData is P5's lookupModuleData, used by name resolution: a
+// first read also pays for merging the module's definitions into the
+// loaded ones.
+func (in *Interp) loadModuleData(mn ModuleName) (*Module, error) {
+	return in.loadCharged(mn, true)
+}
+
+func (in *Interp) loadCharged(mn ModuleName, merge bool) (*Module, error) {
+	m := in.lookupModule(mn)
+	if m == nil || !in.metered() || in.loaded.has(mn) || in.loading == m {
+		return m, nil
+	}
+	img := m.image
+	encoded, entries := 0, 0
+	if img != nil {
+		encoded, entries = img.encoded, img.entries()
+	}
+	if err := in.chargeModuleOp("MOpLoadModule", gas.ModuleLoad(in.cfg(), encoded), int64(encoded), 0); err != nil {
+		return nil, err
+	}
+	if merge {
+		l := in.loadedCount()
+		if err := in.chargeModuleOp("MOpMergeDeps", gas.MergeDeps(l, entries), int64(l), int64(entries)); err != nil {
+			return nil, err
+		}
+	}
+	in.loaded.add(mn, img)
+	return m, nil
+}
+
+// chargeModuleOp is GModuleOp.
+func (in *Interp) chargeModuleOp(op string, c gas.MilliGas, n, m int64) error {
+	if !in.metered() {
+		return nil
+	}
+	return in.charge(c, &gasWhat{k: gkModule, op: op, n: n, m: m})
+}
+
+// loadedAt is a module loaded through a name resolution at loc: the
+// charge's error, if any, located there.
+func (in *Interp) loadDataAt(mn ModuleName, loc syntax.Span) (*Module, error) {
+	m, err := in.loadModuleData(mn)
+	if err != nil {
+		return nil, located(err, loc)
+	}
+	return m, nil
+}
+
+// resolveModuleData is P5's: the module as named, or (for a name without
+// namespace) in the current namespace, read as name resolution reads.
+func (in *Interp) resolveModuleData(mn ModuleName) (*Module, error) {
+	m, err := in.loadModuleData(mn)
+	if m != nil || err != nil || mn.Namespace != "" || in.namespace == "" {
+		return m, err
+	}
+	return in.loadModuleData(ModuleName{Namespace: in.namespace, Name: mn.Name})
+}
