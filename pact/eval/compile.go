@@ -438,6 +438,13 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 		return &nNative{n: n, loc: loc}, nil
 	}
 	switch name {
+	case "constantly":
+		// P5's desugarer makes constantly a two-argument lambda returning
+		// its first argument (applied, and charged, as any lambda).
+		c.push("#constantlyA1", "#constantlyA2")
+		body := &nLocal{up: 0, idx: 0, name: "#constantlyA1", loc: loc}
+		c.pop()
+		return &nLambda{params: []Param{{Name: "#constantlyA1"}, {Name: "#constantlyA2"}}, body: []node{body}, loc: loc}, nil
 	case "CHARSET_ASCII":
 		return &nConst{v: NewInt(0), loc: loc}, nil
 	case "CHARSET_LATIN1":

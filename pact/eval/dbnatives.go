@@ -460,15 +460,31 @@ func nativeListModules(c Call, a []Value) (Value, error) {
 	return out, nil
 }
 
+// nativeStaticRedeploy writes a module's stored data again, as it is: P5
+// charges the write by the data's estimated size (and the source's, when
+// the stored data holds it, which ours never does: the source is kept
+// apart).
 func nativeStaticRedeploy(c Call, a []Value) (Value, error) {
 	s, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	mn, _ := ParseModuleName(string(s))
-	m := c.in.lookupModuleRel(mn)
+	m, err := c.in.resolveModuleData(mn)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + string(s))
+	}
+	if c.in.metered() && m.image != nil {
+		sz := m.image.dataSize
+		if budget := c.in.Gas.SizeBudget(); sz > budget {
+			return nil, c.in.chargeConst(gasMul(budget+1, c.in.cfg().SizeOfBytePenalty))
+		}
+		if err := c.in.chargeWrite(sz); err != nil {
+			return nil, err
+		}
 	}
 	return UnitValue, c.in.write(db.Modules, "", m.Name.String(), m)
 }

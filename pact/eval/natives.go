@@ -231,7 +231,6 @@ func coreNatives() []*Native {
 		fixed("enforce-verifier", 1, nativeEnforceVerifier),
 		fixed("list-modules", 0, nativeListModules),
 		fixed("static-redeploy", 1, nativeStaticRedeploy),
-		ranged("constantly", 2, -1, func(c Call, a []Value) (Value, error) { return a[0], nil }),
 		// CHARSET_ASCII and CHARSET_LATIN1 are constants in P5's desugarer.
 	}
 	ns = append(ns, cryptoNatives()...)
