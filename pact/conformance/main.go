@@ -113,7 +113,20 @@ func runGasGoldens(dir, only string, verbose bool) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.repl"))
+	// Upstream runs them from the repository root as
+	// pact-tests/gas-goldens/NAME.repl; the file name is part of what a
+	// module's stored infos measure, so run them the same way.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := os.Chdir(filepath.Dir(filepath.Dir(abs))); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	rel := filepath.Join(filepath.Base(filepath.Dir(abs)), filepath.Base(abs))
+	files, _ := filepath.Glob(filepath.Join(rel, "*.repl"))
 	sort.Strings(files)
 	match, total := 0, 0
 	fmt.Println("| native | upstream mg | ours mg | |")

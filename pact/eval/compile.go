@@ -18,6 +18,33 @@ type compiler struct {
 	allowRepl bool
 	// deps collects the modules the code refers to.
 	deps map[ModuleName]bool
+	// charged says the code is a top-level term being renamed as P5
+	// does: the modules its names resolve to are read (and charged) in
+	// P5's order. Module bodies are not: installing paid for them.
+	charged bool
+}
+
+// load reads a module for name resolution: charged as P5's renamer reads
+// (lookupModuleData when merge, lookupModule otherwise) when c.charged.
+func (c *compiler) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, error) {
+	if !c.charged {
+		return c.in.lookupModule(mn), nil
+	}
+	m, err := c.in.loadCharged(mn, merge)
+	if err != nil {
+		return nil, located(err, loc)
+	}
+	return m, nil
+}
+
+// resolveModuleData is P5's: the module as named, then (for a name without
+// namespace) in the current namespace.
+func (c *compiler) resolveModuleData(mn ModuleName, loc syntax.Span) (*Module, error) {
+	m, err := c.load(mn, true, loc)
+	if m != nil || err != nil || mn.Namespace != "" || c.in.namespace == "" {
+		return m, err
+	}
+	return c.load(ModuleName{Namespace: c.in.namespace, Name: mn.Name}, true, loc)
 }
 
 type useImport struct {
@@ -347,26 +374,60 @@ func (c *compiler) name(v *syntax.Var) (node, error) {
 		}
 		return &nDyn{ref: ref, member: n.Name, loc: v.Loc}, nil
 	}
-	// Qualified: ns.mod.member, or mod.member, or ns.mod as a module value.
-	if n.Namespace != "" {
-		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
-		return c.member(mn, n.Name, v.Loc)
-	}
-	if c.mod != nil && c.mod.Name.Name == n.Module {
+	// Qualified, as P5's resolveQualified: mod.member (or ns.mod.member),
+	// then ns.mod as a module reference, then mod.member in the current
+	// namespace.
+	qmn := ModuleName{Namespace: n.Namespace, Name: n.Module}
+	if c.mod != nil && (c.mod.Name == qmn || n.Namespace == "" && c.mod.Name.Name == n.Module) {
 		return c.member(c.mod.Name, n.Name, v.Loc)
 	}
-	if m := c.in.lookupModuleRel(ModuleName{Name: n.Module}); m != nil {
-		return c.member(m.Name, n.Name, v.Loc)
+	if node, found, err := c.qualifiedMember(qmn, n.Name, v.Loc); found || err != nil {
+		return node, err
+	}
+	if n.Namespace != "" {
+		if m := c.in.lookupModule(qmn); m != nil {
+			return nil, compileErr(v.Loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
+		}
+		return nil, compileErr(v.Loc, "Cannot find module: "+qmn.String())
 	}
 	// ns.mod as a module reference (possibly the module being defined).
-	if c.mod != nil && c.mod.Name == (ModuleName{Namespace: n.Module, Name: n.Name}) {
+	refName := ModuleName{Namespace: n.Module, Name: n.Name}
+	if c.mod != nil && c.mod.Name == refName {
 		return &nModRef{mod: c.mod.Name, loc: v.Loc}, nil
 	}
-	if m := c.in.lookupModule(ModuleName{Namespace: n.Module, Name: n.Name}); m != nil {
+	m, err := c.load(refName, false, v.Loc)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil && !m.Interface {
 		c.dep(m.Name)
 		return &nModRef{mod: m.Name, loc: v.Loc}, nil
 	}
+	if c.in.namespace != "" {
+		nsName := ModuleName{Namespace: c.in.namespace, Name: n.Module}
+		if node, found, err := c.qualifiedMember(nsName, n.Name, v.Loc); found || err != nil {
+			return node, err
+		}
+	}
+	if m := c.in.lookupModule(qmn); m != nil {
+		return nil, compileErr(v.Loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
+	}
 	return nil, compileErr(v.Loc, "Cannot resolve module "+n.Module)
+}
+
+// qualifiedMember is P5's baseLookup: member name of the module mn, read
+// as name resolution reads.
+func (c *compiler) qualifiedMember(mn ModuleName, name string, loc syntax.Span) (node, bool, error) {
+	m, err := c.load(mn, true, loc)
+	if err != nil || m == nil {
+		return nil, false, err
+	}
+	d, ok := m.Defs[name]
+	if !ok {
+		return nil, false, nil
+	}
+	c.dep(m.Name)
+	return &nDef{def: d, loc: loc}, true, nil
 }
 
 func (c *compiler) dep(m ModuleName) {
@@ -387,7 +448,10 @@ func (c *compiler) member(mn ModuleName, name string, loc syntax.Span) (node, er
 		}
 		return nil, compileErr(loc, "Module member does not exist "+mn.String()+"."+name)
 	}
-	m := c.in.lookupModuleRel(mn)
+	m, err := c.load(mn, true, loc)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, compileErr(loc, "Cannot find module: "+mn.String())
 	}
@@ -453,7 +517,12 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 	if c.mod != nil && c.mod.Name.Name == name {
 		return &nModRef{mod: c.mod.Name, loc: loc}, nil
 	}
-	if m := c.in.lookupModuleRel(ModuleName{Name: name}); m != nil {
+	// A module reference: P5's resolveModuleName.
+	m, err := c.resolveModuleData(ModuleName{Name: name}, loc)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
 		c.dep(m.Name)
 		return &nModRef{mod: m.Name, loc: loc}, nil
 	}
@@ -493,10 +562,16 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 		ms := make([]ModuleName, len(t.Interfaces))
 		for i, m := range t.Interfaces {
 			ms[i] = ModuleName{Namespace: m.Namespace, Name: m.Name}
-			if m.Namespace == "" {
-				if found := c.in.lookupModuleRel(ms[i]); found != nil {
-					ms[i] = found.Name
-				}
+			if c.mod != nil && c.mod.Interface && c.mod.Name.Name == m.Name && m.Namespace == "" {
+				ms[i] = c.mod.Name
+				continue
+			}
+			found, err := c.resolveModuleData(ms[i], t.Loc)
+			if err != nil {
+				return nil, err
+			}
+			if found != nil {
+				ms[i] = found.Name
 			}
 		}
 		slices.SortFunc(ms, compareModuleNames)
@@ -534,8 +609,14 @@ func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*Schema, error) {
 		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
 		if c.mod != nil && c.mod.Name.Name == n.Module && n.Namespace == "" {
 			d = c.mod.Defs[n.Name]
-		} else if m := c.in.lookupModuleRel(mn); m != nil {
-			d = m.Defs[n.Name]
+		} else {
+			m, err := c.resolveModuleData(mn, loc)
+			if err != nil {
+				return nil, err
+			}
+			if m != nil {
+				d = m.Defs[n.Name]
+			}
 		}
 	}
 	if d == nil || d.Kind != DefSchemaKind {

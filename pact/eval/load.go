@@ -47,7 +47,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.topUses = append(in.topUses, u)
 		return String("Loaded imports from " + u.mod.Name.String()), nil
 	case *syntax.Defun:
-		c := &compiler{in: in, allowRepl: repl}
+		c := &compiler{in: in, allowRepl: repl, charged: true}
 		d := &Def{Kind: DefFun, Name: x.Name, Loc: x.Loc, fun: x}
 		if err := c.defun(d, x); err != nil {
 			return nil, err
@@ -55,7 +55,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.replDefs[x.Name] = d
 		return String("Loaded repl defun " + x.Name), nil
 	case *syntax.DefConst:
-		c := &compiler{in: in, allowRepl: repl}
+		c := &compiler{in: in, allowRepl: repl, charged: true}
 		d := &Def{Kind: DefConstant, Name: x.Name, Loc: x.Loc, fun: x}
 		if err := c.defconst(d, x); err != nil {
 			return nil, err
@@ -63,7 +63,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.replDefs[x.Name] = d
 		return String("Loaded repl defconst " + x.Name), nil
 	case syntax.Expr:
-		c := &compiler{in: in, allowRepl: repl}
+		c := &compiler{in: in, allowRepl: repl, charged: true}
 		n, err := c.expr(x)
 		if err != nil {
 			return nil, err
