@@ -33,7 +33,10 @@ func (in *Interp) tableAccess(t *Table, read bool) error {
 }
 
 func (in *Interp) checkBlessed(t *Table) error {
-	m := in.lookupModule(t.Module)
+	m, err := in.loadModule(t.Module)
+	if err != nil {
+		return err
+	}
 	if m == nil {
 		return EvalError("Cannot find module: " + t.Module.String())
 	}
@@ -416,7 +419,10 @@ func nativeDescribeModule(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, EvalError("Cannot find module: " + string(s))
 	}
-	m := c.in.lookupModuleRel(mn)
+	m, err := c.in.resolveModuleData(mn)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + string(s))
 	}
@@ -617,6 +623,12 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 			return nil, err
 		}
 	} else if in.NamespacePolicy.Fn != nil {
+		// P5 reads the policy function's module.
+		if f, ok := in.NamespacePolicy.Fn.(*Closure); ok && f.def != nil && f.def.Module != nil {
+			if _, err := in.loadModule(f.def.Module.Name); err != nil {
+				return nil, err
+			}
+		}
 		v, err := in.Apply(in.NamespacePolicy.Fn, []Value{name, a[2]}, c.Loc)
 		if err != nil {
 			return nil, err

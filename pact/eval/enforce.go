@@ -84,10 +84,13 @@ func (in *Interp) EnforceGuard(g Value) error {
 		}
 		return nil
 	case *ModuleGuard:
-		if in.inModule(g.Module) {
+		if in.inModule(g.Module) || in.tx.admin[g.Module] {
 			return nil
 		}
-		m := in.lookupModule(g.Module)
+		m, err := in.loadModule(g.Module)
+		if err != nil {
+			return err
+		}
 		if m == nil {
 			return EvalError("Cannot find module: " + g.Module.String())
 		}
@@ -106,7 +109,10 @@ func (in *Interp) EnforceGuard(g Value) error {
 }
 
 func (in *Interp) resolveQual(q QualifiedName) (*Def, error) {
-	m := in.lookupModule(q.Module)
+	m, err := in.loadModule(q.Module)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + q.Module.String())
 	}
@@ -382,7 +388,10 @@ func nativeAcquireModuleAdmin(c Call, a []Value) (Value, error) {
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	m := c.in.lookupModule(r.Module)
+	m, err := c.in.loadModule(r.Module)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + r.Module.String())
 	}

@@ -272,7 +272,10 @@ func (in *Interp) dynDef(n *nDyn, e *env) (*Def, error) {
 	if !ok {
 		return nil, located(EvalError("Attempted to use "+n.member+" as dynamic name, but it is not a modref"), n.loc)
 	}
-	m := in.lookupModule(r.Module)
+	m, err := in.loadModule(r.Module)
+	if err != nil {
+		return nil, located(err, n.loc)
+	}
 	if m == nil {
 		return nil, located(EvalError("Cannot find module: "+r.Module.String()), n.loc)
 	}

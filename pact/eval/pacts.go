@@ -88,6 +88,12 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 // records the new state: P5's applyPact.
 func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, error) {
 	d := pe.Def
+	// P5 reads the defpact's module (getModuleMemberWithHash).
+	if d.Module != nil {
+		if _, err := in.loadModule(d.Module.Name); err != nil {
+			return nil, err
+		}
+	}
 	st := d.Steps[ps.Step]
 	expr := st.Expr
 	if rollback {
@@ -305,6 +311,12 @@ func nativeYield(c Call, a []Value) (Value, error) {
 			return nil, c.argsErr(a)
 		}
 		y.TargetChain, y.HasTarget = string(t), true
+		// P5 reads the calling module for the yield's provenance.
+		if cur := in.currentModule(); cur != nil {
+			if _, err := in.loadModule(cur.Name); err != nil {
+				return nil, err
+			}
+		}
 		if in.tx.pactStep.HasRollback {
 			return nil, EvalError("Cross-chain yield not allowed in step with rollback")
 		}
@@ -338,7 +350,10 @@ func (in *Interp) enforceProvenance(y *Yield) error {
 	}
 	ok := y.TargetChain == in.chainID()
 	if ok && in.tx.defpact != nil && in.tx.defpact.Def != nil {
-		m := in.lookupModule(in.tx.defpact.Def.Module.Name)
+		m, err := in.loadModule(in.tx.defpact.Def.Module.Name)
+		if err != nil {
+			return err
+		}
 		ok = m != nil && (m.Hash == y.ModuleHash || m.Blessed[y.ModuleHash])
 	}
 	if !ok {
@@ -422,7 +437,10 @@ func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
 	if !ok {
 		return nil, EvalError("the proven defpact continuation names no defpact: " + string(ds))
 	}
-	m := in.lookupModule(qn.Module)
+	m, err := in.loadModule(qn.Module)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, EvalError("Cannot find module: " + qn.Module.String())
 	}
