@@ -153,13 +153,13 @@ func restoreModule(d db.DB, rec ModuleRecord) (*Module, error) {
 			pd.pins[dep.Name.String()] = dep
 		}
 	}
-	m, err := compileStored(pd, rec, body, docText(doc), f.Items[0].Span(), false)
+	m, err := compileStored(pd, rec, f.Items[0], body, docText(doc), false)
 	if err != nil && len(rec.Deps) > 0 {
 		// In the REPL, module code may call the members of modules loaded
 		// earlier in the session by their bare names (the session's
 		// top-level imports, which are not stored). Those modules are
 		// among the dependencies: compile again with them imported.
-		if m2, err2 := compileStored(pd, rec, body, docText(doc), f.Items[0].Span(), true); err2 == nil {
+		if m2, err2 := compileStored(pd, rec, f.Items[0], body, docText(doc), true); err2 == nil {
 			return m2, nil
 		}
 	}
@@ -169,7 +169,8 @@ func restoreModule(d db.DB, rec ModuleRecord) (*Module, error) {
 // compileStored compiles a stored module's body as defineModule and
 // defineInterface do, minus installing. With importDeps, the dependencies
 // are in scope as top-level imports.
-func compileStored(d db.DB, rec ModuleRecord, body []syntax.Decl, doc string, loc syntax.Span, importDeps bool) (*Module, error) {
+func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl, doc string, importDeps bool) (*Module, error) {
+	loc := x.Span()
 	in := New(d)
 	in.namespace = rec.Name.Namespace
 	if importDeps {
@@ -215,7 +216,52 @@ func compileStored(d db.DB, rec ModuleRecord, body []syntax.Decl, doc string, lo
 		m.Deps = append(m.Deps, dep)
 	}
 	slices.SortFunc(m.Deps, compareModuleNames)
+	m.image = storedImage(in, x, m)
 	return m, nil
+}
+
+// storedImage measures a rebuilt module as P5 stores it (for the gas of
+// reading it, and of installing modules that depend on it). It is computed
+// as installing computed it, against the pinned dependencies; a module
+// whose image cannot be computed (none should) is charged as empty.
+func storedImage(in *Interp, x syntax.Node, m *Module) *p5Image {
+	h := newP5Hasher(in, x, m.Name)
+	hb, err := DecodeBase64URL(m.Hash)
+	if err != nil {
+		return nil
+	}
+	img, err := h.imagePass(x, hb, txHashBytes(m.TxHash))
+	if err != nil {
+		return nil
+	}
+	if !m.Interface {
+		img.deps = in.depClosure(m, img)
+	} else {
+		// An interface stored the loaded definitions of the modules its
+		// code names: those modules' own and their dependencies.
+		seen := map[fqnKey]bool{}
+		for mn := range h.depMods {
+			dm := in.lookupModule(mn)
+			if dm == nil || dm.image == nil {
+				continue
+			}
+			for _, k := range dm.image.ownKeys(dm.Name) {
+				if !seen[k] {
+					seen[k] = true
+					img.deps = append(img.deps, p5Dep{key: k, def: dm.image.defs[k.name]})
+				}
+			}
+			for _, d := range dm.image.deps {
+				if !seen[d.key] {
+					seen[d.key] = true
+					img.deps = append(img.deps, d)
+				}
+			}
+		}
+		sortDeps(img.deps)
+	}
+	img.finish()
+	return img
 }
 
 // pinnedDB is the database a restored module is compiled against: module
