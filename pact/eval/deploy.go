@@ -93,7 +93,7 @@ func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool
 	}
 	if m.Interface {
 		if charged {
-			for k, d := range in.loaded.defs {
+			for k, d := range in.loaded.defMap() {
 				if h.depMods[k.mod] {
 					img.deps = append(img.deps, p5Dep{key: k, def: d})
 				}
@@ -101,8 +101,9 @@ func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool
 			sortDeps(img.deps)
 		}
 	} else if charged {
-		loaded := make(map[fqnKey]*p5DefImage, len(in.loaded.defs)+len(img.order)+len(in.replDefs))
-		for k, d := range in.loaded.defs {
+		loadedDefs := in.loaded.defMap()
+		loaded := make(map[fqnKey]*p5DefImage, len(loadedDefs)+len(img.order)+len(in.replDefs))
+		for k, d := range loadedDefs {
 			loaded[k] = d
 		}
 		own := img.ownKeys(m.Name)

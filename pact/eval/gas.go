@@ -46,9 +46,11 @@ type gasWhat struct {
 	op   string
 	n, m int64
 	x, y Integer
-	s, t string
-	nat  *Native
-	def  *Def // the applied function, nil for a lambda
+	// dx, dy are a decimal comparison's operands.
+	dx, dy Decimal
+	s, t   string
+	nat    *Native
+	def    *Def // the applied function, nil for a lambda
 }
 
 // charge adds c to the meter, logging w, and fails with P5's GasExceeded
@@ -287,7 +289,7 @@ func (in *Interp) chargeDecCmp(a, b Decimal) error {
 	}
 	ma, mb := a.mant, b.mant
 	c := gas.DecimalCompare(in.cfg(), signedMax(ma, mb).bitLen(), ma.cmpBits(), mb.cmpBits())
-	return in.charge(c, &gasWhat{k: gkCompare, op: "DecimalComparison", s: a.String(), t: b.String()})
+	return in.charge(c, &gasWhat{k: gkCompare, op: "DecimalComparison", dx: a, dy: b})
 }
 
 func (in *Interp) chargeListCmp(n int) error {
@@ -463,7 +465,7 @@ func (w *gasWhat) show() string {
 		case "IntComparison":
 			b.WriteString(hsInt(w.x) + " " + hsInt(w.y))
 		case "DecimalComparison":
-			b.WriteString(w.s + " " + w.t)
+			b.WriteString(w.dx.String() + " " + w.dy.String())
 		case "SortComparisons":
 			b.WriteString(strconv.FormatInt(w.n, 10) + " " + strconv.FormatInt(w.m, 10))
 		default:

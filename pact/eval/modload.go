@@ -16,53 +16,81 @@ import (
 // Our interpreter reads modules from the database at will; the charges are
 // made where P5 reads, through loadModule and loadModuleData.
 
-// txLoaded is the loaded state of a transaction.
+// txLoaded is the loaded state of a transaction: the modules read, in
+// order, and (built only when needed: most transactions read one module)
+// the union of their definitions.
 type txLoaded struct {
-	mods map[ModuleName]bool
-	defs map[fqnKey]*p5DefImage
+	mods []loadedMod
+	// count is the number of distinct definitions loaded.
+	count int
+	defs  map[fqnKey]*p5DefImage
+}
+
+type loadedMod struct {
+	name ModuleName
+	img  *p5Image
 }
 
 func (l *txLoaded) reset() {
-	clear(l.mods)
-	clear(l.defs)
+	l.mods = l.mods[:0]
+	l.count = 0
+	l.defs = nil
 }
 
-func (l *txLoaded) has(mn ModuleName) bool { return l.mods[mn] }
+func (l *txLoaded) has(mn ModuleName) bool {
+	for i := range l.mods {
+		if l.mods[i].name == mn {
+			return true
+		}
+	}
+	return false
+}
 
 // add records a module as loaded, with its definitions and dependencies.
 func (l *txLoaded) add(mn ModuleName, img *p5Image) {
-	if l.mods == nil {
-		l.mods = map[ModuleName]bool{}
-		l.defs = map[fqnKey]*p5DefImage{}
+	if len(l.mods) == 0 && img != nil {
+		l.count = img.entries()
+	} else if img != nil {
+		defs := l.defMap()
+		addImage(defs, mn, img)
+		l.count = len(defs)
 	}
-	l.mods[mn] = true
+	l.mods = append(l.mods, loadedMod{mn, img})
+}
+
+// defMap is P5's loAllLoaded: every loaded definition by its fully
+// qualified name.
+func (l *txLoaded) defMap() map[fqnKey]*p5DefImage {
+	if l.defs == nil {
+		l.defs = map[fqnKey]*p5DefImage{}
+		for _, m := range l.mods {
+			addImage(l.defs, m.name, m.img)
+		}
+	}
+	return l.defs
+}
+
+func addImage(defs map[fqnKey]*p5DefImage, mn ModuleName, img *p5Image) {
 	if img == nil {
 		return
 	}
 	for _, name := range img.order {
-		l.defs[fqnKey{mod: mn, name: name, hash: img.hash}] = img.defs[name]
+		defs[fqnKey{mod: mn, name: name, hash: img.hash}] = img.defs[name]
 	}
 	for _, d := range img.deps {
-		l.defs[d.key] = d.def
+		defs[d.key] = d.def
 	}
 }
 
 // saved and restore keep a copy of the loaded state (P5 restores it after
 // evaluating a module's governance and its constants).
 func (l *txLoaded) saved() txLoaded {
-	c := txLoaded{mods: make(map[ModuleName]bool, len(l.mods)), defs: make(map[fqnKey]*p5DefImage, len(l.defs))}
-	for k, v := range l.mods {
-		c.mods[k] = v
-	}
-	for k, v := range l.defs {
-		c.defs[k] = v
-	}
-	return c
+	return txLoaded{mods: append([]loadedMod(nil), l.mods...), count: l.count}
 }
 
 // loadedCount is the size of P5's loAllLoaded: the loaded definitions and
 // the REPL's top-level ones.
-func (in *Interp) loadedCount() int { return len(in.loaded.defs) + len(in.replDefs) }
+func (in *Interp) loadedCount() int { return in.loaded.count + len(in.replDefs) }
 
 // loadModule is P5's lookupModule: the module, read and charged when this
 // transaction has not loaded it yet. A missing module costs nothing.
