@@ -88,10 +88,7 @@ const DefaultMaxBlockOutputBytes = 32 << 20
 // cap for its next transaction.
 const ResultOverhead = 16 << 10
 
-// maxFillRounds bounds the rounds of filling a block (chainweb's fetch limit, one round per
-// 1,000 gas of the block gas limit): after each round, the gas the transactions did not use
-// is offered to the mempool again.
-const maxFillRounds = MaxBlockGasLimit / 1000
+
 
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
 type Executor struct {
@@ -574,7 +571,9 @@ func (x *Executor) fill(view *persist.View, blk *txexec.Block, coinbaseBytes int
 			x.pool.Included(onChain)
 		}
 	}()
-	for round := 0; round < maxFillRounds && blockGas > 0 && room >= need; round++ {
+	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit.
+	rounds := max(1, int(blockGas/1000))
+	for round := 0; round < rounds && blockGas > 0 && room >= need; round++ {
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
 		pending, err := x.pool.Pending(ctx, blockGas, seen)
 		cancel()
