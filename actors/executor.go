@@ -571,8 +571,8 @@ func (x *Executor) fill(view *persist.View, blk *txexec.Block, coinbaseBytes int
 			x.pool.Included(onChain)
 		}
 	}()
-	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit.
-	rounds := max(1, int(blockGas/1000))
+	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit, and one more.
+	rounds := int(blockGas/1000) + 1
 	for round := 0; round < rounds && blockGas > 0 && room >= need; round++ {
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
 		pending, err := x.pool.Pending(ctx, blockGas, seen)
