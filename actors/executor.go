@@ -88,8 +88,6 @@ const DefaultMaxBlockOutputBytes = 32 << 20
 // cap for its next transaction.
 const ResultOverhead = 16 << 10
 
-
-
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
 type Executor struct {
 	chain     ledger.ChainID
