@@ -121,6 +121,5 @@ func intDigits(i eval.Integer) int {
 
 // TooLargeText is the message of a command failed for the size of its result.
 func TooLargeText(limit int) string {
-	return "Result too large: the command's result is larger than this node's limit of " +
-		strconv.Itoa(limit) + " bytes"
+	return "Result too large: a command's result may take at most " + strconv.Itoa(limit) + " bytes"
 }
