@@ -186,6 +186,8 @@ func withBlockMeta(res []byte, h *ledger.Header) []byte {
 type ChainContract struct {
 	x    *Executor
 	pool *Mempool
+	// slots bounds local's evaluations (shared by every chain); nil: unbounded.
+	slots *EvalSlots
 }
 
 // Contract returns the contract API of chain c; false when the runtime executes no Pact.
@@ -193,8 +195,12 @@ func (r *Runtime) Contract(c ledger.ChainID) (*ChainContract, bool) {
 	if int(c) >= len(r.execs) || r.execs[c] == nil {
 		return nil, false
 	}
-	return &ChainContract{x: r.execs[c], pool: r.execs[c].pool}, true
+	return &ChainContract{x: r.execs[c], pool: r.execs[c].pool, slots: r.slots}, true
 }
+
+// EvalSlots returns the bound of the evaluations requests start (nil when the runtime executes
+// no Pact): local's, and any other a front end runs for a request, such as private commands.
+func (r *Runtime) EvalSlots() *EvalSlots { return r.slots }
 
 // Executor returns chain c's executor; false when the runtime executes no Pact.
 func (r *Runtime) Executor(c ledger.ChainID) (*Executor, bool) {
@@ -269,7 +275,8 @@ func (cc *ChainContract) Listen(ctx context.Context, key api.Hash) ([]byte, erro
 	}
 }
 
-// Local simulates a command on the chain's state (chainweb-api.md §6.5).
+// Local simulates a command on the chain's state (chainweb-api.md §6.5). The evaluation takes
+// one of the runtime's EvalSlots; a *BusyError when none comes free in time.
 func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error) {
 	p, err := api.DecodePayload([]byte(cmd.Cmd))
 	if err != nil {
@@ -303,6 +310,11 @@ func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts serve
 	if p.Meta.Public == nil {
 		return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: the node runs only commands with public metadata"}
 	}
+	release, err := cc.slots.Acquire(ctx)
+	if err != nil {
+		return server.LocalResult{}, err
+	}
+	defer release()
 	var out []byte
 	err = cc.x.withHead(opts.RewindDepth, func(view *persist.View, blk *txexec.Block) error {
 		var err error

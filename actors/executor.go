@@ -56,9 +56,37 @@ type ExecutionConfig struct {
 	// check run as if this miner made the next block.
 	MinerData []byte
 	// Mempool configures every chain's mempool; Chain, Network, GasPayer, Index and
-	// ParentTime are set per chain.
+	// ParentTime are set per chain. Its pool's BlockGasLimit is also the gas the blocks this
+	// node builds may spend (at most MaxBlockGasLimit).
 	Mempool MempoolConfig
+	// MaxBlockOutputBytes caps the outputs of a block, the coinbase's and the transactions'
+	// together (DefaultMaxBlockOutputBytes when zero). It is a validity rule: every node of a
+	// network must use the same value.
+	MaxBlockOutputBytes int
+	// EvalSlots bounds the evaluations that requests start (local); nil makes
+	// NewEvalSlots(0, 0).
+	EvalSlots *EvalSlots
 }
+
+// MaxBlockGasLimit bounds the gas of every block, whoever made it: a block whose commands
+// would spend more is invalid. It is chainweb's consensus bound of mainnet and testnet since
+// Chainweb 2.16 (_versionMaxBlockGasLimit), applied to our development network too (upstream's
+// development network has none), so that no block from a peer can make this node execute more
+// than 180,000 gas. The blocks this node builds spend at most its configured block gas limit
+// (150,000 by default), as chainweb's gasLimitOfBlock.
+const MaxBlockGasLimit = 180_000
+
+// DefaultMaxBlockOutputBytes caps a block's outputs at 32 MiB: 32 results of the largest size a
+// command may produce (txexec.DefaultMaxResultBytes), while a full block of transfers (some
+// 600 transactions at 150,000 gas) takes under 1 MiB. Peers fetch payloads in batches and the
+// store keeps every block, so a block must not carry without bound what a few cheap commands
+// could make.
+const DefaultMaxBlockOutputBytes = 32 << 20
+
+// ResultOverhead is what a command's result may add, once its gas is settled, to the size
+// txexec caps (the gas TRANSFER event): a block being built keeps this much room beyond the
+// cap for its next transaction.
+const ResultOverhead = 16 << 10
 
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
 type Executor struct {
@@ -70,7 +98,9 @@ type Executor struct {
 	pool      *Mempool
 	miner     txexec.Miner
 	minerData []byte
-	log       *slog.Logger
+	// maxOutputs caps a block's outputs (ExecutionConfig.MaxBlockOutputBytes).
+	maxOutputs int
+	log        *slog.Logger
 	// cutHead returns the chain's head in the best cut; heads every chain's executed head.
 	cutHead func() *ledger.Header
 	heads   func() Heads
@@ -131,8 +161,12 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 	if err != nil {
 		return nil, err
 	}
+	maxOutputs := cfg.MaxBlockOutputBytes
+	if maxOutputs <= 0 {
+		maxOutputs = DefaultMaxBlockOutputBytes
+	}
 	x := &Executor{
-		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner,
+		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner, maxOutputs: maxOutputs,
 		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
 		heads:   func() Heads { return nil },
 		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
@@ -433,6 +467,8 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 		}
 	}
 	keys := make([]api.Hash, 0, len(p.Transactions))
+	blockGas := uint64(MaxBlockGasLimit)
+	outputs := len(p.Coinbase)
 	for i, t := range p.Transactions {
 		cmd, err := api.DecodeCommand(t.Tx)
 		if err != nil {
@@ -440,14 +476,16 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 		}
 		var out []byte
 		if genesis {
-			// Genesis commands are not signed and not checked (DECISIONS.md).
+			// Genesis commands are not signed and not checked (DECISIONS.md), nor bounded.
 			out, err = x.run.Genesis(view, blk, cmd)
 		} else {
 			var pc *api.ParsedCommand
 			if pc, err = api.VerifyCommand(cmd); err == nil {
 				var a txexec.Applied
-				a, err = x.run.Apply(view, blk, pc)
-				out = a.Result
+				if a, err = x.run.ApplyWithin(view, blk, pc, blockGas); err == nil {
+					out = a.Result
+					blockGas -= uint64(a.Gas) // a.Gas <= blockGas: it ran with at most that
+				}
 			}
 		}
 		if err != nil {
@@ -455,6 +493,9 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 		}
 		if !bytes.Equal(out, t.Output) {
 			return nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
+		}
+		if outputs += len(out); !genesis && outputs > x.maxOutputs {
+			return nil, fmt.Errorf("%w: the outputs pass %d bytes", ErrInvalidPayload, x.maxOutputs)
 		}
 		keys = append(keys, cmd.Hash)
 	}
@@ -494,39 +535,10 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 		return nil, err
 	}
 	var txs []ledger.TxWithOutput
-	var keys, bad []api.Hash
+	var keys []api.Hash
 	if x.pool != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
-		pending, err := x.pool.Pending(ctx, 0, nil)
-		cancel()
-		if err != nil {
+		if txs, keys, err = x.fill(view, blk, len(cb)); err != nil {
 			return nil, err
-		}
-		var onChain []api.Hash
-		for _, tx := range pending {
-			if _, ok, _ := x.locate(view, tx.RequestKey); ok {
-				// Pending again after a reorg, but the branch the state follows has it.
-				onChain = append(onChain, tx.RequestKey)
-				continue
-			}
-			a, err := x.run.Apply(view, blk, &tx.ParsedCommand)
-			var be *txexec.BuyGasError
-			if errors.As(err, &be) {
-				bad = append(bad, tx.RequestKey)
-				x.log.Debug("transaction dropped: cannot buy gas", "requestKey", tx.RequestKey, "err", be.Reason())
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			txs = append(txs, ledger.TxWithOutput{Tx: tx.Command.JSON(), Output: a.Result})
-			keys = append(keys, tx.RequestKey)
-		}
-		if len(bad) > 0 {
-			x.pool.Badlist(bad)
-		}
-		if len(onChain) > 0 {
-			x.pool.Included(onChain)
 		}
 	}
 	p := ledger.NewPayloadWithOutputs(x.minerData, cb, txs)
@@ -536,6 +548,68 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	x.built[p.PayloadHash] = b
 	x.lastBuilt = b
 	return p, nil
+}
+
+// fill runs pending transactions on view for the block blk, whose coinbase output took
+// coinbaseBytes, as chainweb fills a block: each runs with at most the gas left in the block,
+// and after each round the gas they did not use is offered to the mempool again, until the
+// block's gas is spent, nothing pending fits, or the outputs have no room left for one more
+// result of the largest size. Transactions that cannot buy their gas are bad-listed.
+func (x *Executor) fill(view *persist.View, blk *txexec.Block, coinbaseBytes int) ([]ledger.TxWithOutput, []api.Hash, error) {
+	blockGas := min(x.pool.Config().BlockGasLimit, MaxBlockGasLimit)
+	room := x.maxOutputs - coinbaseBytes
+	need := x.run.MaxResultBytes() + ResultOverhead
+	var txs []ledger.TxWithOutput
+	var keys, bad, onChain, seen []api.Hash
+	defer func() {
+		if len(bad) > 0 {
+			x.pool.Badlist(bad)
+		}
+		if len(onChain) > 0 {
+			x.pool.Included(onChain)
+		}
+	}()
+	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit, and one more.
+	rounds := int(blockGas/1000) + 1
+	for round := 0; round < rounds && blockGas > 0 && room >= need; round++ {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
+		pending, err := x.pool.Pending(ctx, blockGas, seen)
+		cancel()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(pending) == 0 {
+			break
+		}
+		for _, tx := range pending {
+			if room < need {
+				break
+			}
+			seen = append(seen, tx.RequestKey)
+			if _, ok, _ := x.locate(view, tx.RequestKey); ok {
+				// Pending again after a reorg, but the branch the state follows has it.
+				onChain = append(onChain, tx.RequestKey)
+				continue
+			}
+			// The mempool gave only transactions whose limits fit blockGas together, so
+			// each runs with its own limit and BlockGasLimitExceeded cannot arise here.
+			a, err := x.run.ApplyWithin(view, blk, &tx.ParsedCommand, blockGas)
+			var be *txexec.BuyGasError
+			if errors.As(err, &be) {
+				bad = append(bad, tx.RequestKey)
+				x.log.Debug("transaction dropped: cannot buy gas", "requestKey", tx.RequestKey, "err", be.Error())
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			blockGas -= uint64(a.Gas)
+			room -= len(a.Result)
+			txs = append(txs, ledger.TxWithOutput{Tx: tx.Command.JSON(), Output: a.Result})
+			keys = append(keys, tx.RequestKey)
+		}
+	}
+	return txs, keys, nil
 }
 
 // validate checks block h's payload p, which this executor did not build, by executing it on
@@ -607,6 +681,9 @@ func (r *Runtime) startExecution(hs Heads) error {
 		return errors.New("actors: ExecutionConfig needs a Runner")
 	}
 	r.pools = &Mempools{system: r.system}
+	if r.slots = ec.EvalSlots; r.slots == nil {
+		r.slots = NewEvalSlots(0, 0)
+	}
 	for _, c := range r.cfg.Version.Chains() {
 		x, err := newExecutor(c, r.cfg.Version, r.cfg.Store, ec, nil, r.chainHead(c), r.cfg.Logger)
 		if err != nil {

@@ -33,7 +33,10 @@ type execFixture struct {
 	ct   int64
 }
 
-func newExecFixture(t *testing.T) *execFixture {
+// execSetup adjusts a fixture's mempool and execution settings before its executor starts.
+type execSetup func(*MempoolConfig, *ExecutionConfig)
+
+func newExecFixture(t *testing.T, setup ...execSetup) *execFixture {
 	t.Helper()
 	db, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
@@ -51,13 +54,17 @@ func newExecFixture(t *testing.T) *execFixture {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool, err := StartMempool(nil, MempoolConfig{Chain: 0, Network: v.Name, EvictEvery: -1, Logger: log})
+	key := contracts.Key("devnet-miner")
+	ec := &ExecutionConfig{Runner: run, MinerData: ledger.MinerData("k:"+key, key)}
+	mc := MempoolConfig{Chain: 0, Network: v.Name, EvictEvery: -1, Logger: log}
+	for _, s := range setup {
+		s(&mc, ec)
+	}
+	pool, err := StartMempool(nil, mc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Stop)
-	key := contracts.Key("devnet-miner")
-	ec := &ExecutionConfig{Runner: run, MinerData: ledger.MinerData("k:"+key, key)}
 	x, err := newExecutor(0, v, db, ec, pool, func() *ledger.Header { return nil }, log)
 	if err != nil {
 		t.Fatal(err)

@@ -45,16 +45,18 @@ var ErrStopped = errors.New("actors: runtime stopped")
 // Runtime is the running set of actors: a chain actor per chain, the cut actor, the heads
 // writer and, when mining, the miner.
 type Runtime struct {
-	cfg     Config
-	system  *actor.ActorSystem
-	chains  []*actor.PID // by chain id; nil for ids the version does not have
-	cutPID  *actor.PID
-	view    atomic.Pointer[CutView]
-	heads   *headsWriter
-	miner   *miner
-	execs   []*Executor // by chain id; nil without Execution
-	syncer  atomic.Pointer[Syncer]
-	pools   *Mempools
+	cfg    Config
+	system *actor.ActorSystem
+	chains []*actor.PID // by chain id; nil for ids the version does not have
+	cutPID *actor.PID
+	view   atomic.Pointer[CutView]
+	heads  *headsWriter
+	miner  *miner
+	execs  []*Executor // by chain id; nil without Execution
+	syncer atomic.Pointer[Syncer]
+	pools  *Mempools
+	// slots bounds the evaluations requests start (ExecutionConfig.EvalSlots).
+	slots   *EvalSlots
 	entered atomic.Uint64
 	stopped atomic.Bool
 	stop    sync.Once

@@ -29,7 +29,9 @@ import (
 // client got wrong (a body that is not the operation's JSON, a command that fails verification,
 // a request key already submitted, a bad query parameter); 413 for a body over the limit; 415
 // for a body that is not declared as application/json; 504 when listen times out; 503 while
-// the backend shuts down. A 500 means a bug or a failing store.
+// the backend shuts down, or when every slot for Pact evaluations stayed taken while a local
+// waited (actors.BusyError, with its reason and Retry-After). A 500 means a bug or a failing
+// store.
 
 // ContractAPI executes contract commands. pact/server's Engine implements it for `pact -s`; the
 // node implements it over its mempool and executor. Errors that are a server.RequestError
@@ -139,6 +141,14 @@ func malformed(ctx *fasthttp.RequestCtx, op string, err error) {
 func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
 	if re, ok := server.IsRequestError(err); ok {
 		writeText(ctx, fasthttp.StatusBadRequest, re.Msg)
+		return
+	}
+	var busy *actors.BusyError
+	if errors.As(err, &busy) {
+		// Every evaluation slot is taken by other requests (actors.EvalSlots): the node is
+		// fine and the request may well succeed a moment later.
+		ctx.Response.Header.Set("Retry-After", "1")
+		writeText(ctx, fasthttp.StatusServiceUnavailable, busy.Error())
 		return
 	}
 	if errors.Is(err, server.ErrClosed) || errors.Is(err, context.Canceled) ||

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
@@ -273,6 +275,24 @@ func TestContractBackendFailure(t *testing.T) {
 	r := f.post("/api/v1/send", batch(signedCommand(t, "1", "x")))
 	if r.status != 500 || r.body != "Something went wrong" || f.srv.InternalErrors() != 1 {
 		t.Errorf("backend failure: %+v", r)
+	}
+}
+
+// busyAPI turns every local away as the node's evaluation slots do when they stay taken.
+type busyAPI struct{ failingAPI }
+
+func (busyAPI) Local(context.Context, *api.Command, server.LocalOptions) (server.LocalResult, error) {
+	return server.LocalResult{}, fmt.Errorf("local: %w", &actors.BusyError{Slots: 2, Wait: time.Second})
+}
+
+// A local turned away for lack of an evaluation slot is a 503 with the reason and Retry-After,
+// not a 500: the node is fine, only busy.
+func TestContractLocalBusy(t *testing.T) {
+	f := newContractFixture(t, busyAPI{}, ContractServerConfig{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r := f.post("/api/v1/local", string(signedCommand(t, "(+ 1 2)", "busy").JSON()))
+	if r.status != 503 || !strings.Contains(r.body, "The node is busy: all 2 of its slots") ||
+		r.header.Get("Retry-After") != "1" || f.srv.InternalErrors() != 0 {
+		t.Errorf("busy local: %+v", r)
 	}
 }
 

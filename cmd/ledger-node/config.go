@@ -15,9 +15,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -35,6 +38,26 @@ type Config struct {
 	Private         PrivateConfig `yaml:"private"`
 	Backup          BackupConfig  `yaml:"backup"`
 	P2P             P2PConfig     `yaml:"p2p"`
+	Execution       ExecConfig    `yaml:"execution"`
+}
+
+// ExecConfig bounds Pact execution (DECISIONS.md, "resource bounds"). Gas itself is charged as
+// chainweb-node 2.32 charges with Pact 5 (pact/txexec); these are the node's limits around it.
+type ExecConfig struct {
+	// BlockGasLimit is the most gas a command may ask for and the blocks this node builds may
+	// spend (chainweb's gasLimitOfBlock), at most actors.MaxBlockGasLimit.
+	BlockGasLimit uint64 `yaml:"blockGasLimit"`
+	// LocalGasLimit caps the gas limit of /local whatever the command asks; 0 at start means
+	// BlockGasLimit.
+	LocalGasLimit uint64 `yaml:"localGasLimit"`
+	// MaxResultBytes caps a command's result; MaxBlockOutputBytes a block's outputs. Both are
+	// validity rules of blocks: every node of a network must use the same values.
+	MaxResultBytes      int `yaml:"maxResultBytes"`
+	MaxBlockOutputBytes int `yaml:"maxBlockOutputBytes"`
+	// EvalSlots is how many /local evaluations (and private commands) run at once; 0 at start
+	// means half the cores. A request waits at most EvalWait for one, then gets a 503.
+	EvalSlots int           `yaml:"evalSlots"`
+	EvalWait  time.Duration `yaml:"evalWait"`
 }
 
 // P2PConfig configures the peer API and peer sync (chainweb-api.md §1.1, the P2P column).
@@ -119,6 +142,12 @@ func DefaultConfig() Config {
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
 		P2P:   P2PConfig{Interface: "127.0.0.1", Port: 1789},
+		Execution: ExecConfig{
+			BlockGasLimit:       mempool.DefaultBlockGasLimit,
+			MaxResultBytes:      txexec.DefaultMaxResultBytes,
+			MaxBlockOutputBytes: actors.DefaultMaxBlockOutputBytes,
+			EvalWait:            actors.DefaultEvalWait,
+		},
 	}
 }
 
@@ -153,6 +182,12 @@ func listOpt(flagName, key, usage string, field func(*Config) *[]string) option 
 			*field(c) = append(*field(c), v)
 			return nil
 		})
+	}}
+}
+
+func uint64Opt(flagName, key, usage string, field func(*Config) *uint64) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Uint64Var(field(c), n, *field(c), u)
 	}}
 }
 
@@ -206,6 +241,19 @@ var options = []option{
 		func(c *Config) *bool { return &c.Backup.API.Enabled }),
 	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
 		func(c *Config) *string { return &c.Backup.Directory }),
+	uint64Opt("block-gas-limit", "execution.blockGasLimit",
+		"most gas a command may ask for and a block this node builds may spend (at most 180000)",
+		func(c *Config) *uint64 { return &c.Execution.BlockGasLimit }),
+	uint64Opt("local-gas-limit", "execution.localGasLimit", "cap of a /local command's gas limit (default: the block gas limit)",
+		func(c *Config) *uint64 { return &c.Execution.LocalGasLimit }),
+	intOpt("max-result-bytes", "execution.maxResultBytes", "largest result of a command in bytes; a larger one fails the command (same on every node)",
+		func(c *Config) *int { return &c.Execution.MaxResultBytes }),
+	intOpt("max-block-output-bytes", "execution.maxBlockOutputBytes", "largest outputs of a block in bytes (same on every node)",
+		func(c *Config) *int { return &c.Execution.MaxBlockOutputBytes }),
+	intOpt("eval-slots", "execution.evalSlots", "/local evaluations run at once (default: half the cores)",
+		func(c *Config) *int { return &c.Execution.EvalSlots }),
+	durationOpt("eval-wait", "execution.evalWait", "how long a /local waits for an evaluation slot before a 503",
+		func(c *Config) *time.Duration { return &c.Execution.EvalWait }),
 }
 
 // errHelp is returned when the user asked for usage; it is not a failure.
@@ -351,6 +399,9 @@ func (c *Config) finish() error {
 	if c.Backup.API.Enabled && c.Backup.Directory == "" {
 		return errors.New("backup.api.enabled (--enable-backup-api) needs backup.directory (--backup-directory): where the backups go")
 	}
+	if err := c.Execution.finish(); err != nil {
+		return err
+	}
 	if c.NodeServiceDate != "" {
 		if _, err := time.Parse(time.RFC3339, c.NodeServiceDate); err != nil {
 			return fmt.Errorf("nodeServiceDate %q is not an ISO 8601 timestamp like 2026-12-01T00:00:00Z", c.NodeServiceDate)
@@ -358,6 +409,38 @@ func (c *Config) finish() error {
 	}
 	return nil
 }
+
+// finish fills the execution defaults that derive from others and checks the bounds.
+func (e *ExecConfig) finish() error {
+	if e.BlockGasLimit == 0 || e.BlockGasLimit > actors.MaxBlockGasLimit {
+		return fmt.Errorf("execution.blockGasLimit (--block-gas-limit) %d: want 1 to %d (the largest block any node accepts)",
+			e.BlockGasLimit, actors.MaxBlockGasLimit)
+	}
+	if e.LocalGasLimit == 0 {
+		e.LocalGasLimit = e.BlockGasLimit
+	}
+	if e.MaxResultBytes < minResultBytes {
+		return fmt.Errorf("execution.maxResultBytes (--max-result-bytes) %d: want at least %d", e.MaxResultBytes, minResultBytes)
+	}
+	if need := e.MaxResultBytes + actors.ResultOverhead + minResultBytes; e.MaxBlockOutputBytes < need {
+		return fmt.Errorf("execution.maxBlockOutputBytes (--max-block-output-bytes) %d: want at least %d, room for the coinbase and one result of maxResultBytes",
+			e.MaxBlockOutputBytes, need)
+	}
+	if e.EvalSlots < 0 {
+		return fmt.Errorf("execution.evalSlots (--eval-slots) %d is negative", e.EvalSlots)
+	}
+	if e.EvalSlots == 0 {
+		e.EvalSlots = actors.DefaultEvalSlots()
+	}
+	if e.EvalWait <= 0 {
+		return fmt.Errorf("execution.evalWait (--eval-wait) %v: want a positive duration", e.EvalWait)
+	}
+	return nil
+}
+
+// minResultBytes is the smallest result cap: a coinbase's or a failure's result is some
+// hundreds of bytes.
+const minResultBytes = 4096
 
 // check checks the private command settings.
 func (p *PrivateConfig) check() error {

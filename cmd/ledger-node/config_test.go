@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -18,12 +19,18 @@ var flagValues = map[string]string{
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
 	"enable-backup-api": "true", "backup-directory": "/tmp/backups",
 	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
-	"miner-key":     "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
-	"entity":        "alice",
-	"p2p-interface": "0.0.0.0",
-	"p2p-port":      "1790",
-	"peer":          "127.0.0.1:1",
-	"entity-secret": "0707070707070707070707070707070707070707070707070707070707070707",
+	"miner-key":              "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+	"entity":                 "alice",
+	"p2p-interface":          "0.0.0.0",
+	"p2p-port":               "1790",
+	"peer":                   "127.0.0.1:1",
+	"entity-secret":          "0707070707070707070707070707070707070707070707070707070707070707",
+	"block-gas-limit":        "100000",
+	"local-gas-limit":        "5000",
+	"max-result-bytes":       "65536",
+	"max-block-output-bytes": "8388608",
+	"eval-slots":             "7",
+	"eval-wait":              "2s",
 }
 
 // companions are the flags a flag is only valid with: the test passes them along, and does not
@@ -35,6 +42,9 @@ var (
 
 // networkDefaults are the keys whose defaults depend on the network: --network changes them too.
 var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
+
+// derivedKeys are keys whose default follows another flag's value.
+var derivedKeys = map[string]string{"block-gas-limit": "execution.localGasLimit"}
 
 // TestEveryFlagHasItsYAMLKey sets each flag alone and checks that --print-config shows exactly
 // its YAML key changed, and that the same value in a config file has the same effect.
@@ -63,7 +73,7 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		}
 		for _, other := range options {
 			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" || o.flag == "network" && networkDefaults[other.yamlKey] ||
-				other.yamlKey == companionKeys[o.flag] {
+				other.yamlKey == companionKeys[o.flag] || other.yamlKey == derivedKeys[o.flag] {
 				continue
 			}
 			if lookup(got, other.yamlKey) != lookup(base, other.yamlKey) {
@@ -143,6 +153,15 @@ func TestConfigErrors(t *testing.T) {
 		"entity url": {"--config-file", write("private:\n  entities:\n    bob:\n      publicKey: " +
 			strings.Repeat("ab", 32) + "\n      url: ftp://x\n")},
 	}
+	// Execution bounds.
+	cases["block gas over the bound"] = []string{"--block-gas-limit", "180001"}
+	cases["block gas zero"] = []string{"--block-gas-limit", "0"}
+	cases["negative block gas"] = []string{"--block-gas-limit", "-1"}
+	cases["tiny result cap"] = []string{"--max-result-bytes", "100"}
+	cases["outputs under a result"] = []string{"--max-result-bytes", "1048576", "--max-block-output-bytes", "1048576"}
+	cases["negative slots"] = []string{"--eval-slots", "-2"}
+	cases["no wait"] = []string{"--eval-wait", "0s"}
+	cases["slots not a number"] = []string{"--config-file", write("execution:\n  evalSlots: many\n")}
 	// The backup API needs a directory.
 	cases["backup api, no dir"] = []string{"--enable-backup-api"}
 	cases["backup key, no dir"] = []string{"--config-file", write("backup:\n  api:\n    enabled: true\n")}
@@ -157,6 +176,31 @@ func TestConfigErrors(t *testing.T) {
 	run([]string{"--config-file", write("serviceApi:\n  port: lots\n")}, &bytes.Buffer{}, &stderr)
 	if !strings.Contains(stderr.String(), "line 2") {
 		t.Errorf("type error does not name the line: %q", stderr.String())
+	}
+}
+
+// The local gas cap follows the block gas limit unless it is set; the evaluation slots default
+// to half the cores.
+func TestExecutionDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		args        []string
+		block, loc  uint64
+		result, out int
+	}{
+		{nil, 150000, 150000, 1 << 20, 32 << 20},
+		{[]string{"--block-gas-limit", "90000"}, 90000, 90000, 1 << 20, 32 << 20},
+		{[]string{"--block-gas-limit", "90000", "--local-gas-limit", "1000000"}, 90000, 1000000, 1 << 20, 32 << 20},
+		{[]string{"--max-result-bytes", "65536", "--max-block-output-bytes", "200000"}, 150000, 150000, 65536, 200000},
+	} {
+		cfg, _, err := loadConfig(append([]string{"--data-dir", "/d"}, tc.args...), &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		e := cfg.Execution
+		if e.BlockGasLimit != tc.block || e.LocalGasLimit != tc.loc || e.MaxResultBytes != tc.result ||
+			e.MaxBlockOutputBytes != tc.out || e.EvalSlots < 1 || e.EvalWait != 5*time.Second {
+			t.Errorf("%v: %+v", tc.args, e)
+		}
 	}
 }
 

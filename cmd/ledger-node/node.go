@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
@@ -99,8 +100,12 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	}
 	var exec *actors.ExecutionConfig
 	if n.runner != nil {
+		pool := mempool.DefaultConfig()
+		pool.BlockGasLimit = cfg.Execution.BlockGasLimit
 		exec = &actors.ExecutionConfig{Runner: n.runner, MinerData: cfg.Mining.minerData(),
-			Mempool: actors.MempoolConfig{Logger: log}}
+			Mempool:             actors.MempoolConfig{Logger: log, Pool: &pool},
+			MaxBlockOutputBytes: cfg.Execution.MaxBlockOutputBytes,
+			EvalSlots:           actors.NewEvalSlots(cfg.Execution.EvalSlots, cfg.Execution.EvalWait)}
 	}
 	n.rt, err = actors.Start(actors.Config{
 		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub, Mining: mining,
@@ -137,7 +142,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		rt, priv := n.rt, n.priv
 		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
 			cc, _ := rt.Contract(c) // every chain of the version has one
-			return nodeContract{ChainContract: cc, chain: c, priv: priv}
+			return nodeContract{ChainContract: cc, chain: c, priv: priv, slots: rt.EvalSlots()}
 		}
 	}
 	n.svc = transport.NewService(scfg)
@@ -231,7 +236,8 @@ func (n *node) makeGenesis() error {
 	if _, upstream := v.UpstreamGenesisPayloadHash(0); upstream && v.Name != ledger.Development.Name {
 		return nil
 	}
-	n.runner = txexec.New(txexec.Config{})
+	n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
+		MaxResultBytes: n.cfg.Execution.MaxResultBytes})
 	chains := v.Chains()
 	size := 0
 	for _, c := range chains {

@@ -153,6 +153,8 @@ type nodeContract struct {
 	*actors.ChainContract
 	chain ledger.ChainID
 	priv  *privateChains
+	// slots bounds the evaluations requests start: a private command is one, as local is.
+	slots *actors.EvalSlots
 }
 
 var _ transport.ContractAPI = nodeContract{}
@@ -164,6 +166,11 @@ func (n nodeContract) Private(ctx context.Context, body []byte) ([]api.Hash, err
 	if err != nil {
 		return nil, err
 	}
+	release, err := n.slots.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return e.Private(ctx, body)
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -39,33 +38,34 @@ func gasData(m *api.PublicMeta, miner Miner, total, fee eval.Decimal) *eval.Obje
 	)
 }
 
-// gasTotal is what a command may spend on gas: gas limit × gas price.
-func gasTotal(m *api.PublicMeta) eval.Decimal {
-	return m.GasPrice.Mul(eval.DecimalFromInt(eval.NewIntBig(new(big.Int).SetUint64(m.GasLimit))))
-}
-
-// buy takes the command's gas from its sender, in a committed Pact
-// transaction of in's database (or, with keep false, rolled back).
-func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, miner Miner, keep bool) error {
+// buy takes the command's gas from its sender (gas limit × gas price), in
+// a committed Pact transaction of in's database (or, with keep false,
+// rolled back), and returns the meter it ran on: Pact 5's table model
+// with a limit of BuyGasLimit, whose total the payload's meter starts
+// from, since the sender pays for buying too.
+func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, miner Miner, keep bool) (gas.Meter, error) {
 	zero := eval.NewDecimal(eval.NewInt(0), 0)
 	station, err := gasPayerCap(in.Signers)
 	if err != nil {
-		return &BuyGasError{RequestKey: pc.RequestKey, Msg: err.Error()}
+		return gas.Meter{}, &BuyGasError{RequestKey: pc.RequestKey, Msg: err.Error()}
 	}
-	data := gasData(m, miner, gasTotal(m), zero)
+	data := gasData(m, miner, gasSupply(m.GasLimit, m.GasPrice), zero)
 	if station != nil {
 		data = withTxData(data, pc)
 	}
 	in.Data = data
-	in.Gas = gas.Meter{}
 	signers := in.Signers
 	in.Signers = gasSigners(signers, m.Sender)
 	defer func() { in.Signers = signers }()
 	if _, err := in.DB.BeginTx(db.Transactional); err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return gas.Meter{}, fmt.Errorf("begin transaction: %w", err)
 	}
 	in.Mode = db.Transactional
+	// coin.GAS is granted free: chainweb puts it in the capability stack
+	// without evaluating anything.
+	in.Gas = gas.Meter{}
 	err = grant(in, r.gasCap)
+	in.Gas = gas.NewMeter(r.cfg.Gas, gas.FromGas(BuyGasLimit))
 	if err == nil && station != nil {
 		// The gas station agrees (or refuses) before the purchase, and composes what its
 		// account's guard requires.
@@ -74,25 +74,27 @@ func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, 
 	if err == nil {
 		_, err = eval1(in, r.buyGas)
 	}
+	meter := in.Gas
+	in.Gas = gas.Meter{}
 	in.Events(true) // buying emits nothing a result reports
 	if dberr := in.DBError(); dberr != nil && err != nil {
 		in.DB.RollbackTx()
 		in.ResetTx()
-		return fmt.Errorf("the state failed under the gas purchase: %w", dberr)
+		return gas.Meter{}, fmt.Errorf("the state failed under the gas purchase: %w", dberr)
 	}
 	if err != nil || !keep {
 		if rerr := in.DB.RollbackTx(); rerr != nil {
-			return fmt.Errorf("roll back gas purchase: %w", rerr)
+			return gas.Meter{}, fmt.Errorf("roll back gas purchase: %w", rerr)
 		}
 		in.ResetTx()
 		if err != nil {
-			return &BuyGasError{RequestKey: pc.RequestKey, Msg: result.ErrorOf(err).Message}
+			return gas.Meter{}, &BuyGasError{RequestKey: pc.RequestKey, Msg: result.ErrorOf(err).Message}
 		}
-		return nil
+		return meter, nil
 	}
 	_, err = in.DB.CommitTx()
 	in.ResetTx()
-	return err
+	return meter, err
 }
 
 var (
@@ -177,43 +179,79 @@ func withTxData(data *eval.Object, pc *api.ParsedCommand) *eval.Object {
 }
 
 // CanPay reports whether the command's sender can buy its gas in the state
-// st (the mempool's gas payer check). Nothing is written: st only needs to
-// be a view.
+// st (the mempool's gas payer check, as chainweb's attemptBuyGas: the
+// purchase alone, with its own 1,500-gas limit). Nothing is written: st
+// only needs to be a view.
 func (r *Runner) CanPay(st db.DB, b *Block, pc *api.ParsedCommand) error {
 	m := pc.Payload.Meta.Public
 	if m == nil {
 		return ErrNoPublicMeta
 	}
-	in := r.interp(st, b, pc)
-	return r.buy(in, pc, m, b.Miner, false)
+	in := r.interp(st, b, pc, m)
+	_, err := r.buy(in, pc, m, b.Miner, false)
+	return err
 }
 
-// Apply runs a command in block b on st: buys its gas, runs its payload
-// and redeems the gas, paying the miner. A *BuyGasError means the command
-// is invalid and st is unchanged; any other error is the state's failure.
+// Apply runs a command in block b on st with the gas limit it asks for:
+// buys its gas, runs its payload and redeems the gas, paying the miner. A
+// *BuyGasError means the command is invalid and st is unchanged; any other
+// error is the state's failure.
 func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, error) {
+	return r.ApplyWithin(st, b, pc, math.MaxUint64)
+}
+
+// ApplyWithin is Apply in a block with blockGas gas left: the command runs
+// with the smaller of its gas limit and blockGas, so that it can never
+// spend more than the block has. A command whose own limit is above
+// blockGas may not fail, since its failure would be charged more than the
+// block has left: that is a *BlockGasLimitExceededError, and the block
+// holding it is invalid (st holds the command's writes; throw it away).
+func (r *Runner) ApplyWithin(st db.DB, b *Block, pc *api.ParsedCommand, blockGas uint64) (Applied, error) {
 	m := pc.Payload.Meta.Public
 	if m == nil {
 		return Applied{}, ErrNoPublicMeta
 	}
-	in := r.interp(st, b, pc)
-	if err := r.buy(in, pc, m, b.Miner, true); err != nil {
-		return Applied{}, err
-	}
-	o, err := r.payload(in, b, pc, m, db.Transactional)
+	o, err := r.applyCmd(st, b, pc, withGasLimit(m, min(m.GasLimit, blockGas)), db.Transactional)
 	if err != nil {
 		return Applied{}, err
 	}
-	if err := r.redeem(in, m, b.Miner, o); err != nil {
-		return Applied{}, err
+	if o.Fail != nil && m.GasLimit > blockGas {
+		return Applied{}, &BlockGasLimitExceededError{RequestKey: pc.RequestKey, GasLimit: m.GasLimit, Remaining: blockGas}
 	}
 	return Applied{Result: result.Append(nil, pc.RequestKey, o), Gas: o.Gas, Failed: o.Fail != nil}, nil
 }
 
-// payload runs the command's code with its gas limit, under the chain's
-// namespace policy, in a Pact transaction of mode. A failure is an
-// outcome charged the whole gas limit; the error is the policy's lookup.
-func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
+// applyCmd is chainweb's applyCmd: the command runs with public metadata m
+// (its own, or with a capped gas limit), its gas bought before and redeemed
+// after, in mode (Transactional in a block, Local for a preflight).
+func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
+	initial := InitialGas(pc)
+	if initial > m.GasLimit {
+		return nil, &BuyGasError{RequestKey: pc.RequestKey, TooBig: true}
+	}
+	in := r.interp(st, b, pc, m)
+	meter, err := r.buy(in, pc, m, b.Miner, true)
+	if err != nil {
+		return nil, err
+	}
+	o, err := r.payload(in, b, pc, m, mode, meter, initial)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.redeem(in, m, b.Miner, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// payload runs the command's code under the chain's namespace policy, in
+// a Pact transaction of mode, on meter (which holds what buying gas used)
+// with the command's gas limit: first the size charge initial, then the
+// code. A failure is an outcome charged the whole gas limit, and so is a
+// result larger than MaxResultBytes; either rolls the payload back. The
+// error is the policy's lookup or the state's.
+func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode,
+	meter gas.Meter, initial uint64) (*result.Outcome, error) {
 	in.Data = pc.Payload.EvalData()
 	in.Gas = gas.Meter{}
 	policy, err := eval1(in, r.nsPolicy)
@@ -224,36 +262,71 @@ func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *ap
 		return nil, fmt.Errorf("namespace policy: %w", err)
 	}
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: false, Fn: policy}
-	limit := int64(min(m.GasLimit, math.MaxInt64/1000))
-	in.Gas = gas.NewMeter(r.cfg.Gas, gas.FromGas(uint64(limit)))
-	v, logs, id, err := inTx(in, mode, func() (eval.Value, error) { return runPayload(in, b, pc) })
+	limit := int64(m.GasLimit) // withGasLimit keeps it below maxGasLimit
+	meter.SetLimit(gas.FromGas(m.GasLimit))
+	in.Gas = meter
+	defer func() { in.Gas = gas.Meter{} }()
+	id, err := in.DB.BeginTx(mode)
+	if err != nil {
+		return nil, fmt.Errorf("begin transaction: %w", err)
+	}
+	in.Mode = mode
+	var v eval.Value
+	if err = chargeConstant(in, initial); err == nil {
+		v, err = runPayload(in, b, pc)
+	}
 	if dberr := in.DBError(); dberr != nil {
+		in.DB.RollbackTx()
+		in.ResetTx()
 		return nil, fmt.Errorf("the state failed under the command: %w", dberr)
 	}
 	var o *result.Outcome
-	if err != nil {
-		// Every failure is the command's outcome, as upstream records it:
-		// the state underneath is the executor's own view, which does not
-		// fail under it.
-		o = &result.Outcome{Gas: limit, Fail: result.ErrorOf(err)}
-		in.Events(true)
-	} else {
-		o = &result.Outcome{Gas: int64(in.Gas.Used().Gas()), Value: v, Logs: logs, HasLogs: true,
+	if err == nil {
+		o = &result.Outcome{Gas: int64(in.Gas.Used().Gas()), Value: v, HasLogs: true,
 			Events: in.Events(true), Pact: in.LastPact()}
 		if mode == db.Transactional {
 			o.TxID = &id
 		}
+		if r.tooLarge(pc.RequestKey, o) {
+			err = &eval.Error{Kind: eval.ErrEval, Msg: result.TooLargeText(r.cfg.MaxResultBytes)}
+		}
+	}
+	if err != nil {
+		// Every failure is the command's outcome, as upstream records it:
+		// the state underneath is the executor's own view, which does not
+		// fail under it.
+		if rerr := in.DB.RollbackTx(); rerr != nil {
+			return nil, fmt.Errorf("roll back the command: %w", rerr)
+		}
+		in.Events(true)
+		in.ResetTx()
+		return &result.Outcome{Gas: limit, Fail: result.ErrorOf(err)}, nil
+	}
+	if o.Logs, err = in.DB.CommitTx(); err != nil {
+		return nil, fmt.Errorf("commit transaction: %w", err)
 	}
 	in.ResetTx()
-	in.Gas = gas.Meter{}
 	return o, nil
+}
+
+// tooLarge reports whether outcome o's result passes MaxResultBytes: first
+// by a bounded count of its values (which never encodes a result that could
+// not fit), then by its encoding. It is measured before the gas settlement
+// adds its TRANSFER event (a few hundred bytes) and with the hash of no
+// logs in place of the writes' (the same length).
+func (r *Runner) tooLarge(rk api.Hash, o *result.Outcome) bool {
+	limit := r.cfg.MaxResultBytes
+	if result.Exceeds(o, limit) {
+		return true
+	}
+	return len(result.Append(nil, rk, o)) > limit
 }
 
 // redeem settles the gas of outcome o: the fee (gas × price) to the miner,
 // the rest back to the sender. Its TRANSFER event follows the payload's.
 func (r *Runner) redeem(in *eval.Interp, m *api.PublicMeta, miner Miner, o *result.Outcome) error {
-	fee := m.GasPrice.Mul(eval.DecimalFromInt(eval.NewInt(o.Gas)))
-	in.Data = gasData(m, miner, gasTotal(m), fee)
+	fee := gasSupply(uint64(o.Gas), m.GasPrice)
+	in.Data = gasData(m, miner, gasSupply(m.GasLimit, m.GasPrice), fee)
 	_, _, _, err := inTx(in, db.Transactional, func() (eval.Value, error) {
 		if err := grant(in, r.gasCap); err != nil {
 			return nil, err

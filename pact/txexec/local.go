@@ -6,42 +6,60 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/result"
 )
 
 // Local simulates a command in block b on st, which must be a view thrown
-// away afterwards (chainweb-api.md §6.5). Legacy mode runs the payload
-// alone, metered by its gas limit; preflight runs it as a block would,
-// gas bought and redeemed, and reports a failed purchase as the result.
-// The result's metaData is the public data the command ran with.
+// away afterwards (chainweb-api.md §6.5). Its gas limit is capped at
+// Config.LocalGasLimit, whatever the command asks.
+//
+// Legacy mode is chainweb's applyLocal: the payload alone on a table-model
+// meter with the gas limit, no gas bought and no size charge; a failure
+// is charged the limit and has no metaData. Preflight is applyCmd, as a
+// block would run it: size charge, gas bought (on the same meter) and
+// redeemed; a command whose gas cannot be bought gets that failure as its
+// result, charged the limit. The metaData of the others is the public
+// data the command ran with.
 func (r *Runner) Local(st db.DB, b *Block, pc *api.ParsedCommand, preflight bool) ([]byte, error) {
 	m := pc.Payload.Meta.Public
 	if m == nil {
 		return nil, ErrNoPublicMeta
 	}
-	meta := localMeta(b, m)
-	in := r.interp(st, b, pc)
+	run := withGasLimit(m, min(m.GasLimit, r.cfg.LocalGasLimit))
+	var o *result.Outcome
+	var err error
 	if preflight {
-		if err := r.buy(in, pc, m, b.Miner, true); err != nil {
-			var be *BuyGasError
-			if !errors.As(err, &be) {
-				return nil, err
-			}
-			o := &result.Outcome{Fail: result.EvalFailure(be.Error()), MetaData: meta}
-			return result.Append(nil, pc.RequestKey, o), nil
+		o, err = r.applyCmd(st, b, pc, run, db.Local)
+		var be *BuyGasError
+		if errors.As(err, &be) {
+			o := &result.Outcome{Gas: int64(run.GasLimit), Fail: result.EvalFailure(be.Error())}
+			return r.localResult(pc.RequestKey, o, run), nil
 		}
+	} else {
+		in := r.interp(st, b, pc, run)
+		o, err = r.payload(in, b, pc, run, db.Local, gas.NewMeter(r.cfg.Gas, 0), 0)
 	}
-	o, err := r.payload(in, b, pc, m, db.Local)
 	if err != nil {
 		return nil, err
 	}
-	if preflight {
-		if err := r.redeem(in, m, b.Miner, o); err != nil {
-			return nil, err
+	if o.Fail == nil || preflight {
+		o.MetaData = localMeta(b, m)
+	}
+	return r.localResult(pc.RequestKey, o, run), nil
+}
+
+// localResult encodes a local result, failing it (charged the limit) when
+// it passes MaxResultBytes. Nothing is kept of a local command, so the
+// final result is what is measured.
+func (r *Runner) localResult(rk api.Hash, o *result.Outcome, m *api.PublicMeta) []byte {
+	limit := r.cfg.MaxResultBytes
+	if !result.Exceeds(o, limit) {
+		if out := result.Append(nil, rk, o); len(out) <= limit {
+			return out
 		}
 	}
-	o.MetaData = meta
-	return result.Append(nil, pc.RequestKey, o), nil
+	return result.Append(nil, rk, &result.Outcome{Gas: int64(m.GasLimit), Fail: result.EvalFailure(result.TooLargeText(limit))})
 }
 
 // localMeta is local's metaData: {"publicMeta", "blockTime",

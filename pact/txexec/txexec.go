@@ -3,16 +3,34 @@
 // gas is bought from the sender before the code runs and settled after it
 // (coin.buy-gas, coin.redeem-gas). It writes each command's CommandResult
 // (pact/result) and knows nothing of blocks beyond the chain data Pact code
-// can read: the node's executor (actors) hands it a db.DB view of the
-// chain's state as of the parent block, and a Block.
+// can read and the gas left in the block: the node's executor (actors)
+// hands it a db.DB view of the chain's state as of the parent block, and a
+// Block.
 //
-// One command is three Pact transactions on the view: buying gas, the
-// payload, redeeming gas. When buying fails the command is invalid: nothing
-// it did is kept and it must not go into a block (BuyGasError). When the
-// payload fails its writes are rolled back and it is charged its whole gas
-// limit, as upstream does; the redeem still runs. A command's result holds
-// the payload's value or error, its tx id and logs, and the events of the
-// payload followed by the gas TRANSFER to the miner.
+// A command is charged as chainweb-node 2.32 charges it with Pact 5
+// (applyCmd), on one gas meter of Pact 5's table model:
+//
+//  1. The size charge (InitialGas) must not exceed the gas limit, or the
+//     command is invalid (upstream's "tx too big for gas limit").
+//  2. coin.buy-gas takes gas limit × gas price from the sender, metered
+//     with a limit of 1,500 gas (BuyGasLimit); what it uses stays on the
+//     meter, so the sender pays for it. When buying fails the command is
+//     invalid: nothing it did is kept and it must not go into a block
+//     (BuyGasError).
+//  3. The limit becomes the command's gas limit again, the size charge is
+//     added as a constant, and the payload runs.
+//  4. Gas used is the meter's total rounded up to whole gas; a failure in
+//     3 charges the whole gas limit and rolls the payload back.
+//  5. coin.redeem-gas, free of gas, pays gas used × gas price (rounded to
+//     12 places) to the miner and returns the rest.
+//
+// The coinbase, genesis transactions and redeem-gas run free of gas.
+//
+// Besides gas, a command's result has a size limit (Config.MaxResultBytes):
+// a payload whose result would pass it fails like any other failure.
+// A command's result holds the payload's value or error, its tx id and
+// logs, and the events of the payload followed by the gas TRANSFER to the
+// miner.
 package txexec
 
 import (
@@ -74,19 +92,45 @@ func ParseMiner(minerData []byte) (Miner, error) {
 
 // BuyGasError is the failure to buy a command's gas: the command is
 // invalid and goes into no block. Its text is upstream's, which the
-// mempool wraps as `Attempt to buy gas failed with: ...`.
+// mempool wraps as `Attempt to buy gas failed with: ...`. TooBig is
+// chainweb's other purchase failure: the size charge alone (InitialGas)
+// is more than the gas limit, and nothing is bought.
 type BuyGasError struct {
 	RequestKey api.Hash
 	Msg        string
+	TooBig     bool
 }
 
 func (e *BuyGasError) Error() string {
+	if e.TooBig {
+		// Upstream's text, spelling included.
+		return strconv.Quote(e.RequestKey.String()) + " Failed to purchas gas: tx too big for gas limit"
+	}
 	return strconv.Quote(e.RequestKey.String()) + " Failed to buy gas: " + e.Msg
 }
 
 // Reason is the error without the request key (the mempool's GasPayer
 // text).
-func (e *BuyGasError) Reason() string { return e.Msg }
+func (e *BuyGasError) Reason() string {
+	if e.TooBig {
+		return "tx too big for gas limit"
+	}
+	return e.Msg
+}
+
+// BlockGasLimitExceededError is chainweb's BlockGasLimitExceeded: a
+// command whose gas limit is above the gas left in its block failed, and
+// would be charged more than the block has. A block holding it is invalid.
+type BlockGasLimitExceededError struct {
+	RequestKey api.Hash
+	// GasLimit is the command's own limit; Remaining the gas the block had left.
+	GasLimit, Remaining uint64
+}
+
+func (e *BlockGasLimitExceededError) Error() string {
+	return "block gas limit exceeded: transaction " + e.RequestKey.String() + " failed with a gas limit of " +
+		strconv.FormatUint(e.GasLimit, 10) + " when the block had " + strconv.FormatUint(e.Remaining, 10) + " gas left"
+}
 
 // DefaultMinerReward is the coinbase of every block: upstream's first
 // reward, so that development balances look familiar.
@@ -101,7 +145,31 @@ type Config struct {
 	Gas *gas.Model
 	// Flags are the execution flags of every command.
 	Flags map[string]bool
+	// LocalGasLimit caps the gas limit of a local (simulated) command, whatever
+	// the command asks (DefaultBlockGasLimit when zero): local is open to
+	// anyone and keeps nothing, so it gets no more than a block could spend.
+	LocalGasLimit uint64
+	// MaxResultBytes caps a command's result (DefaultMaxResultBytes when zero).
+	// Blocks carry results, so every node of a network must use the same value.
+	MaxResultBytes int
 }
+
+// Defaults of Config.
+const (
+	// DefaultBlockGasLimit is chainweb-node's default block gas limit
+	// (gasLimitOfBlock), the default cap of a local command's gas limit.
+	DefaultBlockGasLimit = 150_000
+	// DefaultMaxResultBytes caps a command's result at 1 MiB. Real results
+	// are values a client reads (balances, rows, a module's "Loaded module"
+	// text): a few hundred bytes, rarely kilobytes. A megabyte leaves three
+	// orders of magnitude of room, while a poll of many keys, a block's
+	// outputs and the payload batches peers fetch stay bounded (a value
+	// shared many times encodes far larger than the gas it cost to build).
+	DefaultMaxResultBytes = 1 << 20
+	// BuyGasLimit is the gas coin.buy-gas may use (chainweb's 1,500,000
+	// milligas cap while buying).
+	BuyGasLimit = 1500
+)
 
 // Runner runs commands. It holds no state of a chain: one Runner serves
 // every chain, from any number of goroutines at once.
@@ -120,6 +188,12 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Gas == nil {
 		cfg.Gas = DefaultGasModel
+	}
+	if cfg.LocalGasLimit == 0 {
+		cfg.LocalGasLimit = DefaultBlockGasLimit
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
 	return &Runner{
 		cfg:         cfg,
@@ -167,14 +241,18 @@ func chainData(b *Block, m *api.PublicMeta) *eval.Object {
 	)
 }
 
-// interp makes the interpreter of one command in b.
-func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand) *eval.Interp {
+// MaxResultBytes is the cap of a command's result.
+func (r *Runner) MaxResultBytes() int { return r.cfg.MaxResultBytes }
+
+// interp makes the interpreter of one command in b, whose public metadata
+// is m (the command's, with the gas limit it runs with).
+func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta) *eval.Interp {
 	in := eval.New(st)
 	in.TxHash = pc.RequestKey.String()
 	in.Flags = r.cfg.Flags
 	in.Signers = pc.Payload.EvalSigners()
 	in.Verifiers = pc.Payload.EvalVerifiers()
-	in.ChainData = chainData(b, pc.Payload.Meta.Public)
+	in.ChainData = chainData(b, m)
 	if b.SPV != nil {
 		in.SPV = func(kind string, payload *eval.Object) (*eval.Object, error) {
 			return verifySPV(b, kind, payload)
