@@ -428,6 +428,16 @@ func nativeEmitEvent(c Call, a []Value) (Value, error) {
 	return True, nil
 }
 
+// GrantCapability puts t on the capability stack for the rest of the
+// transaction without evaluating anything: no module is read (or charged
+// for), no body runs, no event is emitted. It is how a node grants its
+// magic capabilities (coin.GAS, coin.COINBASE, coin.GENESIS), as chainweb
+// seeds the capability state of buy-gas and the coinbase with a slot, so
+// that buy-gas pays for loading coin itself.
+func (in *Interp) GrantCapability(t *CapToken) {
+	in.tx.caps.stack = append(in.tx.caps.stack, capSlot{cap: t})
+}
+
 // TestCapability acquires a capability for the rest of the transaction
 // (the REPL's test-capability).
 func (in *Interp) TestCapability(v Value) (Value, error) {

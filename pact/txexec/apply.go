@@ -63,10 +63,9 @@ func (r *Runner) buy(in *eval.Interp, pc *api.ParsedCommand, m *api.PublicMeta, 
 	in.Mode = db.Transactional
 	// coin.GAS is granted free: chainweb puts it in the capability stack
 	// without evaluating anything.
-	in.Gas = gas.Meter{}
-	err = grant(in, r.gasCap)
+	in.GrantCapability(gasCap)
 	in.Gas = gas.NewMeter(r.cfg.Gas, gas.FromGas(BuyGasLimit))
-	if err == nil && station != nil {
+	if station != nil {
 		// The gas station agrees (or refuses) before the purchase, and composes what its
 		// account's guard requires.
 		_, err = in.TestCapability(station)
@@ -328,9 +327,7 @@ func (r *Runner) redeem(in *eval.Interp, m *api.PublicMeta, miner Miner, o *resu
 	fee := gasSupply(uint64(o.Gas), m.GasPrice)
 	in.Data = gasData(m, miner, gasSupply(m.GasLimit, m.GasPrice), fee)
 	_, _, _, err := inTx(in, db.Transactional, func() (eval.Value, error) {
-		if err := grant(in, r.gasCap); err != nil {
-			return nil, err
-		}
+		in.GrantCapability(gasCap)
 		return eval1(in, r.redeemGas)
 	})
 	if err != nil {

@@ -25,9 +25,7 @@ func (r *Runner) Coinbase(st db.DB, b *Block) ([]byte, error) {
 		eval.Field{Key: "reward", Val: r.cfg.MinerReward},
 	)
 	v, logs, id, err := inTx(in, db.Transactional, func() (eval.Value, error) {
-		if err := grant(in, r.coinbaseCap); err != nil {
-			return nil, err
-		}
+		in.GrantCapability(coinbaseCap)
 		return eval1(in, r.coinbase)
 	})
 	if err != nil {
@@ -84,9 +82,8 @@ func (r *Runner) Genesis(st db.DB, b *Block, cmd *api.Command) ([]byte, error) {
 	in.Data = pc.Payload.EvalData()
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: true}
 	v, logs, id, err := inTx(in, db.Transactional, func() (eval.Value, error) {
-		// Before coin is loaded these capabilities do not exist yet.
-		_ = grant(in, r.genesisCap)
-		_ = grant(in, r.coinbaseCap)
+		in.GrantCapability(genesisCap)
+		in.GrantCapability(coinbaseCap)
 		return runPayload(in, b, pc)
 	})
 	if err != nil {

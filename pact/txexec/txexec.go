@@ -176,9 +176,8 @@ const (
 type Runner struct {
 	cfg Config
 	// The fixed Pact forms the gas flow evaluates, parsed once.
-	gasCap, coinbaseCap, genesisCap syntax.TopLevel
-	buyGas, redeemGas, coinbase     syntax.TopLevel
-	nsPolicy                        syntax.TopLevel
+	buyGas, redeemGas, coinbase syntax.TopLevel
+	nsPolicy                    syntax.TopLevel
 }
 
 // New makes a Runner.
@@ -196,14 +195,11 @@ func New(cfg Config) *Runner {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
 	return &Runner{
-		cfg:         cfg,
-		gasCap:      mustParse(`(coin.GAS)`),
-		coinbaseCap: mustParse(`(coin.COINBASE)`),
-		genesisCap:  mustParse(`(coin.GENESIS)`),
-		buyGas:      mustParse(`(coin.buy-gas (read-msg "sender") (read-decimal "total"))`),
-		redeemGas:   mustParse(`(coin.redeem-gas (read-msg "miner") (read-msg "miner-guard") (read-msg "sender") (read-decimal "total"))`),
-		coinbase:    mustParse(`(coin.coinbase (read-msg "miner") (read-msg "miner-guard") (read-decimal "reward"))`),
-		nsPolicy:    mustParse(`ns.validate`),
+		cfg:       cfg,
+		buyGas:    mustParse(`(coin.buy-gas (read-msg "sender") (read-decimal "total"))`),
+		redeemGas: mustParse(`(coin.redeem-gas (read-msg "miner") (read-msg "miner-guard") (read-msg "sender") (read-decimal "total"))`),
+		coinbase:  mustParse(`(coin.coinbase (read-msg "miner") (read-msg "miner-guard") (read-decimal "reward"))`),
+		nsPolicy:  mustParse(`ns.validate`),
 	}
 }
 
@@ -304,16 +300,20 @@ func eval1(in *eval.Interp, item syntax.TopLevel) (eval.Value, error) {
 	return in.EvalTopLevel(item, false)
 }
 
-// grant acquires the capability the form evaluates to (a node-granted
-// magic capability such as coin.GAS) for the rest of the Pact transaction.
-func grant(in *eval.Interp, capForm syntax.TopLevel) error {
-	tok, err := eval1(in, capForm)
-	if err != nil {
-		return err
-	}
-	_, err = in.TestCapability(tok)
-	return err
+// magicCap names one of coin's capabilities a node grants by itself.
+func magicCap(name string) *eval.CapToken {
+	return &eval.CapToken{Name: eval.FullyQualifiedName{Module: eval.ModuleName{Name: "coin"}, Name: name}}
 }
+
+// The capabilities the gas flow, the coinbase and genesis run under. They
+// are put on the capability stack (eval.Interp.GrantCapability) rather
+// than acquired by evaluating (coin.GAS): that would read coin for free,
+// and buy-gas, which chainweb charges for reading coin, would not pay it.
+var (
+	gasCap      = magicCap("GAS")
+	coinbaseCap = magicCap("COINBASE")
+	genesisCap  = magicCap("GENESIS")
+)
 
 // inTx runs f in a Pact transaction of mode on in's database: committed
 // (returning the logs and the tx id) when f succeeds, rolled back when it

@@ -124,9 +124,16 @@ func TestTransferPaysAmountAndGas(t *testing.T) {
 	if res.Result.Status != "success" || a.Failed {
 		t.Fatalf("transfer failed: %s", a.Result)
 	}
-	t.Logf("transfer gas: %d", a.Gas)
-	if a.Gas <= 0 || a.Gas >= 1000 {
-		t.Errorf("gas %d, want within (0, 1000)", a.Gas)
+	// chainweb-node 2.32's applyCmd test of a transfer like this one
+	// (sender00 to sender01 420.0, GAS and TRANSFER signed, gas price 0.1)
+	// charges 227 gas with a size charge of 1: buying gas and the payload
+	// cost between 225 and 226 gas. Ours pays its real size charge instead
+	// of the test's 1, and the rest must round up to the same 226 (the
+	// amount and price move the decimal comparisons by a few milligas).
+	size := int64(txexec.InitialGas(parsed(t, c.Build())))
+	t.Logf("transfer gas: %d (size charge %d)", a.Gas, size)
+	if a.Gas-size != 226 {
+		t.Errorf("gas %d - size charge %d = %d, want chainweb's 227 - 1 = 226", a.Gas, size, a.Gas-size)
 	}
 	if res.TxID == nil {
 		t.Error("no txId")
