@@ -62,9 +62,16 @@ func (s *capState) acquiring() []*CapToken {
 }
 
 func (s *capState) isGranted(t *CapToken) bool {
-	for _, g := range s.granted() {
-		if capTokensEqual(g, t) {
+	// granted() without building its list: this runs on every
+	// with-capability and require-capability.
+	for _, sl := range s.stack {
+		if capTokensEqual(sl.cap, t) {
 			return true
+		}
+		for _, c := range sl.composed {
+			if capTokensEqual(c, t) {
+				return true
+			}
 		}
 	}
 	return false
@@ -106,7 +113,9 @@ func (in *Interp) capToken(d *Def, args []Value) (Value, error) {
 	if err := in.checkArgs(d, d.Args, args); err != nil {
 		return nil, err
 	}
-	return &CapToken{Name: d.fqn(), Args: args}, nil
+	t := in.alloc.capToken()
+	t.Name, t.Args = d.fqn(), args
+	return t, nil
 }
 
 func (in *Interp) capDef(t *CapToken) (*Def, error) {

@@ -173,7 +173,15 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return newObjectSorted(n.keys, vals), nil
 	case *nLet:
-		fr := &env{vals: make([]Value, 0, len(n.vals)), up: e}
+		var fr *env
+		if len(n.vals) <= len(smallFrame{}.buf) {
+			// Most lets bind a few names: frame and values in one allocation.
+			sf := in.alloc.frame()
+			sf.vals, sf.up = sf.buf[:0], e
+			fr = &sf.env
+		} else {
+			fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
+		}
 		for i, x := range n.vals {
 			v, err := in.eval(x, fr)
 			if err != nil {
@@ -287,7 +295,7 @@ func (in *Interp) dynDef(n *nDyn, e *env) (*Def, error) {
 }
 
 func (in *Interp) evalArgs(ns []node, e *env) ([]Value, error) {
-	args := make([]Value, len(ns))
+	args := in.alloc.values(len(ns))
 	for i, x := range ns {
 		v, err := in.eval(x, e)
 		if err != nil {
@@ -313,7 +321,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if d := f.def; d.Kind == DefFun && !d.Abstract && len(n.args) == len(d.Args) && len(n.args) <= len(smallFrame{}.buf) {
 			// The common call: evaluate the arguments straight into the
 			// callee's frame (one allocation instead of two).
-			fr := &smallFrame{}
+			fr := in.alloc.frame()
 			fr.vals = fr.buf[:len(n.args)]
 			for i, x := range n.args {
 				v, err := in.eval(x, e)

@@ -34,6 +34,24 @@ func (i Integer) TextBase(b int) string {
 // NewInt makes a small Integer.
 func NewInt(v int64) Integer { return Integer{small: v} }
 
+// smallInts are the integers 0 to 1023 already held in Values: turning an
+// Integer (two words) into a Value allocates, and counts and lengths are
+// mostly small.
+var smallInts = func() (t [1024]Value) {
+	for i := range t {
+		t[i] = Integer{small: int64(i)}
+	}
+	return
+}()
+
+// IntValue is NewInt(v) as a Value, without allocating for 0 to 1023.
+func IntValue(v int64) Value {
+	if v >= 0 && v < int64(len(smallInts)) {
+		return smallInts[v]
+	}
+	return Integer{small: v}
+}
+
 // NewIntBig makes an Integer from b without copying it; b must not be
 // modified afterwards.
 func NewIntBig(b *big.Int) Integer {

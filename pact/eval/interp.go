@@ -41,6 +41,9 @@ type Interp struct {
 	Gas gas.Meter
 	// gasAt is the application being evaluated, for the gas log.
 	gasAt node
+	// alloc hands out the small, short-lived objects of evaluation in
+	// chunks (arena.go).
+	alloc arena
 
 	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
 	MaxDepth int

@@ -32,11 +32,11 @@ func runePrefix(s string, n int) string {
 func Length(a Value) (Value, error) {
 	switch x := a.(type) {
 	case String:
-		return NewInt(int64(runeLen(string(x)))), nil
+		return IntValue(int64(runeLen(string(x)))), nil
 	case List:
-		return NewInt(int64(len(x))), nil
+		return IntValue(int64(len(x))), nil
 	case *Object:
-		return NewInt(int64(x.Len())), nil
+		return IntValue(int64(x.Len())), nil
 	}
 	return nil, ArgsError("length", a)
 }
