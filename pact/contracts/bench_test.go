@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -13,7 +15,34 @@ import (
 // (coin.transfer "alice" "bob" 0.1) under a signed TRANSFER capability and
 // redeems the gas to the miner. DESIGN.md's goal for it is <= 20 µs.
 // Signature checks, the database and HTTP are not in the figure.
+//
+// The sub-benchmarks run the same transaction under each way the
+// interpreter can meter, side by side in one run, so that the price of
+// exact metering is a ratio taken on one machine at one moment:
+//
+//   - unmetered: no limit and no budget, every charge returns at once (the
+//     baseline: what the transfer costs with metering switched off);
+//   - budget: no limit, the table model's charges counted against the
+//     evaluation budget (`pact -s` with gasLimit 0, the REPL);
+//   - constant: the constant-rate model of `pact -s` with a gasRate;
+//   - table: Pact 5's table model with a limit, as a node charges.
 func BenchmarkTransferWithGas(b *testing.B) {
+	for _, mode := range []struct {
+		name  string
+		meter func() gas.Meter
+	}{
+		{"unmetered", func() gas.Meter { return gas.Meter{} }},
+		{"budget", func() gas.Meter { var m gas.Meter; m.SetBudget(eval.DefaultBudget); return m }},
+		{"constant", func() gas.Meter { return gas.NewMeter(gas.ConstantRate(1), gas.FromGas(150_000)) }},
+		{"table", func() gas.Meter { return gas.NewMeter(gas.Table, gas.FromGas(150_000)) }},
+	} {
+		b.Run(mode.name, func(b *testing.B) { benchmarkTransfer(b, mode.meter) })
+	}
+}
+
+// benchmarkTransfer runs the transfer transaction b.N times, each with a
+// fresh meter from meter (as each transaction of a block gets one).
+func benchmarkTransfer(b *testing.B, meter func() gas.Meter) {
 	r := repl.New(io.Discard)
 	setup := `
 (load "testdata/install.repl")
@@ -46,15 +75,19 @@ func BenchmarkTransferWithGas(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	var used gas.MilliGas
 	for i := 0; i < b.N; i++ {
+		r.In.Gas = meter()
 		for _, item := range tx.Items {
 			if _, err := r.In.EvalTopLevel(item, true); err != nil {
 				b.Fatal(repl.FormatError(err))
 			}
 		}
+		used = r.In.Gas.Used()
 	}
 	b.StopTimer()
 	if n := len(r.Failures()); n > 0 {
 		b.Fatalf("%d failed expectations", n)
 	}
+	b.ReportMetric(float64(used.Gas()), "gas/tx")
 }
