@@ -31,6 +31,22 @@ type Config struct {
 	// GasLimit is the limit of commands that carry no public meta
 	// (private commands).
 	GasLimit uint64
+
+	// EvalBudget bounds the work of a command run without a gas rate:
+	// the gas the table model would charge for it may add up to this
+	// much (0: eval.DefaultBudget, one million). Past it the command
+	// fails with "Evaluation budget exceeded". It holds per command (all
+	// its top-level forms together) and per verify request.
+	EvalBudget uint64
+	// MaxElements bounds the list elements enumerate, make-list and
+	// str-to-list may build in one top-level form, whatever the gas (0:
+	// eval.DefaultMaxElements, two million).
+	MaxElements int64
+	// MaxResultSize bounds, in bytes, the JSON of what a command returns:
+	// its value, its events' parameters, its continuation's yield and
+	// arguments (0: DefaultMaxResultSize). A command past it fails and
+	// its writes are rolled back.
+	MaxResultSize int
 	// Flags are execution flags (repl.ExecFlags) every command runs
 	// with.
 	Flags []string
