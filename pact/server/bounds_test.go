@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,6 +196,55 @@ func TestExhaustionPrograms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A batch releases the engine between its commands: a local sent while a
+// batch of heavy commands runs is answered before the batch is done, and
+// the batch's keys cannot be sent again meanwhile.
+func TestBatchTakesTurns(t *testing.T) {
+	e := open(t, Config{})
+	var batch []*api.Command
+	for i := range 10 {
+		batch = append(batch, build(t, cmdSpec{code: strings.Repeat(foldForm, 8), nonce: "heavy" + string(rune('a'+i))}))
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	sent := make(chan error, 1)
+	go func() {
+		defer wg.Done()
+		_, err := e.Send(context.Background(), batch)
+		sent <- err
+	}()
+	defer wg.Wait()
+	// Wait until the batch is pending, then ask for something trivial.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		e.mu.Lock()
+		started := e.pending[batch[0].Hash]
+		e.mu.Unlock()
+		if started {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch was never seen pending: it did not start, or held the engine until it was done")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	success(t, local(t, e, build(t, cmdSpec{code: exhaust.Trivial, nonce: "trivial"})))
+	select {
+	case err := <-sent:
+		t.Fatalf("the local waited for the whole batch (send returned %v first)", err)
+	default:
+	}
+	if _, err := e.Send(context.Background(), batch[8:9]); err == nil || !strings.Contains(err.Error(), "has already been submitted") {
+		t.Errorf("a pending key sent again: %v", err)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Poll(context.Background(), []api.Hash{batch[0].Hash, batch[9].Hash}, PollOptions{})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("poll after the batch: %d results, %v", len(got), err)
 	}
 }
 

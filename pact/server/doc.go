@@ -26,8 +26,10 @@
 // Config.MaxResultSize. With a gas rate the work is bounded by the
 // command's gas limit alone, which prices every operation the same: a gap
 // (a string doubled once per unit of gas) that needs the meter to count
-// table prices against a budget beside its constant rate. Commands run
-// one at a time, so memory is bounded by one evaluation's. With a
+// table prices against a budget beside its constant rate. Commands,
+// /send batches included, take turns on one lock, so memory is bounded by
+// one evaluation's and a long batch does not hold other requests for all
+// of its length. With a
 // persistDir the Pact state lives in pact/persist and the history in
 // goleveldb, both under that directory, and survive restarts.
 package server
