@@ -189,6 +189,12 @@ func TestExhaustionPrograms(t *testing.T) {
 				if p.Want == exhaust.Fails && r.Result.Status != "failure" {
 					t.Errorf("%s: %s succeeded (%s): %.200s", mode, p.Name, p.Why, r.Result.Data)
 				}
+				// A failure must be a bound's, or the program tests nothing (a typo
+				// fails too).
+				if e := r.Result.Error; e != nil && !strings.HasPrefix(e.Message, "Evaluation budget exceeded") &&
+					!strings.HasPrefix(e.Message, "Result too large") {
+					t.Errorf("%s: %s failed, but not on a bound: %s", mode, p.Name, e.Message)
+				}
 				if r.Result.Error != nil {
 					t.Logf("%s: %v: %s", mode, took, r.Result.Error.Message)
 				} else {
