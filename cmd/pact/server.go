@@ -268,6 +268,9 @@ func runServer(inv *invocation) int {
 	defer engine.Close()
 	pub := engine.EntityPublicKey()
 	log.Info("pact server entity", "entity", engine.EntityName(), "publicKey", hex.EncodeToString(pub[:]))
+	budget, elements, resultSize := engine.Bounds()
+	log.Info("pact server bounds", "gasRate", cfg.GasRate, "evalBudget", budget, "maxElements", elements,
+		"maxResultSize", resultSize)
 
 	var timeout time.Duration
 	if cfg.ListenTimeout != nil {

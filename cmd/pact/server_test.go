@@ -375,6 +375,9 @@ func TestServerConfigErrors(t *testing.T) {
 // documented.
 func TestServerBounds(t *testing.T) {
 	s := startServer(t, "evalBudget: 6000\nmaxElements: 10000\nmaxResultSize: 1400\n")
+	if log := s.stderr.String(); !strings.Contains(log, "evalBudget=6000 maxElements=10000 maxResultSize=1400") {
+		t.Errorf("the start-up log does not show the bounds:\n%s", log)
+	}
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, code, want string }{
 		{"budget", strings.Repeat("(fold (+) 0 (enumerate 0 9999))\n", 3),

@@ -29,6 +29,16 @@ func (e *Engine) evalBudget() gas.MilliGas {
 	return eval.DefaultBudget
 }
 
+// Bounds are the effective bounds (the configured ones, or the defaults),
+// for the server's start-up log.
+func (e *Engine) Bounds() (evalBudget uint64, maxElements int64, maxResultSize int) {
+	maxElements = e.cfg.MaxElements
+	if maxElements <= 0 {
+		maxElements = eval.DefaultMaxElements
+	}
+	return e.evalBudget().Gas(), maxElements, e.maxResultSize()
+}
+
 func (e *Engine) maxResultSize() int {
 	if e.cfg.MaxResultSize > 0 {
 		return e.cfg.MaxResultSize
