@@ -477,6 +477,7 @@ func usage(w io.Writer) {
 	b.WriteString("\nA FILE is run as a REPL script unless its name ends in .pact. Prints \"Load successful\"\n" +
 		"on success; otherwise the failed tests and the error as FILE:LINE:COL: MESSAGE, then\n" +
 		"\"Load failed\", on standard error.\n" +
+		"\n" + serverConfigHelp + "\n" +
 		"\nExit status: 0 success, 1 load, request-tool or server failure, 2 usage error (a server\n" +
 		"configuration that does not decode included).\n")
 	io.WriteString(w, b.String())

@@ -251,7 +251,8 @@ func TestHelp(t *testing.T) {
 		}
 		for _, want := range []string{"--findscript", "--trace", "--coverage", "--builtins", "--version",
 			"--apireq", "--local", "--unsigned", "--genkey", "add-sig", "combine-sigs", "pact sign",
-			"--server", "--serve", "CONFIG", "REQ_YAML", "127.0.0.1"} {
+			"--server", "--serve", "CONFIG", "REQ_YAML", "127.0.0.1",
+			"gasRate: INT", "evalBudget: GAS", "maxElements: INT", "maxResultSize: BYTES"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: usage lacks %q", flag, want)
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -48,6 +49,17 @@ import (
 //	gasLimit       gas limit of commands without public meta (private
 //	               commands); others use their own gasLimit (default 0)
 //	gasRate        gas per metered operation (default 0: free)
+//	evalBudget     work a command may do when it runs without a gas rate,
+//	               in gas as Pact 5's table model prices it, all its
+//	               top-level forms together (default 1000000, some seven
+//	               block gas limits); past it the command fails with
+//	               "Evaluation budget exceeded"
+//	maxElements    list elements enumerate, make-list and str-to-list may
+//	               build in one top-level form, whatever the gas (default
+//	               2000000)
+//	maxResultSize  bytes of JSON a command's value, events and
+//	               continuation may take (default 1048576); past it the
+//	               command fails and its writes are rolled back
 //	flags          execution flags, as env-exec-config takes them
 //	execConfig     the same as flags (P5's name for it)
 //	listenTimeout  seconds a listen waits before answering 504 (default 180)
@@ -67,6 +79,9 @@ type serverConfig struct {
 	Entities      map[string]entityConfig `yaml:"entities"`
 	GasLimit      uint64                  `yaml:"gasLimit"`
 	GasRate       int64                   `yaml:"gasRate"`
+	EvalBudget    *int64                  `yaml:"evalBudget"`
+	MaxElements   *int64                  `yaml:"maxElements"`
+	MaxResultSize *int64                  `yaml:"maxResultSize"`
 	Flags         []string                `yaml:"flags"`
 	ExecConfig    []string                `yaml:"execConfig"`
 	ListenTimeout *float64                `yaml:"listenTimeout"`
@@ -78,7 +93,7 @@ type entityConfig struct {
 	URL       string `yaml:"url"`
 }
 
-const serverConfigHelp = `Config file is YAML with these keys (only port is required):
+const serverConfigHelp = `Config file (pact -s CONFIG) is YAML with these keys (only port is required):
   port: INT             HTTP port on 127.0.0.1 (0: a free port)
   persistDir: DIR       keep state and results in DIR (default: in memory)
   logDir: DIR           access log in DIR/pact-server.log (default: stdout)
@@ -88,6 +103,11 @@ const serverConfigHelp = `Config file is YAML with these keys (only port is requ
   entities:             other entities: NAME: {publicKey: HEX, url: URL}
   gasLimit: INT         gas limit of commands without public meta
   gasRate: INT          gas per metered operation (default 0: free)
+  evalBudget: GAS       work of a command without a gas rate, priced by the
+                        table gas model (default 1000000)
+  maxElements: INT      list elements enumerate, make-list and str-to-list
+                        may build per top-level form (default 2000000)
+  maxResultSize: BYTES  JSON size of a command's result (default 1048576)
   flags: [FLAG..]       execution flags (also accepted as execConfig)
   listenTimeout: SECS   how long listen waits before 504 (default 180)
   verbose: BOOL         debug logging`
@@ -115,6 +135,20 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 	}
 	if cfg.GasRate < 0 {
 		return nil, fmt.Errorf("gasRate %d is negative", cfg.GasRate)
+	}
+	// The bounds can be moved, not removed: a zero or negative value is a
+	// mistake, not a way to run without them (DECISIONS.md, "pact server
+	// gasLimit/gasRate": no command can exhaust the server).
+	for _, b := range []struct {
+		key string
+		v   *int64
+	}{{"evalBudget", cfg.EvalBudget}, {"maxElements", cfg.MaxElements}, {"maxResultSize", cfg.MaxResultSize}} {
+		if b.v != nil && *b.v <= 0 {
+			return nil, fmt.Errorf("%s must be positive, got %d", b.key, *b.v)
+		}
+	}
+	if cfg.MaxResultSize != nil && *cfg.MaxResultSize > math.MaxInt32 {
+		return nil, fmt.Errorf("maxResultSize %d is more than %d bytes", *cfg.MaxResultSize, math.MaxInt32)
 	}
 	if cfg.ListenTimeout != nil && !(*cfg.ListenTimeout > 0 && *cfg.ListenTimeout <= 86400) {
 		return nil, fmt.Errorf("listenTimeout must be a number of seconds between 0 and 86400, got %v", *cfg.ListenTimeout)
@@ -153,6 +187,15 @@ func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 		Entity:     c.Entity,
 		Entities:   map[string]server.Entity{},
 		Logger:     log,
+	}
+	if c.EvalBudget != nil {
+		ec.EvalBudget = uint64(*c.EvalBudget)
+	}
+	if c.MaxElements != nil {
+		ec.MaxElements = *c.MaxElements
+	}
+	if c.MaxResultSize != nil {
+		ec.MaxResultSize = int(*c.MaxResultSize)
 	}
 	if c.EntitySecret != "" {
 		k, _ := server.ParseBoxKey(c.EntitySecret)
@@ -225,6 +268,9 @@ func runServer(inv *invocation) int {
 	defer engine.Close()
 	pub := engine.EntityPublicKey()
 	log.Info("pact server entity", "entity", engine.EntityName(), "publicKey", hex.EncodeToString(pub[:]))
+	budget, elements, resultSize := engine.Bounds()
+	log.Info("pact server bounds", "gasRate", cfg.GasRate, "evalBudget", budget, "maxElements", elements,
+		"maxResultSize", resultSize)
 
 	var timeout time.Duration
 	if cfg.ListenTimeout != nil {

@@ -336,12 +336,17 @@ func TestServerConfigErrors(t *testing.T) {
 		{"port: 1\nentities: {bob: {publicKey: " + strings.Repeat("ab", 32) + ", url: ftp://x}}\n", "entities.bob.url"},
 		{"port: 1\nlistenTimeout: 0\n", "listenTimeout"},
 		{"port: 1\n---\nport: 2\n", "single YAML document"},
+		{"port: 1\nevalBudget: 0\n", "evalBudget must be positive, got 0"},
+		{"port: 1\nmaxElements: -5\n", "maxElements must be positive, got -5"},
+		{"port: 1\nmaxResultSize: 0\n", "maxResultSize must be positive, got 0"},
+		{"port: 1\nmaxResultSize: 4294967296\n", "maxResultSize 4294967296 is more than"},
+		{"port: 1\nevalBudget: lots\n", `"lots" is a string, but an integer is expected`},
 		{"[1, 2]\n", "cannot unmarshal !!seq"},
 	} {
 		f := filepath.Join(dir, "c.yaml")
 		os.WriteFile(f, []byte(tc.config), 0o644)
 		code, out, errOut := pact(t, "", "--serve", f)
-		if code != 2 || out != "" || !strings.Contains(errOut, tc.msg) || !strings.Contains(errOut, "Config file is YAML") {
+		if code != 2 || out != "" || !strings.Contains(errOut, tc.msg) || !strings.Contains(errOut, "Config file (pact -s CONFIG) is YAML") {
 			t.Errorf("%q: exit %d, stderr %q; want %q", tc.config, code, errOut, tc.msg)
 		}
 	}
@@ -351,6 +356,49 @@ func TestServerConfigErrors(t *testing.T) {
 		cfg.GasRate != 1 || len(cfg.engineConfig(nil).Flags) != 2 {
 		t.Errorf("P5's shipped config and the interface's keys: %+v %v", cfg, err)
 	}
+	// The bounds reach the engine; absent, the engine's defaults hold.
+	cfg, err = parseServerConfig([]byte("port: 1\nevalBudget: 5000\nmaxElements: 70\nmaxResultSize: 900\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ec := cfg.engineConfig(nil); ec.EvalBudget != 5000 || ec.MaxElements != 70 || ec.MaxResultSize != 900 {
+		t.Errorf("bounds: %+v", ec)
+	}
+	cfg, _ = parseServerConfig([]byte("port: 1\n"))
+	if ec := cfg.engineConfig(nil); ec.EvalBudget != 0 || ec.MaxElements != 0 || ec.MaxResultSize != 0 {
+		t.Errorf("default bounds: %+v", ec)
+	}
+}
+
+// The configured bounds hold on a running server: each fails a command
+// that the defaults run, with its own text, and the YAML key is the one
+// documented.
+func TestServerBounds(t *testing.T) {
+	s := startServer(t, "evalBudget: 6000\nmaxElements: 10000\nmaxResultSize: 1400\n")
+	if log := s.stderr.String(); !strings.Contains(log, "evalBudget=6000 maxElements=10000 maxResultSize=1400") {
+		t.Errorf("the start-up log does not show the bounds:\n%s", log)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, code, want string }{
+		{"budget", strings.Repeat("(fold (+) 0 (enumerate 0 9999))\n", 3),
+			"Evaluation budget exceeded: the work of this command passed 6000 gas"},
+		{"elements", "(length (enumerate 0 10000))", "Evaluation budget exceeded: more than 10000 list elements"},
+		{"result", `(make-list 100 "abcdefghijk")`, "Result too large: the command's value, events and continuation encode to more than 1400 bytes"},
+	} {
+		code, out := s.post("local", pactA(t, requestYAML(t, dir, tc.name+".yaml", tc.code, tc.name), true))
+		var r map[string]any
+		if code != 200 || json.Unmarshal([]byte(out), &r) != nil || status(r) != "failure" || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: %d %s; want a failure %q", tc.name, code, out, tc.want)
+		}
+	}
+	// Within the bounds: two units of work of 10,000 elements each, 1,400
+	// bytes.
+	code, out := s.post("local", pactA(t, requestYAML(t, dir, "ok.yaml",
+		"(fold (+) 0 (enumerate 0 9999))\n(fold (+) 0 (enumerate 1 10000))\n(make-list 100 \"abcdefghij\")", "ok"), true))
+	var r map[string]any
+	if code != 200 || json.Unmarshal([]byte(out), &r) != nil || status(r) != "success" {
+		t.Errorf("within the bounds: %d %s", code, out)
+	}
 }
 
 func FuzzServerConfig(f *testing.F) {
@@ -358,6 +406,7 @@ func FuzzServerConfig(f *testing.F) {
 	f.Add([]byte("port: 0\nentities: {bob: {publicKey: " + strings.Repeat("ab", 32) + ", url: http://127.0.0.1:1}}\n"))
 	f.Add([]byte("port: 1\nflags: [DisablePact51]\nlistenTimeout: 1.5\ngasRate: 3\n"))
 	f.Add([]byte("{port: [1]}"))
+	f.Add([]byte("port: 1\nevalBudget: 1\nmaxElements: 2\nmaxResultSize: 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := parseServerConfig(data)
 		if err != nil {
@@ -368,6 +417,11 @@ func FuzzServerConfig(f *testing.F) {
 		}
 		if cfg.Port == nil || *cfg.Port < 0 || *cfg.Port > 65535 || cfg.GasRate < 0 {
 			t.Errorf("accepted a bad configuration: %+v", cfg)
+		}
+		for _, b := range []*int64{cfg.EvalBudget, cfg.MaxElements, cfg.MaxResultSize} {
+			if b != nil && *b <= 0 {
+				t.Errorf("accepted a bound that is not positive: %+v", cfg)
+			}
 		}
 		cfg.engineConfig(nil)
 	})

@@ -31,6 +31,22 @@ type Config struct {
 	// GasLimit is the limit of commands that carry no public meta
 	// (private commands).
 	GasLimit uint64
+
+	// EvalBudget bounds the work of a command run without a gas rate:
+	// the gas the table model would charge for it may add up to this
+	// much (0: eval.DefaultBudget, one million). Past it the command
+	// fails with "Evaluation budget exceeded". It holds per command (all
+	// its top-level forms together) and per verify request.
+	EvalBudget uint64
+	// MaxElements bounds the list elements enumerate, make-list and
+	// str-to-list may build in one top-level form, whatever the gas (0:
+	// eval.DefaultMaxElements, two million).
+	MaxElements int64
+	// MaxResultSize bounds, in bytes, the JSON of what a command returns:
+	// its value, its events' parameters, its continuation's yield and
+	// arguments (0: DefaultMaxResultSize). A command past it fails and
+	// its writes are rolled back.
+	MaxResultSize int
 	// Flags are execution flags (repl.ExecFlags) every command runs
 	// with.
 	Flags []string
@@ -78,9 +94,18 @@ type Engine struct {
 	log   *slog.Logger
 	flags map[string]bool
 
-	mu    sync.Mutex // held while executing: guards state
+	mu    sync.Mutex // held while executing: guards state and pending
 	state stateDB
 	hist  history
+	// pending are the request keys of /send batches being executed: the
+	// lock is released between the commands of a batch (so that a batch
+	// of heavy commands does not hold every other request for the sum of
+	// their budgets), and a key must not be accepted twice meanwhile.
+	pending map[api.Hash]bool
+	// sending is read-held by a batch from its first command to the store
+	// of its results; Close takes it, so that a batch it interrupts still
+	// stores the results of the commands that ran.
+	sending sync.RWMutex
 
 	wmu     sync.Mutex
 	waiters map[api.Hash][]chan struct{}
@@ -104,6 +129,7 @@ func Open(cfg Config) (*Engine, error) {
 		log:     cfg.Logger,
 		flags:   map[string]bool{},
 		waiters: map[api.Hash][]chan struct{}{},
+		pending: map[api.Hash]bool{},
 	}
 	for _, f := range cfg.Flags {
 		e.flags[f] = true
@@ -143,6 +169,8 @@ func (e *Engine) Close() error {
 		delete(e.waiters, k)
 	}
 	e.wmu.Unlock()
+	e.sending.Lock()
+	defer e.sending.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return errors.Join(e.state.Close(), e.hist.Close())
@@ -164,8 +192,15 @@ func requestKeyError(rk api.Hash) error {
 // Send verifies every command, then executes them in order in
 // Transactional mode and stores their results (P5 runs /send
 // synchronously). A command that fails verification, uses private meta,
-// or has a request key already stored (or repeated in the batch) rejects
-// the whole batch before anything runs.
+// or has a request key already stored, pending in another batch or
+// repeated in this one rejects the whole batch before anything runs.
+//
+// Each command runs under the engine's lock, which is released between
+// commands: other requests take turns with a long batch instead of
+// waiting for all of it. The results are stored together once the batch
+// is done. If the engine closes meanwhile, the commands not yet run are
+// dropped, the results of those that ran are stored, and Send returns
+// ErrClosed.
 func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
@@ -184,27 +219,50 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 		e.prepare(c, db.Transactional)
 		cs[i], keys[i] = c, c.pc.RequestKey
 	}
+	e.sending.RLock()
+	defer e.sending.RUnlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed.Load() {
+		e.mu.Unlock()
 		return nil, ErrClosed
 	}
 	if err := e.checkFresh(keys); err != nil {
+		e.mu.Unlock()
 		return nil, err
 	}
-	recs := make([][]byte, len(cs))
+	for _, k := range keys {
+		e.pending[k] = true
+	}
+	e.mu.Unlock()
+
+	recs := make([][]byte, 0, len(cs))
 	for i, c := range cs {
+		e.mu.Lock()
+		if e.closed.Load() {
+			e.mu.Unlock()
+			break
+		}
 		o, _ := e.execute(c, db.Transactional, e.commandGasLimit(c.pc.Payload))
-		recs[i] = result.Append([]byte{byte(recResult)}, keys[i], o)
+		e.mu.Unlock()
+		recs = append(recs, result.Append([]byte{byte(recResult)}, keys[i], o))
 	}
-	if err := e.store(keys, recs); err != nil {
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, k := range keys {
+		delete(e.pending, k)
+	}
+	if err := e.store(keys[:len(recs)], recs); err != nil {
 		return nil, err
+	}
+	if len(recs) < len(keys) {
+		return nil, ErrClosed
 	}
 	return keys, nil
 }
 
-// checkFresh rejects a request key that is stored or appears twice. The
-// caller holds e.mu.
+// checkFresh rejects a request key that is stored, pending in a batch
+// being executed, or appears twice. The caller holds e.mu.
 func (e *Engine) checkFresh(keys []api.Hash) error {
 	var seen map[api.Hash]bool
 	if len(keys) > 1 {
@@ -216,6 +274,9 @@ func (e *Engine) checkFresh(keys []api.Hash) error {
 				return requestKeyError(k)
 			}
 			seen[k] = true
+		}
+		if e.pending[k] {
+			return requestKeyError(k)
 		}
 		_, found, err := e.hist.Get(k)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
-	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -108,28 +107,35 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 	}
 	in := c.in
 	c.in = nil // one interpreter per command, used once
-	if e.cfg.GasRate > 0 {
-		// The constant-rate model: every metered operation costs the rate,
-		// against the command's gas limit (0 fails at the first charge).
-		in.Gas = gas.NewMeter(gas.ConstantRate(uint64(e.cfg.GasRate)), gas.FromGas(gasLimit))
-	}
+	e.bound(in, gasLimit)
 	txID, err := e.state.BeginTx(mode)
 	if err != nil {
 		return &result.Outcome{Fail: result.EvalFailure("begin transaction: " + err.Error())}, c.warnings
 	}
 	v, err := run(in, c.pc)
-	used := int64(in.Gas.Used().Gas())
+	used := e.gasUsed(in)
+	var events []eval.Event
+	var pe *eval.PactExec
+	if err == nil {
+		// The result is measured before the commit: a command whose answer
+		// is too large to send fails as a whole, its writes with it.
+		events, pe = in.Events(false), in.LastPact()
+		if limit := e.maxResultSize(); resultTooLarge(v, events, pe, limit) {
+			err = eval.EvalError("Result too large: the command's value, events and continuation encode to more than " +
+				strconv.Itoa(limit) + " bytes of JSON (maxResultSize)")
+		}
+	}
 	if err != nil {
 		if rerr := e.state.RollbackTx(); rerr != nil {
 			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
 		}
-		return &result.Outcome{Gas: used, Fail: result.ErrorOf(err)}, c.warnings
+		return &result.Outcome{Gas: used, Fail: result.ErrorOf(e.budgetError(in, err))}, c.warnings
 	}
 	logs, err := e.state.CommitTx()
 	if err != nil {
 		return &result.Outcome{Gas: used, Fail: result.EvalFailure("commit transaction: " + err.Error())}, c.warnings
 	}
-	o := &result.Outcome{Gas: used, Value: v, Logs: logs, HasLogs: true, Events: in.Events(false), Pact: in.LastPact()}
+	o := &result.Outcome{Gas: used, Value: v, Logs: logs, HasLogs: true, Events: events, Pact: pe}
 	if mode == db.Transactional {
 		o.TxID = &txID
 	}

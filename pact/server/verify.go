@@ -91,18 +91,30 @@ func (e *Engine) Verify(ctx context.Context, body []byte) ([]byte, error) {
 		}
 		data = v
 	}
-	out := verifySources(sources, data, e.flags)
+	// Verifying evaluates the sources' top-level forms, so it runs under
+	// the bounds of a command, and one at a time with commands: memory is
+	// bounded by one evaluation's, whoever sends the work.
+	e.mu.Lock()
+	if e.closed.Load() {
+		e.mu.Unlock()
+		return nil, ErrClosed
+	}
+	out := verifySources(sources, data, e.flags, e)
+	e.mu.Unlock()
 	if out == nil {
 		out = []finding{}
 	}
 	return json.Marshal(map[string]any{"output": out})
 }
 
-// verifySources loads the sources into a throwaway interpreter and
-// collects the findings.
-func verifySources(sources []string, data eval.Value, flags map[string]bool) []finding {
+// verifySources loads the sources into a throwaway interpreter under e's
+// work budget and element limit (all sources share one budget; verify
+// charges no gas, so the gas rate plays no part), and collects the
+// findings.
+func verifySources(sources []string, data eval.Value, flags map[string]bool, e *Engine) []finding {
 	mem := db.NewMemDB()
 	in := eval.New(mem)
+	e.budget(in)
 	in.Data = data
 	in.Flags = flags
 	in.Signers = []eval.Signer{{PubKey: standInKey}}
@@ -135,6 +147,7 @@ func verifySources(sources []string, data eval.Value, flags map[string]bool) []f
 				out = append(out, checkDecls(x.Name, x.Body, true)...)
 			}
 			if _, err := in.EvalTopLevel(item, false); err != nil {
+				err = e.budgetError(in, err)
 				loc := item.Span()
 				msg := err.Error()
 				if ee, ok := err.(*eval.Error); ok {
