@@ -16,8 +16,22 @@ import "strings"
 // without escaping, and times at second precision.
 
 // Pretty renders v as the P5 REPL prints it.
+//
+// Error messages and the REPL render values that nothing has paid for:
+// a list holding its predecessor twice, 64 levels deep, costs 64 cheap
+// steps to build and has 2^64 leaves to print. A value of more than
+// prettyNodeLimit nodes is therefore rendered on one line and cut at
+// PrettyLimit bytes, ending in "..."; smaller values render exactly as
+// P5's.
 func Pretty(v Value) string {
-	if !containsLayoutGuard(v) {
+	budget := prettyNodeLimit
+	guards := scanPretty(v, &budget)
+	if budget < 0 {
+		w := cappedText{limit: PrettyLimit}
+		prettyCapped(&w, v)
+		return w.text()
+	}
+	if !guards {
 		var b strings.Builder
 		prettyFlat(&b, v)
 		return b.String()
@@ -25,32 +39,135 @@ func Pretty(v Value) string {
 	return layout(prettyDoc(v))
 }
 
-// containsLayoutGuard reports whether v holds a guard whose rendering has
-// line-break opportunities; everything else renders on one line.
-func containsLayoutGuard(v Value) bool {
+const (
+	// prettyNodeLimit is how many nodes (list elements, object fields,
+	// arguments of guards and capability tokens) a value may have and
+	// still be rendered exactly.
+	prettyNodeLimit = 1 << 17
+	// PrettyLimit is the most bytes a larger value renders to: more than
+	// anyone reads on a line, little enough to make in a few milliseconds.
+	PrettyLimit = 4 << 20
+)
+
+// scanPretty counts v's nodes against budget, stopping once it is spent
+// (below zero), and reports whether the nodes it saw hold a guard whose
+// rendering has line-break opportunities.
+func scanPretty(v Value, budget *int) (guards bool) {
+	*budget--
+	if *budget < 0 {
+		return false
+	}
+	var inner []Value
 	switch x := v.(type) {
-	case *KeySet, *UserGuard, *CapabilityGuard, *ModuleGuard, *PactGuard:
+	case *KeySet, *ModuleGuard, *PactGuard:
 		return true
+	case *UserGuard:
+		guards, inner = true, x.Args
+	case *CapabilityGuard:
+		guards, inner = true, x.Args
 	case List:
-		for _, e := range x {
-			if containsLayoutGuard(e) {
-				return true
-			}
-		}
+		inner = x
 	case *Object:
-		for _, e := range x.vals {
-			if containsLayoutGuard(e) {
-				return true
-			}
-		}
+		inner = x.vals
 	case *CapToken:
-		for _, e := range x.Args {
-			if containsLayoutGuard(e) {
-				return true
-			}
+		inner = x.Args
+	}
+	for _, e := range inner {
+		if scanPretty(e, budget) {
+			guards = true
+		}
+		if *budget < 0 {
+			return guards
 		}
 	}
-	return false
+	return guards
+}
+
+// cappedText collects text up to a limit, then ignores the rest.
+type cappedText struct {
+	b     strings.Builder
+	limit int
+}
+
+func (w *cappedText) full() bool { return w.b.Len() >= w.limit }
+
+func (w *cappedText) write(s string) {
+	if room := w.limit - w.b.Len(); room > 0 {
+		w.b.WriteString(s[:min(len(s), room)])
+	}
+}
+
+func (w *cappedText) text() string {
+	if w.full() {
+		return w.b.String() + "..."
+	}
+	return w.b.String()
+}
+
+// prettyCapped renders v on one line (guards as they lay out when they
+// fit) until w is full. Each level stops as soon as w is full, so the
+// work is bounded by the limit and the value's depth, not its size.
+func prettyCapped(w *cappedText, v Value) {
+	if w.full() {
+		return
+	}
+	switch x := v.(type) {
+	case List:
+		w.list("[", " ", "]", x)
+	case *Object:
+		w.write("{")
+		for i, k := range x.keys {
+			if w.full() {
+				return
+			}
+			if i > 0 {
+				w.write(",")
+			}
+			w.write(`"` + k + `": `)
+			prettyCapped(w, x.vals[i])
+		}
+		w.write("}")
+	case *CapToken:
+		w.write("CapToken(" + x.Name.QualName().String())
+		for _, e := range x.Args {
+			if w.full() {
+				return
+			}
+			w.write(" ")
+			prettyCapped(w, e)
+		}
+		w.write(")")
+	case *KeySet:
+		w.write("KeySet {keys: [" + strings.Join(x.Keys, ", ") + "],pred: " + x.Pred + "}")
+	case *UserGuard:
+		w.write("UserGuard {fun: " + x.Fun.String() + ",args: ")
+		w.list("[", ", ", "]}", x.Args)
+	case *CapabilityGuard:
+		w.write("CapabilityGuard {name: " + x.Name.String() + ",args: ")
+		w.list("[", ", ", "]", x.Args)
+		w.write(",pactId: " + x.PactID + "}")
+	case *ModuleGuard:
+		w.write("ModuleGuard {module: " + x.Module.String() + ",name: " + x.Name + "}")
+	case *PactGuard:
+		w.write("PactGuard {pactId: " + x.PactID + ",name: " + x.Name + "}")
+	default:
+		w.write(prettyAtom(v))
+	}
+}
+
+// list renders vs between open and close, separated by sep.
+func (w *cappedText) list(open, sep, close string, vs []Value) {
+	w.write(open)
+	for i, e := range vs {
+		if w.full() {
+			return
+		}
+		if i > 0 {
+			w.write(sep)
+		}
+		prettyCapped(w, e)
+	}
+	w.write(close)
 }
 
 // prettyDecimal is the Pretty instance of Literal for decimals: integral

@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Vectors from P5 format-regression.repl (Show, through `format`) and
@@ -124,5 +125,66 @@ func TestTypeOf(t *testing.T) {
 		if got := TypeOf(c.v); got != c.want {
 			t.Errorf("typeof %v = %q, want %q", c.v, got, c.want)
 		}
+	}
+}
+
+// dag is a list holding its predecessor twice, depth levels deep: depth
+// steps to build, 2^depth leaves to render.
+func dag(depth int, leaf Value) Value {
+	v := List{leaf}
+	for range depth {
+		v = List{v, v}
+	}
+	return v
+}
+
+// Values of more than prettyNodeLimit nodes render on one line, cut at
+// PrettyLimit bytes: a value that would print 2^64 leaves (an error message
+// naming it, the REPL echoing it) takes milliseconds, not forever, and
+// what is shown is the start of the exact rendering.
+func TestPrettyBoundsHugeValues(t *testing.T) {
+	ks := NewKeySet([]string{"robert"}, "")
+	obj := func(v Value) Value { return NewObject(Field{Key: "a", Val: v}, Field{Key: "b", Val: v}) }
+	objDag := Value(EmptyObject)
+	for range 64 {
+		objDag = obj(objDag)
+	}
+	for _, tc := range []struct {
+		name   string
+		v      Value
+		prefix string
+	}{
+		{"list", dag(64, NewInt(1)), "[[[[[[[[[["},
+		{"object", objDag, `{"a": {"a": {"a": `},
+		{"keysets", dag(64, ks), "[[[[[[[[[["},
+		{"user guard", &UserGuard{Fun: capGuardQN, Args: []Value{dag(64, String("x"))}},
+			"UserGuard {fun: some-module.CAPGUARD,args: [[[[["},
+		{"capability token", &CapToken{Name: FullyQualifiedName{Module: someModule, Name: "C"}, Args: []Value{dag(64, True)}},
+			"CapToken(some-module.C [[[["},
+	} {
+		start := time.Now()
+		got := Pretty(tc.v)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: %v to render", tc.name, d)
+		}
+		if len(got) != PrettyLimit+len("...") || !strings.HasSuffix(got, "...") || !strings.HasPrefix(got, tc.prefix) {
+			t.Errorf("%s: %d bytes, %.40q...%q", tc.name, len(got), got, got[max(0, len(got)-10):])
+		}
+	}
+	// The cut rendering is the start of the exact one: a value just over
+	// the node limit but short renders whole, exactly as prettyFlat does.
+	big := dag(18, NewInt(7)) // 2^18 leaves, 2^19 nodes, about 1 MB of text
+	var want strings.Builder
+	prettyFlat(&want, big)
+	if got := Pretty(big); got != want.String() {
+		t.Errorf("a large value under the byte limit renders %d bytes, want %d", len(got), want.Len())
+	}
+	// Small values keep P5's layout (guards break lines past 80 columns).
+	small := List{ks, ks, ks}
+	if got := Pretty(small); got != layout(prettyDoc(small)) {
+		t.Errorf("small value: %q", got)
+	}
+	if got := Pretty(&CapToken{Name: FullyQualifiedName{Module: someModule, Name: "C"}}); got != "CapToken(some-module.C)" {
+		t.Errorf("token without arguments: %q", got)
 	}
 }
