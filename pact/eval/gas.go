@@ -61,7 +61,7 @@ func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 		in.Gas.Record(w.show()+" "+in.gasLoc(), charged)
 	}
 	if exceeded {
-		if in.Gas.Budgeted() {
+		if in.Gas.OverBudget() {
 			return &Error{Kind: ErrGas, Msg: in.Gas.BudgetText()}
 		}
 		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}

@@ -59,16 +59,22 @@ func (m *Meter) Pricing() *Model {
 // Config is the cost configuration charges are computed with.
 func (m *Meter) Config() *Config { return m.Pricing().Config }
 
-// SetBudget bounds the meter while it has no limit: charges priced by the
-// table model may add up to b (0: no bound).
+// SetBudget bounds the meter while it has no limit, or has a constant
+// rate: charges priced by the table model may add up to b (0: no bound).
 func (m *Meter) SetBudget(b MilliGas) { m.budget = b }
 
-// Budget is the bound of an unlimited meter.
+// Budget is the bound of an unlimited or constant-rate meter.
 func (m *Meter) Budget() MilliGas { return m.budget }
 
-// ResetBudget starts counting against the budget afresh (each top-level
-// evaluation has the whole budget).
-func (m *Meter) ResetBudget() { m.spent = 0 }
+// ResetBudget starts counting against the budget of an unlimited meter
+// afresh (each top-level evaluation of the REPL has the whole budget). The
+// budget of a meter with a limit (a constant rate's) holds for the meter's
+// life, one command's.
+func (m *Meter) ResetBudget() {
+	if !m.limited {
+		m.spent = 0
+	}
+}
 
 // Budgeted reports whether the meter counts against a budget rather than
 // a limit.
@@ -135,10 +141,26 @@ func (m *Meter) Charge(cost MilliGas) (charged MilliGas, exceeded bool) {
 		return 0, m.spent > m.budget
 	}
 	if m.model != nil && m.model.Rate != 0 {
+		if m.budgeting() {
+			// A constant rate prices every operation alike, so a gas limit
+			// alone would let a cheap operation build something huge; the
+			// budget still counts the work as the table model prices it.
+			m.spent = m.spent.Add(cost)
+		}
 		cost = m.model.Rate
 	}
 	m.used = m.used.Add(cost)
-	return cost, m.used > m.limit
+	return cost, m.used > m.limit || m.OverBudget()
+}
+
+// OverBudget reports whether the meter's budget, rather than its limit, is
+// what is exceeded.
+func (m *Meter) OverBudget() bool { return m.budgeting() && m.spent > m.budget }
+
+// budgeting reports whether the budget holds: on a meter without a limit,
+// or under a constant rate. Under the table model a limit governs alone.
+func (m *Meter) budgeting() bool {
+	return m.budget > 0 && (!m.limited || m.model != nil && m.model.Rate != 0)
 }
 
 // Record appends a charge to the log.
@@ -161,19 +183,24 @@ func ExceededText(limit, used MilliGas) string {
 // SizeBudget is how many bytes the byte-size estimator may count before
 // the estimate alone would exhaust the meter (upstream bounds sizeOf this
 // way, so that measuring a huge value costs no more than the gas left).
-// Without a limit the budget is unbounded.
+// A budget bounds it too; with neither it is unbounded.
 func (m *Meter) SizeBudget() uint64 {
-	if !m.limited {
-		if m.budget > 0 {
-			return uint64(m.budget.Sub(m.spent)) / m.Config().SizeOfBytePenalty
-		}
-		return ^uint64(0)
+	n := ^uint64(0)
+	if m.limited {
+		n = uint64(m.limit.Sub(m.used)) / m.Config().SizeOfBytePenalty
 	}
-	return uint64(m.limit.Sub(m.used)) / m.Config().SizeOfBytePenalty
+	if m.budgeting() {
+		n = min(n, uint64(m.budget.Sub(m.spent))/m.Config().SizeOfBytePenalty)
+	}
+	return n
 }
 
 // BudgetText describes an exhausted budget.
 func (m *Meter) BudgetText() string {
+	why := " while running without a gas limit"
+	if m.limited {
+		why = " whatever the gas rate"
+	}
 	return "Evaluation budget exceeded: the work of this evaluation passed " +
-		strconv.FormatUint(m.budget.Gas(), 10) + " gas (priced by the table gas model) while running without a gas limit"
+		strconv.FormatUint(m.budget.Gas(), 10) + " gas (priced by the table gas model)" + why
 }

@@ -48,15 +48,17 @@ func (e *Engine) maxResultSize() int {
 
 // bound sets an interpreter's meter and element limit for one command.
 // With a gas rate the meter is the constant-rate one against the command's
-// limit, as P4's server charges; the element limit still holds, the work
-// budget does not (a meter has one limit, and the rate's replaces the
-// table's prices). Without a rate the command runs under the budget.
+// limit, as P4's server charges, and the work budget still holds beside
+// it: a rate prices a concatenation of megabytes like an addition, so the
+// limit alone bounds nothing. Without a rate the command runs under the
+// budget.
 func (e *Engine) bound(in *eval.Interp, gasLimit uint64) {
 	if e.cfg.GasRate > 0 {
 		in.MaxElements = e.cfg.MaxElements
 		// Every metered operation costs the rate, against the command's gas
 		// limit (0 fails at the first charge).
 		in.Gas = gas.NewMeter(gas.ConstantRate(uint64(e.cfg.GasRate)), gas.FromGas(gasLimit))
+		in.Gas.SetBudget(e.evalBudget())
 		return
 	}
 	e.budget(in)

@@ -50,8 +50,7 @@ func TestBudgetPerCommand(t *testing.T) {
 }
 
 // A gas rate keeps P4's constant-rate semantics under the bounds: the
-// command's own limit, its out-of-gas text, and the gas reported. (What
-// the budget should add under a rate is not pinned here: see bound.)
+// command's own limit, its out-of-gas text, and the gas reported.
 func TestBudgetLeavesGasRate(t *testing.T) {
 	e := open(t, Config{GasRate: 1})
 	r := local(t, e, build(t, cmdSpec{code: foldForm, nonce: "r1", gasLimit: 1_000_000}))
@@ -60,6 +59,21 @@ func TestBudgetLeavesGasRate(t *testing.T) {
 		t.Errorf("gas %d", r.Gas)
 	}
 	failure(t, local(t, e, build(t, cmdSpec{code: foldForm, nonce: "r2", gasLimit: 5})), `Gas limit "5"exceeded`)
+}
+
+// Under a gas rate the budget still holds, for the command as a whole:
+// a rate prices every operation alike, so a limit alone would let a
+// cheap operation build anything. Two units of work fit in 6,000 gas of
+// table-priced work, three do not, however large the command's limit.
+func TestBudgetUnderGasRate(t *testing.T) {
+	e := open(t, Config{GasRate: 1, EvalBudget: 6000})
+	success(t, local(t, e, build(t, cmdSpec{code: strings.Repeat(foldForm, 2), nonce: "rb2", gasLimit: 1_000_000_000})))
+	r := local(t, e, build(t, cmdSpec{code: strings.Repeat(foldForm, 3), nonce: "rb3", gasLimit: 1_000_000_000}))
+	failure(t, r, "Evaluation budget exceeded: the work of this evaluation passed 6000 gas (priced by the table gas model) whatever the gas rate")
+	// The string doubling of the exhaustion tests costs one rate unit a
+	// step: 64 steps of a limit of a billion, yet 2^65 characters.
+	failure(t, local(t, open(t, Config{GasRate: 1}), build(t, cmdSpec{code: exhaust.Named("string-doubling").Code,
+		nonce: "rb-doubling", gasLimit: 1_000_000_000})), "Evaluation budget exceeded")
 }
 
 func TestMaxElements(t *testing.T) {
