@@ -49,7 +49,7 @@ import (
 //	gasLimit       gas limit of commands without public meta (private
 //	               commands); others use their own gasLimit (default 0)
 //	gasRate        gas per metered operation (default 0: free)
-//	evalBudget     work a command may do when it runs without a gas rate,
+//	evalBudget     work a command may do, with or without a gas rate,
 //	               in gas as Pact 5's table model prices it, all its
 //	               top-level forms together (default 1000000, some seven
 //	               block gas limits); past it the command fails with
@@ -103,8 +103,8 @@ const serverConfigHelp = `Config file (pact -s CONFIG) is YAML with these keys (
   entities:             other entities: NAME: {publicKey: HEX, url: URL}
   gasLimit: INT         gas limit of commands without public meta
   gasRate: INT          gas per metered operation (default 0: free)
-  evalBudget: GAS       work of a command without a gas rate, priced by the
-                        table gas model (default 1000000)
+  evalBudget: GAS       work of a command, with or without a gas rate, priced
+                        by the table gas model (default 1000000)
   maxElements: INT      list elements enumerate, make-list and str-to-list
                         may build per top-level form (default 2000000)
   maxResultSize: BYTES  JSON size of a command's result (default 1048576)

@@ -20,13 +20,11 @@
 //
 // Results are CommandResult JSON in P5's key order (result.go). Gas is
 // free unless Config.GasRate is positive (DECISIONS.md). Evaluation is
-// bounded beyond gas (bounds.go): without a gas rate a command's work,
-// priced by the table gas model, is limited by Config.EvalBudget; list
-// building natives by Config.MaxElements; the JSON of a result by
-// Config.MaxResultSize. With a gas rate the work is bounded by the
-// command's gas limit alone, which prices every operation the same: a gap
-// (a string doubled once per unit of gas) that needs the meter to count
-// table prices against a budget beside its constant rate. Commands,
+// bounded beyond gas (bounds.go): a command's work, priced by the table
+// gas model, is limited by Config.EvalBudget, under a gas rate too (which
+// prices every operation the same, so its limit alone bounds nothing);
+// list building natives by Config.MaxElements; the JSON of a result by
+// Config.MaxResultSize. Commands,
 // /send batches included, take turns on one lock, so memory is bounded by
 // one evaluation's and a long batch does not hold other requests for all
 // of its length. With a

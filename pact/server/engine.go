@@ -32,7 +32,7 @@ type Config struct {
 	// (private commands).
 	GasLimit uint64
 
-	// EvalBudget bounds the work of a command run without a gas rate:
+	// EvalBudget bounds the work of a command, under a gas rate too:
 	// the gas the table model would charge for it may add up to this
 	// much (0: eval.DefaultBudget, one million). Past it the command
 	// fails with "Evaluation budget exceeded". It holds per command (all
