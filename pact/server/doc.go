@@ -24,10 +24,9 @@
 // gas model, is limited by Config.EvalBudget, under a gas rate too (which
 // prices every operation the same, so its limit alone bounds nothing);
 // list building natives by Config.MaxElements; the JSON of a result by
-// Config.MaxResultSize. Commands,
-// /send batches included, take turns on one lock, so memory is bounded by
-// one evaluation's and a long batch does not hold other requests for all
-// of its length. With a
-// persistDir the Pact state lives in pact/persist and the history in
-// goleveldb, both under that directory, and survive restarts.
+// Config.MaxResultSize. Commands, /send batches included, take turns on
+// one lock, so memory is bounded by one evaluation's and a long batch does
+// not hold other requests for all of its length. With a persistDir the
+// Pact state lives in pact/persist and the history in goleveldb, both
+// under that directory, and survive restarts.
 package server
