@@ -320,3 +320,42 @@ func TestPreflightChargesAsABlock(t *testing.T) {
 		t.Errorf("legacy local %d gas, block %d", l, a.Gas)
 	}
 }
+
+// The interface pact/testdata/gas.repl installs in the namespace "free" (91,000 mg in the REPL),
+// installed and then used on the node, worked out by hand from the table model's rules:
+//
+//	(namespace "free")       100 (the native) + 100 × 4 (reading the name's 4 characters)
+//	                         + 100 × 67 (reading the record: tag 1, name 8, two user guards of
+//	                         29: Guard 2, UserGuard 1, ns.success or ns.failure 21, no args 5)
+//	                         = 7,200
+//	(interface gi ...)       desugar 400 × 104 + hash 100 × 104 + write 200 × 147 = 81,400
+//	free.gi.c                nothing: the interface is loaded, a constant is a value
+//
+// The desugared and hashed interface are the REPL's (104 bytes: gas.repl's 96 and the
+// namespace's Just "free", 8 more); the stored one is 48 bytes smaller than the REPL's 195, since
+// chainweb stores a term's line (5 bytes) where the REPL stores its file and span (21 bytes), for
+// three terms. 88,600 mg: 89 gas.
+func TestInterfaceInstalledOnTheNode(t *testing.T) {
+	r := txexec.New(txexec.Config{})
+	st := genesisState(t, r)
+	c := gasCmd(`(namespace "free") (interface gi (defconst c 1)) free.gi.c`, 1000)
+	out, err := r.Local(st, block(2), parsed(t, c.Build()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := decode(t, out)
+	if res.Result.Status != "success" || string(res.Result.Data) != `{"int":1}` {
+		t.Fatalf("%s", out)
+	}
+	if res.Gas != 89 {
+		t.Errorf("gas %d, want 89 (7,200 + 81,400 mg)", res.Gas)
+	}
+	// Without the interface: the namespace alone, 7,200 mg.
+	out, err = r.Local(st, block(2), parsed(t, gasCmd(`(namespace "free")`, 1000).Build()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := decode(t, out); res.Gas != 8 {
+		t.Errorf("namespace: gas %d, want 8 (7,200 mg)", res.Gas)
+	}
+}
