@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// vectorDir is shared/vectors, a sibling of the repository checkout.
-const vectorDir = "../../shared/vectors"
+// vectorDir is the repository's copy of the shared vectors (testdata/vectors, with their
+// origins in its README).
+const vectorDir = "../testdata/vectors"
 
 func loadVector(t testing.TB, name string, v any) {
 	t.Helper()

@@ -125,7 +125,7 @@ func (v *Version) WithBlockDelay(microseconds int64) *Version {
 func (v *Version) String() string { return v.Name }
 
 // The networks the node knows. Parameters: shared/spec/chainweb-header.md §1, §3, §4.7, §5 and
-// shared/vectors/version-params.json.
+// testdata/vectors/version-params.json.
 var (
 	Mainnet01        *Version
 	Testnet04        *Version

@@ -11,9 +11,9 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
-// The shared vectors live beside the repository: /work/shared is a sibling of /work/main, and
-// tests run in the package directory.
-const vectorDir = "../../shared/vectors"
+// vectorDir is the repository's copy of the shared vectors (testdata/vectors, with their
+// origins in its README); tests run in the package directory.
+const vectorDir = "../testdata/vectors"
 
 // farFuture is a clock reading after every vector header (year 2100 in µs), for rules that
 // compare against "now".

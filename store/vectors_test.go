@@ -9,8 +9,8 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
-// vectorsDir is /work/shared/vectors seen from this package directory.
-const vectorsDir = "../../shared/vectors"
+// vectorsDir is the repository's testdata/vectors seen from this package directory.
+const vectorsDir = "../testdata/vectors"
 
 func readVector(t testing.TB, name string, v any) {
 	t.Helper()

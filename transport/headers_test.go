@@ -110,7 +110,7 @@ func TestHeaderByHashEncodings(t *testing.T) {
 // TestMainnetChain5Vector serves the 360 real chain-5 mainnet headers (6 of them fork siblings)
 // and checks the header list against them byte for byte.
 func TestMainnetChain5Vector(t *testing.T) {
-	raw, err := os.ReadFile("../../shared/vectors/mainnet01-chain5-headers.json")
+	raw, err := os.ReadFile("../testdata/vectors/mainnet01-chain5-headers.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Command headercheck measures how fast a node can check headers it receives, against the bare
 // cost of the block hash that any check must pay.
 //
-// Both loops run over the 360 real mainnet chain-5 headers of the shared vectors:
+// Both loops run over the 360 real mainnet chain-5 headers of testdata/vectors:
 //
 //   - merkle: ComputeHash of an already decoded header (the baseline);
 //   - check:  decode the wire bytes, ComputeHash, compare with the stored hash, PoW hash of the
@@ -30,7 +30,7 @@ import (
 const goal = 0.8
 
 func main() {
-	vectors := flag.String("vectors", "../shared/vectors/mainnet01-chain5-headers.json", "chain-5 header vectors (JSON)")
+	vectors := flag.String("vectors", "testdata/vectors/mainnet01-chain5-headers.json", "chain-5 header vectors (JSON)")
 	rounds := flag.Int("rounds", 7, "alternating measurement rounds")
 	flag.Parse()
 

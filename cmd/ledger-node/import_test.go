@@ -13,7 +13,7 @@ import (
 	"github.com/ledgernode/ledger-node/pow"
 )
 
-const chain5Vector = "../../../shared/vectors/mainnet01-chain5-headers.json"
+const chain5Vector = "../../testdata/vectors/mainnet01-chain5-headers.json"
 
 func importArgs(dir string, more ...string) []string {
 	return append([]string{"import-headers", "--network", "mainnet01", "--data-dir", dir}, more...)
