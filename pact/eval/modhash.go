@@ -2190,18 +2190,27 @@ func (h *p5Hasher) encDefs(w *irW, defs []*p5Def) error {
 	})
 }
 
+// prepareDefs desugars a module's or interface's definitions and puts them
+// in P5's dependency order, once for all passes.
+func (h *p5Hasher) prepareDefs(body []syntax.Decl) error {
+	h.body = body
+	defs, uses, err := h.desugarDefs(body)
+	if err != nil {
+		return err
+	}
+	if h.defs, err = h.sccOrder(defs); err != nil {
+		return err
+	}
+	h.uses = uses
+	return nil
+}
+
 // module writes the Module record of x as the current pass wants it.
 func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 	if h.defs == nil {
-		h.body = x.Body
-		defs, uses, err := h.desugarDefs(x.Body)
-		if err != nil {
+		if err := h.prepareDefs(x.Body); err != nil {
 			return err
 		}
-		if h.defs, err = h.sccOrder(defs); err != nil {
-			return err
-		}
-		h.uses = uses
 		for _, d := range x.Body {
 			switch d := d.(type) {
 			case *syntax.Bless:
@@ -2278,15 +2287,9 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 
 func (h *p5Hasher) iface_(w *irW, x *syntax.Interface) error {
 	if h.defs == nil {
-		h.body = x.Body
-		defs, uses, err := h.desugarDefs(x.Body)
-		if err != nil {
+		if err := h.prepareDefs(x.Body); err != nil {
 			return err
 		}
-		if h.defs, err = h.sccOrder(defs); err != nil {
-			return err
-		}
-		h.uses = uses
 	}
 	h.own, h.imports = map[string]*p5Bind{}, map[string]*p5Bind{}
 	var importsW irW

@@ -439,6 +439,16 @@ func (in *Interp) readData(k string) (Value, bool, error) {
 }
 
 func nativeReadInteger(c Call, a []Value) (Value, error) {
+	return readNumber(c, a, "read-integer", func(v Value) (Value, bool) { return ReadIntegerValue(v) })
+}
+
+func nativeReadDecimal(c Call, a []Value) (Value, error) {
+	return readNumber(c, a, "read-decimal", func(v Value) (Value, bool) { return ReadDecimalValue(v) })
+}
+
+// readNumber is read-integer and read-decimal: the message data's value at
+// a key, parsed (and charged for parsing, when it is a string) by parse.
+func readNumber(c Call, a []Value, name string, parse func(Value) (Value, bool)) (Value, error) {
 	k, ok := a[0].(String)
 	if !ok {
 		return nil, c.argsErr(a)
@@ -451,11 +461,11 @@ func nativeReadInteger(c Call, a []Value) (Value, error) {
 		if err := c.in.chargeNumberParse(v); err != nil {
 			return nil, err
 		}
-		if i, ok := ReadIntegerValue(v); ok {
-			return i, nil
+		if n, ok := parse(v); ok {
+			return n, nil
 		}
 	}
-	return nil, UserError("read-integer failure")
+	return nil, UserError(name + " failure")
 }
 
 // chargeNumberParse is what reading a number from a string of the message
@@ -465,26 +475,6 @@ func (in *Interp) chargeNumberParse(v Value) error {
 		return in.chargeStrOp("StrOpConvToInt", charCount(string(s)), 0)
 	}
 	return nil
-}
-
-func nativeReadDecimal(c Call, a []Value) (Value, error) {
-	k, ok := a[0].(String)
-	if !ok {
-		return nil, c.argsErr(a)
-	}
-	v, ok, err := c.in.readData(string(k))
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		if err := c.in.chargeNumberParse(v); err != nil {
-			return nil, err
-		}
-		if d, ok := ReadDecimalValue(v); ok {
-			return d, nil
-		}
-	}
-	return nil, UserError("read-decimal failure")
 }
 
 func nativeReadString(c Call, a []Value) (Value, error) {
