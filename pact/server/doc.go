@@ -13,7 +13,11 @@
 //   - poll: the results that exist; unknown keys are omitted.
 //   - listen: waits for one result, until the caller's context ends (the
 //     handler's timeout, 180 s by default, answered with 504).
-//   - local: executes in Local mode, rolls back, stores nothing.
+//   - local: validated by ValidateLocal, the node's own validation, so that
+//     both reject a bad command in the same words (chainweb's "Validation
+//     failed: ..." and "Metadata validation failed: [...]"; a command
+//     without meta is one, as upstream); then executes in Local mode,
+//     rolls back, stores nothing.
 //   - private: commands with private metadata, sealed per recipient entity
 //     with nacl/box (private.go).
 //   - verify: parse, resolve and statically check modules (verify.go).

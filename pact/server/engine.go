@@ -208,7 +208,7 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 	cs := make([]*checked, len(cmds))
 	keys := make([]api.Hash, len(cmds))
 	for i, cmd := range cmds {
-		c, err := check(cmd, true)
+		c, err := check(cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -392,10 +392,12 @@ func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts LocalOptions)
 	if e.closed.Load() {
 		return LocalResult{}, ErrClosed
 	}
-	c, err := check(cmd, opts.SignatureVerification)
+	// The node's validation, so that both answer a bad command in the same words.
+	lc, err := ValidateLocal(cmd, opts.SignatureVerification)
 	if err != nil {
 		return LocalResult{}, err
 	}
+	c := &checked{pc: lc.Command, syntaxErr: lc.SyntaxErr}
 	e.prepare(c, db.Local)
 	e.mu.Lock()
 	defer e.mu.Unlock()
