@@ -125,6 +125,14 @@ async function server(base) {
   } catch (e) {
     check('a resubmission is rejected', /already been submitted/.test(String(e && e.message)), String(e && e.message));
   }
+  // runPact's command has no meta: rejected as the node rejects it, in the same words.
+  try {
+    const r = await client.runPact('(+ 1 2)');
+    check('runPact: a command without meta is rejected as on the node', false, { accepted: r });
+  } catch (e) {
+    const msg = String((e && e.message) || e);
+    check('runPact: a command without meta is rejected as on the node', msg === 'Validation failed: meta: missing', msg);
+  }
 }
 
 function verify(file) {
