@@ -3,8 +3,11 @@
 // HTTP; transport's contract handlers serve it (the node serves its own
 // executor through the same handlers).
 //
-//   - send: every command is verified (hash, signature count, signatures:
-//     a failure is a 400 with the reason, interface.md), then executed in
+//   - send: every command is decoded and verified (hash, signature count,
+//     signatures: a failure is a 400 with the reason, interface.md, in the
+//     node's words, pact/api's shared texts: "reading JSON for transaction
+//     failed: ..." and "One or more transactions were invalid: ..."; see
+//     checkSend), then executed in
 //     order in Transactional mode, synchronously, on a fresh interpreter
 //     over the shared Pact state; each CommandResult is stored. A request
 //     key already stored is P5's 400 "Request key: RK has already been

@@ -205,19 +205,14 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
-	cs := make([]*checked, len(cmds))
+	cs, err := checkSend(cmds)
+	if err != nil {
+		return nil, err
+	}
 	keys := make([]api.Hash, len(cmds))
-	for i, cmd := range cmds {
-		c, err := check(cmd)
-		if err != nil {
-			return nil, err
-		}
-		if c.pc.Payload.Meta.Private != nil {
-			return nil, Reject("Validation failed for hash %q: the command has private metadata; submit it to /private",
-				c.pc.RequestKey.String())
-		}
+	for i, c := range cs {
 		e.prepare(c, db.Transactional)
-		cs[i], keys[i] = c, c.pc.RequestKey
+		keys[i] = c.pc.RequestKey
 	}
 	e.sending.RLock()
 	defer e.sending.RUnlock()
