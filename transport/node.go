@@ -93,6 +93,9 @@ func limitedCut(db chainDB, c *ledger.Cut, maxHeight uint64) (*ledger.Cut, error
 		}
 		heads = append(heads, h)
 	}
+	if len(heads) == 0 {
+		return ledger.NewCut(c.Version, nil), nil // no chain has a block that low
+	}
 	low := heads[0].Height
 	for _, h := range heads {
 		low = min(low, h.Height)
