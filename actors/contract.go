@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
@@ -16,7 +15,6 @@ import (
 	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 )
 
@@ -278,37 +276,23 @@ func (cc *ChainContract) Listen(ctx context.Context, key api.Hash) ([]byte, erro
 // Local simulates a command on the chain's state (chainweb-api.md §6.5). The evaluation takes
 // one of the runtime's EvalSlots; a *BusyError when none comes free in time.
 func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error) {
-	p, err := api.DecodePayload([]byte(cmd.Cmd))
+	// pact -s validates local with the same function, so both reject a command in one wording.
+	lc, err := server.ValidateLocal(cmd, opts.SignatureVerification)
 	if err != nil {
-		return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: " + err.Error()}
+		return server.LocalResult{}, err
 	}
-	if !opts.SignatureVerification {
-		if want := api.HashBytes([]byte(cmd.Cmd)); cmd.Hash != want && cmd.Hash != api.HashBytesBLAKE2s([]byte(cmd.Cmd)) {
-			return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: Hash Mismatch, received " +
-				cmd.Hash.String() + " but our hashing resulted in " + want.String()}
-		}
+	if lc.SyntaxErr != nil {
+		// Code that does not parse is not an HTTP error: a failure result.
+		return server.LocalResult{Result: result.Append(nil, cmd.Hash, &result.Outcome{Fail: result.ErrorOf(lc.SyntaxErr)})}, nil
 	}
-	pc := &api.ParsedCommand{Command: cmd, Payload: p, RequestKey: cmd.Hash}
-	if p.Exec != nil {
-		code, perr := syntax.ParseProgram("", p.Exec.Code)
-		if perr != nil {
-			// Code that does not parse is not an HTTP error: a failure result.
-			return server.LocalResult{Result: result.Append(nil, cmd.Hash, &result.Outcome{Fail: result.ErrorOf(perr)})}, nil
-		}
-		pc.Code = code
-	}
-	if opts.SignatureVerification {
-		if _, err := api.VerifyCommand(cmd); err != nil {
-			return server.LocalResult{}, &server.RequestError{Msg: "Metadata validation failed: " + jsonStrings([]string{localSigText(err)})}
-		}
-	}
+	pc, p := lc.Command, lc.Command.Payload
 	if opts.Preflight {
 		if fails := cc.pool.Preflight(pc, opts.SignatureVerification); len(fails) > 0 {
-			return server.LocalResult{}, &server.RequestError{Msg: "Metadata validation failed: " + jsonStrings(fails)}
+			return server.LocalResult{}, server.MetadataValidationFailed(fails)
 		}
 	}
 	if p.Meta.Public == nil {
-		return server.LocalResult{}, &server.RequestError{Msg: "Validation failed: the node runs only commands with public metadata"}
+		return server.LocalResult{}, server.LocalValidationFailed("the node runs only commands with public metadata")
 	}
 	release, err := cc.slots.Acquire(ctx)
 	if err != nil {
@@ -325,26 +309,6 @@ func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts serve
 		return server.LocalResult{}, fmt.Errorf("local: %w", err)
 	}
 	return server.LocalResult{Result: out, Warnings: []string{}}, nil
-}
-
-// localSigText is the text of a failed hash or signature check in local's 400.
-func localSigText(err error) string {
-	s := err.Error()
-	if strings.Contains(s, "Hash Mismatch") {
-		return "The hash of the payload was invalid."
-	}
-	return s
-}
-
-func jsonStrings(ss []string) string {
-	b := []byte{'['}
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = result.AppendString(b, s)
-	}
-	return string(append(b, ']'))
 }
 
 // Private is served by the node's private engines (cmd/ledger-node wraps ChainContract), which

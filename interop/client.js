@@ -117,13 +117,22 @@ async function server(base) {
     await client.submit(forged);
     check('a forged signature is rejected', false, 'accepted');
   } catch (e) {
-    check('a forged signature is rejected', /Invalid sig/.test(String(e && e.message)), String(e && e.message));
+    // In the node's words (chainweb's), which pact -s shares.
+    check('a forged signature is rejected', /^One or more transactions were invalid: .* failed with: Invalid transaction sigs: The signature at position 0 is invalid/.test(String(e && e.message)), String(e && e.message));
   }
   try {
     await client.submit(simple);
     check('a resubmission is rejected', false, 'accepted');
   } catch (e) {
     check('a resubmission is rejected', /already been submitted/.test(String(e && e.message)), String(e && e.message));
+  }
+  // runPact's command has no meta: rejected as the node rejects it, in the same words.
+  try {
+    const r = await client.runPact('(+ 1 2)');
+    check('runPact: a command without meta is rejected as on the node', false, { accepted: r });
+  } catch (e) {
+    const msg = String((e && e.message) || e);
+    check('runPact: a command without meta is rejected as on the node', msg === 'Validation failed: meta: missing', msg);
   }
 }
 

@@ -43,7 +43,15 @@ func nodeReady(t *testing.T) string {
 		t.Skip("node is not installed: the @kadena/client interoperability checks need Node.js (and npm ci in interop/)")
 	}
 	installOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join("node_modules", "@kadena", "client", "package.json")); err == nil {
+		// Every package the scripts require must be there: a node_modules installed before
+		// package.json gained one (client-utils) is stale too.
+		installed := true
+		for _, pkg := range []string{"client", "client-utils", "cryptography-utils"} {
+			if _, err := os.Stat(filepath.Join("node_modules", "@kadena", pkg, "package.json")); err != nil {
+				installed = false
+			}
+		}
+		if installed {
 			return
 		}
 		npm, err := exec.LookPath("npm")

@@ -12,6 +12,7 @@
 'use strict';
 
 const { Pact, createClient, createSignWithKeypair, readKeyset } = require('@kadena/client');
+const { getBlocksGasInformation, estimateGasPrice } = require('@kadena/client-utils/core');
 const { genKeyPair, signHash } = require('@kadena/cryptography-utils');
 const {
   keys: { sender00, sender01 }, minerAccount, networkId, gasLimit, gasPrice,
@@ -67,6 +68,27 @@ async function scenario(base) {
   check('listen: the gas fee paid to the miner', isTransfer(events[1], 'sender00', minerAccount, fee), { events, gas, fee: fromScaled(fee) });
   check('listen: block metadata', listened.metaData && typeof listened.metaData.blockHash === 'string' && listened.metaData.blockHash.length === 43 && listened.metaData.blockHeight > 0, listened.metaData);
   check('preflight charged the gas the block did', pre.gas === gas, { preflight: pre.gas, mined: gas });
+
+  // 5b. @kadena/client-utils reads gas prices out of recent blocks. Without a height it takes
+  // the chain's height from the cut and asks for block?minheight=…&maxheight=<height + 1>, one
+  // above the tip; the node stops the list at the tip, as upstream does.
+  const minedAt = listened.metaData.blockHeight;
+  const tipBefore = await chainHeight(base, '0');
+  const recent = await getBlocksGasInformation({ host: base, chainId: '0', networkId, items: 5 });
+  // The list holds every stored block, orphans too (a fast-mining node has some), so a height
+  // may come more than once: the heights must be 5 or 6 consecutive ones (6 when the tip moved
+  // on between the two requests) ending at or above the tip seen before.
+  const heights = [...new Set(recent.map((b) => b.blockHeight))];
+  check('getBlocksGasInformation reads the last blocks up to the tip', (heights.length === 5 || heights.length === 6) &&
+    heights[0] >= tipBefore && heights.every((h, i) => i === 0 || h === heights[i - 1] - 1), { tipBefore, recent });
+  // At the transfer's block (height given, so no cut read): its gas price and gas.
+  const atTransfer = await getBlocksGasInformation({ host: base, chainId: '0', networkId, height: minedAt, items: 1 });
+  check('getBlocksGasInformation: the transfer\'s block, its price and gas', atTransfer.some((b) => b.blockHeight === minedAt &&
+    b.txCount >= 1 && b.gasPriceStats.min === gasPrice && b.totalGasConsumed >= gas), { minedAt, gas, atTransfer });
+  const estimate = await estimateGasPrice({ host: base, chainId: '0', networkId, height: minedAt, items: 1 });
+  check('estimateGasPrice at the transfer\'s block is its gas price', estimate === gasPrice, { estimate, gasPrice });
+  const latest = await estimateGasPrice({ host: base, chainId: '0', networkId });
+  check('estimateGasPrice over the latest blocks', typeof latest === 'number' && latest >= 1e-8, latest);
 
   // 6. Poll finds the same result, both through the retrying pollStatus and one poll.
   const polled = await client.pollStatus(desc, { timeout: 30000, interval: 100 });
@@ -124,6 +146,24 @@ async function scenario(base) {
     Pact.builder.execution(Pact.modules.coin['get-balance'](account)), '0', 'unknown'));
   check('chain 0 does not know the chain 1 account', unknown.result && unknown.result.status === 'failure' &&
     /No value found/.test(unknown.result.error && unknown.result.error.message), unknown);
+
+  // 10. runPact sends a command without meta or networkId to local, with neither preflight nor
+  // signature verification. chainweb-node 2.32 rejects it, meta being required by the payload
+  // decoding of Pact 4 (its local) and Pact 5 alike, so the node does too, in pact -s's words.
+  try {
+    const r = await client.runPact('(+ 1 2)', {}, { networkId, chainId: '0' });
+    check('runPact: a command without meta is rejected, as upstream', false, { accepted: r });
+  } catch (e) {
+    const msg = String((e && e.message) || e);
+    check('runPact: a command without meta is rejected, as upstream', msg === 'Validation failed: meta: missing', msg);
+  }
+}
+
+// chainHeight is chain chainId's height in the node's cut.
+async function chainHeight(base, chainId) {
+  const res = await fetch(`${base}/chainweb/0.0/${networkId}/cut`);
+  const cut = await res.json();
+  return cut.hashes[chainId].height;
 }
 
 main(scenario);

@@ -22,7 +22,7 @@ const (
 	TextMetadataMismatch   = "Transaction metadata (chain id, chainweb version) conflicts with this endpoint"
 	TextUnparsableChainID  = "insert error: Unparsable ChainId"
 	TextTooManySignatures  = "insert error: Too many signatures"
-	TextInvalidHash        = "Invalid transaction hash"
+	TextInvalidHash        = api.TextInvalidTxHash // shared with pact -s
 	TextValidationTimedOut = "Transaction validation timed out"
 )
 
@@ -192,7 +192,7 @@ func checkPact(cfg *Config, env *Env, tx *Tx) Verdict {
 		return fail(StepPact, "Wrong chain, expected: "+want+", actual: "+tx.Meta.ChainID)
 	}
 	if msg := sigsProblem(&tx.ParsedCommand); msg != "" {
-		return fail(StepPact, "Invalid transaction sigs: "+msg)
+		return fail(StepPact, api.InvalidTxSigs(msg))
 	}
 	if !env.ParentTime.IsZero() {
 		parent := env.ParentTime.UnixMicro()
@@ -215,21 +215,10 @@ func checkPact(cfg *Config, env *Env, tx *Tx) Verdict {
 	return Verdict{}
 }
 
-// sigsProblem is upstream's assertValidateSigs, rendered as displayAssertValidateSigsError:
-// as many signatures as signers, then each signature against the signer in its position (the
-// first failure is reported). "" when they verify.
+// sigsProblem is upstream's assertValidateSigs (api.SigsProblem, which pact -s's /send uses
+// too): "" when the signatures verify.
 func sigsProblem(pc *api.ParsedCommand) string {
-	sigs, signers := pc.Command.Sigs, pc.Payload.Signers
-	if len(sigs) != len(signers) {
-		return "The number of signers and signatures do not match. Number of signers: " +
-			strconv.Itoa(len(signers)) + ". Number of signatures: " + strconv.Itoa(len(sigs)) + "."
-	}
-	for i := range sigs {
-		if err := api.VerifyUserSig(pc.RequestKey, sigs[i], signers[i]); err != nil {
-			return "The signature at position " + strconv.Itoa(i) + " is invalid: " + err.Error() + "."
-		}
-	}
-	return ""
+	return api.SigsProblem(pc.RequestKey, pc.Command.Sigs, pc.Payload.Signers)
 }
 
 // timeInRange is upstream's assertTxTimeRelativeToParent: a positive TTL no longer than the
@@ -303,20 +292,12 @@ type BatchError struct {
 }
 
 func (e *BatchError) Error() string {
-	var b strings.Builder
-	b.WriteString("One or more transactions were invalid: ")
+	// The text is built where pact -s builds its own, so that both read the same.
+	fs := make([]api.TxRejection, len(e.Failures))
 	for i, f := range e.Failures {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(`Transaction "`)
-		b.WriteString(f.Key.String())
-		b.WriteString(`" at index `)
-		b.WriteString(strconv.Itoa(f.Index))
-		b.WriteString(" failed with: ")
-		b.WriteString(f.Reason)
+		fs[i] = api.TxRejection{Index: f.Index, Key: f.Key, Reason: f.Reason}
 	}
-	return b.String()
+	return api.BatchRejected(fs)
 }
 
 // Reject returns the *BatchError for a batch's verdicts, nil when every transaction passed.

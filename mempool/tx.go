@@ -26,7 +26,7 @@ type DecodeError struct {
 	Reason string
 }
 
-func (e *DecodeError) Error() string { return "reading JSON for transaction failed: " + e.Reason }
+func (e *DecodeError) Error() string { return api.SendDecodeFailed(e.Reason) }
 
 // Decode decodes every command's payload, as /send does before the checks. The first command
 // whose payload does not decode, or that carries private metadata (DECISIONS.md, `private`:
@@ -42,7 +42,7 @@ func Decode(cmds []*api.Command) ([]*Tx, error) {
 			return nil, &DecodeError{Index: i, Reason: err.Error()}
 		}
 		if p.Meta.Public == nil {
-			return nil, &DecodeError{Index: i, Reason: "meta: the command has private metadata; submit it to /private"}
+			return nil, &DecodeError{Index: i, Reason: api.ReasonPrivateOnSend}
 		}
 		txs[i] = &Tx{ParsedCommand: api.ParsedCommand{Command: c, Payload: p, RequestKey: c.Hash}, Meta: p.Meta.Public}
 	}

@@ -207,7 +207,7 @@ func TestContractRequestErrors(t *testing.T) {
 		{"bad JSON", "POST", "/api/v1/send", "application/json", `{"cmds":[`, 400, "Malformed request body for send: "},
 		{"no commands", "POST", "/api/v1/send", "application/json", `{"cmds":[]}`, 400, "Malformed request body for send: cmds: no commands"},
 		{"tampered", "POST", "/api/v1/send", "application/json", batch(&tampered), 400,
-			`Validation failed for hash "` + good.Hash.String() + `": Invalid command: Hash Mismatch`},
+			`One or more transactions were invalid: Transaction "` + good.Hash.String() + `" at index 0 failed with: Invalid transaction hash`},
 		{"poll nothing", "POST", "/api/v1/poll", "application/json", `{"requestKeys":[]}`, 400, `"requestKeys" must be a non-empty list`},
 		{"poll bad key", "POST", "/api/v1/poll", "application/json", `{"requestKeys":["abc"]}`, 400, "requestKeys[0]: invalid"},
 		{"poll depth", "POST", "/api/v1/poll?confirmationDepth=x", "application/json", `{"requestKeys":[]}`, 400,

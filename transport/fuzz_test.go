@@ -154,6 +154,8 @@ func FuzzService(f *testing.F) {
 		{"POST", "/chainweb/0.0/development/chain/0/block/branch?maxheight=12", "", "application/json", `{"upper":["` + m30 + `"]}`},
 		{"POST", "/chainweb/0.0/development/chain/0/payload/outputs/batch", "", "application/json", `{"hashes":["` + m3 + `"],"heights":[3]}`},
 		{"HEAD", "/chainweb/0.0/development/cut", "", "", ""},
+		{"GET", "/chainweb/0.0/development/cut?maxheight=240", "", "", ""},
+		{"GET", "/chainweb/0.0/development/chain/0/block?minheight=28&maxheight=31", "", "", ""},
 		{"OPTIONS", "/chainweb/0.0/development/chain/0/hash/branch", "", "", ""},
 	}
 	for _, s := range seeds {

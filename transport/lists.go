@@ -43,7 +43,7 @@ func (s *Service) getList(k listKind) handlerFunc {
 			from = store.Position{Height: cur.Height, Hash: cur.Hash}
 			skipCursor = !q.cursor.inclusive
 		}
-		if q.hasMax && !s.maxHeightExists(ctx, p.chain, q.maxHeight) {
+		if q.hasMax && !s.clampMaxHeight(ctx, p.chain, &q) {
 			return
 		}
 		err := s.db.ScanChain(p.chain, from, func(h *ledger.Header) bool {
@@ -106,9 +106,8 @@ func (s *Service) postBranch(k listKind) handlerFunc {
 				return
 			}
 		}
-		if q.hasMax && !s.maxHeightExists(ctx, p.chain, q.maxHeight) {
-			return
-		}
+		// No check of maxheight against the chain's highest block here: upstream's quirk below
+		// already answers a maxheight above every upper bound with an empty branch.
 		uppers := make([]*ledger.Header, 0, len(bounds.upper))
 		for _, h := range bounds.upper {
 			u, err := headerOnChain(s.db, p.chain, h)
@@ -177,24 +176,27 @@ func (s *Service) newPager(k listKind, enc encoding, limit int) (*pager, func())
 	return pg, func() { putBuf(buf, pg.items) }
 }
 
-// maxHeightExists checks a maxheight against the chain's highest stored block. DECISIONS.md:
-// a maxheight above it names a nonexistent height, so it is a 404 with the not-found body
-// (upstream silently stops at the tip). false means the 404 (or a 500) was sent.
-func (s *Service) maxHeightExists(ctx *fasthttp.RequestCtx, c ledger.ChainID, maxHeight uint64) bool {
+// clampMaxHeight lowers a maxheight above the chain's highest block to that block's height:
+// the list stops at the tip, as upstream's does (DECISIONS.md; @kadena/client-utils asks for
+// maxheight = tip + 1). A range that holds no height with a block at all, because the chain has
+// none or minheight is above its highest block, stays a 404 with the not-found body naming the
+// maxheight. false means the 404 (or a 500) was sent.
+func (s *Service) clampMaxHeight(ctx *fasthttp.RequestCtx, c ledger.ChainID, q *listQuery) bool {
 	top, ok, err := s.db.MaxHeight(c)
 	if err != nil {
 		s.internalError(ctx, err)
 		return false
 	}
-	key := strconv.FormatUint(maxHeight, 10)
+	key := strconv.FormatUint(q.maxHeight, 10)
 	switch {
 	case !ok:
-		notFoundKey(ctx, key, fmt.Sprintf("maxheight %d names a nonexistent height: chain %d has no blocks", maxHeight, c))
+		notFoundKey(ctx, key, fmt.Sprintf("no block in the range: chain %d has no blocks", c))
 		return false
-	case maxHeight > top:
-		notFoundKey(ctx, key, fmt.Sprintf("maxheight %d names a nonexistent height: the highest block of chain %d is at height %d", maxHeight, c, top))
+	case q.minHeight > top:
+		notFoundKey(ctx, key, fmt.Sprintf("no block in the range: minheight %d is above the highest block of chain %d, at height %d", q.minHeight, c, top))
 		return false
 	}
+	q.maxHeight = min(q.maxHeight, top)
 	return true
 }
 

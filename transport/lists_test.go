@@ -228,16 +228,36 @@ func TestListMinMaxHeight(t *testing.T) {
 	if p := f.getPage(hashes, "minheight=31"); len(p.Items) != 0 || p.Next != nil {
 		t.Errorf("minheight above the tip: %d items, next %v", len(p.Items), p.Next)
 	}
-	// DECISIONS.md: a maxheight above the highest block is a 404 naming the height.
+	// DECISIONS.md: a maxheight above the highest block stops the list at the tip, as upstream
+	// (@kadena/client-utils asks for maxheight = tip + 1), and the page's next is null: it
+	// reached the last item (DECISIONS.md).
+	tip := hashesOf(filterHeight(all, 28, 30))
 	for _, lc := range getLists {
-		key, reason := f.get(lc.path+"?maxheight=31", "Accept", orDefault(lc.accept, "application/json")).notFound(t)
-		if key != "31" || !strings.Contains(reason, "31") || !strings.Contains(reason, "30") {
-			t.Errorf("%s: key %q reason %q", lc.name, key, reason)
+		for _, q := range []string{"minheight=28&maxheight=31", "minheight=28&maxheight=18446744073709551615"} {
+			p := f.getPage(lc, q)
+			got := make([]ledger.Hash, len(p.Items))
+			for i, it := range p.Items {
+				got[i] = itemHash(t, it)
+			}
+			if !slices.Equal(got, tip) {
+				t.Errorf("%s %s:\n got %v\nwant %v", lc.name, q, f.names(got), f.names(tip))
+			}
+			if p.Next != nil {
+				t.Errorf("%s %s: next %v, want null", lc.name, q, *p.Next)
+			}
 		}
 	}
-	key, reason := f.get("chain/1/hash?maxheight=0").notFound(t)
-	if key != "0" || !strings.Contains(reason, "no blocks") {
-		t.Errorf("empty chain: key %q reason %q", key, reason)
+	// A range with no block at all stays a 404 naming the maxheight: above the tip, or on a
+	// chain without blocks.
+	for _, c := range []struct{ path, key, reason string }{
+		{"chain/0/hash?minheight=31&maxheight=40", "40", "minheight 31 is above the highest block of chain 0, at height 30"},
+		{"chain/0/block?minheight=99&maxheight=99", "99", "minheight 99 is above"},
+		{"chain/1/hash?maxheight=0", "0", "chain 1 has no blocks"},
+	} {
+		key, reason := f.get(c.path).notFound(t)
+		if key != c.key || !strings.Contains(reason, c.reason) {
+			t.Errorf("%s: key %q reason %q", c.path, key, reason)
+		}
 	}
 	if p := f.get("chain/1/header").page(t); len(p.Items) != 0 || p.Next != nil {
 		t.Errorf("empty chain: %d items, next %v", len(p.Items), p.Next)

@@ -1,11 +1,13 @@
 package transport
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store"
 )
 
 // healthCheck serves GET /health-check (chainweb-api.md §8.1).
@@ -13,10 +15,19 @@ func (s *Service) healthCheck(ctx *fasthttp.RequestCtx, _ params) {
 	writeText(ctx, fasthttp.StatusOK, "Health check OK.\n")
 }
 
-// getCut serves GET …/cut: the node's current cut. The optional maxheight of upstream (a cut
-// height to rewind to) is not supported yet; the parameter is ignored.
+// getCut serves GET …/cut[?maxheight=N] on the service and the peer API: the node's current
+// cut, or with maxheight the cut upstream's cutGetHandler gives (chainweb-api.md §8.3). N is a
+// cut height (the sum of the chains' block heights); each chain is limited to block height
+// ⌊N / chains⌋, chains counted in the graph in force at cut height N, and a chain above it is
+// replaced by its ancestor at that height (limitedCut). So the answer is the current cut's best
+// ancestor cut at or below about N, not a cut of height exactly N.
 func (s *Service) getCut(ctx *fasthttp.RequestCtx, _ params) {
 	if _, ok := acceptEncoding(ctx, offersJSON); !ok {
+		return
+	}
+	maxHeight, hasMax, perr := optUint(ctx.QueryArgs(), "maxheight")
+	if perr != nil {
+		perr.write(ctx)
 		return
 	}
 	c := s.cfg.Cut()
@@ -25,10 +36,105 @@ func (s *Service) getCut(ctx *fasthttp.RequestCtx, _ params) {
 		writeText(ctx, fasthttp.StatusServiceUnavailable, "The node has no cut yet.")
 		return
 	}
+	if hasMax {
+		var err error
+		if c, err = limitedCut(s.db, c, maxHeight); err != nil {
+			s.internalError(ctx, err)
+			return
+		}
+	}
 	buf := getBuf()
 	out := c.AppendJSON((*buf)[:0])
 	writeJSON(ctx, fasthttp.StatusOK, out)
 	putBuf(buf, out)
+}
+
+// blockHeightAtCutHeight is upstream's ⌊avgBlockHeightAtCutHeight⌋: cut height h divided by
+// the number of chains of the graph in force at h. A graph that starts at block height b with
+// k chains starts at cut height b·k (chainGraphsByCutHeight).
+func blockHeightAtCutHeight(v *ledger.Version, h uint64) uint64 {
+	chains := v.Graphs[len(v.Graphs)-1].Graph.Order()
+	for _, e := range v.Graphs { // newest first
+		if n := uint64(e.Graph.Order()); e.Height <= h/n {
+			chains = int(n)
+			break
+		}
+	}
+	return h / uint64(chains)
+}
+
+// limitedCut is upstream's limitCut over the store: every chain of c above the block height
+// that cut height maxHeight allows is replaced by its ancestor at that height; a chain whose
+// genesis lies above it is dropped, and so is a chain that the graph at the lowest remaining
+// block height does not have (projectChains). The ancestors come from store reads, walking
+// parents by hash, never from an actor. c is returned as it is when no chain is above.
+func limitedCut(db chainDB, c *ledger.Cut, maxHeight uint64) (*ledger.Cut, error) {
+	bh := blockHeightAtCutHeight(c.Version, maxHeight)
+	above := false
+	for _, e := range c.Entries {
+		above = above || e.Height > bh
+	}
+	if !above {
+		return c, nil
+	}
+	heads := make([]*ledger.Header, 0, len(c.Entries))
+	for _, e := range c.Entries {
+		h, err := db.Header(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("cut entry of chain %d: %w", e.Chain, err)
+		}
+		if h.Height > bh {
+			if h, err = ancestorAtHeight(db, h, bh); err != nil {
+				return nil, err
+			}
+			if h == nil {
+				continue // the chain's genesis is above bh: no ancestor there
+			}
+		}
+		heads = append(heads, h)
+	}
+	if len(heads) == 0 {
+		return ledger.NewCut(c.Version, nil), nil // no chain has a block that low
+	}
+	low := heads[0].Height
+	for _, h := range heads {
+		low = min(low, h.Height)
+	}
+	g := c.Version.GraphAt(low)
+	kept := heads[:0]
+	for _, h := range heads {
+		if g.Has(h.ChainID) {
+			kept = append(kept, h)
+		}
+	}
+	return ledger.NewCut(c.Version, kept), nil
+}
+
+// ancestorAtHeight finds h's ancestor at height bh (< h.Height), nil when the chain has no
+// block there. Most heights hold one stored block, which must then be the ancestor (a stored
+// block's ancestors are all stored), so one index read usually answers; a height with forks
+// is settled by walking parents from h.
+func ancestorAtHeight(db chainDB, h *ledger.Header, bh uint64) (*ledger.Header, error) {
+	var only *ledger.Header
+	n := 0
+	err := db.ScanChain(h.ChainID, store.Position{Height: bh}, func(x *ledger.Header) bool {
+		if x.Height != bh {
+			return false
+		}
+		only = x
+		n++
+		return n < 2
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch n {
+	case 0:
+		return nil, nil
+	case 1:
+		return only, nil
+	}
+	return ancestorAt(db, h, bh)
 }
 
 // getInfo serves GET /info (interface.md "Node information", chainweb-api.md §8.2).

@@ -10,6 +10,8 @@
 //     bytes, or WebAuthn). A hash equal to the BLAKE2s-256 of cmd is
 //     accepted too (DECISIONS.md, "command hash").
 //   - Ed25519 key pairs from 32-byte hex seeds, key files and signing.
+//   - The texts of /send's rejections that the node's mempool and pact -s
+//     both give (rejections.go), chainweb's, so that both read the same.
 //   - The request YAML of `pact -a` and `pact -u`, with P5's defaults.
 //   - SigData, the YAML of the offline multi-signature workflow (`pact -u`,
 //     `add-sig`, `combine-sigs`, `sign`).

@@ -3,8 +3,11 @@
 // HTTP; transport's contract handlers serve it (the node serves its own
 // executor through the same handlers).
 //
-//   - send: every command is verified (hash, signature count, signatures:
-//     a failure is a 400 with the reason, interface.md), then executed in
+//   - send: every command is decoded and verified (hash, signature count,
+//     signatures: a failure is a 400 with the reason, interface.md, in the
+//     node's words, pact/api's shared texts: "reading JSON for transaction
+//     failed: ..." and "One or more transactions were invalid: ..."; see
+//     checkSend), then executed in
 //     order in Transactional mode, synchronously, on a fresh interpreter
 //     over the shared Pact state; each CommandResult is stored. A request
 //     key already stored is P5's 400 "Request key: RK has already been
@@ -13,7 +16,11 @@
 //   - poll: the results that exist; unknown keys are omitted.
 //   - listen: waits for one result, until the caller's context ends (the
 //     handler's timeout, 180 s by default, answered with 504).
-//   - local: executes in Local mode, rolls back, stores nothing.
+//   - local: validated by ValidateLocal, the node's own validation, so that
+//     both reject a bad command in the same words (chainweb's "Validation
+//     failed: ..." and "Metadata validation failed: [...]"; a command
+//     without meta is one, as upstream); then executes in Local mode,
+//     rolls back, stores nothing.
 //   - private: commands with private metadata, sealed per recipient entity
 //     with nacl/box (private.go).
 //   - verify: parse, resolve and statically check modules (verify.go).

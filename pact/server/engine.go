@@ -205,19 +205,14 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
-	cs := make([]*checked, len(cmds))
+	cs, err := checkSend(cmds)
+	if err != nil {
+		return nil, err
+	}
 	keys := make([]api.Hash, len(cmds))
-	for i, cmd := range cmds {
-		c, err := check(cmd, true)
-		if err != nil {
-			return nil, err
-		}
-		if c.pc.Payload.Meta.Private != nil {
-			return nil, Reject("Validation failed for hash %q: the command has private metadata; submit it to /private",
-				c.pc.RequestKey.String())
-		}
+	for i, c := range cs {
 		e.prepare(c, db.Transactional)
-		cs[i], keys[i] = c, c.pc.RequestKey
+		keys[i] = c.pc.RequestKey
 	}
 	e.sending.RLock()
 	defer e.sending.RUnlock()
@@ -392,10 +387,12 @@ func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts LocalOptions)
 	if e.closed.Load() {
 		return LocalResult{}, ErrClosed
 	}
-	c, err := check(cmd, opts.SignatureVerification)
+	// The node's validation, so that both answer a bad command in the same words.
+	lc, err := ValidateLocal(cmd, opts.SignatureVerification)
 	if err != nil {
 		return LocalResult{}, err
 	}
+	c := &checked{pc: lc.Command, syntaxErr: lc.SyntaxErr}
 	e.prepare(c, db.Local)
 	e.mu.Lock()
 	defer e.mu.Unlock()

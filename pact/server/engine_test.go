@@ -257,7 +257,6 @@ func TestErrors(t *testing.T) {
 func TestVerification(t *testing.T) {
 	e := open(t, Config{})
 	good := build(t, cmdSpec{code: "(+ 1 2)", nonce: "v", signers: []*api.KeyPair{alice, bob}})
-	rk := `"` + good.Hash.String() + `"`
 
 	wrongSig := *good
 	wrongSig.Sigs = []api.UserSig{good.Sigs[1], good.Sigs[0]}
@@ -272,15 +271,17 @@ func TestVerification(t *testing.T) {
 		cmd  *api.Command
 		msg  string
 	}{
-		{"wrong signature", &wrongSig, "Validation failed for hash " + rk + ": Invalid command: Invalid sig(s) found: {\"" + alice.PublicHex() + "\":\"invalid ed25519 signature\""},
-		{"tampered cmd", &tampered, "Validation failed for hash " + rk + ": Invalid command: Hash Mismatch, received " + good.Hash.String()},
-		{"missing signer", &missing, "Invalid command: Number of sig(s) does not match number of signer(s)"},
-		{"bad code, bad signature", badCode, "Invalid command: Invalid sig(s) found"},
+		// The node's texts (chainweb's), which pact -s shares.
+		{"wrong signature", &wrongSig, "Invalid transaction sigs: The signature at position 0 is invalid: invalid ed25519 signature."},
+		{"tampered cmd", &tampered, "Invalid transaction hash"},
+		{"missing signer", &missing, "Invalid transaction sigs: The number of signers and signatures do not match. Number of signers: 2. Number of signatures: 1."},
+		{"bad code, bad signature", badCode, "Invalid transaction sigs: The signature at position 0 is invalid: invalid ed25519 signature."},
 	} {
 		_, err := e.Send(context.Background(), []*api.Command{good, tc.cmd})
 		re, ok := IsRequestError(err)
-		if !ok || !strings.Contains(re.Msg, tc.msg) {
-			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.msg)
+		want := "One or more transactions were invalid: Transaction " + quote(tc.cmd.Hash.String()) + " at index 1 failed with: " + tc.msg
+		if !ok || re.Msg != want {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, want)
 		}
 	}
 	if got, _ := e.Poll(context.Background(), []api.Hash{good.Hash}, PollOptions{}); len(got) != 0 {

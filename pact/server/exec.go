@@ -24,20 +24,14 @@ type checked struct {
 	warnings []string
 }
 
-// check verifies a command as P5's verifyCommand does, with one
-// difference: an authentic command (hash and signatures check) whose code
-// does not parse is not rejected but answered with a SyntaxError result.
-// With sigs false (local with signatureVerification=false) only the
-// payload must decode. A rejection is a RequestError naming the request
-// key: "Validation failed for hash "RK": Invalid command: REASON".
-func check(cmd *api.Command, sigs bool) (*checked, error) {
-	var pc *api.ParsedCommand
-	var err error
-	if sigs {
-		pc, err = api.VerifyCommand(cmd)
-	} else {
-		pc, err = api.ParseCommand(cmd)
-	}
+// check verifies a command as P5's verifyCommand does, for send and
+// private, with one difference: an authentic command (hash and signatures
+// check) whose code does not parse is not rejected but answered with a
+// SyntaxError result. A rejection is a RequestError naming the request
+// key: "Validation failed for hash "RK": Invalid command: REASON". (local
+// validates with ValidateLocal, the node's validation.)
+func check(cmd *api.Command) (*checked, error) {
+	pc, err := api.VerifyCommand(cmd)
 	if err == nil {
 		return &checked{pc: pc}, nil
 	}
@@ -50,10 +44,8 @@ func check(cmd *api.Command, sigs bool) (*checked, error) {
 		return nil, rejectCommand(cmd.Hash, err)
 	}
 	pc = &api.ParsedCommand{Command: cmd, Payload: p, RequestKey: cmd.Hash}
-	if sigs {
-		if pc.HashAlg, err = checkAuthentic(cmd, p); err != nil {
-			return nil, rejectCommand(cmd.Hash, err)
-		}
+	if pc.HashAlg, err = checkAuthentic(cmd, p); err != nil {
+		return nil, rejectCommand(cmd.Hash, err)
 	}
 	return &checked{pc: pc, syntaxErr: perr}, nil
 }

@@ -205,7 +205,7 @@ func privateAddress(pc *api.ParsedCommand) (*api.Address, error) {
 
 // originate runs a private command sent by a client of this entity.
 func (e *Engine) originate(ctx context.Context, cmd *api.Command) (api.Hash, error) {
-	c, err := check(cmd, true)
+	c, err := check(cmd)
 	if err != nil {
 		return api.Hash{}, err
 	}
@@ -307,7 +307,7 @@ func (e *Engine) receive(env *envelope) (api.Hash, error) {
 	if err != nil {
 		return rk, Reject("Malformed envelope: sealed command: %v", err)
 	}
-	c, err := check(cmd, true)
+	c, err := check(cmd)
 	if err != nil {
 		return rk, err
 	}
