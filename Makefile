@@ -24,8 +24,8 @@ run: build
 test: fmt-check vet check-generate interop-deps
 	$(GO) test -count=1 -race -timeout 12m $(PKGS)
 
-# The npm packages of the interoperability tests (interop/: @kadena/client and
-# @kadena/cryptography-utils at the versions package-lock.json pins). `npm ci` runs when
+# The npm packages of the interoperability tests (interop/: @kadena/client, @kadena/client-utils
+# and @kadena/cryptography-utils at the versions package-lock.json pins). `npm ci` runs when
 # node_modules is missing or older than the lock file. Without npm the interop tests skip.
 INTEROP_STAMP := interop/node_modules/.package-lock.json
 interop-deps:
