@@ -118,15 +118,10 @@ func (s *ContractServer) serve(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	var p params
-	rt, m := s.router.lookup(ctx.Method(), ctx.Path(), &p)
-	switch {
-	case rt != nil:
+	if rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p); rt != nil {
 		rt.h(ctx, p)
-	case m.wrongMethod:
-		h.Set(fasthttp.HeaderAllow, strings.Join(s.router.allowedMethods(ctx.Path()), ", "))
-		writeEmpty(ctx, fasthttp.StatusMethodNotAllowed)
-	default:
-		writeEmpty(ctx, fasthttp.StatusNotFound)
+	} else {
+		s.router.answerMiss(ctx, m)
 	}
 }
 
@@ -145,8 +140,8 @@ func (s *ContractServer) recoverPanic(ctx *fasthttp.RequestCtx) {
 
 // preflight answers CORS preflights as wai-cors does for P5's server.
 func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
-	if len(s.router.allowedMethods(ctx.Path())) == 0 {
-		writeEmpty(ctx, fasthttp.StatusNotFound)
+	if len(s.router.allowedMethods(ctx.URI().PathOriginal())) == 0 {
+		s.router.preflightMiss(ctx)
 		return
 	}
 	h := &ctx.Response.Header

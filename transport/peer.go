@@ -340,15 +340,15 @@ func newThrottler(t Throttle) *throttler {
 		by: map[string]*[3]bucket{}, now: time.Now}
 }
 
-// allow takes a token from each bucket the request falls in.
-func (t *throttler) allow(ctx *fasthttp.RequestCtx) bool {
+// allow takes a token from each bucket the request falls in; rt is the route it matched (nil
+// for none: then only the global bucket).
+func (t *throttler) allow(ctx *fasthttp.RequestCtx, rt *route) bool {
 	ip := ctx.RemoteIP().String()
-	path := ctx.Path()
 	classes := []int{0}
-	if bytes.HasSuffix(path, []byte("/cut/peer")) && ctx.IsPut() {
+	if rt != nil && rt.pattern == "cut/peer" && ctx.IsPut() {
 		classes = append(classes, 1)
 	}
-	if bytes.Contains(path, []byte("mempool")) {
+	if rt != nil && strings.Contains(rt.pattern, "mempool") {
 		classes = append(classes, 2)
 	}
 	now := t.now()
