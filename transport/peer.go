@@ -21,8 +21,9 @@ import (
 )
 
 // The peer API (chainweb-api.md §1.1 and §1.3, the P2P column): what nodes ask one another
-// for. The cut (GET to read, PUT to announce a cut), the peer list (GET, and PUT to introduce
-// oneself), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
+// for. The cut (GET to read, PUT to announce a cut: taken only from a known peer, else 401, as
+// upstream), the peer list (GET, and PUT to introduce oneself, with a checked host name and
+// port), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
 // member, lookup, getPending). Requests are throttled per client address (429), with
 // upstream's rates by default.
 //
