@@ -73,7 +73,7 @@ func TestHeaderByHashEncodings(t *testing.T) {
 			}
 		}
 	}
-	for _, accept := range []string{"text/html", "application/xml", "application/json;blockheader-encoding=binary", "image/*", "nonsense", "application/octet-stream;q=0"} {
+	for _, accept := range []string{"text/html", "application/xml", "application/json;blockheader-encoding=binary", "image/*", "nonsense", "application/octet-stream;q=0", "text/html, image/*;q=0.5"} {
 		r := f.get("chain/0/header/"+f.named["m1"].Hash.String(), "Accept", accept).expect(t, http.StatusNotAcceptable)
 		// Servant's 406 is empty; ours says what was asked for and what there is.
 		want := "cannot produce any of the accepted media types: " + accept +

@@ -118,7 +118,7 @@ func unsupportedMediaType(ctx *fasthttp.RequestCtx) {
 // empty; the reason names what was asked for and what the endpoint can produce.
 func notAcceptable(ctx *fasthttp.RequestCtx, offers []encoding) {
 	msg := "cannot produce any of the accepted media types: " +
-		echo(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) + "; available: "
+		echoText(ctx.Request.Header.Peek(fasthttp.HeaderAccept), true) + "; available: "
 	for i, o := range offers {
 		if i > 0 {
 			msg += ", "

@@ -299,14 +299,17 @@ func quotePath(b []byte) string { return echo(b) }
 // is not printable ASCII is written Go-quoted.
 func quoteSeg(b []byte) string { return echo(b) }
 
-func echo(b []byte) string {
+func echo(b []byte) string { return echoText(b, false) }
+
+// echoText is echo for a header value, where spaces are ordinary ("text/html, */*").
+func echoText(b []byte, spaces bool) string {
 	cut := len(b) > maxEcho
 	if cut {
 		b = b[:maxEcho]
 	}
 	s := string(b)
 	for _, c := range b {
-		if c < 0x21 || c > 0x7e || c == '"' {
+		if (c < 0x21 && !(spaces && c == ' ')) || c > 0x7e || c == '"' {
 			s = strconv.Quote(s)
 			break
 		}
