@@ -426,7 +426,7 @@ func (s *Syncer) checkGenesis(origin string, hs []*ledger.Header) error {
 		ours := v.GenesisTarget(h.ChainID)
 		msg := fmt.Sprintf("peer %s has a different genesis: its genesis block of chain %d is %s", origin, h.ChainID, h.Hash)
 		switch {
-		case h.Target != ours && v.Name == ledger.Development.Name:
+		case h.Target != ours && v.Name == ledger.Development.Name && delayForTarget(v, h.Target) > 0:
 			msg = fmt.Sprintf("peer %s has a different genesis: it was probably started with --block-delay %v (ours: %v)",
 				origin, delayForTarget(v, h.Target), time.Duration(v.BlockDelay)*time.Microsecond)
 		case h.Target != ours:
@@ -443,15 +443,20 @@ func (s *Syncer) checkGenesis(origin string, hs []*ledger.Header) error {
 // made with. The node derives its genesis target as (2^256 − 1) / (hashes per block), with the
 // hashes per block proportional to the block delay (cmd/ledger-node devnet.go), so the delays
 // of two genesis targets are in the inverse ratio of the targets: d = ours × T_ours / t. The
-// result is rounded to the millisecond, as --block-delay values are.
+// result is rounded to the millisecond, as --block-delay values are; it is 0 when no block delay
+// of a day or less (or under a millisecond) fits, i.e. the genesis was not made that way.
 func delayForTarget(v *ledger.Version, t ledger.U256) time.Duration {
-	if t.IsZero() {
+	ours := v.GenesisTarget(v.Chains()[0])
+	if t.IsZero() || ours.IsZero() {
 		return 0
 	}
-	ours := v.GenesisTarget(v.Chains()[0])
 	q := new(big.Float).Quo(new(big.Float).SetInt(ours.Big()), new(big.Float).SetInt(t.Big()))
 	us, _ := q.Mul(q, big.NewFloat(float64(v.BlockDelay))).Float64()
-	return (time.Duration(us) * time.Microsecond).Round(time.Millisecond)
+	d := (time.Duration(min(us, float64(48*time.Hour/time.Microsecond))) * time.Microsecond).Round(time.Millisecond)
+	if d < time.Millisecond || d > 24*time.Hour {
+		return 0
+	}
+	return d
 }
 
 // dropForeign forgets a peer with another genesis, says so once, and refuses it from now on.
