@@ -151,14 +151,19 @@ func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
 	writeEmpty(ctx, fasthttp.StatusNoContent)
 }
 
-// requestError answers a request fasthttp could not read (413 for a body over the limit).
+// requestError answers a request fasthttp could not read (413 for a body over the limit, 431
+// for a request line and headers over the read buffer), with a reason as the node's does.
 func (s *ContractServer) requestError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.Response.Reset()
 	ctx.Response.Header.SetCanonical(hdrAllowOrigin, valStar)
 	var netErr net.Error
+	var small *fasthttp.ErrSmallBuffer
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(s.maxBody, ctx.Request.Header.ContentLength()))
+	case errors.As(err, &small):
+		writeText(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge,
+			"Request line and headers too large to be processed. The maximum size is "+strconv.Itoa(readBufferSize)+" bytes.")
 	case errors.As(err, &netErr) && netErr.Timeout():
 		writeText(ctx, fasthttp.StatusRequestTimeout, "Request timed out.")
 	default:

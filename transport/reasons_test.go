@@ -234,7 +234,10 @@ func TestEveryBadRequestHasAReason(t *testing.T) {
 		"/version/x", "/api%2Fv1/send", "//version"} {
 		pact = append(pact, badRequest{method: "GET", target: p, status: 404})
 	}
-	pact = append(pact, badRequest{method: "POST", target: "/version", status: 405})
+	pact = append(pact, badRequest{method: "POST", target: "/version", status: 405},
+		badRequest{method: "GET", target: "/version?x=" + strings.Repeat("a", 20000), status: 431})
+	svc = append(svc, badRequest{method: "GET", target: "/info?x=" + strings.Repeat("a", 20000), status: 431})
+	p2p = append(p2p, badRequest{method: "GET", target: api + "cut?x=" + strings.Repeat("a", 20000), status: 431})
 
 	count := 0
 	for _, s := range []struct {
