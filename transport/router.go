@@ -183,6 +183,10 @@ type miss struct {
 // why says what is wrong.
 func (r *router) table(segs [][]byte) (t []route, rest [][]byte, why string, ok bool) {
 	if len(segs) > 0 && string(segs[0]) == "chainweb" {
+		// Only a failure builds the text: matching costs no allocation.
+		if len(r.api) > 0 && len(segs) >= 3 && string(segs[1]) == apiVersion && string(segs[2]) == r.version.Name {
+			return r.api, segs[3:], "", true
+		}
 		prefix := "/chainweb/" + apiVersion + "/" + r.version.Name + "/"
 		switch {
 		case len(r.api) == 0:
@@ -195,7 +199,6 @@ func (r *router) table(segs [][]byte) (t []route, rest [][]byte, why string, ok 
 			return nil, nil, "unknown network " + quoteSeg(segs[2]) + ": this node serves " + r.version.Name +
 				" (" + prefix + ")", false
 		}
-		return r.api, segs[3:], "", true
 	}
 	return r.rooted, segs, "", true
 }
@@ -220,10 +223,10 @@ func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 	var nearSeg *segment
 	for i := range table {
 		rt := &table[i]
-		capErr, miss, matched := r.matchSegs(rt.segs, rest, p)
+		capErr, j, matched := r.matchSegs(rt.segs, rest, p)
 		if !matched {
-			if miss >= 0 && nearSeg == nil {
-				near, nearSeg = miss, &rt.segs[miss]
+			if j >= 0 && nearSeg == nil {
+				near, nearSeg = j, &rt.segs[j]
 			}
 			continue
 		}
