@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"slices"
 	"sync"
 	"time"
@@ -76,6 +77,10 @@ type Syncer struct {
 	mu     sync.Mutex
 	peers  map[string]Peer
 	banned map[string]time.Time
+	// foreign are peers dropped for a genesis other than ours, with the reason: such a peer
+	// can never serve a block this node accepts, so it is not learned again while this node
+	// runs.
+	foreign map[string]string
 	// offers are cuts announced by peers, the newest per peer.
 	offers map[string]*ledger.Cut
 	wake   chan struct{}
@@ -99,7 +104,8 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 	}
 	s := &Syncer{rt: r, cfg: cfg, log: cfg.Logger.With("component", "sync"),
 		peers: map[string]Peer{}, banned: map[string]time.Time{}, offers: map[string]*ledger.Cut{},
-		wake: make(chan struct{}, 1), announce: make(chan struct{}, 1), quit: make(chan struct{})}
+		foreign: map[string]string{}, wake: make(chan struct{}, 1), announce: make(chan struct{}, 1),
+		quit: make(chan struct{})}
 	for _, a := range cfg.Seeds {
 		s.AddPeer(a)
 	}
@@ -143,13 +149,17 @@ func (s *Syncer) Peers() []string {
 	return out
 }
 
-// AddPeer learns a peer. This node itself, and peers beyond MaxPeers, are ignored.
+// AddPeer learns a peer. This node itself, and peers beyond MaxPeers, are ignored; a peer
+// dropped for another genesis is refused with the reason.
 func (s *Syncer) AddPeer(addr string) error {
 	if addr == "" || addr == s.cfg.Self {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if why, ok := s.foreign[addr]; ok {
+		return errors.New(why)
+	}
 	if _, ok := s.peers[addr]; ok || len(s.peers) >= s.cfg.MaxPeers {
 		return nil
 	}
@@ -158,10 +168,14 @@ func (s *Syncer) AddPeer(addr string) error {
 	return nil
 }
 
-// OfferCut takes a cut a peer announced; the fetch loop looks at it.
+// OfferCut takes a cut a peer announced; the fetch loop looks at it. The origin is not learned
+// as a peer here: the peer API only passes on cuts from known peers, as upstream's does.
 func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
-	s.AddPeer(origin)
 	s.mu.Lock()
+	if _, ok := s.foreign[origin]; ok {
+		s.mu.Unlock()
+		return
+	}
 	if prev := s.offers[origin]; prev == nil || c.Weight.Cmp(prev.Weight) > 0 {
 		s.offers[origin] = c
 	}
@@ -265,7 +279,10 @@ func (s *Syncer) fetchLoop() {
 			}
 			if err := s.syncFrom(origin, c); err != nil && !s.stopped() {
 				var ve *pow.ValidationError
-				if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, ErrInvalidPayload) {
+				var fg *foreignGenesisError
+				if errors.As(err, &fg) {
+					s.dropForeign(origin, fg.Error())
+				} else if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, ErrInvalidPayload) {
 					s.log.Warn("peer served an invalid block: ignored for a while", "peer", origin, "err", err)
 					s.mu.Lock()
 					s.banned[origin] = time.Now().Add(banFor)
@@ -344,6 +361,9 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 		if err != nil {
 			return err
 		}
+		if err := s.checkGenesis(origin, hs); err != nil {
+			return err
+		}
 		for _, h := range hs {
 			if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); !ok {
 				missing = append(missing, h)
@@ -381,6 +401,75 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	}
 	prog.done()
 	return nil
+}
+
+// foreignGenesisError is a peer whose chain starts from another genesis block than ours.
+type foreignGenesisError struct{ msg string }
+
+func (e *foreignGenesisError) Error() string { return e.msg }
+
+// checkGenesis looks for a genesis block among headers a peer served that this node lacks. The
+// branch from our head to the peer's only reaches down to a genesis height when the two chains
+// share no block: the peer's genesis is not ours. Such a peer made a network of its own (on the
+// development network: another --block-delay, which sets the genesis target), and every block
+// it serves would fail validation, so it is worth one clear message rather than a warning about
+// invalid blocks every minute.
+func (s *Syncer) checkGenesis(origin string, hs []*ledger.Header) error {
+	v := s.rt.cfg.Version
+	for _, h := range hs {
+		if !v.IsGenesisHeight(h.ChainID, h.Height) {
+			continue
+		}
+		if ok, err := s.rt.cfg.Store.HasHeader(h.Hash); err != nil || ok {
+			continue
+		}
+		ours := v.GenesisTarget(h.ChainID)
+		msg := fmt.Sprintf("peer %s has a different genesis: its genesis block of chain %d is %s", origin, h.ChainID, h.Hash)
+		switch {
+		case h.Target != ours && v.Name == ledger.Development.Name && delayForTarget(v, h.Target) > 0:
+			msg = fmt.Sprintf("peer %s has a different genesis: it was probably started with --block-delay %v (ours: %v)",
+				origin, delayForTarget(v, h.Target), time.Duration(v.BlockDelay)*time.Microsecond)
+		case h.Target != ours:
+			msg += fmt.Sprintf(", with genesis target %s (ours: %s)", h.Target.BEHex(), ours.BEHex())
+		default:
+			msg += ", on another network or another genesis payload"
+		}
+		return &foreignGenesisError{msg: msg}
+	}
+	return nil
+}
+
+// delayForTarget estimates the block delay a development network with genesis target t was
+// made with. The node derives its genesis target as (2^256 − 1) / (hashes per block), with the
+// hashes per block proportional to the block delay (cmd/ledger-node devnet.go), so the delays
+// of two genesis targets are in the inverse ratio of the targets: d = ours × T_ours / t. The
+// result is rounded to the millisecond, as --block-delay values are; it is 0 when no block delay
+// of a day or less (or under a millisecond) fits, i.e. the genesis was not made that way.
+func delayForTarget(v *ledger.Version, t ledger.U256) time.Duration {
+	ours := v.GenesisTarget(v.Chains()[0])
+	if t.IsZero() || ours.IsZero() {
+		return 0
+	}
+	q := new(big.Float).Quo(new(big.Float).SetInt(ours.Big()), new(big.Float).SetInt(t.Big()))
+	us, _ := q.Mul(q, big.NewFloat(float64(v.BlockDelay))).Float64()
+	d := (time.Duration(min(us, float64(48*time.Hour/time.Microsecond))) * time.Microsecond).Round(time.Millisecond)
+	if d < time.Millisecond || d > 24*time.Hour {
+		return 0
+	}
+	return d
+}
+
+// dropForeign forgets a peer with another genesis, says so once, and refuses it from now on.
+func (s *Syncer) dropForeign(origin, why string) {
+	s.mu.Lock()
+	_, known := s.foreign[origin]
+	s.foreign[origin] = why
+	delete(s.peers, origin)
+	delete(s.offers, origin)
+	s.mu.Unlock()
+	if !known {
+		s.log.Error(why+"; dropped: it cannot serve blocks this node accepts", "peer", origin)
+	}
 }
 
 // fetchPayloads fetches the payloads of blocks: per chain, in full batches (the blocks of a

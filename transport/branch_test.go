@@ -249,8 +249,8 @@ func TestBranchErrors(t *testing.T) {
 	}
 	// Octet-stream is offered by no list; object encoding only by header lists.
 	r := f.postJSON("chain/0/header/branch", map[string][]string{}, "Accept", "application/octet-stream").expect(t, http.StatusNotAcceptable)
-	if len(r.body) != 0 {
-		t.Errorf("406 body %q", r.body)
+	if want := "cannot produce any of the accepted media types: application/octet-stream; available: application/json, application/json;blockheader-encoding=object"; string(r.body) != want {
+		t.Errorf("406 body %q, want %q", r.body, want)
 	}
 	f.postJSON("chain/0/hash/branch", map[string][]string{}, "Accept", ledger.ObjectMediaType).expect(t, http.StatusNotAcceptable)
 	f.postJSON("chain/0/block/branch", map[string][]string{}, "Accept", ledger.ObjectMediaType).expect(t, http.StatusNotAcceptable)

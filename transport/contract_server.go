@@ -118,15 +118,10 @@ func (s *ContractServer) serve(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	var p params
-	rt, m := s.router.lookup(ctx.Method(), ctx.Path(), &p)
-	switch {
-	case rt != nil:
+	if rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p); rt != nil {
 		rt.h(ctx, p)
-	case m.wrongMethod:
-		h.Set(fasthttp.HeaderAllow, strings.Join(s.router.allowedMethods(ctx.Path()), ", "))
-		writeEmpty(ctx, fasthttp.StatusMethodNotAllowed)
-	default:
-		writeEmpty(ctx, fasthttp.StatusNotFound)
+	} else {
+		s.router.answerMiss(ctx, m)
 	}
 }
 
@@ -145,8 +140,8 @@ func (s *ContractServer) recoverPanic(ctx *fasthttp.RequestCtx) {
 
 // preflight answers CORS preflights as wai-cors does for P5's server.
 func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
-	if len(s.router.allowedMethods(ctx.Path())) == 0 {
-		writeEmpty(ctx, fasthttp.StatusNotFound)
+	if len(s.router.allowedMethods(ctx.URI().PathOriginal())) == 0 {
+		s.router.preflightMiss(ctx)
 		return
 	}
 	h := &ctx.Response.Header
@@ -156,14 +151,19 @@ func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
 	writeEmpty(ctx, fasthttp.StatusNoContent)
 }
 
-// requestError answers a request fasthttp could not read (413 for a body over the limit).
+// requestError answers a request fasthttp could not read (413 for a body over the limit, 431
+// for a request line and headers over the read buffer), with a reason as the node's does.
 func (s *ContractServer) requestError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.Response.Reset()
 	ctx.Response.Header.SetCanonical(hdrAllowOrigin, valStar)
 	var netErr net.Error
+	var small *fasthttp.ErrSmallBuffer
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(s.maxBody, ctx.Request.Header.ContentLength()))
+	case errors.As(err, &small):
+		writeText(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge,
+			"Request line and headers too large to be processed. The maximum size is "+strconv.Itoa(readBufferSize)+" bytes.")
 	case errors.As(err, &netErr) && netErr.Timeout():
 		writeText(ctx, fasthttp.StatusRequestTimeout, "Request timed out.")
 	default:

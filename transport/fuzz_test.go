@@ -2,6 +2,8 @@ package transport
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -117,23 +119,52 @@ func containsEnc(es []encoding, e encoding) bool {
 }
 
 // FuzzRoute feeds arbitrary paths and methods through the router: a route is found or a
-// 400/405/404 decided, never a panic.
+// 400/405/404 decided with a reason, never a panic. Percent-encoding every byte of every
+// segment changes nothing (each segment is decoded on its own), and encoding a path's slashes
+// never finds a route the path does not have.
 func FuzzRoute(f *testing.F) {
 	r := newRouter(ledger.Development)
 	nop := func(*fasthttp.RequestCtx, params) {}
 	for _, p := range []string{"/info", "chain/{chain}/header/{blockHash}", "chain/{chain}/header/branch", "chain/{chain}/payload/{payloadHash}/outputs"} {
 		r.handle(fasthttp.MethodGet, p, nop)
 	}
-	for _, s := range []string{"/info", "/chainweb/0.0/development/chain/0/header/branch", "//", "/chainweb/0.0/development/chain/19/payload/" + ledger.Hash{}.String() + "/outputs/"} {
+	for _, s := range []string{"/info", "/chainweb/0.0/development/chain/0/header/branch", "//", "/chainweb/0.0/development/chain/19/payload/" + ledger.Hash{}.String() + "/outputs/",
+		"/chainweb/0.0/development/chain/0/header/%2F%2F", "/chainweb/0.0/development/chain/%30/header/branch", "/x/../info", "/%"} {
 		f.Add("GET", s)
 	}
 	f.Fuzz(func(t *testing.T, method, path string) {
 		var p params
-		rt, _ := r.lookup([]byte(method), []byte(path), &p)
+		rt, m := r.lookup([]byte(method), []byte(path), &p)
 		if rt != nil && !r.version.HasChain(p.chain) {
 			t.Fatalf("routed %q to chain %d", path, p.chain)
 		}
+		if rt == nil && m.badCapture == "" && !m.wrongMethod && m.notFound == "" {
+			t.Fatalf("%s %q: a 404 without a reason", method, path)
+		}
 		r.allowedMethods([]byte(path))
+		if !strings.HasPrefix(path, "/") || strings.Contains(path, "%") {
+			return
+		}
+		var enc, slashes strings.Builder
+		for i := 0; i < len(path); i++ {
+			if path[i] == '/' {
+				enc.WriteByte('/')
+			} else {
+				fmt.Fprintf(&enc, "%%%02X", path[i])
+			}
+			if path[i] == '/' && i > 0 {
+				slashes.WriteString("%2F")
+			} else {
+				slashes.WriteByte(path[i])
+			}
+		}
+		var q params
+		if rt2, _ := r.lookup([]byte(method), []byte(enc.String()), &q); rt2 != rt || rt != nil && q != p {
+			t.Fatalf("%q and its encoding %q route differently", path, enc.String())
+		}
+		if rt3, _ := r.lookup([]byte(method), []byte(slashes.String()), &q); rt3 != nil && strings.Count(strings.Trim(path, "/"), "/") > 0 {
+			t.Fatalf("%q routed with its slashes encoded (%q)", path, slashes.String())
+		}
 	})
 }
 
@@ -171,8 +202,12 @@ func FuzzService(f *testing.F) {
 		var ctx fasthttp.RequestCtx
 		ctx.Init(&req, nil, nil)
 		h(&ctx)
-		if code := ctx.Response.StatusCode(); code >= 500 {
+		code := ctx.Response.StatusCode()
+		if code >= 500 {
 			t.Fatalf("%s %q: status %d: %s", method, uri, code, ctx.Response.Body())
+		}
+		if code >= 400 && len(ctx.Response.Body()) == 0 {
+			t.Fatalf("%s %q: %d without a reason", method, uri, code)
 		}
 		if len(ctx.Response.Header.Peek("X-Server-Timestamp")) == 0 || len(ctx.Response.Header.Peek("X-Ledger-Node-Version")) == 0 {
 			t.Fatalf("%s %q: common headers missing", method, uri)

@@ -17,27 +17,20 @@ func (s *Service) serve(ctx *fasthttp.RequestCtx) {
 		s.preflight(ctx)
 		return
 	}
-	if s.throttle != nil && !s.throttle.allow(ctx) {
+	var p params
+	rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p)
+	// The throttle classes come from the matched route, so no spelling of a path (a trailing
+	// slash, a percent-encoded letter) escapes its class.
+	if s.throttle != nil && !s.throttle.allow(ctx, rt) {
 		ctx.Response.Header.Set("Retry-After", "1")
 		writeText(ctx, fasthttp.StatusTooManyRequests, "Too many requests: this peer limits the request rate per client address.")
 		return
 	}
-	var p params
-	rt, m := s.router.lookup(ctx.Method(), ctx.Path(), &p)
 	if rt != nil {
 		rt.h(ctx, p)
 		return
 	}
-	switch {
-	case m.badCapture != "":
-		writeText(ctx, fasthttp.StatusBadRequest, m.badCapture)
-	case m.wrongMethod:
-		ms := s.router.allowedMethods(ctx.Path())
-		ctx.Response.Header.Set(fasthttp.HeaderAllow, strings.Join(ms, ", "))
-		writeEmpty(ctx, fasthttp.StatusMethodNotAllowed)
-	default:
-		writeEmpty(ctx, fasthttp.StatusNotFound)
-	}
+	s.router.answerMiss(ctx, m)
 }
 
 // recoverPanic turns a panic into a logged 500. fasthttp does no recovery of its own, so without
@@ -69,13 +62,45 @@ func (s *Service) somethingWentWrong(ctx *fasthttp.RequestCtx) {
 	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
 }
 
+// answerMiss answers a request no route took, in servant's priority order (400 for a malformed
+// capture, then 405, then 404), each with a text/plain reason: servant's routing failures have
+// empty bodies, which leave clients with an empty error message (issue 19).
+func (r *router) answerMiss(ctx *fasthttp.RequestCtx, m miss) {
+	switch {
+	case m.badCapture != "":
+		writeText(ctx, fasthttp.StatusBadRequest, m.badCapture)
+	case m.wrongMethod:
+		path := ctx.URI().PathOriginal()
+		allow := strings.Join(r.allowedMethods(path), ", ")
+		ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
+		writeText(ctx, fasthttp.StatusMethodNotAllowed,
+			"method "+quoteSeg(ctx.Method())+" is not allowed on "+quotePath(path)+"; allowed: "+allow)
+	default:
+		writeText(ctx, fasthttp.StatusNotFound, m.notFound)
+	}
+}
+
+// preflightMiss answers a CORS preflight for a path no route has.
+func (r *router) preflightMiss(ctx *fasthttp.RequestCtx) {
+	var p params
+	_, m := r.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p)
+	why := m.notFound
+	if why == "" {
+		why = m.badCapture
+	}
+	if why == "" {
+		why = "no route for " + quotePath(ctx.URI().PathOriginal())
+	}
+	writeText(ctx, fasthttp.StatusNotFound, why)
+}
+
 // preflight answers CORS OPTIONS requests for any existing path, as wai-cors does in front of
 // upstream's service API. Only CORS-safelisted request headers plus Content-Type are allowed,
 // which is what browsers need for JSON POSTs.
 func (s *Service) preflight(ctx *fasthttp.RequestCtx) {
-	ms := s.router.allowedMethods(ctx.Path())
+	ms := s.router.allowedMethods(ctx.URI().PathOriginal())
 	if len(ms) == 0 {
-		writeEmpty(ctx, fasthttp.StatusNotFound)
+		s.router.preflightMiss(ctx)
 		return
 	}
 	ms = append(ms, fasthttp.MethodOptions)

@@ -151,7 +151,7 @@ func parseQuality(b []byte) (int, bool) {
 func acceptEncoding(ctx *fasthttp.RequestCtx, offers []encoding) (encoding, bool) {
 	e, ok := negotiate(ctx.Request.Header.Peek(fasthttp.HeaderAccept), offers)
 	if !ok {
-		notAcceptable(ctx)
+		notAcceptable(ctx, offers)
 	}
 	return e, ok
 }

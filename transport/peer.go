@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,8 +21,9 @@ import (
 )
 
 // The peer API (chainweb-api.md §1.1 and §1.3, the P2P column): what nodes ask one another
-// for. The cut (GET to read, PUT to announce a cut), the peer list (GET, and PUT to introduce
-// oneself), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
+// for. The cut (GET to read, PUT to announce a cut: taken only from a known peer, else 401, as
+// upstream), the peer list (GET, and PUT to introduce oneself, with a checked host name and
+// port), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
 // member, lookup, getPending). Requests are throttled per client address (429), with
 // upstream's rates by default.
 //
@@ -116,24 +119,122 @@ func (p PeerInfo) String() string {
 	return net.JoinHostPort(p.Address.Hostname, strconv.Itoa(int(p.Address.Port)))
 }
 
-// ParsePeerAddr makes a PeerInfo from "host:port".
+// ParsePeerAddr makes a PeerInfo from "host:port", checking both as PUT cut/peer does.
 func ParsePeerAddr(addr string) (PeerInfo, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return PeerInfo{}, fmt.Errorf("peer address %q: %w", addr, err)
 	}
 	n, err := strconv.ParseUint(port, 10, 16)
-	if err != nil || n == 0 || host == "" {
-		return PeerInfo{}, fmt.Errorf("peer address %q: want HOST:PORT", addr)
+	if err != nil || n == 0 {
+		return PeerInfo{}, fmt.Errorf("peer address %q: the port must be a number in 1–65535", addr)
+	}
+	if err := CheckHostname(host); err != nil {
+		return PeerInfo{}, fmt.Errorf("peer address %q: %w", addr, err)
 	}
 	var p PeerInfo
 	p.Address.Hostname, p.Address.Port = host, uint16(n)
 	return p, nil
 }
 
-// cutOrigin is the origin field of an announced cut.
-type cutOrigin struct {
-	Origin *PeerInfo `json:"origin"`
+// Limits of a peer entry. A peer's address is handed on to every other peer, so one that is
+// not a plain host name or IP address (control characters, megabytes of digits) must never
+// get in.
+const (
+	maxHostnameBytes = 253 // RFC 1035's limit on a name (without a final dot)
+	maxLabelBytes    = 63
+	maxPeerIDBytes   = 128
+	// maxPeerInfoBytes bounds a PUT cut/peer body: a well-formed entry with the longest host
+	// name and id is under 500 bytes.
+	maxPeerInfoBytes = 1024
+)
+
+// CheckHostname accepts what upstream's HostAddress parser does (Chainweb/HostAddress.hs): an
+// RFC 1123 host name whose last label starts with a letter (so it cannot be mistaken for an
+// IPv4 address), at most 253 bytes with labels of at most 63; a dotted-quad IPv4 address; or an
+// IPv6 address without brackets or zone.
+func CheckHostname(h string) error {
+	switch {
+	case h == "":
+		return errors.New("the host name is empty")
+	case len(h) > maxHostnameBytes:
+		return fmt.Errorf("the host name is %d bytes long; at most %d are allowed", len(h), maxHostnameBytes)
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
+			return fmt.Errorf("host %s has a character that is not a letter, digit, hyphen, dot or colon: %q", echo([]byte(h)), c)
+		}
+	}
+	if strings.Contains(h, ":") {
+		if a, err := netip.ParseAddr(h); err == nil && a.Is6() && a.Zone() == "" {
+			return nil
+		}
+		return fmt.Errorf("host %s is not an IPv6 address (written without brackets or zone)", echo([]byte(h)))
+	}
+	if a, err := netip.ParseAddr(h); err == nil && a.Is4() {
+		return nil
+	}
+	labels := strings.Split(strings.TrimSuffix(h, "."), ".")
+	for i, l := range labels {
+		switch {
+		case l == "":
+			return fmt.Errorf("host %s has an empty label", echo([]byte(h)))
+		case len(l) > maxLabelBytes:
+			return fmt.Errorf("host %s has a label of %d bytes; at most %d are allowed", echo([]byte(h)), len(l), maxLabelBytes)
+		case l[0] == '-' || l[len(l)-1] == '-':
+			return fmt.Errorf("host %s has a label that starts or ends with a hyphen", echo([]byte(h)))
+		}
+		if i == len(labels)-1 && !('a' <= l[0] && l[0] <= 'z' || 'A' <= l[0] && l[0] <= 'Z') {
+			return fmt.Errorf("host %s is neither an IPv4 address nor a host name (whose last label starts with a letter)", echo([]byte(h)))
+		}
+	}
+	return nil
+}
+
+// DecodePeerInfo decodes and checks a peer entry {"id": null|string, "address": {"hostname":
+// HOST, "port": PORT}}, saying what is wrong with one that does not pass.
+func DecodePeerInfo(b []byte) (PeerInfo, error) {
+	var raw struct {
+		ID      *string `json:"id"`
+		Address *struct {
+			Hostname *string         `json:"hostname"`
+			Port     json.RawMessage `json:"port"`
+		} `json:"address"`
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(&raw); err != nil {
+		return PeerInfo{}, fmt.Errorf(`a peer is {"id": null, "address": {"hostname": HOST, "port": PORT}}: %v`, err)
+	}
+	if d.More() {
+		return PeerInfo{}, errors.New("a peer is one JSON object; there is more after it")
+	}
+	if raw.Address == nil || raw.Address.Hostname == nil || len(raw.Address.Port) == 0 || string(raw.Address.Port) == "null" {
+		return PeerInfo{}, errors.New(`a peer is {"id": null, "address": {"hostname": HOST, "port": PORT}}: the address, its hostname or its port is missing`)
+	}
+	if err := CheckHostname(*raw.Address.Hostname); err != nil {
+		return PeerInfo{}, err
+	}
+	// Only digits: no sign, fraction, exponent or quotes.
+	port, err := strconv.ParseUint(string(raw.Address.Port), 10, 16)
+	if err != nil || port == 0 {
+		return PeerInfo{}, fmt.Errorf("port %s is not a number in 1–65535", echo([]byte(raw.Address.Port)))
+	}
+	if raw.ID != nil {
+		id := *raw.ID
+		if len(id) > maxPeerIDBytes {
+			return PeerInfo{}, fmt.Errorf("the peer id is %d bytes long; at most %d are allowed", len(id), maxPeerIDBytes)
+		}
+		for i := 0; i < len(id); i++ {
+			if id[i] < 0x21 || id[i] > 0x7e {
+				return PeerInfo{}, errors.New("the peer id has a character that is not printable ASCII")
+			}
+		}
+	}
+	var p PeerInfo
+	p.ID = raw.ID
+	p.Address.Hostname, p.Address.Port = *raw.Address.Hostname, uint16(port)
+	return p, nil
 }
 
 // AppendCutWithOrigin writes c's JSON with origin set to the announcing peer's address.
@@ -166,13 +267,29 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 			writeText(ctx, fasthttp.StatusBadRequest, "the cut is of network "+c.Version.Name+", this node's is "+s.cfg.Version.Name)
 			return
 		}
-		var o cutOrigin
-		if err := json.Unmarshal(body, &o); err != nil || o.Origin == nil || o.Origin.Address.Port == 0 {
+		var o struct {
+			Origin json.RawMessage `json:"origin"`
+		}
+		if err := json.Unmarshal(body, &o); err != nil || len(o.Origin) == 0 || string(o.Origin) == "null" {
 			// Upstream's text; the origin is the peer API the cut's blocks are fetched from.
 			writeText(ctx, fasthttp.StatusBadRequest, "Cut is missing an origin entry")
 			return
 		}
-		n.OfferCut(c, o.Origin.String())
+		origin, err := DecodePeerInfo(o.Origin)
+		if err != nil {
+			writeText(ctx, fasthttp.StatusBadRequest, "the cut's origin: "+err.Error())
+			return
+		}
+		// As upstream (CutDB/RestAPI/Server.hs, cutPutHandler): a cut is taken only from a peer
+		// this node already knows (from its configuration, a peer list, or PUT cut/peer); the
+		// origin of a cut is never added as a peer, else anyone could plant addresses that
+		// this node then serves to every other peer.
+		addr := origin.String()
+		if !slices.Contains(n.Peers(), addr) {
+			writeText(ctx, fasthttp.StatusUnauthorized, "Unknown peer")
+			return
+		}
+		n.OfferCut(c, addr)
 		writeEmpty(ctx, fasthttp.StatusNoContent)
 	}
 }
@@ -200,9 +317,14 @@ func (s *Service) putPeer(n PeerNode) handlerFunc {
 		if !requireJSONBody(ctx) {
 			return
 		}
-		var p PeerInfo
-		if err := json.Unmarshal(ctx.PostBody(), &p); err != nil || p.Address.Hostname == "" || p.Address.Port == 0 {
-			writeText(ctx, fasthttp.StatusBadRequest, `a peer is {"id": null, "address": {"hostname": HOST, "port": PORT}}`)
+		body := ctx.PostBody()
+		if len(body) > maxPeerInfoBytes {
+			writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(maxPeerInfoBytes, len(body)))
+			return
+		}
+		p, err := DecodePeerInfo(body)
+		if err != nil {
+			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
 		if err := n.AddPeer(p.String()); err != nil {
@@ -340,15 +462,15 @@ func newThrottler(t Throttle) *throttler {
 		by: map[string]*[3]bucket{}, now: time.Now}
 }
 
-// allow takes a token from each bucket the request falls in.
-func (t *throttler) allow(ctx *fasthttp.RequestCtx) bool {
+// allow takes a token from each bucket the request falls in; rt is the route it matched (nil
+// for none: then only the global bucket).
+func (t *throttler) allow(ctx *fasthttp.RequestCtx, rt *route) bool {
 	ip := ctx.RemoteIP().String()
-	path := ctx.Path()
 	classes := []int{0}
-	if bytes.HasSuffix(path, []byte("/cut/peer")) && ctx.IsPut() {
+	if rt != nil && rt.pattern == "cut/peer" && ctx.IsPut() {
 		classes = append(classes, 1)
 	}
-	if bytes.Contains(path, []byte("mempool")) {
+	if rt != nil && strings.Contains(rt.pattern, "mempool") {
 		classes = append(classes, 2)
 	}
 	now := t.now()

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,11 @@ func (n *recordingNode) OfferCut(c *ledger.Cut, origin string) {
 	n.offers = append(n.offers, origin)
 	n.mu.Unlock()
 }
-func (n *recordingNode) Peers() []string { return []string{"127.0.0.1:1789", "not an address"} }
+func (n *recordingNode) Peers() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string{"127.0.0.1:1789", "not an address"}, n.peers...)
+}
 func (n *recordingNode) AddPeer(addr string) error {
 	n.mu.Lock()
 	n.peers = append(n.peers, addr)
@@ -78,6 +83,15 @@ func TestPeerEndpoints(t *testing.T) {
 	p := "/chainweb/0.0/development/"
 	origin, _ := ParsePeerAddr("10.0.0.7:1790")
 	cut := string(AppendCutWithOrigin(nil, ledger.NewCut(fx.v, fx.heads), origin))
+	// As upstream: a cut from an origin this node does not know is refused, and the origin is
+	// not learned as a peer.
+	if c := do(h, "PUT", p+"cut", cut); c.Response.StatusCode() != 401 || string(c.Response.Body()) != "Unknown peer" ||
+		len(n.offers) != 0 || len(n.peers) != 0 {
+		t.Fatalf("PUT cut from an unknown peer: %d %q, offers %v, peers %v", c.Response.StatusCode(), c.Response.Body(), n.offers, n.peers)
+	}
+	if c := do(h, "PUT", p+"cut/peer", `{"id":null,"address":{"hostname":"10.0.0.7","port":1790}}`); c.Response.StatusCode() != 204 {
+		t.Fatalf("PUT cut/peer: %d %s", c.Response.StatusCode(), c.Response.Body())
+	}
 	if c := do(h, "PUT", p+"cut", cut); c.Response.StatusCode() != 204 || len(n.offers) != 1 || n.offers[0] != "10.0.0.7:1790" {
 		t.Fatalf("PUT cut: %d, offers %v", c.Response.StatusCode(), n.offers)
 	}
@@ -86,7 +100,7 @@ func TestPeerEndpoints(t *testing.T) {
 		t.Errorf("PUT cut without origin: %d %s", c.Response.StatusCode(), c.Response.Body())
 	}
 	if c := do(h, "PUT", p+"cut/peer", `{"id":null,"address":{"hostname":"10.0.0.8","port":1789}}`); c.Response.StatusCode() != 204 ||
-		len(n.peers) != 1 || n.peers[0] != "10.0.0.8:1789" {
+		len(n.peers) != 2 || n.peers[1] != "10.0.0.8:1789" {
 		t.Errorf("PUT cut/peer: %d %v", c.Response.StatusCode(), n.peers)
 	}
 	if c := do(h, "GET", p+"cut/peer", ""); c.Response.StatusCode() != 200 ||
@@ -113,6 +127,94 @@ func TestPeerEndpoints(t *testing.T) {
 		!strings.Contains(string(c.Response.Body()), `"limit":20`) {
 		t.Errorf("header page: %d %.80s", c.Response.StatusCode(), c.Response.Body())
 	}
+}
+
+// PUT cut/peer takes only a host name or IP address with a port in range, and says what is
+// wrong with anything else; nothing refused reaches the node.
+func TestPutPeerValidation(t *testing.T) {
+	_, svc, n := newPeerFixture(t)
+	h := svc.Handler()
+	p := "/chainweb/0.0/development/cut/peer"
+	entry := func(host, port string) string {
+		b, _ := json.Marshal(host)
+		return `{"id":null,"address":{"hostname":` + string(b) + `,"port":` + port + `}}`
+	}
+	for _, c := range []struct{ body, want string }{
+		{entry("node.example.org", "1789"), ""},
+		{entry("node-1.example.org.", "1"), ""},
+		{entry("10.0.0.9", "65535"), ""},
+		{entry("::1", "1789"), ""},
+		{entry("localhost", "443"), ""},
+		{`{"id":"5cbl0j5o6Bq8ZbOnNZ1ZxhHBj2BUS_5uRLRU-tCNzgI","address":{"hostname":"a.b","port":1}}`, ""},
+		{entry("evil\r\nX-Injected: 1", "1789"), "has a character that is not a letter, digit, hyphen, dot or colon"},
+		{entry(strings.Repeat("1", 10000), "1789"), "Request body too large to be processed. The maximum size is 1024 bytes"},
+		{entry(strings.Repeat("1", 300), "1789"), "the host name is 300 bytes long; at most 253 are allowed"},
+		{entry(strings.Repeat("1", 200), "1789"), "has a label of 200 bytes; at most 63 are allowed"},
+		{entry("12345", "1789"), "is neither an IPv4 address nor a host name"},
+		{entry(strings.Repeat("a", 64)+".org", "1789"), "has a label of 64 bytes; at most 63 are allowed"},
+		{entry(strings.Repeat("a.", 127)+"ab", "1789"), "at most 253 are allowed"},
+		{entry("", "1789"), "the host name is empty"},
+		{entry("a..b", "1789"), "has an empty label"},
+		{entry("-a.org", "1789"), "starts or ends with a hyphen"},
+		{entry("256.1.1.1", "1789"), "is neither an IPv4 address nor a host name"},
+		{entry("[::1]", "1789"), "has a character that is not a letter, digit, hyphen, dot or colon: '['"},
+		{entry("fe80::1%eth0", "1789"), "has a character that is not a letter, digit, hyphen, dot or colon: '%'"},
+		{entry("1:2:3", "1789"), "host 1:2:3 is not an IPv6 address"},
+		{entry("a.org", "1e3"), "port 1e3 is not a number in 1–65535"},
+		{entry("a_b.org", "1789"), "not a letter, digit, hyphen, dot or colon"},
+		{entry("a.org", "0"), "port 0 is not a number in 1–65535"},
+		{entry("a.org", "65536"), "port 65536 is not a number in 1–65535"},
+		{entry("a.org", "-1"), "port -1 is not a number in 1–65535"},
+		{entry("a.org", "1.5"), "port 1.5 is not a number in 1–65535"},
+		{entry("a.org", strings.Repeat("9", 800)), "is not a number in 1–65535"},
+		{entry("a.org", `"1789"`), `is not a number in 1–65535`},
+		{`{"id":null,"address":{"hostname":"a.org"}}`, "its port is missing"},
+		{`{"id":null}`, "the address, its hostname or its port is missing"},
+		{`{"id":"a\nb","address":{"hostname":"a.org","port":1}}`, "the peer id has a character that is not printable ASCII"},
+		{`{"id":"` + strings.Repeat("x", 129) + `","address":{"hostname":"a.org","port":1}}`, "the peer id is 129 bytes long"},
+		{entry("a.org", "1") + ` {}`, "there is more after it"},
+		{`[]`, `a peer is {"id": null`},
+		{`{"id":null,"address":{"hostname":"a.org","port":1}` + strings.Repeat(" ", 1024) + `}`, "Request body too large"},
+	} {
+		n.peers = nil
+		r := do(h, "PUT", p, c.body)
+		code, body := r.Response.StatusCode(), string(r.Response.Body())
+		if c.want == "" {
+			if code != 204 || len(n.peers) != 1 {
+				t.Errorf("%.60s: %d %q, peers %v", c.body, code, body, n.peers)
+			}
+			continue
+		}
+		if code/100 != 4 || !strings.Contains(body, c.want) || len(n.peers) != 0 {
+			t.Errorf("%.60s: %d %q, want a 4xx with %q (peers %v)", c.body, code, body, c.want, n.peers)
+		}
+		if strings.ContainsAny(body, "\r\n") {
+			t.Errorf("%.60s: the reason repeats a control character: %q", c.body, body)
+		}
+	}
+}
+
+// FuzzDecodePeerInfo: whatever a peer entry holds, what passes is a host and port that
+// ParsePeerAddr reads back to the same entry (so a node never serves an address it would refuse).
+func FuzzDecodePeerInfo(f *testing.F) {
+	f.Add(`{"id":null,"address":{"hostname":"a.org","port":1789}}`)
+	f.Add(`{"id":"x","address":{"hostname":"::1","port":1}}`)
+	f.Add(`{"id":null,"address":{"hostname":"1.2.3.4","port":65535}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		p, err := DecodePeerInfo([]byte(body))
+		if err != nil {
+			return
+		}
+		q, err := ParsePeerAddr(p.String())
+		if err != nil || q.Address != p.Address {
+			t.Fatalf("%q passed as %s but reads back as %+v, %v", body, p, q, err)
+		}
+		for _, c := range []byte(p.Address.Hostname) {
+			if c < 0x21 || c > 0x7e {
+				t.Fatalf("%q: host %q has a control or non-ASCII byte", body, p.Address.Hostname)
+			}
+		}
+	})
 }
 
 // The throttle answers 429 once a client's burst is spent, per class.

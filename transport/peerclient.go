@@ -114,14 +114,16 @@ func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var page struct {
-		Items []PeerInfo `json:"items"`
+		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(b, &page); err != nil {
 		return nil, fmt.Errorf("%w: peer %s: peer list: %v", errPeer, p.addr, err)
 	}
+	// Entries are checked as PUT cut/peer checks them: a peer's list is untrusted input, and
+	// what this node learns from it, it serves to others.
 	out := make([]string, 0, len(page.Items))
-	for _, it := range page.Items {
-		if it.Address.Hostname != "" && it.Address.Port != 0 {
+	for _, raw := range page.Items {
+		if it, err := DecodePeerInfo(raw); err == nil {
 			out = append(out, it.String())
 		}
 	}

@@ -79,8 +79,8 @@ func writeText(ctx *fasthttp.RequestCtx, status int, msg string) {
 	ctx.Response.SetBodyString(msg)
 }
 
-// writeEmpty sends a status with no body and no Content-Type, as servant does for routing
-// failures (404 unknown path, 405, 406).
+// writeEmpty sends a status with no body and no Content-Type: for successes without content
+// (204). Every 4xx carries a reason instead.
 func writeEmpty(ctx *fasthttp.RequestCtx, status int) {
 	ctx.SetStatusCode(status)
 	ctx.Response.ResetBody()
@@ -114,8 +114,23 @@ func unsupportedMediaType(ctx *fasthttp.RequestCtx) {
 		"Unsupported Content-Type: this endpoint requires a request body with Content-Type application/json.")
 }
 
-// notAcceptable answers an Accept header no offered encoding satisfies (servant: empty 406).
-func notAcceptable(ctx *fasthttp.RequestCtx) { writeEmpty(ctx, fasthttp.StatusNotAcceptable) }
+// notAcceptable answers an Accept header no offered encoding satisfies. Servant's 406 is
+// empty; the reason names what was asked for and what the endpoint can produce.
+func notAcceptable(ctx *fasthttp.RequestCtx, offers []encoding) {
+	msg := "cannot produce any of the accepted media types: " +
+		echoText(ctx.Request.Header.Peek(fasthttp.HeaderAccept), true) + "; available: "
+	for i, o := range offers {
+		if i > 0 {
+			msg += ", "
+		}
+		if o == encJSON {
+			msg += "application/json"
+		} else {
+			msg += string(contentTypeOf(o))
+		}
+	}
+	writeText(ctx, fasthttp.StatusNotAcceptable, msg)
+}
 
 // appendJSONString appends s as a JSON string literal. Invalid UTF-8 becomes U+FFFD so the body
 // stays valid JSON whatever a client sent us to echo back.

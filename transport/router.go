@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -37,9 +39,10 @@ type segment struct {
 }
 
 type route struct {
-	method string // GET routes answer HEAD too
-	segs   []segment
-	h      handlerFunc
+	method  string // GET routes answer HEAD too
+	pattern string // as registered, e.g. "cut/peer" (the peer API's throttle classes use it)
+	segs    []segment
+	h       handlerFunc
 }
 
 func (r *route) allows(method []byte) bool {
@@ -68,7 +71,7 @@ func newRouter(v *ledger.Version) *router { return &router{version: v} }
 // "Hash", e.g. {blockHash}, {payloadHash}) and {nameId} (any name ending in "Id", e.g.
 // {backupId}).
 func (r *router) handle(method, pattern string, h handlerFunc) {
-	rt := route{method: method, h: h}
+	rt := route{method: method, pattern: pattern, h: h}
 	rooted := strings.HasPrefix(pattern, "/")
 	for _, s := range strings.Split(strings.Trim(pattern, "/"), "/") {
 		switch {
@@ -95,9 +98,12 @@ func (r *router) handle(method, pattern string, h handlerFunc) {
 // deepest planned route is /chainweb/0.0/{v}/chain/{c}/contract/api/v1/<op> (8 segments).
 const maxSegments = 12
 
-// splitPath splits a path into its segments without allocating. A single trailing slash is
-// ignored, as servant ignores an empty last path piece. ok is false for a path deeper than
-// maxSegments or with an empty segment.
+// splitPath splits a raw request path (as it came on the request line, not fasthttp's
+// normalized Path) into its segments, percent-decoding each segment on its own as Warp's
+// decodePathSegments does: "%2F" is a byte of its segment, not a separator, and "//", "." and
+// ".." are segments like any other (which no route has), so a path means what it says. A single
+// trailing slash is ignored, as servant ignores an empty last path piece. ok is false for a
+// path deeper than maxSegments or with an empty segment. Only a segment with a '%' allocates.
 func splitPath(path []byte, out *[maxSegments][]byte) (segs [][]byte, ok bool) {
 	if len(path) == 0 || path[0] != '/' {
 		return nil, false
@@ -118,7 +124,7 @@ func splitPath(path []byte, out *[maxSegments][]byte) (segs [][]byte, ok bool) {
 		if i == 0 {
 			return nil, false
 		}
-		out[n] = path[:i]
+		out[n] = decodeSegment(path[:i])
 		n++
 		if i == len(path) {
 			break
@@ -128,41 +134,100 @@ func splitPath(path []byte, out *[maxSegments][]byte) (segs [][]byte, ok bool) {
 	return out[:n], true
 }
 
+// decodeSegment percent-decodes one path segment. A '%' not followed by two hex digits stays
+// as it is, as in http-types' urlDecode; '+' is not a space in a path.
+func decodeSegment(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] != '%' {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, b[:i]...)
+	for ; i < len(b); i++ {
+		if b[i] == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]) {
+			out = append(out, unhex(b[i+1])<<4|unhex(b[i+2]))
+			i += 2
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
 // miss says why a request reached no handler.
 type miss struct {
 	badCapture  string // first capture parse error, as a 400 text
 	wrongMethod bool   // some route has this path, with another method
+	notFound    string // why nothing matched: the 404 text
 }
 
-// table picks the route table for a path and returns the segments relative to it; ok is false
-// for a path under /chainweb that names another API version or network (servant: 404).
-func (r *router) table(segs [][]byte) ([]route, [][]byte, bool) {
+// table picks the route table for a path and returns the segments relative to it. For a path
+// under /chainweb that names another API version or network (servant: 404), ok is false and
+// why says what is wrong.
+func (r *router) table(segs [][]byte) (t []route, rest [][]byte, why string, ok bool) {
 	if len(segs) > 0 && string(segs[0]) == "chainweb" {
-		if len(segs) < 3 || string(segs[1]) != apiVersion || string(segs[2]) != r.version.Name {
-			return nil, nil, false
+		// Only a failure builds the text: matching costs no allocation.
+		if len(r.api) > 0 && len(segs) >= 3 && string(segs[1]) == apiVersion && string(segs[2]) == r.version.Name {
+			return r.api, segs[3:], "", true
 		}
-		return r.api, segs[3:], true
+		prefix := "/chainweb/" + apiVersion + "/" + r.version.Name + "/"
+		switch {
+		case len(r.api) == 0:
+			return nil, nil, "this server has no /chainweb routes", false
+		case len(segs) < 2 || len(segs) < 3 && string(segs[1]) == apiVersion:
+			return nil, nil, "the API's paths start with " + prefix, false
+		case string(segs[1]) != apiVersion:
+			return nil, nil, "unknown API version " + quoteSeg(segs[1]) + ": this node serves " + prefix, false
+		case string(segs[2]) != r.version.Name:
+			return nil, nil, "unknown network " + quoteSeg(segs[2]) + ": this node serves " + r.version.Name +
+				" (" + prefix + ")", false
+		}
 	}
-	return r.rooted, segs, true
+	return r.rooted, segs, "", true
 }
 
-// lookup finds the route for a request. On success it returns the route with its captures. On
-// failure it returns what went wrong, for dispatch to answer in servant's priority order.
+// lookup finds the route for a request; path is the raw path (URI().PathOriginal()). On
+// success it returns the route with its captures. On failure it returns what went wrong, for
+// dispatch to answer in servant's priority order, with a reason for each answer.
 func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 	var m miss
 	var buf [maxSegments][]byte
 	segs, ok := splitPath(path, &buf)
 	if !ok {
+		m.notFound = "no route for " + string(method) + " " + quotePath(path) + splitProblem(path)
 		return nil, m
 	}
-	table, rest, ok := r.table(segs)
+	table, rest, why, ok := r.table(segs)
 	if !ok {
+		m.notFound = "no route for " + string(method) + " " + quotePath(path) + ": " + why
 		return nil, m
 	}
+	near := -1 // a segment that alone kept some route from matching
+	var nearSeg *segment
 	for i := range table {
 		rt := &table[i]
-		capErr, matched := r.matchSegs(rt.segs, rest, p)
+		capErr, j, matched := r.matchSegs(rt.segs, rest, p)
 		if !matched {
+			if j >= 0 && nearSeg == nil {
+				near, nearSeg = j, &rt.segs[j]
+			}
 			continue
 		}
 		if capErr != "" {
@@ -177,16 +242,107 @@ func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 		}
 		return rt, m
 	}
+	if m.badCapture == "" && !m.wrongMethod {
+		m.notFound = "no route for " + string(method) + " " + quotePath(path)
+		if nearSeg != nil {
+			m.notFound = r.captureMiss(nearSeg, rest[near])
+		}
+	}
 	return nil, m
 }
 
+// captureMiss says why a {chain} or {…Id} segment matched no route.
+func (r *router) captureMiss(s *segment, b []byte) string {
+	if s.kind == segID {
+		return "no " + s.text + " " + quoteSeg(b) + ": ids are decimal numbers without leading zeros"
+	}
+	have := "this network has chains " + describeChains(r.version.Chains())
+	digits := len(b) > 0
+	for _, c := range b {
+		digits = digits && '0' <= c && c <= '9'
+	}
+	switch {
+	case !digits:
+		return "chain " + quoteSeg(b) + " is not a chain id: " + have
+	case len(b) > 1 && b[0] == '0':
+		return "chain " + quoteSeg(b) + " is not a chain id (no leading zeros): " + have
+	}
+	return "unknown chain " + quoteSeg(b) + ": " + have
+}
+
+// describeChains writes a chain list, as a range when it has no gaps ("0–19").
+func describeChains(cs []ledger.ChainID) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	contiguous := true
+	for i := 1; i < len(cs); i++ {
+		contiguous = contiguous && cs[i] == cs[i-1]+1
+	}
+	if contiguous && len(cs) > 1 {
+		return strconv.Itoa(int(cs[0])) + "–" + strconv.Itoa(int(cs[len(cs)-1]))
+	}
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(int(c)))
+	}
+	return b.String()
+}
+
+// maxEcho bounds how much of a client's path or segment a reason repeats.
+const maxEcho = 120
+
+// quotePath shows a raw path in a reason: as sent, cut short when long.
+func quotePath(b []byte) string { return echo(b) }
+
+// quoteSeg shows a decoded path segment in a reason. Decoding can produce any byte, so one that
+// is not printable ASCII is written Go-quoted.
+func quoteSeg(b []byte) string { return echo(b) }
+
+func echo(b []byte) string { return echoText(b, false) }
+
+// echoText is echo for a header value, where spaces are ordinary ("text/html, */*").
+func echoText(b []byte, spaces bool) string {
+	cut := len(b) > maxEcho
+	if cut {
+		b = b[:maxEcho]
+	}
+	s := string(b)
+	for _, c := range b {
+		if (c < 0x21 && !(spaces && c == ' ')) || c > 0x7e || c == '"' {
+			s = strconv.Quote(s)
+			break
+		}
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// splitProblem says why splitPath refused a path.
+func splitProblem(path []byte) string {
+	switch {
+	case len(path) == 0 || path[0] != '/':
+		return ": a path starts with /"
+	case bytes.Contains(path[1:], []byte("//")) || string(path) == "//":
+		return ": empty path segment (paths are not normalized: // is not /)"
+	}
+	return ": more than " + strconv.Itoa(maxSegments) + " path segments"
+}
+
 // matchSegs matches a route's segments against the path. matched is false when a literal or
-// the chain does not fit; capErr is set when everything fits but a hash capture is malformed.
-// The error text is only built once the whole path has matched: probing routes that do not
-// fit costs no allocation.
-func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr string, matched bool) {
+// a {chain} or {…Id} capture does not fit; when only one such capture keeps the route from
+// matching, near is its index (for the 404's reason), else -1. capErr is set when everything
+// fits but a hash capture is malformed. Error texts are only built once the whole path has
+// matched: probing routes that do not fit costs no allocation.
+func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr string, near int, matched bool) {
+	near = -1
 	if len(pattern) != len(rest) {
-		return "", false
+		return "", -1, false
 	}
 	bad := -1 // first malformed hash capture
 	for j := range pattern {
@@ -194,18 +350,26 @@ func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr 
 		switch s.kind {
 		case segLiteral:
 			if string(rest[j]) != s.text {
-				return "", false
+				return "", -1, false
 			}
 		case segChain:
 			c, ok := parseChainSegment(rest[j])
 			if !ok || !r.version.HasChain(c) {
-				return "", false
+				if near >= 0 {
+					return "", -1, false
+				}
+				near = j
+				continue
 			}
 			p.chain = c
 		case segID:
 			n, ok := parseIDSegment(rest[j])
 			if !ok {
-				return "", false
+				if near >= 0 {
+					return "", -1, false
+				}
+				near = j
+				continue
 			}
 			p.id = n
 		case segHash:
@@ -219,11 +383,14 @@ func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr 
 			p.hash = h
 		}
 	}
+	if near >= 0 {
+		return "", near, false
+	}
 	if bad >= 0 {
 		_, err := ledger.ParseHashBytes(rest[bad])
-		return "Error parsing path parameter " + pattern[bad].text + " failed: " + err.Error(), true
+		return "Error parsing path parameter " + pattern[bad].text + " failed: " + err.Error(), -1, true
 	}
-	return "", true
+	return "", -1, true
 }
 
 // parseChainSegment parses a decimal chain id. Leading zeros are refused, as the chain segment
@@ -270,14 +437,14 @@ func (r *router) allowedMethods(path []byte) []string {
 	if !ok {
 		return nil
 	}
-	table, rest, ok := r.table(segs)
+	table, rest, _, ok := r.table(segs)
 	if !ok {
 		return nil
 	}
 	var methods []string
 	var p params
 	for i := range table {
-		if capErr, matched := r.matchSegs(table[i].segs, rest, &p); matched && capErr == "" {
+		if capErr, _, matched := r.matchSegs(table[i].segs, rest, &p); matched && capErr == "" {
 			methods = appendMethod(methods, table[i].method)
 		}
 	}

@@ -18,23 +18,72 @@ import (
 
 func TestRoutingNotFound(t *testing.T) {
 	f := newFixture(t)
-	for _, path := range []string{
-		"/", "/nope", "/chainweb", "/chainweb/0.0", "/chainweb/0.0/development",
-		"/chainweb/0.0/mainnet01/chain/0/hash",   // another network
-		"/chainweb/0.1/development/chain/0/hash", // another API version
-		"chain/20/hash", "chain/99/header", "chain/abc/hash", "chain/05/hash", "chain/-1/hash", "chain//hash",
-		"chain/0", "chain/0/nope", "chain/0/hash/branch/x", "chain/0/payload", "cut/x", "info",
-		"/info/x", "/health-check/now", "chain/0/header/" + strings.Repeat("A", 43) + "/x",
-		"/chainweb/0.0/development/chain/0/a/b/c/d/e/f/g/h/i/j/k",
+	const api = "/chainweb/0.0/development/"
+	const chains = ": this network has chains 0–19"
+	// Servant answers these with an empty 404; ours says why (issue 19): a client's error then
+	// has a message. Relative paths are under /chainweb/0.0/development/.
+	for path, want := range map[string]string{
+		"/":                                      "no route for GET /",
+		"/nope":                                  "no route for GET /nope",
+		"/chainweb":                              "no route for GET /chainweb: the API's paths start with " + api,
+		"/chainweb/0.0":                          "no route for GET /chainweb/0.0: the API's paths start with " + api,
+		"/chainweb/0.0/development":              "no route for GET /chainweb/0.0/development",
+		"/chainweb/0.0/mainnet01/chain/0/hash":   "no route for GET /chainweb/0.0/mainnet01/chain/0/hash: unknown network mainnet01: this node serves development (" + api + ")",
+		"/chainweb/0.1/development/chain/0/hash": "no route for GET /chainweb/0.1/development/chain/0/hash: unknown API version 0.1: this node serves " + api,
+		"chain/20/hash":                          "unknown chain 20" + chains,
+		"chain/99/header":                        "unknown chain 99" + chains,
+		"chain/99999999999999999999/header":      "unknown chain 99999999999999999999" + chains,
+		"chain/abc/hash":                         "chain abc is not a chain id" + chains,
+		"chain/05/hash":                          "chain 05 is not a chain id (no leading zeros)" + chains,
+		"chain/-1/hash":                          "chain -1 is not a chain id" + chains,
+		"chain/%20/hash":                         `chain " " is not a chain id` + chains,
+		"chain//hash":                            "no route for GET " + api + "chain//hash: empty path segment (paths are not normalized: // is not /)",
+		"chain/0":                                "no route for GET " + api + "chain/0",
+		"chain/0/nope":                           "no route for GET " + api + "chain/0/nope",
+		"chain/0/hash/branch/x":                  "no route for GET " + api + "chain/0/hash/branch/x",
+		"chain/0/payload":                        "no route for GET " + api + "chain/0/payload",
+		"cut/x":                                  "no route for GET " + api + "cut/x",
+		"info":                                   "no route for GET " + api + "info",
+		"/info/x":                                "no route for GET /info/x",
+		"/health-check/now":                      "no route for GET /health-check/now",
+		"chain/0/header/" + strings.Repeat("A", 43) + "/x": "no route for GET " + api + "chain/0/header/" + strings.Repeat("A", 43) + "/x",
+		api + "chain/0/a/b/c/d/e/f/g/h/i/j/k":              "no route for GET " + api + "chain/0/a/b/c/d/e/f/g/h/i/j/k: more than 12 path segments",
+		// No normalization: "." and ".." are segments like any other, "%2F" is a byte of its segment.
+		"chain/0/../0/hash":                       "no route for GET " + api + "chain/0/../0/hash",
+		"chain/0/./hash":                          "no route for GET " + api + "chain/0/./hash",
+		"chain/0/hash%2Fx":                        "no route for GET " + api + "chain/0/hash%2Fx",
+		"chain%2F0/hash":                          "no route for GET " + api + "chain%2F0/hash",
+		"/chainweb//0.0/development/chain/0/hash": "no route for GET /chainweb//0.0/development/chain/0/hash: empty path segment (paths are not normalized: // is not /)",
 	} {
 		r := f.get(path)
-		if r.status != http.StatusNotFound || len(r.body) != 0 || r.header.Get("Content-Type") != "" {
-			t.Errorf("%s: %d %q (Content-Type %q), want an empty 404", path, r.status, r.body, r.header.Get("Content-Type"))
+		if r.status != http.StatusNotFound || string(r.body) != want || r.header.Get("Content-Type") != "text/plain;charset=utf-8" {
+			t.Errorf("%s: %d %q (Content-Type %q), want 404 %q", path, r.status, r.body, r.header.Get("Content-Type"), want)
 		}
 	}
 	// A trailing slash is ignored, as servant ignores it.
 	f.get("/info/").expect(t, http.StatusOK)
 	f.get("chain/0/hash/").page(t)
+	// A percent-encoded letter is that letter (Warp decodes each segment).
+	f.get("chain/0/h%61sh").page(t)
+}
+
+// TestEncodedSlashIsNotASeparator: "%2F" inside a segment belongs to that segment, so 43 of
+// them are a malformed block hash (400), never the header list at …/header/ (which fasthttp's
+// normalized path would have routed to).
+func TestEncodedSlashIsNotASeparator(t *testing.T) {
+	f := newFixture(t)
+	r := f.get("chain/0/header/"+strings.Repeat("%2F", 43)).expect(t, http.StatusBadRequest)
+	if !strings.HasPrefix(string(r.body), "Error parsing path parameter blockHash failed: ") {
+		t.Errorf("body %q", r.body)
+	}
+	r = f.get("chain/0/header/"+strings.Repeat("%2F", 2)).expect(t, http.StatusBadRequest)
+	if !strings.HasPrefix(string(r.body), "Error parsing path parameter blockHash failed: ") {
+		t.Errorf("body %q", r.body)
+	}
+	// The same hash written with a percent-encoded character is the same hash.
+	h := f.named["m1"].Hash.String()
+	enc := "%" + strconv.FormatInt(int64(h[0]), 16) + h[1:]
+	f.get("chain/0/header/"+enc).expect(t, http.StatusOK)
 }
 
 func TestRoutingMethodAndCaptureErrors(t *testing.T) {
@@ -53,8 +102,13 @@ func TestRoutingMethodAndCaptureErrors(t *testing.T) {
 		if c.allow == "" {
 			continue
 		}
-		if r.status != http.StatusMethodNotAllowed || len(r.body) != 0 {
-			t.Errorf("%s %s: %d %q, want an empty 405", c.method, c.path, r.status, r.body)
+		want := "method " + c.method + " is not allowed on "
+		if !strings.HasPrefix(c.path, "/") {
+			want += "/chainweb/0.0/development/"
+		}
+		want += c.path + "; allowed: " + c.allow
+		if r.status != http.StatusMethodNotAllowed || string(r.body) != want {
+			t.Errorf("%s %s: %d %q, want 405 %q", c.method, c.path, r.status, r.body, want)
 		}
 		if got := r.header.Get("Allow"); got != c.allow {
 			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)

@@ -170,17 +170,24 @@ func TestInvalidPeerIsRefused(t *testing.T) {
 	before := fetchCut(t, n.url)
 	for name, blk := range map[string]*ledger.Header{"wrong hash": badHash, "invalid payload": badPayload} {
 		f := startFakePeer(t, v, blk, payload)
-		// The fake peer introduces itself by announcing its cut.
-		body := appendOrigin(t, f.addr, blk, v)
-		req, _ := http.NewRequest("PUT", "http://"+n.p2p+"/chainweb/0.0/"+v.Name+"/cut", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 204 {
-			t.Fatalf("%s: PUT cut: %d", name, resp.StatusCode)
+		// The fake peer introduces itself (a cut from an unknown origin is refused, as
+		// upstream refuses it), then announces its cut.
+		info, _ := transport.ParsePeerAddr(f.addr)
+		self, _ := json.Marshal(info)
+		for _, put := range []struct {
+			path string
+			body []byte
+		}{{"cut/peer", self}, {"cut", appendOrigin(t, f.addr, blk, v)}} {
+			req, _ := http.NewRequest("PUT", "http://"+n.p2p+"/chainweb/0.0/"+v.Name+"/"+put.path, bytes.NewReader(put.body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 204 {
+				t.Fatalf("%s: PUT %s: %d", name, put.path, resp.StatusCode)
+			}
 		}
 		deadline := time.Now().Add(20 * time.Second)
 		for f.branches.Load() == 0 && time.Now().Before(deadline) {
