@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -41,6 +42,14 @@ type Options struct {
 	WriteBufferMiB  int          // goleveldb memtable size; 0 = default 16
 	Logger          *slog.Logger // recovery notes at Open; nil = slog.Default()
 
+	// TrustCleanLog skips verifying the header-log records that a cleanly closed index covers
+	// (only the rest is verified). Open otherwise checks every record, at about 155 ms per
+	// million headers in the page cache, so that damage is cut off at start (integrity.go).
+	TrustCleanLog bool
+	// Repair rebuilds the header index and the height index from the header log whatever
+	// their state, as after a read met damage (integrity.go): `ledger-node repair`.
+	Repair bool
+
 	// Initial header index slots and header log capacity; tests make them tiny so that growth
 	// happens often. 0 = the defaults in hlog.go.
 	indexSlots uint64
@@ -65,6 +74,11 @@ type DB struct {
 
 	// metaMu makes CheckVersion's read-then-write atomic. Only that cold path takes it.
 	metaMu sync.Mutex
+
+	// damaged is set by the first read that meets damaged data (noteCorrupt).
+	damaged atomic.Bool
+	// recovered says what Open repaired (Recovered).
+	recovered []string
 }
 
 // Open opens the store in dir, creating it if needed, or resuming the one there.
@@ -95,7 +109,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
 			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
 		case lverrors.IsCorrupted(err):
-			return nil, fmt.Errorf("%w: open %s: %v", ErrCorrupt, dir, err)
+			return nil, fmt.Errorf("%w: goleveldb files in %s: %v", ErrCorrupt, dir, err)
 		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
@@ -108,7 +122,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		ldb.Close()
 		return nil, err
 	}
-	if err := db.openHeaders(dir, logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap}); err != nil {
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, trustClean: opts.TrustCleanLog}
+	if err := db.openHeaders(dir, o, opts.Repair); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -195,9 +210,9 @@ func (db *DB) CheckVersion(name string) error {
 func (db *DB) getRecord(key []byte, what string, r msgpRecord) error {
 	b, err := db.ldb.Get(key, nil)
 	if err != nil {
-		return lookupErr(what, err)
+		return db.noteCorrupt(lookupErr(what, err))
 	}
-	return unmarshalRecord(what, b, r)
+	return db.noteCorrupt(unmarshalRecord(what, b, r))
 }
 
 // putRecord writes one msgp record on its own.
@@ -213,6 +228,9 @@ func (db *DB) putRecord(key []byte, r msgpRecord, wo *opt.WriteOptions) error {
 func lookupErr(what string, err error) error {
 	if errors.Is(err, leveldb.ErrNotFound) {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	if lverrors.IsCorrupted(err) {
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
 	}
 	return fmt.Errorf("store: %s: %w", what, err)
 }

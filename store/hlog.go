@@ -152,12 +152,18 @@ type headerLog struct {
 
 	syncMu sync.Mutex // serialises log fsyncs; taken after mu when both are held
 	synced uint64     // log prefix known to be on disk
+
+	cut damagedTail // what Open cut off the log, if anything
 }
 
-// logOptions are Open's unexported knobs; tests start tiny so that growth happens often.
+// logOptions are Open's knobs for the log: tests start tiny so that growth happens often.
 type logOptions struct {
 	indexSlots uint64
 	logCap     uint64
+	// trustClean skips verifying the records a clean index covers (Options.TrustCleanLog).
+	trustClean bool
+	// rebuildIndex builds headers.idx from the log whatever its state (a repair).
+	rebuildIndex bool
 }
 
 // slotKey is the index key of hash h.
@@ -519,23 +525,30 @@ func scanRecords(log []byte, from, end uint64, fn func(off uint64, p []byte) err
 // really ends. torn is true if it ends at something other than a zero length (a record cut short
 // by a crash, or damaged).
 func scanLog(log []byte, from uint64) (end uint64, torn bool) {
+	end, torn, _ = scanLogCount(log, from)
+	return end, torn
+}
+
+// scanLogCount is scanLog that also counts the intact records.
+func scanLogCount(log []byte, from uint64) (end uint64, torn bool, records uint64) {
 	off := from
 	for off+recHeaderSize <= uint64(len(log)) && binary.LittleEndian.Uint16(log[off:]) != 0 {
 		p, crc, ok := recordAt(log, off)
 		if !ok || crc32.Checksum(p, castagnoli) != crc {
-			return off, true
+			return off, true, records
 		}
 		off += recHeaderSize + uint64(len(p))
+		records++
 	}
 	if off < uint64(len(log)) && off+recHeaderSize > uint64(len(log)) {
 		// Fewer bytes left than a record header: torn unless they are zeros.
 		for _, b := range log[off:] {
 			if b != 0 {
-				return off, true
+				return off, true, records
 			}
 		}
 	}
-	return off, false
+	return off, false, records
 }
 
 // syncLog makes every published record durable.
@@ -792,11 +805,20 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		idxF.Close()
 		idxF = nil
 	}
+	if problem == "" && o.rebuildIndex {
+		problem = "a repair was asked for"
+		idxF.Close()
+		idxF = nil
+	}
+	// Every record is verified unless the caller trusts a clean index (TrustCleanLog): damage
+	// to a log that was closed cleanly (a bad sector, a stray write) is found here, where it
+	// can be cut off, rather than by the reads that would meet it.
 	from := uint64(logHeaderSize)
-	if problem == "" {
+	if problem == "" && o.trustClean && ih.flags&idxFlagClean != 0 {
 		from = ih.covered
 	}
-	end, torn := uint64(logHeaderSize), false
+	end, torn, records := uint64(logHeaderSize), false, uint64(0)
+	var cut damagedTail
 	if size > logHeaderSize {
 		m, err := mapFile(f, size, false)
 		if err != nil {
@@ -805,24 +827,45 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			}
 			return nil, err
 		}
-		end, torn = scanLog(m, from)
+		end, torn, records = scanLogCount(m, from)
 		// Cutting the log destroys data, so never on the index's word alone. If the scan from
 		// "covered" stopped at a torn record, or there is data past the block it stopped in
 		// (appends are contiguous, and past the end the file is a hole), check with a scan from
 		// the start: if "covered" was not a record boundary, that scan gets further, and wins.
 		if from > logHeaderSize && (torn || dataAfter(f, roundUpBlock(end, st))) {
-			if full, fullTorn := scanLog(m, logHeaderSize); full > end {
+			if full, fullTorn, n := scanLogCount(m, logHeaderSize); full > end {
 				problem = fmt.Sprintf("its covered mark %d is not a record boundary", from)
-				end, torn = full, fullTorn
+				end, torn, records = full, fullTorn, n
 				idxF.Close()
 				idxF = nil
 			}
 		}
+		// Whatever lies past the end is kept aside before the log is cut there: a torn tail
+		// is a few bytes, but damage in the middle cuts off every record after it too.
+		if cut, err = saveDamagedTail(f, m, end); err != nil {
+			syscall.Munmap(m)
+			if idxF != nil {
+				idxF.Close()
+			}
+			return nil, err
+		}
 		syscall.Munmap(m)
 	}
-	if torn {
+	hl.cut = cut
+	switch {
+	case cut.intact > 0:
+		lg.Error("store: headers.log is damaged: it is cut at the first bad record, and the headers after it are "+
+			"dropped (they are mined again or fetched from peers); the cut-off bytes are saved aside",
+			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "intact_records_after_damage", cut.intact,
+			"saved_to", cut.path)
+	case cut.bytes > 0 || torn:
 		lg.Warn("store: header log ends in a torn or damaged record; discarding it and everything after",
-			"dir", dir, "offset", end)
+			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "saved_to", cut.path)
+	}
+	if problem == "" && end < ih.covered {
+		problem = fmt.Sprintf("it covers %d bytes of the log, which was cut at %d", ih.covered, end)
+		idxF.Close()
+		idxF = nil
 	}
 	// Zero everything past the last good record, then reserve room again (sparse).
 	logCap := max(roundUpPage(2*end), roundUpPage(defaultOr(o.logCap, defaultLogCap)))
@@ -869,6 +912,21 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxF.Close()
 			return nil, err
 		}
+		// A cheap sanity check of the slot area (one sequential read): it must hold exactly
+		// the entries the header counts, and no more than the log has records when the whole
+		// log was scanned. Otherwise the log decides.
+		if used := countSlotsBelow(words(idxMap[idxHeaderSize:]), math.MaxUint64); used != ih.entries ||
+			from == logHeaderSize && used > records {
+			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
+				"reason", fmt.Sprintf("%d used slots, the header counts %d, the log holds %d records", used, ih.entries, records),
+				"log_bytes", end)
+			syscall.Munmap(idxMap)
+			idxF.Close()
+			if idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end); err != nil {
+				return nil, err
+			}
+			break
+		}
 		ih.flags &^= idxFlagClean
 		putIdxHeader(idxMap, ih)
 		if err := idxF.Sync(); err != nil {
@@ -892,7 +950,13 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 		} else {
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(ih.slots, oldSlots, ih.covered, logMap, ih.covered, end)
-			if err == nil && end > ih.covered {
+			if errors.Is(err, ErrCorrupt) {
+				// "covered" is not a record boundary (the whole log was verified, so the
+				// records are fine): the index header lies, and the log decides.
+				lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
+					"reason", fmt.Sprintf("its covered mark %d is not a record boundary", ih.covered), "log_bytes", end)
+				idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
+			} else if err == nil && end > ih.covered {
 				lg.Info("store: indexed header-log records written since the last checkpoint", "dir", dir,
 					"from", ih.covered, "to", end)
 			}
