@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/persist"
@@ -86,4 +87,80 @@ func RepairPactStates(v *ledger.Version, sdb *store.DB, log *slog.Logger) error 
 		}
 	}
 	return nil
+}
+
+// PactStateBlock reads the hash of the block a Pact state holds at height h: the
+// store.PactBlockFunc that lets `ledger-node check` verify the states.
+func PactStateBlock(st *persist.Versioned, h uint64) (ledger.Hash, error) { return stateBlockAt(st, h) }
+
+// RepairHeads replaces each stored head whose header is not stored (cut off a damaged header
+// log) by its chain's highest stored block that has its payload, or failing that its highest
+// stored header; loadHeads then lowers the set to a braided cut when it resumes. It returns the
+// chains it changed.
+func RepairHeads(v *ledger.Version, db *store.DB, log *slog.Logger) ([]ledger.ChainID, error) {
+	heads, err := db.Heads()
+	if err != nil {
+		return nil, err
+	}
+	var changed []ledger.ChainID
+	for c, hash := range heads {
+		ok, err := db.HasHeader(hash)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			continue
+		}
+		top, err := highestWithPayload(db, c)
+		if err != nil {
+			return nil, err
+		}
+		if top == nil {
+			delete(heads, c)
+		} else {
+			heads[c] = top.Hash
+		}
+		changed = append(changed, c)
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	slices.Sort(changed)
+	if err := db.SetHeads(heads); err != nil {
+		return nil, err
+	}
+	log.Warn("heads that named lost headers now name the highest stored blocks of their chains", "chains", changed)
+	return changed, nil
+}
+
+// highestWithPayload returns the highest stored block of chain c that has its payload, looking
+// at most 1000 heights down, or else the chain's highest stored header (nil if none).
+func highestWithPayload(db *store.DB, c ledger.ChainID) (*ledger.Header, error) {
+	top, err := highestStored(db, c)
+	if err != nil || top == nil {
+		return top, err
+	}
+	for h := top.Height; h+1000 > top.Height; h-- {
+		var found *ledger.Header
+		err := db.ScanChain(c, store.Position{Height: h}, func(x *ledger.Header) bool {
+			if x.Height != h {
+				return false
+			}
+			if ok, _ := db.HasPayload(x.PayloadHash); ok {
+				found = x
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		if found != nil {
+			return found, nil
+		}
+		if h == 0 {
+			break
+		}
+	}
+	return top, nil
 }

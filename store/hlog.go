@@ -632,7 +632,12 @@ func putIdxHeader(m []byte, h idxHeader) {
 // openIndexFile opens headers.idx and checks its header against the log (id) and the file's
 // size. problem says why the file cannot be used; then f is nil.
 func openIndexFile(path string, logID uint64) (f *os.File, h idxHeader, problem string) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	return openIndexFileFlag(path, logID, os.O_RDWR)
+}
+
+// openIndexFileFlag is openIndexFile opening the file with flag (os.O_RDONLY for a check).
+func openIndexFileFlag(path string, logID uint64, flag int) (f *os.File, h idxHeader, problem string) {
+	f, err := os.OpenFile(path, flag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, h, "the index file is missing"
 	}

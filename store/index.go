@@ -59,7 +59,7 @@ func (db *DB) scanChain(c ledger.ChainID, from Position, fn func(*ledger.Header)
 		}
 	}
 	if err := it.Error(); err != nil {
-		return fmt.Errorf("store: scan chain %d: %w", c, err)
+		return fmt.Errorf("store: scan chain %d: %w", c, ldbErr(err))
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func (db *DB) maxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
 		return height, true, nil
 	}
 	if err := it.Error(); err != nil {
-		return 0, false, fmt.Errorf("store: max height of chain %d: %w", c, err)
+		return 0, false, fmt.Errorf("store: max height of chain %d: %w", c, ldbErr(err))
 	}
 	return 0, false, nil
 }

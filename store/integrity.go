@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
+	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/opt"
 )
 
 // Integrity: what Open does with damage it finds, and what a read does with damage it meets.
@@ -139,3 +144,33 @@ func (db *DB) noteCorrupt(err error) error {
 
 // Damaged reports whether a read has met damaged data since Open.
 func (db *DB) Damaged() bool { return db.damaged.Load() }
+
+// ldbErr makes a goleveldb corruption error (a table or journal that fails its checksum, names
+// its file) wrap ErrCorrupt as well, so that callers tell damage from other failures.
+func ldbErr(err error) error {
+	if err != nil && lverrors.IsCorrupted(err) && !errors.Is(err, ErrCorrupt) {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return err
+}
+
+// RecoverLevelDB rebuilds goleveldb's manifest in dir from the table files it finds, keeping
+// the rows of every readable table and journal (goleveldb's RecoverFile): the repair for a
+// damaged, emptied or missing MANIFEST or CURRENT, or a damaged table. Nothing may hold dir.
+func RecoverLevelDB(dir string) error {
+	ldb, err := leveldb.RecoverFile(dir, &opt.Options{Filter: filter.NewBloomFilter(10)})
+	if err != nil {
+		return fmt.Errorf("store: recover goleveldb in %s: %w", dir, err)
+	}
+	return ldb.Close()
+}
+
+// Network returns the network the store is bound to (CheckVersion), or "" if none yet.
+func (db *DB) Network() (string, error) {
+	var rec networkRecord
+	err := db.getRecord(metaKey(metaNetwork), "network", &rec)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	return rec.Name, err
+}

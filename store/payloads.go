@@ -118,7 +118,7 @@ func (db *DB) HasPayload(h ledger.Hash) (bool, error) {
 	k := hashKey(tagPayload, h)
 	ok, err := db.ldb.Has(k[:], nil)
 	if err != nil {
-		return false, fmt.Errorf("store: has payload %s: %w", h, err)
+		return false, db.noteCorrupt(fmt.Errorf("store: has payload %s: %w", h, ldbErr(err)))
 	}
 	return ok, nil
 }

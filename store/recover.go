@@ -30,7 +30,7 @@ func (db *DB) openHeaders(dir string, o logOptions, repair bool) error {
 			"dir", dir, "damage", string(mark))
 		repair = true
 	case !errors.Is(err, leveldb.ErrNotFound):
-		return fmt.Errorf("store: open: %w", err)
+		return fmt.Errorf("store: open: %w", ldbErr(err))
 	}
 	o.rebuildIndex = o.rebuildIndex || repair
 	if db.hl, err = openHeaderLog(dir, indexed, o, db.lg); err != nil {
@@ -87,7 +87,7 @@ func (db *DB) rebuildHeightIndex() error {
 	}
 	it.Release()
 	if err := it.Error(); err != nil {
-		return fmt.Errorf("store: rebuild the height index: %w", err)
+		return fmt.Errorf("store: rebuild the height index: %w", ldbErr(err))
 	}
 	if err := db.ldb.Write(b, noSync); err != nil {
 		return fmt.Errorf("store: rebuild the height index: %w", err)
@@ -107,7 +107,7 @@ func (db *DB) indexedLogEnd() (uint64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: open: %w", err)
+		return 0, fmt.Errorf("store: open: %w", ldbErr(err))
 	}
 	off, ok := parseLogOffset(v)
 	if !ok {
@@ -205,7 +205,7 @@ func (db *DB) dropLostEntries(indexed, end uint64) error {
 		n++
 	}
 	it.Release()
-	err := it.Error()
+	err := ldbErr(it.Error())
 	if err == nil {
 		var val [8]byte
 		binary.BigEndian.PutUint64(val[:], end)
