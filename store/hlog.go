@@ -751,19 +751,22 @@ func readLogHeader(f *os.File) (uint64, error) {
 //
 //  1. The log must exist unless the height index has never referred to it (indexed, the log end
 //     goleveldb recorded, is at most the log header): a store whose log vanished is refused.
-//  2. The index header says up to where its slots are durable ("covered"). The log is scanned
-//     from there (from the start if the index is unusable) to its real end: the first zero
-//     length, or the first record that is cut short, malformed or fails its checksum. Everything
-//     past that end is discarded (truncated, then the file is extended again, sparse), so a torn
-//     tail never survives and the next append starts on zeros. Before cutting on the word of the
-//     index, a stop at a torn record or with data still beyond it is checked by a scan from the
-//     start of the log, whose end wins if it is further (the index then counts as unusable).
-//  3. The index is used as it is only if Close marked it clean and it covers exactly the log.
+//  2. The log is scanned from its start to its real end: the first zero length, or the first
+//     record that is cut short, malformed or fails its checksum. (With trustClean and a clean
+//     index, only from the index's "covered" mark; a stop there at a torn record, or with data
+//     still beyond it, is checked by a scan from the start, whose end wins if it is further.)
+//     The non-zero bytes past that end, if any, are saved to headers.log.damaged-<time>
+//     (integrity.go) and then discarded (truncated, then the file is extended again, sparse),
+//     so a torn or damaged tail never survives and the next append starts on zeros.
+//  3. The index is used as it is only if Close marked it clean, it covers exactly the log, and
+//     it holds as many used slots as its header counts (no more than the log has records).
 //     Otherwise its slots below "covered" are copied into a fresh table and the records from
 //     "covered" to the end are indexed from the log; slots at or past "covered" are dropped, since
 //     a power cut may have kept a slot whose record was lost. An index that is missing, fails its
-//     checks (magic, version, checksum, size, log id, durable slots matching its entry count)
-//     or covers more log than exists is rebuilt from the whole log, with a log line saying why.
+//     checks (magic, version, checksum, size, log id, durable slots matching its entry count),
+//     covers more log than survived, has a "covered" mark that is no record boundary, or that a
+//     repair asks to rebuild (rebuildIndex), is rebuilt from the whole log, with a log line
+//     saying why.
 //
 // The height index in goleveldb is reconciled afterwards (DB.reconcileHeightIndex).
 func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*headerLog, error) {

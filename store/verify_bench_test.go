@@ -23,3 +23,24 @@ func BenchmarkScanLog(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenMillion opens a cleanly closed store of a million headers, verifying every record
+// (the default) and trusting the clean index (TrustCleanLog): what the verification adds to a
+// start. The store is built once (about 20 s), so run it on its own:
+//
+//	go test ./store -run XX -bench OpenMillion -benchtime 3x
+func BenchmarkOpenMillion(b *testing.B) {
+	dir, _ := benchStore(b, 1_000_000)
+	for _, trust := range []bool{false, true} {
+		b.Run(map[bool]string{false: "verify", true: "trust-clean"}[trust], func(b *testing.B) {
+			for range b.N {
+				db, err := Open(dir, Options{TrustCleanLog: trust, Logger: quiet()})
+				b.ReportMetric(float64(db.hl.end.Load())/1e6, "log-MB")
+				if err != nil {
+					b.Fatal(err)
+				}
+				db.Close()
+			}
+		})
+	}
+}
