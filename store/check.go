@@ -338,7 +338,7 @@ func (c *checker) headerLog() {
 	}
 	defer f.Close()
 	if _, err := readLogHeader(f); err != nil {
-		c.r.add(part, NeedsRepair, "%v: restore the data directory from a backup", err)
+		c.r.add(part, NeedsRepair, "%v: a repair writes a new header and keeps the records that verify", err)
 		return
 	}
 	st, err := f.Stat()

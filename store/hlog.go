@@ -732,6 +732,25 @@ func createLog(dir string) error {
 	return syncDir(dir)
 }
 
+// rewriteLogHeader writes a fresh header (a new log id, so no old index is taken for this log's)
+// over f's first bytes, synced, and returns the id.
+func rewriteLogHeader(f *os.File) (uint64, error) {
+	var hdr [logHeaderSize]byte
+	copy(hdr[:8], logMagic)
+	binary.LittleEndian.PutUint32(hdr[8:], logVersion)
+	if _, err := rand.Read(hdr[16:24]); err != nil {
+		return 0, err
+	}
+	binary.LittleEndian.PutUint32(hdr[24:], crc32.Checksum(hdr[:24], castagnoli))
+	if _, err := f.WriteAt(hdr[:], 0); err != nil {
+		return 0, fmt.Errorf("store: rewrite the header of %s: %w", f.Name(), err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("store: rewrite the header of %s: %w", f.Name(), err)
+	}
+	return binary.LittleEndian.Uint64(hdr[16:]), nil
+}
+
 // readLogHeader checks headers.log's header and returns the log id.
 func readLogHeader(f *os.File) (uint64, error) {
 	var hdr [logHeaderSize]byte
@@ -799,7 +818,16 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		}
 	}()
 	if hl.id, err = readLogHeader(f); err != nil {
-		return nil, err
+		// Only a repair rewrites a damaged log header: the file sits where the store's log
+		// belongs, and the records after the header are verified as always (and cut where
+		// they are damaged). A start refuses, since the file may be something else entirely.
+		if !o.rebuildIndex || !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		if hl.id, err = rewriteLogHeader(f); err != nil {
+			return nil, err
+		}
+		lg.Error("store: headers.log had a damaged header; a repair wrote a new one (the records are verified next)", "file", logPath)
 	}
 	st, err := f.Stat()
 	if err != nil {
