@@ -118,7 +118,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		lg = slog.Default()
 	}
 	db := &DB{ldb: ldb, cache: newHeaderCache(cacheSize), lg: lg}
-	if err := db.checkSchema(dir); err != nil {
+	if err := db.checkSchema(dir, opts.Repair); err != nil {
 		ldb.Close()
 		return nil, err
 	}
@@ -131,7 +131,9 @@ func Open(dir string, opts Options) (*DB, error) {
 }
 
 // checkSchema stamps a new store with schemaVersion, or refuses one written with another layout.
-func (db *DB) checkSchema(dir string) error {
+// A repair also stamps a store whose schema record was lost (with a goleveldb block that
+// recovery dropped) if every key it holds is in one of this layout's key spaces.
+func (db *DB) checkSchema(dir string, repair bool) error {
 	var rec schemaRecord
 	err := db.getRecord(metaKey(metaSchema), "schema", &rec)
 	switch {
@@ -150,7 +152,13 @@ func (db *DB) checkSchema(dir string) error {
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	if nonEmpty {
+	if nonEmpty && repair {
+		if err := db.onlyOurKeys(); err != nil {
+			return fmt.Errorf("%w: %s holds keys but no schema record, and %v", ErrCorrupt, dir, err)
+		}
+		db.lg.Warn("store: the schema record was lost; a repair writes it again (every key is in this layout's key spaces)", "dir", dir)
+		db.recovered = append(db.recovered, "lost schema record written again")
+	} else if nonEmpty {
 		return fmt.Errorf("%w: %s holds keys but no schema record (not a ledger-node store?)", ErrCorrupt, dir)
 	}
 	rec.Version = schemaVersion
@@ -239,4 +247,16 @@ func lookupErr(what string, err error) error {
 // later reads do not compete with background compaction.
 func (db *DB) Compact() error {
 	return db.ldb.CompactRange(util.Range{})
+}
+
+// onlyOurKeys checks that every key is in one of this layout's key spaces (keys.go).
+func (db *DB) onlyOurKeys() error {
+	it := db.ldb.NewIterator(nil, nil)
+	defer it.Release()
+	for it.Next() {
+		if k := it.Key(); len(k) == 0 || k[0] > tagPact || k[0] == 0x01 {
+			return fmt.Errorf("key %x is in no key space of this layout", k)
+		}
+	}
+	return ldbErr(it.Error())
 }

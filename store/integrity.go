@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/comparer"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
-	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 )
 
@@ -158,7 +158,10 @@ func ldbErr(err error) error {
 // the rows of every readable table and journal (goleveldb's RecoverFile): the repair for a
 // damaged, emptied or missing MANIFEST or CURRENT, or a damaged table. Nothing may hold dir.
 func RecoverLevelDB(dir string) error {
-	ldb, err := leveldb.RecoverFile(dir, &opt.Options{Filter: filter.NewBloomFilter(10)})
+	// No Filter: goleveldb would build the rebuilt tables' bloom filters over internal keys
+	// (the same slip as the comparer's, below), and Get, which tests user keys, would then miss
+	// rows that are there. Tables without a filter are read without one.
+	ldb, err := leveldb.RecoverFile(dir, &opt.Options{Comparer: recoveryComparer{}})
 	if err != nil {
 		return fmt.Errorf("store: recover goleveldb in %s: %w", dir, err)
 	}
@@ -174,3 +177,15 @@ func (db *DB) Network() (string, error) {
 	}
 	return rec.Name, err
 }
+
+// recoveryComparer is goleveldb's bytewise comparer (same name, same order) without key
+// shortening. goleveldb's RecoverFile rebuilds a damaged table with the user comparer where its
+// compactions use the internal-key one, so a shortened index separator ("\x03" between a
+// 0x02 key and a 0x03 key) is no internal key, and the first read of that table panics.
+// Without shortening, the separators are whole internal keys.
+type recoveryComparer struct{}
+
+func (recoveryComparer) Compare(a, b []byte) int           { return comparer.DefaultComparer.Compare(a, b) }
+func (recoveryComparer) Name() string                      { return comparer.DefaultComparer.Name() }
+func (recoveryComparer) Separator(dst, a, b []byte) []byte { return nil }
+func (recoveryComparer) Successor(dst, b []byte) []byte    { return nil }
