@@ -147,6 +147,18 @@ func TestDamagedDataDirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "DAMAGED   headers.log: "},
+		{"headers.log damaged from its first record", func(t *testing.T, dir string) {
+			// Every header lost, genesis blocks included: the node stores them again, replays
+			// the Pact states from genesis, and mines on.
+			f, err := os.OpenFile(filepath.Join(dir, "headers.log"), os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt(bytes.Repeat([]byte{0xee}, 100), 40); err != nil {
+				t.Fatal(err)
+			}
+		}, "DAMAGED   headers.log: 0 intact records"},
 		{"emptied headers.idx", func(t *testing.T, dir string) {
 			if err := os.Truncate(filepath.Join(dir, "headers.idx"), 0); err != nil {
 				t.Fatal(err)
