@@ -71,7 +71,7 @@ func TestDamagedStoreAnswers503(t *testing.T) {
 		}
 	}
 	// What the damage does not touch is still served.
-	f.get("chain/5/header/" + hs[19].Hash.String()).expect(t, 200)
+	f.get("chain/5/header/"+hs[19].Hash.String()).expect(t, 200)
 	if !db.Damaged() {
 		t.Error("the store was not marked for repair")
 	}
