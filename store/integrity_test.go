@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
@@ -501,4 +502,35 @@ func FuzzDamagedLog(f *testing.F) {
 			t.Fatal("a read met damage after Open")
 		}
 	})
+}
+
+// lastNonZero finds the last non-zero byte whether it lies in a data extent after a hole, at a
+// 64 KiB chunk boundary, or nowhere past from.
+func TestLastNonZero(t *testing.T) {
+	const size = 1 << 20
+	for _, pos := range []int64{-1, 0, 4095, 4096, 65535, 65536, 300_000, size - 1} {
+		f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		want := uint64(10)
+		if pos >= 0 {
+			if _, err := f.WriteAt([]byte{7}, pos); err != nil {
+				t.Fatal(err)
+			}
+			want = max(want, uint64(pos)+1)
+		}
+		m, err := mapFile(f, size, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lastNonZero(f, m, 10); got != want {
+			t.Errorf("non-zero byte at %d: got %d, want %d", pos, got, want)
+		}
+		syscall.Munmap(m)
+		f.Close()
+	}
 }
