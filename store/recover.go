@@ -92,7 +92,7 @@ func (db *DB) rebuildHeightIndex() error {
 	if err := db.ldb.Write(b, noSync); err != nil {
 		return fmt.Errorf("store: rebuild the height index: %w", err)
 	}
-	if err := db.indexTail(logHeaderSize, db.hl.end.Load()); err != nil {
+	if err := db.indexTail(logHeaderSize, db.hl.end.Load(), "store: rebuilt the height index from the header log"); err != nil {
 		return err
 	}
 	db.recovered = append(db.recovered, fmt.Sprintf("header index and height index rebuilt from headers.log (%d height-index entries replaced)", dropped))
@@ -134,14 +134,14 @@ func (db *DB) reconcileHeightIndex(indexed uint64) error {
 	case from == end:
 		return nil
 	case from < end:
-		return db.indexTail(from, end)
+		return db.indexTail(from, end, "store: added height-index entries for header-log records written before a crash")
 	default:
 		return db.dropLostEntries(from, end)
 	}
 }
 
-// indexTail writes the height-index entries of the records in [from, end).
-func (db *DB) indexTail(from, end uint64) error {
+// indexTail writes the height-index entries of the records in [from, end), and logs done.
+func (db *DB) indexTail(from, end uint64, done string) error {
 	v := db.hl.view.Load()
 	if from >= end {
 		var val [8]byte
@@ -179,8 +179,7 @@ func (db *DB) indexTail(from, end uint64) error {
 	if err != nil {
 		return fmt.Errorf("store: open: index header-log tail: %w", err)
 	}
-	db.lg.Info("store: added height-index entries for header-log records written before a crash",
-		"headers", n, "from", from, "to", end)
+	db.lg.Info(done, "headers", n, "from", from, "to", end)
 	return nil
 }
 
