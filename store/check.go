@@ -95,10 +95,8 @@ var journalName = regexp.MustCompile(`^[0-9]{6,}\.log$`)
 // checked). It fails only when it cannot check at all: dir holds no store, or a running node
 // holds it (ErrLocked).
 func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
-	_, errCur := os.Stat(filepath.Join(dir, "CURRENT"))
-	_, errLog := os.Stat(filepath.Join(dir, logFileName))
-	if errCur != nil && errLog != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotAStore, dir)
+	if err := isStoreDir(dir); err != nil {
+		return nil, err
 	}
 	r := &CheckReport{}
 	c := &checker{dir: dir, r: r, records: map[ledger.Hash]uint64{}}

@@ -169,11 +169,17 @@ func ldbErr(err error) error {
 // the rows of every readable table and journal (goleveldb's RecoverFile): the repair for a
 // damaged, emptied or missing MANIFEST or CURRENT, or a damaged table. Nothing may hold dir.
 func RecoverLevelDB(dir string) error {
+	if err := isStoreDir(dir); err != nil {
+		return err
+	}
 	// No Filter: goleveldb would build the rebuilt tables' bloom filters over internal keys
 	// (the same slip as the comparer's, below), and Get, which tests user keys, would then miss
 	// rows that are there. Tables without a filter are read without one.
 	ldb, err := leveldb.RecoverFile(dir, &opt.Options{Comparer: recoveryComparer{}})
-	if err != nil {
+	switch {
+	case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
+		return fmt.Errorf("%w: %s (stop the node first)", ErrLocked, dir)
+	case err != nil:
 		return fmt.Errorf("store: recover goleveldb in %s: %w", dir, err)
 	}
 	return ldb.Close()
@@ -200,3 +206,13 @@ func (recoveryComparer) Compare(a, b []byte) int           { return comparer.Def
 func (recoveryComparer) Name() string                      { return comparer.DefaultComparer.Name() }
 func (recoveryComparer) Separator(dst, a, b []byte) []byte { return nil }
 func (recoveryComparer) Successor(dst, b []byte) []byte    { return nil }
+
+// isStoreDir refuses a directory that holds neither goleveldb's CURRENT nor a header log.
+func isStoreDir(dir string) error {
+	_, errCur := os.Stat(filepath.Join(dir, "CURRENT"))
+	_, errLog := os.Stat(filepath.Join(dir, logFileName))
+	if errCur != nil && errLog != nil {
+		return fmt.Errorf("%w: %s", ErrNotAStore, dir)
+	}
+	return nil
+}

@@ -115,10 +115,6 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	// The same refusals as check: no store there, or a node holds it.
-	if _, err := store.Check(dir, nil); err != nil {
-		return fail(err)
-	}
 	fmt.Fprintf(stdout, "rebuilding goleveldb's manifest from its tables in %s\n", dir)
 	if err := store.RecoverLevelDB(dir); err != nil {
 		return fail(err)
