@@ -157,6 +157,10 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 	if err != nil {
 		return nil, err
 	}
+	// Its block may be gone with a damaged header log: rewind or rebuild it (staterepair.go).
+	if st, err = repairPactState(c, sdb, st, log); err != nil {
+		return nil, err
+	}
 	miner, err := txexec.ParseMiner(cfg.MinerData)
 	if err != nil {
 		return nil, err

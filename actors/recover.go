@@ -31,6 +31,7 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 	}
 	chains := v.Chains()
 	hs := make(Heads, int(slices.Max(chains))+1)
+	var missing []ledger.ChainID
 	for _, c := range chains {
 		hash, ok := stored[c]
 		if !ok {
@@ -38,14 +39,27 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 			continue
 		}
 		h, err := db.Header(hash)
-		if errors.Is(err, store.ErrNotFound) && genesis.at(c) != nil {
-			log.Warn("stored head is missing; the chain restarts from genesis", "chain", c, "head", hash)
-			h, err = genesis[c], nil
+		if errors.Is(err, store.ErrNotFound) {
+			// Cut off a damaged header log (store, integrity.go): restart the chain from its
+			// genesis block, and the stored blocks above it are joined back below; without a
+			// genesis block (an imported network), from its highest stored header.
+			if g := genesis.at(c); g != nil {
+				h, err = g, nil
+			} else if top, terr := highestStored(db, ledger.ChainID(c)); terr == nil && top != nil {
+				h, err = top, nil
+			}
+			if err == nil {
+				missing = append(missing, c)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("head of chain %d (%s): %w", c, hash, err)
 		}
 		hs[c] = h
+	}
+	if len(missing) > 0 {
+		log.Warn("stored heads are missing (lost with a damaged header log); those chains resume from the stored blocks that remain",
+			"chains", missing)
 	}
 	if err := CheckBraided(hs); err != nil {
 		lowered, lerr := LowerToBraid(hs, lookup)
@@ -98,4 +112,18 @@ func storedAbove(db *store.DB, hs Heads) ([]*ledger.Header, error) {
 		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.ChainID, b.ChainID))
 	})
 	return out, nil
+}
+
+// highestStored returns the first header at chain c's highest stored height, or nil.
+func highestStored(db *store.DB, c ledger.ChainID) (*ledger.Header, error) {
+	height, ok, err := db.MaxHeight(c)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var top *ledger.Header
+	err = db.ScanChain(c, store.Position{Height: height}, func(h *ledger.Header) bool {
+		top = h
+		return false
+	})
+	return top, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -41,6 +42,14 @@ type Options struct {
 	WriteBufferMiB  int          // goleveldb memtable size; 0 = default 16
 	Logger          *slog.Logger // recovery notes at Open; nil = slog.Default()
 
+	// TrustCleanLog skips verifying the header-log records that a cleanly closed index covers
+	// (only the rest is verified). Open otherwise checks every record, at about 155 ms per
+	// million headers in the page cache, so that damage is cut off at start (integrity.go).
+	TrustCleanLog bool
+	// Repair rebuilds the header index and the height index from the header log whatever
+	// their state, as after a read met damage (integrity.go): `ledger-node repair`.
+	Repair bool
+
 	// Initial header index slots and header log capacity; tests make them tiny so that growth
 	// happens often. 0 = the defaults in hlog.go.
 	indexSlots uint64
@@ -65,6 +74,11 @@ type DB struct {
 
 	// metaMu makes CheckVersion's read-then-write atomic. Only that cold path takes it.
 	metaMu sync.Mutex
+
+	// damaged is set by the first read that meets damaged data (noteCorrupt).
+	damaged atomic.Bool
+	// recovered says what Open repaired (Recovered).
+	recovered []string
 }
 
 // Open opens the store in dir, creating it if needed, or resuming the one there.
@@ -95,7 +109,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
 			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
 		case lverrors.IsCorrupted(err):
-			return nil, fmt.Errorf("%w: open %s: %v", ErrCorrupt, dir, err)
+			return nil, fmt.Errorf("%w: goleveldb files in %s: %v", ErrCorrupt, dir, err)
 		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
@@ -104,11 +118,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		lg = slog.Default()
 	}
 	db := &DB{ldb: ldb, cache: newHeaderCache(cacheSize), lg: lg}
-	if err := db.checkSchema(dir); err != nil {
+	if err := db.checkSchema(dir, opts.Repair); err != nil {
 		ldb.Close()
 		return nil, err
 	}
-	if err := db.openHeaders(dir, logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap}); err != nil {
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, trustClean: opts.TrustCleanLog}
+	if err := db.openHeaders(dir, o, opts.Repair); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -116,7 +131,9 @@ func Open(dir string, opts Options) (*DB, error) {
 }
 
 // checkSchema stamps a new store with schemaVersion, or refuses one written with another layout.
-func (db *DB) checkSchema(dir string) error {
+// A repair also stamps a store whose schema record was lost (with a goleveldb block that
+// recovery dropped) if every key it holds is in one of this layout's key spaces.
+func (db *DB) checkSchema(dir string, repair bool) error {
 	var rec schemaRecord
 	err := db.getRecord(metaKey(metaSchema), "schema", &rec)
 	switch {
@@ -135,7 +152,13 @@ func (db *DB) checkSchema(dir string) error {
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	if nonEmpty {
+	if nonEmpty && repair {
+		if err := db.onlyOurKeys(); err != nil {
+			return fmt.Errorf("%w: %s holds keys but no schema record, and %v", ErrCorrupt, dir, err)
+		}
+		db.lg.Warn("store: the schema record was lost; a repair writes it again (every key is in this layout's key spaces)", "dir", dir)
+		db.recovered = append(db.recovered, "lost schema record written again")
+	} else if nonEmpty {
 		return fmt.Errorf("%w: %s holds keys but no schema record (not a ledger-node store?)", ErrCorrupt, dir)
 	}
 	rec.Version = schemaVersion
@@ -195,9 +218,9 @@ func (db *DB) CheckVersion(name string) error {
 func (db *DB) getRecord(key []byte, what string, r msgpRecord) error {
 	b, err := db.ldb.Get(key, nil)
 	if err != nil {
-		return lookupErr(what, err)
+		return db.noteCorrupt(lookupErr(what, err))
 	}
-	return unmarshalRecord(what, b, r)
+	return db.noteCorrupt(unmarshalRecord(what, b, r))
 }
 
 // putRecord writes one msgp record on its own.
@@ -214,6 +237,9 @@ func lookupErr(what string, err error) error {
 	if errors.Is(err, leveldb.ErrNotFound) {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
+	if lverrors.IsCorrupted(err) {
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
+	}
 	return fmt.Errorf("store: %s: %w", what, err)
 }
 
@@ -221,4 +247,16 @@ func lookupErr(what string, err error) error {
 // later reads do not compete with background compaction.
 func (db *DB) Compact() error {
 	return db.ldb.CompactRange(util.Range{})
+}
+
+// onlyOurKeys checks that every key is in one of this layout's key spaces (keys.go).
+func (db *DB) onlyOurKeys() error {
+	it := db.ldb.NewIterator(nil, nil)
+	defer it.Release()
+	for it.Next() {
+		if k := it.Key(); len(k) == 0 || k[0] > tagPact || k[0] == 0x01 {
+			return fmt.Errorf("key %x is in no key space of this layout", k)
+		}
+	}
+	return ldbErr(it.Error())
 }

@@ -68,7 +68,29 @@
 // how much of the log its slots cover durably (they are fsynced before that mark is written, at
 // growth and at Close), and Open re-indexes the log from that mark, dropping slots past it in case
 // a power cut kept a slot but lost its record. Close syncs everything and marks the index clean,
-// and only a clean index covering exactly the log is used without that work.
+// and only a clean index covering exactly the log (and holding as many slots as it counts) is
+// used without that work.
+//
+// # Damage
+//
+// Open verifies the checksum of every header-log record, not only the tail a crash could have
+// torn (about 155 ms per million headers in the page cache; Options.TrustCleanLog skips what a
+// clean index covers), so damage to a cleanly closed log (a bad sector, a stray write) is found
+// before anything reads it. The log is cut at the first bad record: a header is stored only
+// after its parents, so the records before it are a consistent store. Everything after the cut
+// is first saved to headers.log.damaged-<time> beside the log, and one ERROR line says what was
+// lost. Both indexes are then made to match the shorter log; heads and Pact states that name
+// lost blocks are moved off them by the node (actors: loadHeads, repairPactState), which
+// re-mines or re-fetches the rest.
+//
+// A read that meets damage anyway (a damaged index slot, a goleveldb table that fails its
+// checksum) returns an error wrapping ErrCorrupt, which the service API answers with 503. The
+// first such read logs it once and leaves a repair mark in goleveldb; the next Open then rebuilds
+// the hash index and the height index from the log whatever they claim (Options.Repair, as
+// `ledger-node repair` does). Damage Open cannot repair (goleveldb's manifest or tables, the
+// log's own header) makes it fail with ErrCorrupt naming the file; the node then names
+// `ledger-node check` and `ledger-node repair`. Check (check.go) verifies a directory read-only;
+// integrity.go has the repairs.
 //
 // One gap remains, outside our control: goleveldb does not fsync the journal file it rotates away
 // from when a memtable fills, so a power cut in the moment between that rotation and the memtable's

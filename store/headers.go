@@ -175,7 +175,7 @@ func (db *DB) Header(h ledger.Hash) (*ledger.Header, error) {
 	}
 	hdr, err := db.hl.header(&h, noLimit)
 	if err != nil {
-		return nil, err
+		return nil, db.noteCorrupt(err)
 	}
 	db.cache.add(h, hdr)
 	return hdr, nil
@@ -191,7 +191,7 @@ func (db *DB) HeaderBinary(dst []byte, h ledger.Hash) ([]byte, error) {
 	}
 	out, found, err := db.hl.read(dst, &h, noLimit)
 	if err != nil {
-		return dst, err
+		return dst, db.noteCorrupt(err)
 	}
 	if !found {
 		return dst, headerNotFound(h)
@@ -206,7 +206,7 @@ func (db *DB) HasHeader(h ledger.Hash) (bool, error) {
 	}
 	ok, err := db.hl.has(&h)
 	if err != nil {
-		return false, fmt.Errorf("store: has header %s: %w", h, err)
+		return false, db.noteCorrupt(fmt.Errorf("store: has header %s: %w", h, err))
 	}
 	return ok, nil
 }

@@ -152,12 +152,18 @@ type headerLog struct {
 
 	syncMu sync.Mutex // serialises log fsyncs; taken after mu when both are held
 	synced uint64     // log prefix known to be on disk
+
+	cut damagedTail // what Open cut off the log, if anything
 }
 
-// logOptions are Open's unexported knobs; tests start tiny so that growth happens often.
+// logOptions are Open's knobs for the log: tests start tiny so that growth happens often.
 type logOptions struct {
 	indexSlots uint64
 	logCap     uint64
+	// trustClean skips verifying the records a clean index covers (Options.TrustCleanLog).
+	trustClean bool
+	// rebuildIndex builds headers.idx from the log whatever its state (a repair).
+	rebuildIndex bool
 }
 
 // slotKey is the index key of hash h.
@@ -519,23 +525,30 @@ func scanRecords(log []byte, from, end uint64, fn func(off uint64, p []byte) err
 // really ends. torn is true if it ends at something other than a zero length (a record cut short
 // by a crash, or damaged).
 func scanLog(log []byte, from uint64) (end uint64, torn bool) {
+	end, torn, _ = scanLogCount(log, from)
+	return end, torn
+}
+
+// scanLogCount is scanLog that also counts the intact records.
+func scanLogCount(log []byte, from uint64) (end uint64, torn bool, records uint64) {
 	off := from
 	for off+recHeaderSize <= uint64(len(log)) && binary.LittleEndian.Uint16(log[off:]) != 0 {
 		p, crc, ok := recordAt(log, off)
 		if !ok || crc32.Checksum(p, castagnoli) != crc {
-			return off, true
+			return off, true, records
 		}
 		off += recHeaderSize + uint64(len(p))
+		records++
 	}
 	if off < uint64(len(log)) && off+recHeaderSize > uint64(len(log)) {
 		// Fewer bytes left than a record header: torn unless they are zeros.
 		for _, b := range log[off:] {
 			if b != 0 {
-				return off, true
+				return off, true, records
 			}
 		}
 	}
-	return off, false
+	return off, false, records
 }
 
 // syncLog makes every published record durable.
@@ -619,7 +632,12 @@ func putIdxHeader(m []byte, h idxHeader) {
 // openIndexFile opens headers.idx and checks its header against the log (id) and the file's
 // size. problem says why the file cannot be used; then f is nil.
 func openIndexFile(path string, logID uint64) (f *os.File, h idxHeader, problem string) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	return openIndexFileFlag(path, logID, os.O_RDWR)
+}
+
+// openIndexFileFlag is openIndexFile opening the file with flag (os.O_RDONLY for a check).
+func openIndexFileFlag(path string, logID uint64, flag int) (f *os.File, h idxHeader, problem string) {
+	f, err := os.OpenFile(path, flag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, h, "the index file is missing"
 	}
@@ -714,6 +732,25 @@ func createLog(dir string) error {
 	return syncDir(dir)
 }
 
+// rewriteLogHeader writes a fresh header (a new log id, so no old index is taken for this log's)
+// over f's first bytes, synced, and returns the id.
+func rewriteLogHeader(f *os.File) (uint64, error) {
+	var hdr [logHeaderSize]byte
+	copy(hdr[:8], logMagic)
+	binary.LittleEndian.PutUint32(hdr[8:], logVersion)
+	if _, err := rand.Read(hdr[16:24]); err != nil {
+		return 0, err
+	}
+	binary.LittleEndian.PutUint32(hdr[24:], crc32.Checksum(hdr[:24], castagnoli))
+	if _, err := f.WriteAt(hdr[:], 0); err != nil {
+		return 0, fmt.Errorf("store: rewrite the header of %s: %w", f.Name(), err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("store: rewrite the header of %s: %w", f.Name(), err)
+	}
+	return binary.LittleEndian.Uint64(hdr[16:]), nil
+}
+
 // readLogHeader checks headers.log's header and returns the log id.
 func readLogHeader(f *os.File) (uint64, error) {
 	var hdr [logHeaderSize]byte
@@ -733,19 +770,22 @@ func readLogHeader(f *os.File) (uint64, error) {
 //
 //  1. The log must exist unless the height index has never referred to it (indexed, the log end
 //     goleveldb recorded, is at most the log header): a store whose log vanished is refused.
-//  2. The index header says up to where its slots are durable ("covered"). The log is scanned
-//     from there (from the start if the index is unusable) to its real end: the first zero
-//     length, or the first record that is cut short, malformed or fails its checksum. Everything
-//     past that end is discarded (truncated, then the file is extended again, sparse), so a torn
-//     tail never survives and the next append starts on zeros. Before cutting on the word of the
-//     index, a stop at a torn record or with data still beyond it is checked by a scan from the
-//     start of the log, whose end wins if it is further (the index then counts as unusable).
-//  3. The index is used as it is only if Close marked it clean and it covers exactly the log.
+//  2. The log is scanned from its start to its real end: the first zero length, or the first
+//     record that is cut short, malformed or fails its checksum. (With trustClean and a clean
+//     index, only from the index's "covered" mark; a stop there at a torn record, or with data
+//     still beyond it, is checked by a scan from the start, whose end wins if it is further.)
+//     The non-zero bytes past that end, if any, are saved to headers.log.damaged-<time>
+//     (integrity.go) and then discarded (truncated, then the file is extended again, sparse),
+//     so a torn or damaged tail never survives and the next append starts on zeros.
+//  3. The index is used as it is only if Close marked it clean, it covers exactly the log, and
+//     it holds as many used slots as its header counts (no more than the log has records).
 //     Otherwise its slots below "covered" are copied into a fresh table and the records from
 //     "covered" to the end are indexed from the log; slots at or past "covered" are dropped, since
 //     a power cut may have kept a slot whose record was lost. An index that is missing, fails its
-//     checks (magic, version, checksum, size, log id, durable slots matching its entry count)
-//     or covers more log than exists is rebuilt from the whole log, with a log line saying why.
+//     checks (magic, version, checksum, size, log id, durable slots matching its entry count),
+//     covers more log than survived, has a "covered" mark that is no record boundary, or that a
+//     repair asks to rebuild (rebuildIndex), is rebuilt from the whole log, with a log line
+//     saying why.
 //
 // The height index in goleveldb is reconciled afterwards (DB.reconcileHeightIndex).
 func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*headerLog, error) {
@@ -778,7 +818,16 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		}
 	}()
 	if hl.id, err = readLogHeader(f); err != nil {
-		return nil, err
+		// Only a repair rewrites a damaged log header: the file sits where the store's log
+		// belongs, and the records after the header are verified as always (and cut where
+		// they are damaged). A start refuses, since the file may be something else entirely.
+		if !o.rebuildIndex || !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		if hl.id, err = rewriteLogHeader(f); err != nil {
+			return nil, err
+		}
+		lg.Error("store: headers.log had a damaged header; a repair wrote a new one (the records are verified next)", "file", logPath)
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -792,11 +841,20 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		idxF.Close()
 		idxF = nil
 	}
+	if problem == "" && o.rebuildIndex {
+		problem = "a repair was asked for"
+		idxF.Close()
+		idxF = nil
+	}
+	// Every record is verified unless the caller trusts a clean index (TrustCleanLog): damage
+	// to a log that was closed cleanly (a bad sector, a stray write) is found here, where it
+	// can be cut off, rather than by the reads that would meet it.
 	from := uint64(logHeaderSize)
-	if problem == "" {
+	if problem == "" && o.trustClean && ih.flags&idxFlagClean != 0 {
 		from = ih.covered
 	}
-	end, torn := uint64(logHeaderSize), false
+	end, torn, records := uint64(logHeaderSize), false, uint64(0)
+	var cut damagedTail
 	if size > logHeaderSize {
 		m, err := mapFile(f, size, false)
 		if err != nil {
@@ -805,24 +863,45 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			}
 			return nil, err
 		}
-		end, torn = scanLog(m, from)
+		end, torn, records = scanLogCount(m, from)
 		// Cutting the log destroys data, so never on the index's word alone. If the scan from
 		// "covered" stopped at a torn record, or there is data past the block it stopped in
 		// (appends are contiguous, and past the end the file is a hole), check with a scan from
 		// the start: if "covered" was not a record boundary, that scan gets further, and wins.
 		if from > logHeaderSize && (torn || dataAfter(f, roundUpBlock(end, st))) {
-			if full, fullTorn := scanLog(m, logHeaderSize); full > end {
+			if full, fullTorn, n := scanLogCount(m, logHeaderSize); full > end {
 				problem = fmt.Sprintf("its covered mark %d is not a record boundary", from)
-				end, torn = full, fullTorn
+				end, torn, records = full, fullTorn, n
 				idxF.Close()
 				idxF = nil
 			}
 		}
+		// Whatever lies past the end is kept aside before the log is cut there: a torn tail
+		// is a few bytes, but damage in the middle cuts off every record after it too.
+		if cut, err = saveDamagedTail(f, m, end); err != nil {
+			syscall.Munmap(m)
+			if idxF != nil {
+				idxF.Close()
+			}
+			return nil, err
+		}
 		syscall.Munmap(m)
 	}
-	if torn {
+	hl.cut = cut
+	switch {
+	case cut.intact > 0:
+		lg.Error("store: headers.log is damaged: it is cut at the first bad record, and the headers after it are "+
+			"dropped (they are mined again or fetched from peers); the cut-off bytes are saved aside",
+			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "intact_records_after_damage", cut.intact,
+			"saved_to", cut.path)
+	case cut.bytes > 0 || torn:
 		lg.Warn("store: header log ends in a torn or damaged record; discarding it and everything after",
-			"dir", dir, "offset", end)
+			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "saved_to", cut.path)
+	}
+	if problem == "" && end < ih.covered {
+		problem = fmt.Sprintf("it covers %d bytes of the log, which was cut at %d", ih.covered, end)
+		idxF.Close()
+		idxF = nil
 	}
 	// Zero everything past the last good record, then reserve room again (sparse).
 	logCap := max(roundUpPage(2*end), roundUpPage(defaultOr(o.logCap, defaultLogCap)))
@@ -869,6 +948,21 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxF.Close()
 			return nil, err
 		}
+		// A cheap sanity check of the slot area (one sequential read): it must hold exactly
+		// the entries the header counts, and no more than the log has records when the whole
+		// log was scanned. Otherwise the log decides.
+		if used := countSlotsBelow(words(idxMap[idxHeaderSize:]), math.MaxUint64); used != ih.entries ||
+			from == logHeaderSize && used > records {
+			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
+				"reason", fmt.Sprintf("%d used slots, the header counts %d, the log holds %d records", used, ih.entries, records),
+				"log_bytes", end)
+			syscall.Munmap(idxMap)
+			idxF.Close()
+			if idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end); err != nil {
+				return nil, err
+			}
+			break
+		}
 		ih.flags &^= idxFlagClean
 		putIdxHeader(idxMap, ih)
 		if err := idxF.Sync(); err != nil {
@@ -892,7 +986,13 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 		} else {
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(ih.slots, oldSlots, ih.covered, logMap, ih.covered, end)
-			if err == nil && end > ih.covered {
+			if errors.Is(err, ErrCorrupt) {
+				// "covered" is not a record boundary (the whole log was verified, so the
+				// records are fine): the index header lies, and the log decides.
+				lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
+					"reason", fmt.Sprintf("its covered mark %d is not a record boundary", ih.covered), "log_bytes", end)
+				idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
+			} else if err == nil && end > ih.covered {
 				lg.Info("store: indexed header-log records written since the last checkpoint", "dir", dir,
 					"from", ih.covered, "to", end)
 			}

@@ -25,6 +25,10 @@ type Position struct {
 // snapshot pins old table files until the scan ends. Headers read only by a scan are not cached,
 // so paging through history cannot evict the hot set.
 func (db *DB) ScanChain(c ledger.ChainID, from Position, fn func(*ledger.Header) bool) error {
+	return db.noteCorrupt(db.scanChain(c, from, fn))
+}
+
+func (db *DB) scanChain(c ledger.ChainID, from Position, fn func(*ledger.Header) bool) error {
 	snap, err := db.ldb.GetSnapshot()
 	if err != nil {
 		return fmt.Errorf("store: scan chain %d: %w", c, err)
@@ -55,7 +59,7 @@ func (db *DB) ScanChain(c ledger.ChainID, from Position, fn func(*ledger.Header)
 		}
 	}
 	if err := it.Error(); err != nil {
-		return fmt.Errorf("store: scan chain %d: %w", c, err)
+		return fmt.Errorf("store: scan chain %d: %w", c, ldbErr(err))
 	}
 	return nil
 }
@@ -63,6 +67,11 @@ func (db *DB) ScanChain(c ledger.ChainID, from Position, fn func(*ledger.Header)
 // MaxHeight returns the highest stored height on chain c, orphans included; ok is false when the
 // chain has no header.
 func (db *DB) MaxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
+	height, ok, err = db.maxHeight(c)
+	return height, ok, db.noteCorrupt(err)
+}
+
+func (db *DB) maxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
 	p := chainPrefix(c)
 	it := db.ldb.NewIterator(&util.Range{Start: p[:], Limit: chainLimit(c)}, nil)
 	defer it.Release()
@@ -74,7 +83,7 @@ func (db *DB) MaxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
 		return height, true, nil
 	}
 	if err := it.Error(); err != nil {
-		return 0, false, fmt.Errorf("store: max height of chain %d: %w", c, err)
+		return 0, false, fmt.Errorf("store: max height of chain %d: %w", c, ldbErr(err))
 	}
 	return 0, false, nil
 }

@@ -11,7 +11,8 @@ import (
 // changes only when an existing space changes shape.
 //
 //	0x00 name                                  meta records: schema, network, heads (msgp);
-//	                                           logend (u64 BE, see below)
+//	                                           logend (u64 BE, see below); repair (text, a
+//	                                           read met damage: integrity.go)
 //	0x01 (retired)                             schema 1 kept raw headers here; they now live in
 //	                                           headers.log (hlog.go). Never reuse the tag.
 //	0x02 chain u32 BE | height u64 BE | hash   height index; value: u64 BE offset of the
@@ -48,7 +49,12 @@ const (
 	metaNetwork = "network"
 	metaHeads   = "heads"
 	metaLogEnd  = "logend"
+	// metaRepair is present when a read met damaged data: the next Open rebuilds the header
+	// and height indexes (integrity.go). Its value is the first error, as text.
+	metaRepair = "repair"
 )
+
+var repairKey = metaKey(metaRepair)
 
 // logEndKey is built once: PutHeaders writes it every time.
 var logEndKey = metaKey(metaLogEnd)

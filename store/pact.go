@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/persist"
@@ -27,4 +31,38 @@ func pactPrefix(c ledger.ChainID) []byte {
 	k[0] = tagPact
 	binary.BigEndian.PutUint32(k[1:], uint32(c))
 	return k
+}
+
+// ResetPactState deletes chain c's whole Pact state, so that it is rebuilt by replaying the
+// chain's blocks from genesis: the repair when no block the state was at is stored any more.
+// No PactState of c may be in use.
+func (db *DB) ResetPactState(c ledger.ChainID) error {
+	p := pactPrefix(c)
+	it := db.ldb.NewIterator(util.BytesPrefix(p), nil)
+	b := new(leveldb.Batch)
+	height := append(p[:len(p):len(p)], 0x00) // pact/persist's height record
+	for it.Next() {
+		if bytes.Equal(it.Key(), height) {
+			continue
+		}
+		b.Delete(it.Key())
+		if b.Len() >= 10_000 {
+			if err := db.ldb.Write(b, noSync); err != nil {
+				it.Release()
+				return fmt.Errorf("store: reset the Pact state of chain %d: %w", c, err)
+			}
+			b.Reset()
+		}
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("store: reset the Pact state of chain %d: %w", c, err)
+	}
+	// The height record goes last and synced: until it is gone the state still reads as at
+	// its height, and a crash midway leaves a state the next start resets again.
+	b.Delete(height)
+	if err := db.ldb.Write(b, withSync); err != nil {
+		return fmt.Errorf("store: reset the Pact state of chain %d: %w", c, err)
+	}
+	return nil
 }

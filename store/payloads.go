@@ -82,8 +82,8 @@ func (db *DB) PayloadWithOutputs(h ledger.Hash) (*ledger.PayloadWithOutputs, err
 		return nil, err
 	}
 	if len(outs.Outputs) != len(pr.Transactions) {
-		return nil, fmt.Errorf("%w: payload %s has %d transactions and %d outputs",
-			ErrCorrupt, h, len(pr.Transactions), len(outs.Outputs))
+		return nil, db.noteCorrupt(fmt.Errorf("%w: payload %s has %d transactions and %d outputs",
+			ErrCorrupt, h, len(pr.Transactions), len(outs.Outputs)))
 	}
 	p := &ledger.PayloadWithOutputs{
 		Transactions:     make([]ledger.TxWithOutput, len(pr.Transactions)),
@@ -108,7 +108,7 @@ func (db *DB) loadPayload(h ledger.Hash) (*payloadRecord, error) {
 		return nil, err
 	}
 	if ledger.PayloadHash(pr.TransactionsHash, pr.OutputsHash) != h {
-		return nil, fmt.Errorf("%w: payload record under %s does not hash to its key", ErrCorrupt, h)
+		return nil, db.noteCorrupt(fmt.Errorf("%w: payload record under %s does not hash to its key", ErrCorrupt, h))
 	}
 	return &pr, nil
 }
@@ -118,7 +118,7 @@ func (db *DB) HasPayload(h ledger.Hash) (bool, error) {
 	k := hashKey(tagPayload, h)
 	ok, err := db.ldb.Has(k[:], nil)
 	if err != nil {
-		return false, fmt.Errorf("store: has payload %s: %w", h, err)
+		return false, db.noteCorrupt(fmt.Errorf("store: has payload %s: %w", h, ldbErr(err)))
 	}
 	return ok, nil
 }

@@ -16,18 +16,86 @@ import (
 // disagree after a crash.
 
 // openHeaders opens and recovers the header log, then brings the height index in line with it.
-func (db *DB) openHeaders(dir string, o logOptions) error {
+// With repair set, or a repair mark left by a read that met damage (integrity.go), both indexes
+// are rebuilt from the log.
+func (db *DB) openHeaders(dir string, o logOptions, repair bool) error {
 	indexed, err := db.indexedLogEnd()
 	if err != nil {
 		return err
 	}
+	mark, err := db.ldb.Get(repairKey, nil)
+	switch {
+	case err == nil:
+		db.lg.Warn("store: a read met damaged data while the node ran; rebuilding the header and height indexes",
+			"dir", dir, "damage", string(mark))
+		repair = true
+	case !errors.Is(err, leveldb.ErrNotFound):
+		return fmt.Errorf("store: open: %w", ldbErr(err))
+	}
+	o.rebuildIndex = o.rebuildIndex || repair
 	if db.hl, err = openHeaderLog(dir, indexed, o, db.lg); err != nil {
 		return err
 	}
-	if err := db.reconcileHeightIndex(indexed); err != nil {
+	if cut := db.hl.cut; cut.bytes > 0 {
+		db.recovered = append(db.recovered, fmt.Sprintf("headers.log cut at offset %d: %d bytes (%d intact records) after the first bad record saved to %s",
+			db.hl.end.Load(), cut.bytes, cut.intact, cut.path))
+	}
+	if repair {
+		// The mark goes in first, so a crash while the height index is half rebuilt repeats
+		// the rebuild rather than leaving it half done.
+		if mark == nil {
+			mark = []byte("repair asked for")
+			if err := db.ldb.Put(repairKey, mark, withSync); err != nil {
+				return fmt.Errorf("store: open: %w", err)
+			}
+		}
+		err = db.rebuildHeightIndex()
+	} else {
+		err = db.reconcileHeightIndex(indexed)
+	}
+	if err != nil {
 		return err
 	}
+	if mark != nil {
+		if err := db.ldb.Delete(repairKey, withSync); err != nil {
+			return fmt.Errorf("store: open: clear the repair mark: %w", err)
+		}
+	}
 	db.warnLostHeads()
+	return nil
+}
+
+// Recovered lists what Open repaired in the store (empty when it found nothing to repair).
+func (db *DB) Recovered() []string { return db.recovered }
+
+// rebuildHeightIndex replaces the whole height index by entries for every record of the log.
+// The repair mark, if any, is cleared only after it, so a crash midway repeats it.
+func (db *DB) rebuildHeightIndex() error {
+	b := new(leveldb.Batch)
+	it := db.ldb.NewIterator(&util.Range{Start: []byte{tagHeight}, Limit: []byte{tagHeight + 1}}, nil)
+	dropped := 0
+	for it.Next() {
+		b.Delete(it.Key())
+		dropped++
+		if b.Len() >= 10_000 {
+			if err := db.ldb.Write(b, noSync); err != nil {
+				it.Release()
+				return fmt.Errorf("store: rebuild the height index: %w", err)
+			}
+			b.Reset()
+		}
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("store: rebuild the height index: %w", ldbErr(err))
+	}
+	if err := db.ldb.Write(b, noSync); err != nil {
+		return fmt.Errorf("store: rebuild the height index: %w", err)
+	}
+	if err := db.indexTail(logHeaderSize, db.hl.end.Load(), "store: rebuilt the height index from the header log"); err != nil {
+		return err
+	}
+	db.recovered = append(db.recovered, fmt.Sprintf("header index and height index rebuilt from headers.log (%d height-index entries replaced)", dropped))
 	return nil
 }
 
@@ -39,7 +107,7 @@ func (db *DB) indexedLogEnd() (uint64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: open: %w", err)
+		return 0, fmt.Errorf("store: open: %w", ldbErr(err))
 	}
 	off, ok := parseLogOffset(v)
 	if !ok {
@@ -66,15 +134,23 @@ func (db *DB) reconcileHeightIndex(indexed uint64) error {
 	case from == end:
 		return nil
 	case from < end:
-		return db.indexTail(from, end)
+		return db.indexTail(from, end, "store: added height-index entries for header-log records written before a crash")
 	default:
 		return db.dropLostEntries(from, end)
 	}
 }
 
-// indexTail writes the height-index entries of the records in [from, end).
-func (db *DB) indexTail(from, end uint64) error {
+// indexTail writes the height-index entries of the records in [from, end), and logs done.
+func (db *DB) indexTail(from, end uint64, done string) error {
 	v := db.hl.view.Load()
+	if from >= end {
+		var val [8]byte
+		binary.BigEndian.PutUint64(val[:], end)
+		if err := db.ldb.Put(logEndKey, val[:], withSync); err != nil {
+			return fmt.Errorf("store: open: %w", err)
+		}
+		return nil
+	}
 	b := new(leveldb.Batch)
 	var hdr ledger.Header
 	var val [8]byte
@@ -103,8 +179,7 @@ func (db *DB) indexTail(from, end uint64) error {
 	if err != nil {
 		return fmt.Errorf("store: open: index header-log tail: %w", err)
 	}
-	db.lg.Info("store: added height-index entries for header-log records written before a crash",
-		"headers", n, "from", from, "to", end)
+	db.lg.Info(done, "headers", n, "from", from, "to", end)
 	return nil
 }
 
@@ -129,7 +204,7 @@ func (db *DB) dropLostEntries(indexed, end uint64) error {
 		n++
 	}
 	it.Release()
-	err := it.Error()
+	err := ldbErr(it.Error())
 	if err == nil {
 		var val [8]byte
 		binary.BigEndian.PutUint64(val[:], end)
@@ -140,6 +215,7 @@ func (db *DB) dropLostEntries(indexed, end uint64) error {
 		return fmt.Errorf("store: open: drop lost height-index entries: %w", err)
 	}
 	db.lg.Warn("store: dropped height-index entries of lost headers", "entries", n)
+	db.recovered = append(db.recovered, fmt.Sprintf("%d height-index entries of headers no longer in headers.log dropped", n))
 	return nil
 }
 
@@ -151,9 +227,18 @@ func (db *DB) warnLostHeads() {
 		db.lg.Warn("store: cannot read heads", "err", err)
 		return
 	}
+	lost := 0
 	for c, h := range heads {
 		if ok, err := db.HasHeader(h); !ok {
-			db.lg.Error("store: a head names a header that is not stored", "chain", c, "hash", h.String(), "err", err)
+			lost++
+			if db.hl.cut.bytes == 0 {
+				db.lg.Error("store: a head names a header that is not stored", "chain", c, "hash", h.String(), "err", err)
+			}
 		}
+	}
+	if lost > 0 && db.hl.cut.bytes > 0 {
+		// Expected after a cut: one line, not twenty.
+		db.lg.Warn("store: heads name headers cut off with the damaged log; the node resumes from the best cut below them",
+			"chains", lost)
 	}
 }

@@ -307,6 +307,8 @@ func newFlagSet(cfg *Config, stderr io.Writer) *flag.FlagSet {
 		fmt.Fprintf(stderr, "Usage:\n  ledger-node [flags]                      run a node\n"+
 			"  ledger-node import-headers [flags] FILE  validate and store headers from FILE\n"+
 			"  ledger-node restore --from DIR/ID --data-dir NEW  make a data directory from a backup\n"+
+			"  ledger-node check --data-dir DIR         verify a data directory (read-only)\n"+
+			"  ledger-node repair --data-dir DIR        repair a damaged data directory\n"+
 			"  ledger-node version                      print the version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/ledgernode/ledger-node/store"
 )
 
 func main() {
@@ -25,6 +27,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runImport(args[1:], stdout, stderr)
 		case "restore":
 			return runRestore(args[1:], stdout, stderr)
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
+		case "repair":
+			return runRepair(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fmt.Fprintf(stdout, "ledger-node %s\n", packageVersion)
 			return 0
@@ -46,6 +52,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	n, err := openNode(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
+		if errors.Is(err, store.ErrCorrupt) {
+			fmt.Fprintf(stderr, "ledger-node: the data directory is damaged beyond what a start repairs: stop here, and run\n"+
+				"  ledger-node check --data-dir %s    (what is damaged)\n  ledger-node repair --data-dir %s   (repair it)\n", cfg.DataDir, cfg.DataDir)
+		}
 		return 1
 	}
 	defer n.close()

@@ -307,6 +307,15 @@ func (n *node) checkGenesis() error {
 			return fmt.Errorf("data directory %s holds other genesis blocks than this build's %s network", n.cfg.DataDir, n.version.Name)
 		}
 		stored := n.storedGenesis(g.ChainID)
+		if stored == nil && len(n.db.Recovered()) > 0 {
+			// Lost with a damaged header log (store, integrity.go) and nothing else at its
+			// height: store it again; the chain resumes from it.
+			if err := n.db.PutBlock(g, n.payloads[g.ChainID], nil); err != nil {
+				return err
+			}
+			n.log.Warn("stored again a genesis block lost with the damaged header log", "chain", g.ChainID)
+			continue
+		}
 		if stored != nil && stored.Target == g.Target && stored.PayloadHash != g.PayloadHash {
 			return fmt.Errorf("data directory %s was made by a ledger-node build with another development genesis "+
 				"(genesis payload %s, this build's %s), whose Pact state cannot carry over; remove it or use another --data-dir",

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Damaged data directories (issue 19): each kind of damage is reported by `ledger-node check`,
+// and then either repaired when the node starts (which then serves every list page of every
+// chain without a 5xx, and goes on mining) or refused with a message naming the file and the
+// command that repairs it.
+
+// minedDir runs a mining node until every chain is at height 6 or more, stops it cleanly and
+// returns its data directory, to be copied and damaged.
+func minedDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	n := startMiningNodeArgs(t, damageArgs(dir)...)
+	waitCut(t, n.url, 6, 60*time.Second)
+	n.stop()
+	return dir
+}
+
+func damageArgs(dir string) []string {
+	return []string{"--data-dir", dir, "--block-delay", "2s", "--miner-account", "alice", "--miner-key", testMinerKey}
+}
+
+// copyDataDir copies src into a new directory.
+func copyDataDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "data")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runCmd runs the command line args and returns its exit code and output.
+func runCmd(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// logRecordsEnd is the end of the header log's records (the first zero length).
+func logRecordsEnd(t *testing.T, dir string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "headers.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 32
+	for off+2 <= len(b) && (b[off] != 0 || b[off+1] != 0) {
+		off += 6 + (int(b[off]) | int(b[off+1])<<8)
+	}
+	return int64(off)
+}
+
+// servesAndMines starts a node on dir and checks that every list page of every chain answers
+// 200 and that the cut grows.
+func servesAndMines(t *testing.T, dir string) {
+	t.Helper()
+	n := startMiningNodeArgs(t, damageArgs(dir)...)
+	defer n.stop()
+	start := fetchCut(t, n.url)
+	for c := range 20 {
+		for _, list := range []string{"hash", "header", "block"} {
+			url := fmt.Sprintf("%s/chainweb/0.0/development/chain/%d/%s?limit=1000", n.url, c, list)
+			resp, err := http.Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+			}
+		}
+	}
+	low, _ := cutRange(start)
+	waitCut(t, n.url, low+2, 60*time.Second)
+	if e := n.node.svc.InternalErrors(); e != 0 {
+		t.Fatalf("%d internal errors", e)
+	}
+}
+
+func TestDamagedDataDirectory(t *testing.T) {
+	base := minedDir(t)
+	if code, out, errOut := runCmd("check", "--data-dir", base); code != 0 {
+		t.Fatalf("check of a healthy directory: exit %d\n%s%s", code, out, errOut)
+	}
+	journal := func(dir string) string {
+		m, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9][0-9][0-9][0-9][0-9].log"))
+		if len(m) == 0 {
+			t.Fatal("no goleveldb journal")
+		}
+		return m[len(m)-1] // the newest
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		report string // in check's output
+	}{
+		{"random bytes at several offsets of headers.log", func(t *testing.T, dir string) {
+			end := logRecordsEnd(t, dir)
+			f, err := os.OpenFile(filepath.Join(dir, "headers.log"), os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r := rand.New(rand.NewPCG(1, 2))
+			for _, frac := range []int64{30, 60, 90} {
+				junk := make([]byte, 512)
+				for i := range junk {
+					junk[i] = byte(r.Uint32())
+				}
+				if _, err := f.WriteAt(junk, end*frac/100); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, "DAMAGED   headers.log: "},
+		{"truncated headers.log", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, "headers.log"), logRecordsEnd(t, dir)/2); err != nil {
+				t.Fatal(err)
+			}
+		}, "DAMAGED   headers.log: "},
+		{"headers.log damaged from its first record", func(t *testing.T, dir string) {
+			// Every header lost, genesis blocks included: the node stores them again, replays
+			// the Pact states from genesis, and mines on.
+			f, err := os.OpenFile(filepath.Join(dir, "headers.log"), os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt(bytes.Repeat([]byte{0xee}, 100), 40); err != nil {
+				t.Fatal(err)
+			}
+		}, "DAMAGED   headers.log: 0 intact records"},
+		{"emptied headers.idx", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, "headers.idx"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}, "DAMAGED   headers.idx: unusable"},
+		{"truncated goleveldb journal", func(t *testing.T, dir string) {
+			j := journal(dir)
+			st, err := os.Stat(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(j, st.Size()*2/3); err != nil {
+				t.Fatal(err)
+			}
+		}, "DAMAGED   goleveldb journal "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDataDir(t, base)
+			tc.damage(t, dir)
+			code, out, errOut := runCmd("check", "--data-dir", dir)
+			if code != 1 || !strings.Contains(out, tc.report) || !strings.Contains(out, "the node repairs it when it starts") {
+				t.Fatalf("check: exit %d, want 1 and %q\n%s%s", code, tc.report, out, errOut)
+			}
+			servesAndMines(t, dir)
+			if code, out, errOut := runCmd("check", "--data-dir", dir); code != 0 {
+				t.Fatalf("check after the repairing start: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+
+	// goleveldb's manifest emptied: the node refuses, naming the file and the command; repair
+	// rebuilds it, and the node then starts.
+	t.Run("emptied goleveldb manifest", func(t *testing.T) {
+		dir := copyDataDir(t, base)
+		m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+		if len(m) != 1 {
+			t.Fatalf("manifests: %v", m)
+		}
+		if err := os.Truncate(m[0], 0); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd("check", "--data-dir", dir)
+		if code != 1 || !strings.Contains(out, "DAMAGED!  goleveldb: cannot open") || !strings.Contains(out, filepath.Base(m[0])) ||
+			!strings.Contains(out, "run `ledger-node repair --data-dir "+dir+"`") {
+			t.Fatalf("check: exit %d\n%s%s", code, out, errOut)
+		}
+		code, _, errOut = runCmd(append(damageArgs(dir), "--service-port", "0", "--p2p-port", "0", "--log-level", "error")...)
+		if code != 1 || !strings.Contains(errOut, filepath.Base(m[0])) || !strings.Contains(errOut, "ledger-node repair --data-dir "+dir) {
+			t.Fatalf("start on a damaged manifest: exit %d\n%s", code, errOut)
+		}
+		code, out, errOut = runCmd("repair", "--data-dir", dir)
+		if code != 0 || !strings.Contains(out, "is healthy") {
+			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+		}
+		servesAndMines(t, dir)
+	})
+
+	// repair does at once what a start would do for a cut log, and leaves nothing for the start.
+	t.Run("repair of a truncated headers.log", func(t *testing.T) {
+		dir := copyDataDir(t, base)
+		if err := os.Truncate(filepath.Join(dir, "headers.log"), logRecordsEnd(t, dir)/3); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd("repair", "--data-dir", dir)
+		if code != 0 || !strings.Contains(out, "repaired: headers.log cut at offset") || !strings.Contains(out, "repaired: heads of chains") ||
+			!strings.Contains(out, "is healthy") {
+			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+		}
+		servesAndMines(t, dir)
+	})
+}
+
+func TestCheckUsage(t *testing.T) {
+	for _, args := range [][]string{{"check"}, {"check", "--data-dir"}, {"repair"}, {"check", "--data-dir", "x", "extra"}, {"check", "--bogus"}} {
+		if code, _, errOut := runCmd(args...); code != 2 || errOut == "" {
+			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runCmd("check", "--data-dir", t.TempDir()); code != 2 || !strings.Contains(errOut, "not a data directory") {
+		t.Errorf("check of an empty directory: exit %d, %q", code, errOut)
+	}
+	// A running node holds its directory: check says so instead of reading a moving store.
+	dir := t.TempDir()
+	n := startNodeScoped(t, dir)
+	defer n.stop()
+	if code, _, errOut := runCmd("check", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "stop the node first") {
+		t.Errorf("check of a running node's directory: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd("repair", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "stop the node first") {
+		t.Errorf("repair of a running node's directory: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,576 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"syscall"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/journal"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/persist"
+)
+
+// Check verifies a data directory without changing it (`ledger-node check`): every file is
+// opened read-only, goleveldb included (it replays its journal in memory), and nothing is
+// repaired. It reports what Open would do about each kind of damage, so an operator knows
+// whether starting the node is enough or `ledger-node repair` is needed.
+
+// Severity says how bad a finding is.
+type Severity int
+
+const (
+	// Fine is a note, not damage.
+	Fine Severity = iota
+	// RepairedAtStart is damage the node repairs by itself when it starts (and repair too).
+	RepairedAtStart
+	// NeedsRepair is damage only `ledger-node repair` repairs.
+	NeedsRepair
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Fine:
+		return "ok"
+	case RepairedAtStart:
+		return "damaged (the node repairs this at start)"
+	default:
+		return "damaged (run ledger-node repair)"
+	}
+}
+
+// Finding is one line of a check: a part of the store and what was found there.
+type Finding struct {
+	Part     string // the file, or the part of goleveldb's content
+	Severity Severity
+	Text     string
+}
+
+// CheckReport is what Check found.
+type CheckReport struct {
+	Findings []Finding
+}
+
+// Damaged reports whether any finding is damage.
+func (r *CheckReport) Damaged() bool {
+	for _, f := range r.Findings {
+		if f.Severity != Fine {
+			return true
+		}
+	}
+	return false
+}
+
+// Worst is the most severe finding's severity.
+func (r *CheckReport) Worst() Severity {
+	w := Fine
+	for _, f := range r.Findings {
+		w = max(w, f.Severity)
+	}
+	return w
+}
+
+func (r *CheckReport) add(part string, s Severity, format string, args ...any) {
+	r.Findings = append(r.Findings, Finding{Part: part, Severity: s, Text: fmt.Sprintf(format, args...)})
+}
+
+// PactBlockFunc reads the hash of the block a chain's Pact state holds at height h (the
+// executor's metadata, which the store does not interpret).
+type PactBlockFunc func(st *persist.Versioned, h uint64) (ledger.Hash, error)
+
+// ErrNotAStore is returned by Check for a directory that holds no store.
+var ErrNotAStore = errors.New("store: not a data directory (no CURRENT or headers.log)")
+
+var journalName = regexp.MustCompile(`^[0-9]{6,}\.log$`)
+
+// Check verifies the store in dir read-only. pactBlock may be nil (the Pact states are then not
+// checked). It fails only when it cannot check at all: dir holds no store, or a running node
+// holds it (ErrLocked).
+func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
+	if err := isStoreDir(dir); err != nil {
+		return nil, err
+	}
+	r := &CheckReport{}
+	c := &checker{dir: dir, r: r, records: map[ledger.Hash]uint64{}}
+	c.journals()
+	ldb, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true, ErrorIfMissing: true})
+	switch {
+	case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
+		return nil, fmt.Errorf("%w: %s (stop the node first)", ErrLocked, dir)
+	case err != nil:
+		r.add("goleveldb", NeedsRepair, "cannot open: %v", err)
+	default:
+		defer ldb.Close()
+		c.ldb = ldb
+		c.scanLevelDB()
+	}
+	c.headerLog()
+	if c.log != nil {
+		defer syscall.Munmap(c.log)
+	}
+	c.hashIndex()
+	if c.ldb != nil {
+		c.heightIndex()
+		c.heads()
+		if pactBlock != nil {
+			c.pactStates(pactBlock)
+		}
+	}
+	return r, nil
+}
+
+// checker holds what one check learnt so far.
+type checker struct {
+	dir string
+	r   *CheckReport
+	ldb *leveldb.DB
+
+	// From goleveldb.
+	logEnd     uint64 // the logend record; 0 if none
+	hasLogEnd  bool
+	heightKeys []heightEntry
+	pactChains map[ledger.ChainID]bool
+	headsRec   *headsRecord
+
+	// From headers.log.
+	log     []byte // read-only mapping; nil when unreadable
+	logOK   bool
+	end     uint64                 // end of the intact records
+	records map[ledger.Hash]uint64 // hash -> offset of its first record below end
+}
+
+type heightEntry struct {
+	chain  ledger.ChainID
+	height uint64
+	hash   ledger.Hash
+	off    uint64
+}
+
+// journals reads goleveldb's journal files as goleveldb's recovery does, and reports what it
+// would drop: a torn or damaged journal loses the writes after the damage, silently.
+func (c *checker) journals() {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		c.r.add("data directory", NeedsRepair, "cannot list: %v", err)
+		return
+	}
+	for _, e := range ents {
+		if !journalName.MatchString(e.Name()) {
+			continue
+		}
+		part := "goleveldb journal " + e.Name()
+		f, err := os.Open(filepath.Join(c.dir, e.Name()))
+		if err != nil {
+			c.r.add(part, NeedsRepair, "cannot open: %v", err)
+			continue
+		}
+		d := &dropCounter{}
+		jr := journal.NewReader(f, d, false, true)
+		n := 0
+		for {
+			rd, err := jr.Next()
+			if err != nil {
+				break
+			}
+			if _, err := io.Copy(io.Discard, rd); err != nil {
+				d.Drop(err)
+				continue
+			}
+			n++
+		}
+		f.Close()
+		if d.n > 0 {
+			c.r.add(part, RepairedAtStart, "%d write batches readable, then %d damaged or torn part(s) (%d bytes: %v): goleveldb drops them at "+
+				"open, losing the last writes before a crash (the node re-indexes the header log, and re-mines or re-fetches lost blocks)",
+				n, d.n, d.bytes, d.first)
+		} else {
+			c.r.add(part, Fine, "%d write batches", n)
+		}
+	}
+}
+
+type dropCounter struct {
+	n, bytes int
+	first    error
+}
+
+func (d *dropCounter) Drop(err error) {
+	d.n++
+	var jc *journal.ErrCorrupted
+	if errors.As(err, &jc) {
+		d.bytes += jc.Size
+	}
+	if d.first == nil {
+		d.first = err
+	}
+}
+
+// scanLevelDB reads every goleveldb row, which verifies every table block's checksum, and
+// decodes the rows the store interprets.
+func (c *checker) scanLevelDB() {
+	// goleveldb panics on some damaged tables (a block whose keys are no internal keys) where
+	// it should return an error: a check reports that as damage rather than dying of it.
+	defer func() {
+		if p := recover(); p != nil {
+			c.r.add("goleveldb", NeedsRepair, "reading every row failed: goleveldb panicked: %v", p)
+		}
+	}()
+	counts := map[byte]int{}
+	bad := map[string]int{}
+	var firstBad string
+	note := func(what string, err error) {
+		bad[what]++
+		if firstBad == "" {
+			firstBad = fmt.Sprintf("%s: %v", what, err)
+		}
+	}
+	c.pactChains = map[ledger.ChainID]bool{}
+	var schema *schemaRecord
+	it := c.ldb.NewIterator(nil, nil)
+	for it.Next() {
+		k, v := it.Key(), it.Value()
+		if len(k) == 0 {
+			note("empty key", errors.New("empty key"))
+			continue
+		}
+		counts[k[0]]++
+		switch k[0] {
+		case tagMeta:
+			switch string(k[1:]) {
+			case metaSchema:
+				var rec schemaRecord
+				if err := unmarshalRecord("schema", v, &rec); err != nil {
+					note("schema record", err)
+				} else {
+					schema = &rec
+				}
+			case metaNetwork:
+				var rec networkRecord
+				if err := unmarshalRecord("network", v, &rec); err != nil {
+					note("network record", err)
+				}
+			case metaHeads:
+				var rec headsRecord
+				if err := unmarshalRecord("heads", v, &rec); err != nil {
+					note("heads record", err)
+				} else {
+					c.headsRec = &rec
+				}
+			case metaLogEnd:
+				if off, ok := parseLogOffset(v); ok {
+					c.logEnd, c.hasLogEnd = off, true
+				} else {
+					note("logend record", fmt.Errorf("%d bytes", len(v)))
+				}
+			case metaRepair:
+				c.r.add("repair mark", RepairedAtStart, "a read met damaged data while the node ran (%s): the next start rebuilds the header and height indexes", v)
+			}
+		case tagHeight:
+			ch, height, h, ok := parseHeightKey(k)
+			off, ok2 := parseLogOffset(v)
+			if !ok || !ok2 {
+				note("height index entry", fmt.Errorf("malformed key %x or value %x", k, v))
+				continue
+			}
+			c.heightKeys = append(c.heightKeys, heightEntry{ch, height, h, off})
+		case tagPayload:
+			var rec payloadRecord
+			err := unmarshalRecord("payload", v, &rec)
+			if err == nil && (len(k) != hashKeyLen || ledger.PayloadHash(rec.TransactionsHash, rec.OutputsHash) != ledger.Hash(k[1:])) {
+				err = errors.New("does not hash to its key")
+			}
+			if err != nil {
+				note("payload record", err)
+			}
+		case tagOutputs:
+			var rec outputsRecord
+			if err := unmarshalRecord("outputs", v, &rec); err != nil {
+				note("outputs record", err)
+			}
+		case tagPact:
+			if len(k) >= 5 {
+				c.pactChains[ledger.ChainID(uint32(k[1])<<24|uint32(k[2])<<16|uint32(k[3])<<8|uint32(k[4]))] = true
+			}
+		}
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		c.r.add("goleveldb", NeedsRepair, "reading every row failed: %v", err)
+		return
+	}
+	if schema == nil && (counts[tagHeight] > 0 || counts[tagPayload] > 0) {
+		note("schema record", errors.New("missing"))
+	} else if schema != nil && schema.Version != schemaVersion {
+		c.r.add("goleveldb", NeedsRepair, "schema version %d, this build reads %d", schema.Version, schemaVersion)
+	}
+	if len(bad) > 0 {
+		keys := make([]string, 0, len(bad))
+		for k, n := range bad {
+			keys = append(keys, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(keys)
+		c.r.add("goleveldb", NeedsRepair, "rows that do not decode: %v (first: %s)", keys, firstBad)
+		return
+	}
+	c.r.add("goleveldb", Fine, "%d height-index entries, %d payloads, %d Pact state rows of %d chains",
+		counts[tagHeight], counts[tagPayload], counts[tagPact], len(c.pactChains))
+}
+
+// headerLog verifies every record of headers.log, as Open does, and says what Open would cut.
+func (c *checker) headerLog() {
+	part := logFileName
+	path := filepath.Join(c.dir, logFileName)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if c.hasLogEnd && c.logEnd > logHeaderSize {
+			c.r.add(part, NeedsRepair, "missing, but the height index refers to %d bytes of it: restore the data directory from a backup", c.logEnd)
+		} else {
+			c.r.add(part, Fine, "absent (no header stored yet)")
+		}
+		return
+	}
+	if err != nil {
+		c.r.add(part, NeedsRepair, "cannot open: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := readLogHeader(f); err != nil {
+		c.r.add(part, NeedsRepair, "%v: a repair writes a new header and keeps the records that verify", err)
+		return
+	}
+	st, err := f.Stat()
+	if err != nil {
+		c.r.add(part, NeedsRepair, "cannot stat: %v", err)
+		return
+	}
+	size := uint64(st.Size())
+	c.end, c.logOK = logHeaderSize, true
+	if size <= logHeaderSize {
+		c.r.add(part, Fine, "no records")
+		return
+	}
+	m, err := mapFile(f, size, false)
+	if err != nil {
+		c.r.add(part, NeedsRepair, "cannot map: %v", err)
+		c.logOK = false
+		return
+	}
+	c.log = m // unmapped by Check
+	end, torn, n := scanLogCount(m, logHeaderSize)
+	c.end = end
+	undecodable := 0
+	var hdr ledger.Header
+	scanRecords(m, logHeaderSize, end, func(off uint64, p []byte) error {
+		h := hashOf(p)
+		if _, dup := c.records[h]; !dup {
+			c.records[h] = off
+		}
+		if hdr.UnmarshalBinary(p) != nil || hdr.Hash != h {
+			undecodable++
+		}
+		return nil
+	})
+	last := lastNonZero(f, m, end)
+	switch {
+	case last > end:
+		c.r.add(part, RepairedAtStart, "%d intact records, then a torn or damaged record at offset %d; %d bytes after it (%d intact records) "+
+			"are cut off at the next start, saved aside as headers.log.damaged-<time>, and re-mined or re-fetched",
+			n, end, last-end, countIntact(m[:last], end))
+	case torn:
+		c.r.add(part, RepairedAtStart, "%d intact records, then a torn record at offset %d, cut off at the next start", n, end)
+	default:
+		c.r.add(part, Fine, "%d records, %d bytes, every checksum good", n, end)
+	}
+	if undecodable > 0 {
+		c.r.add(part, NeedsRepair, "%d records pass their checksum but do not decode as the header they name (written by a faulty build?)", undecodable)
+	}
+	if c.hasLogEnd && c.logEnd > end {
+		c.r.add("height index", RepairedAtStart, "covers %d bytes of the header log, which holds %d intact: entries of the lost headers are dropped at start", c.logEnd, end)
+	}
+	if saved, _ := filepath.Glob(filepath.Join(c.dir, logFileName+".damaged-*")); len(saved) > 0 {
+		c.r.add(part, Fine, "%d damaged tail(s) cut off earlier kept aside (%s…); delete them once no longer wanted", len(saved), filepath.Base(saved[0]))
+	}
+}
+
+// hashIndex checks headers.idx against the log: its header, then that every slot names a record
+// and every record below its covered mark has a slot.
+func (c *checker) hashIndex() {
+	part := idxFileName
+	if !c.logOK {
+		return
+	}
+	lf, err := os.Open(filepath.Join(c.dir, logFileName))
+	if err != nil {
+		return
+	}
+	id, err := readLogHeader(lf)
+	lf.Close()
+	if err != nil {
+		return
+	}
+	f, ih, problem := openIndexFileFlag(filepath.Join(c.dir, idxFileName), id, os.O_RDONLY)
+	if problem != "" {
+		if problem == "the index file is missing" && c.end == logHeaderSize {
+			c.r.add(part, Fine, "absent (no header stored yet)")
+			return
+		}
+		c.r.add(part, RepairedAtStart, "unusable (%s): the next start rebuilds it from headers.log", problem)
+		return
+	}
+	defer f.Close()
+	if ih.covered > c.end {
+		c.r.add(part, RepairedAtStart, "covers %d bytes of headers.log, which holds %d intact: the next start rebuilds it", ih.covered, c.end)
+		return
+	}
+	m, err := mapFile(f, idxHeaderSize+ih.slots*slotSize, false)
+	if err != nil {
+		c.r.add(part, NeedsRepair, "cannot map: %v", err)
+		return
+	}
+	defer syscall.Munmap(m)
+	w := words(m[idxHeaderSize:])
+	used, badBelow, badAbove := uint64(0), 0, 0
+	for i := 0; i+1 < len(w); i += 2 {
+		k, off := w[i], w[i+1]
+		if k == 0 {
+			continue
+		}
+		used++
+		p, crc, ok := recordAt(c.log, off)
+		if ok && off+recHeaderSize+uint64(len(p)) <= c.end && crc32.Checksum(p, castagnoli) == crc {
+			if h := hashOf(p); slotKey(&h) == k {
+				continue
+			}
+		}
+		if off < ih.covered {
+			badBelow++
+		} else {
+			badAbove++
+		}
+	}
+	clean := ih.flags&idxFlagClean != 0
+	v := &logView{log: c.log, slots: w, mask: ih.slots - 1}
+	hl := &headerLog{}
+	hl.view.Store(v)
+	missing := 0
+	for h, off := range c.records {
+		if off >= ih.covered {
+			continue
+		}
+		if p, _, _, err := hl.locate(v, &h); err != nil || p == nil {
+			missing++
+		}
+	}
+	switch {
+	case badBelow > 0 || missing > 0 || clean && badAbove > 0:
+		c.r.add(part, NeedsRepair, "%d slots name no record of theirs, %d records have no slot: reads of those headers fail", badBelow+badAbove, missing)
+	case used != ih.entries && clean:
+		c.r.add(part, RepairedAtStart, "%d used slots where its header counts %d: the next start rebuilds it", used, ih.entries)
+	case !clean:
+		c.r.add(part, Fine, "%d entries; not closed cleanly (a running or killed node): the next start indexes the log past offset %d", used, ih.covered)
+	default:
+		c.r.add(part, Fine, "%d entries, every one names its record", used)
+	}
+}
+
+// heightIndex checks that every height-index entry leads to its header, and every record the
+// index covers has an entry.
+func (c *checker) heightIndex() {
+	part := "height index"
+	if !c.logOK {
+		return
+	}
+	lost, wrong := 0, 0
+	have := make(map[ledger.Hash]bool, len(c.heightKeys))
+	var hdr ledger.Header
+	for _, e := range c.heightKeys {
+		have[e.hash] = true
+		p, _, ok := recordAt(c.log, e.off)
+		switch {
+		case !ok || e.off+recHeaderSize+uint64(len(p)) > c.end:
+			lost++
+		case hashOf(p) != e.hash || hdr.UnmarshalBinary(p) != nil || hdr.ChainID != e.chain || hdr.Height != e.height:
+			wrong++
+		}
+	}
+	covered := c.end
+	if c.hasLogEnd {
+		covered = min(covered, c.logEnd)
+	}
+	unindexed := 0
+	for h, off := range c.records {
+		if off < covered && !have[h] {
+			unindexed++
+		}
+	}
+	switch {
+	case wrong > 0 || unindexed > 0:
+		c.r.add(part, NeedsRepair, "%d entries name another header than their key, %d headers have no entry (%d entries name headers lost from the log)", wrong, unindexed, lost)
+	case lost > 0:
+		c.r.add(part, RepairedAtStart, "%d entries name headers lost from the log: dropped at the next start", lost)
+	default:
+		c.r.add(part, Fine, "%d entries, every one leads to its header", len(c.heightKeys))
+	}
+}
+
+// heads checks that every head names a stored header.
+func (c *checker) heads() {
+	if c.headsRec == nil {
+		c.r.add("heads", Fine, "none recorded")
+		return
+	}
+	var lost []uint32
+	for _, e := range c.headsRec.Heads {
+		if _, ok := c.records[e.Hash]; !ok {
+			lost = append(lost, e.Chain)
+		}
+	}
+	if len(lost) > 0 {
+		c.r.add("heads", RepairedAtStart, "the heads of chains %v name headers that are not stored: the node resumes from the blocks that remain", lost)
+		return
+	}
+	c.r.add("heads", Fine, "%d chains, every head stored", len(c.headsRec.Heads))
+}
+
+// pactStates checks that each chain's Pact state is at a stored block.
+func (c *checker) pactStates(pactBlock PactBlockFunc) {
+	chains := make([]ledger.ChainID, 0, len(c.pactChains))
+	for ch := range c.pactChains {
+		chains = append(chains, ch)
+	}
+	sort.Slice(chains, func(i, j int) bool { return chains[i] < chains[j] })
+	var lost []ledger.ChainID
+	for _, ch := range chains {
+		part := fmt.Sprintf("Pact state of chain %d", ch)
+		st, err := persist.OpenVersioned(c.ldb, pactPrefix(ch))
+		if err != nil {
+			c.r.add(part, NeedsRepair, "%v", err)
+			continue
+		}
+		h, ok := st.Height()
+		if !ok {
+			continue
+		}
+		b, err := pactBlock(st, h)
+		if err != nil {
+			c.r.add(part, NeedsRepair, "at height %d: %v", h, err)
+			continue
+		}
+		if _, ok := c.records[b]; !ok {
+			lost = append(lost, ch)
+		}
+	}
+	if len(lost) > 0 {
+		c.r.add("Pact state", RepairedAtStart, "the states of chains %v are at blocks that are not stored: the next start rewinds them to a stored block (or replays them from genesis)", lost)
+	} else if len(chains) > 0 {
+		c.r.add("Pact state", Fine, "%d chains, each at a stored block", len(chains))
+	}
+}
