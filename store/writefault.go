@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -71,29 +72,53 @@ func (db *DB) CheckWriteFault() error {
 var probeKey = metaKey("probe")
 
 // ProbeWrite tells whether the store takes writes again after a write failure: it writes one
-// small synced record. When that fails it makes goleveldb start a new journal file and tries
-// once more, because goleveldb's journal writer keeps the first error it meets (a full disk)
-// and fails every later write with it, even after space is freed, until the journal is
-// rotated, which it otherwise does only when the memtable fills (and a failing write never
-// fills it).
+// small synced record. When that fails and the file system has room again, it makes goleveldb
+// start a new journal file and tries once more, because goleveldb's journal writer keeps the
+// first error it meets (a full disk) and fails every later write with it, even after space is
+// freed, until the journal is rotated, which it otherwise does only when the memtable fills
+// (and a failing write never fills it).
 //
 // The rotation is asked for by compacting the meta key space: goleveldb rotates the memtable
 // (a new journal) when the range asked for overlaps it, and the meta records (the heads, the
 // header log's end) are written with nearly every block, so the memtable almost always holds
-// one. The compaction itself touches only the few tables holding meta records. It may wait
-// for goleveldb's background compaction, which retries by itself while the disk is full.
+// one. The compaction itself touches only the few tables holding meta records. It is not tried
+// while the disk is still full: the new journal would fail at its first write, and with the
+// memtable then empty, no later compaction would overlap it to rotate again.
 // (OpenTransaction rotates too, but keeps goleveldb's write lock when the rotation fails.)
+//
+// What remains: a write failure that happens when the memtable is empty (right after goleveldb
+// rotated it) leaves nothing to rotate, and only a restart clears it; so does an error the file
+// system keeps returning with room free (EIO).
 func (db *DB) ProbeWrite() error {
 	if err := db.CheckWriteFault(); err != nil {
 		return err
 	}
 	val := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixMicro()))
-	if err := db.ldb.Put(probeKey, val, withSync); err == nil {
+	err := db.ldb.Put(probeKey, val, withSync)
+	if err == nil {
 		return nil
 	}
-	db.ldb.CompactRange(util.Range{Start: []byte{tagMeta}, Limit: []byte{tagMeta + 1}})
+	if free, ok := freeBytes(db.hl.dir); ok && free < probeRoom {
+		return fmt.Errorf("store: probe write (%d KiB free): %w", free>>10, err)
+	}
+	if cerr := db.ldb.CompactRange(util.Range{Start: []byte{tagMeta}, Limit: []byte{tagMeta + 1}}); cerr != nil {
+		return fmt.Errorf("store: probe write: %w (and the compaction meant to restart the journal: %v)", err, cerr)
+	}
 	if err := db.ldb.Put(probeKey, val, withSync); err != nil {
 		return fmt.Errorf("store: probe write: %w", err)
 	}
 	return nil
+}
+
+// probeRoom is the free space ProbeWrite wants before it restarts goleveldb's journal: room
+// for the probe and the first blocks after it.
+const probeRoom = 1 << 20
+
+// freeBytes returns the space available to this process on dir's file system.
+func freeBytes(dir string) (uint64, bool) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, false
+	}
+	return st.Bavail * uint64(st.Bsize), true
 }
