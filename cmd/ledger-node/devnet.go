@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"time"
@@ -30,11 +33,24 @@ import (
 // hash power: when a chain waits for its neighbours, its share goes to them. On a faster or
 // slower machine the DA corrects the rate within the first epochs.
 //
+// The first epoch is devFirstEpochSpeedup times faster than the block delay: the genesis target
+// is that much easier than H asks for. A fresh node mines the first 2 blocks of every chain
+// before it serves (node.go, mineFirstBlocks), so that a transaction sent as soon as it answers
+// is not refused for a creation time far ahead of the 2019 genesis blocks; at the full target
+// those 40 blocks would take a minute at the 30 s delay, at this one about 3 s. The DA's first
+// adjustment (block 12, measured over blocks 1 to 11) then brings the rate to the delay in one
+// step: each block still takes tens of milliseconds at the 30 s delay, far more than the node's
+// own work per block, so the measured epoch reflects the hash rate. (Chainweb's development
+// network starts at 1/100,000 of the maximum target, a few milliseconds per block here, where
+// the node's own work would dominate the measure and throw the DA off for several epochs.)
+//
 // The genesis target goes into every genesis header, so a data directory created with one block
 // delay has different genesis hashes than another; the node refuses to mix them (node.go).
 const (
 	devHashRatePerCore = 8e6
 	devCores           = 2
+	// devFirstEpochSpeedup: how much faster than the block delay the first epoch runs.
+	devFirstEpochSpeedup = 20
 
 	defaultBlockDelay = 30 * time.Second
 	// The bounds keep the DA in range: below a few milliseconds creation times (µs) and the
@@ -43,11 +59,21 @@ const (
 	maxBlockDelay = time.Hour
 )
 
-// devGenesisTarget is the genesis target for block delay d: (2^256 − 1) / expected hashes per
-// block, at least 1 hash per block.
+// devGenesisTarget is the genesis target for block delay d: (2^256 − 1) / the hashes per block
+// of the first epoch (H / devFirstEpochSpeedup), at least 1 hash per block.
 func devGenesisTarget(d time.Duration) ledger.U256 {
+	return devTargetFor(d, devFirstEpochSpeedup)
+}
+
+// legacyDevGenesisTarget is the genesis target earlier builds derived for block delay d (no
+// speed-up): their data directories are told apart from those of another delay (node.go).
+func legacyDevGenesisTarget(d time.Duration) ledger.U256 {
+	return devTargetFor(d, 1)
+}
+
+func devTargetFor(d time.Duration, speedup float64) ledger.U256 {
 	chains := float64(len(ledger.Development.Chains()))
-	perBlock := math.Max(1, devHashRatePerCore*devCores*d.Seconds()/chains)
+	perBlock := math.Max(1, devHashRatePerCore*devCores*d.Seconds()/chains/speedup)
 	q := new(big.Int).Div(ledger.MaxU256.Big(), big.NewInt(int64(math.Round(perBlock))))
 	t, _ := ledger.U256FromBig(q)
 	return t
@@ -61,7 +87,7 @@ func devBlockDelayOf(target ledger.U256) time.Duration {
 	}
 	perBlock, _ := new(big.Float).Quo(new(big.Float).SetInt(ledger.MaxU256.Big()), new(big.Float).SetInt(target.Big())).Float64()
 	chains := float64(len(ledger.Development.Chains()))
-	secs := perBlock * chains / (devHashRatePerCore * devCores)
+	secs := perBlock * devFirstEpochSpeedup * chains / (devHashRatePerCore * devCores)
 	return time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
 }
 
@@ -96,4 +122,37 @@ func (m *MiningConfig) minerData() []byte {
 		return ledger.MinerData("k:"+m.PublicKey, m.PublicKey)
 	}
 	return ledger.MinerData(m.Account, m.PublicKey)
+}
+
+// devStartHeight is the height every chain reaches before a fresh development node serves
+// (Kadena's devnet mines 2 blocks per chain at start-up too).
+const devStartHeight = 2
+
+// mineFirstBlocks waits, on a mining development node whose chains are not all at
+// devStartHeight yet (a fresh data directory), until they are, and reports how long that took.
+// Until then the ports are bound but not served: a client's first request waits for an answer
+// rather than getting one a transaction could not use, since every chain would still be at its
+// 2019 genesis time and a transaction created now would be refused as too far in the future.
+func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
+	if n.version.Name != ledger.Development.Name || n.cfg.Mining.Mode != "pow" {
+		return
+	}
+	if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
+		return
+	}
+	start := time.Now()
+	fmt.Fprintf(out, "mining the first %d blocks of every chain before serving\n", devStartHeight)
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
+			fmt.Fprintf(out, "every chain is at height %d after %v: serving\n", devStartHeight, time.Since(start).Round(time.Millisecond))
+			return
+		}
+	}
 }

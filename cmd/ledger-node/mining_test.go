@@ -253,8 +253,12 @@ func TestDevGenesisTarget(t *testing.T) {
 	if r < 14.99 || r > 15.01 {
 		t.Fatalf("target at 2 s is %.3f times the one at 30 s, want 15", r)
 	}
-	// 30 s: 8 M hashes/s per core × 2 cores × 30 s / 20 chains = 24 M hashes per block.
-	if d, _ := pow.Difficulty(b); d != (ledger.U256{24_000_000}) {
-		t.Fatalf("difficulty at 30 s is %s, want 24000000", d)
+	// 30 s: 8 M hashes/s per core × 2 cores × 30 s / 20 chains = 24 M hashes per block, and the
+	// first epoch 20 times faster: 1.2 M.
+	if d, _ := pow.Difficulty(b); d != (ledger.U256{1_200_000}) {
+		t.Fatalf("difficulty at 30 s is %s, want 1200000", d)
+	}
+	if d, _ := pow.Difficulty(legacyDevGenesisTarget(30 * time.Second)); d != (ledger.U256{24_000_000}) {
+		t.Fatalf("earlier builds' difficulty at 30 s is %s, want 24000000", d)
 	}
 }

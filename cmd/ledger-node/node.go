@@ -337,7 +337,17 @@ func (n *node) checkGenesis() error {
 		if stored != nil {
 			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
 		}
-		return errors.New(msg + "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir")
+		msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
+		// Earlier builds derived the genesis target without the first epoch's speed-up
+		// (devnet.go); their directories cannot be told apart from this build's at 20 times
+		// the delay, so both readings are given.
+		if stored != nil {
+			if d := (devBlockDelayOf(stored.Target) / devFirstEpochSpeedup).Round(time.Millisecond); legacyDevGenesisTarget(d) == stored.Target {
+				msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
+					"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
+			}
+		}
+		return errors.New(msg)
 	}
 	return nil
 }
@@ -372,12 +382,13 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
 			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", "))
 	}
+	stopStatus := n.reportStatus(out)
+	n.mineFirstBlocks(ctx, out)
 	errc := make(chan error, 2)
 	go func() { errc <- n.svc.Serve(n.ln) }()
 	if n.peerSvc != nil {
 		go func() { errc <- n.peerSvc.Serve(n.peerLn) }()
 	}
-	stopStatus := n.reportStatus(out)
 	var err error
 	select {
 	case err = <-errc:
@@ -425,6 +436,9 @@ func (n *node) reportStatus(out io.Writer) (stop func()) {
 					float64(s.Entered-last.Entered)/secs, float64(s.Hashes-last.Hashes)/secs/1e6, s.Mined)
 				if n.runner != nil {
 					line += fmt.Sprintf(", %.2f txs/s, %d pending", float64(s.Transactions-last.Transactions)/secs, s.Pending)
+				}
+				if wh := n.rt.WriteHealth(); wh.Failing {
+					line += fmt.Sprintf(", WRITES FAILING since %s, mining paused (%v)", wh.Since.Format(time.TimeOnly), wh.Err)
 				}
 				fmt.Fprintln(out, line)
 				last, lastAt = s, now

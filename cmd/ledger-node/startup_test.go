@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/pact/api"
 )
 
 // A node whose service or peer port is taken exits with an error naming the port before it
@@ -40,5 +45,64 @@ func TestPortTakenLeavesNoDataDir(t *testing.T) {
 				t.Fatalf("the data directory was created (stat: %v)", err)
 			}
 		})
+	}
+}
+
+// A fresh development node mines the first blocks of every chain before it answers, so a
+// transfer created and sent the moment /health-check answers is accepted (not refused as
+// created too far ahead of the 2019 genesis blocks) and mined. The node runs on the genesis
+// target derived from its block delay, as `make run` does, not on a test target.
+func TestDevTransferRightAfterHealthCheck(t *testing.T) {
+	start := time.Now()
+	n := startNodeOpts(t, nodeOptions{workers: 2}, "--data-dir", t.TempDir(), "--block-delay", "2s",
+		"--miner-key", devMinerKey)
+	client := &http.Client{Timeout: 60 * time.Second}
+	for {
+		resp, err := client.Get(n.url + "/health-check")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatalf("/health-check: %d after a minute", resp.StatusCode)
+		}
+	}
+	ready := time.Since(start)
+	if low, _ := cutRange(n.node.rt.Cut()); low < devStartHeight {
+		t.Fatalf("/health-check answered with a chain at height %d", low)
+	}
+	spec := devtx.Transfer("sender00", "sender01", "1.5", "7")
+	spec.CreationTime = time.Now().Unix() // what a client sets: now, not a little before
+	cmd := spec.Build()
+	status, body := post(t, pactURL(n.url, 7, "send"), (&api.SubmitBatch{Cmds: []*api.Command{cmd}}).AppendJSON(nil))
+	if status != 200 {
+		t.Fatalf("send right after /health-check answered: %d %s", status, body)
+	}
+	status, body = post(t, pactURL(n.url, 7, "listen"), []byte(`{"listen":"`+cmd.Hash.String()+`"}`))
+	if res := decodeResult(t, body); status != 200 || res.Result.Status != "success" || res.MetaData == nil {
+		t.Fatalf("listen: %d %s", status, body)
+	}
+	t.Logf("/health-check answered %v after start; the transfer was mined %v after start",
+		ready.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if s := n.out.String(); !strings.Contains(s, "every chain is at height 2 after") {
+		t.Fatalf("the node did not report the first blocks:\n%s", s)
+	}
+}
+
+// A data directory made by an earlier build, whose development genesis target had no first-epoch
+// speed-up, is refused with a message that says so and names the delay it was made with.
+func TestEarlierBuildsDataDirRefused(t *testing.T) {
+	dir := t.TempDir()
+	old := legacyDevGenesisTarget(30 * time.Second)
+	n := startNodeOpts(t, nodeOptions{genesisTarget: &old}, "--data-dir", dir, "--mining", "off")
+	n.stop()
+	var stderr bytes.Buffer
+	code := run([]string{"--data-dir", dir, "--service-port", "0", "--p2p-port", "0"}, io.Discard, &stderr)
+	if msg := stderr.String(); code != 1 || !strings.Contains(msg, "another block delay") ||
+		!strings.Contains(msg, "before the development network's first blocks got cheap made it (--block-delay 30s then)") {
+		t.Fatalf("exit %d: %s", code, msg)
 	}
 }
