@@ -81,9 +81,10 @@ var probeKey = metaKey("probe")
 // The rotation is asked for by compacting the meta key space: goleveldb rotates the memtable
 // (a new journal) when the range asked for overlaps it, and the meta records (the heads, the
 // header log's end) are written with nearly every block, so the memtable almost always holds
-// one. The compaction itself touches only the few tables holding meta records. It is not tried
-// while the disk is still full: the new journal would fail at its first write, and with the
-// memtable then empty, no later compaction would overlap it to rotate again.
+// one. The compaction itself touches only the few tables holding meta records. Neither is tried
+// while the disk is still full (less than probeRoom free): the new journal would fail at its
+// first write, and with the memtable then empty, no later compaction would overlap it to rotate
+// again.
 // (OpenTransaction rotates too, but keeps goleveldb's write lock when the rotation fails.)
 //
 // What remains: a write failure that happens when the memtable is empty (right after goleveldb
@@ -93,13 +94,16 @@ func (db *DB) ProbeWrite() error {
 	if err := db.CheckWriteFault(); err != nil {
 		return err
 	}
+	// A disk with a few KiB left takes the probe's few bytes, then fails the next block: the
+	// probe passes only with room for more than itself.
+	free, known := freeBytes(db.hl.dir)
+	if known && free < probeRoom {
+		return fmt.Errorf("store: probe: %d KiB free in %s: %w", free>>10, db.hl.dir, syscall.ENOSPC)
+	}
 	val := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixMicro()))
 	err := db.ldb.Put(probeKey, val, withSync)
 	if err == nil {
 		return nil
-	}
-	if free, ok := freeBytes(db.hl.dir); ok && free < probeRoom {
-		return fmt.Errorf("store: probe write (%d KiB free): %w", free>>10, err)
 	}
 	if cerr := db.ldb.CompactRange(util.Range{Start: []byte{tagMeta}, Limit: []byte{tagMeta + 1}}); cerr != nil {
 		return fmt.Errorf("store: probe write: %w (and the compaction meant to restart the journal: %v)", err, cerr)

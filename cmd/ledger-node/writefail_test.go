@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,5 +109,76 @@ func TestWriteFailurePausesAndResumes(t *testing.T) {
 	}
 	if lines := strings.Count(text, "\n"); lines > 50 {
 		t.Fatalf("%d log lines for one write failure:\n%s", lines, text)
+	}
+}
+
+// The same on a real full disk: a mining node on a small tmpfs, a file filling what is left,
+// then the file removed. Skipped where mounting is not permitted (not root, or a container
+// without CAP_SYS_ADMIN); TestWriteFailurePausesAndResumes always runs.
+func TestFullDiskPausesAndResumes(t *testing.T) {
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=64m"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { // registered first, so it runs after the node's own cleanup closed the store
+		if err := syscall.Unmount(mnt, 0); err != nil {
+			t.Errorf("unmount %s: %v", mnt, err)
+		}
+	})
+	logs := new(syncBuffer)
+	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2}, logs,
+		"--data-dir", filepath.Join(mnt, "data"), "--miner-key", devMinerKey)
+	waitCut(t, n.url, 2, 30*time.Second)
+	rt := n.node.rt
+
+	filler := filepath.Join(mnt, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 256<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	f.Close()
+	waitFor(t, 10*time.Second, func() bool { return rt.WriteHealth().Failing })
+	height := rt.Cut().Height
+	for range 20 {
+		for _, path := range []string{"/health-check", "/chainweb/0.0/development/cut", "/chainweb/0.0/development/chain/3/header?limit=5"} {
+			resp, err := http.Get(n.url + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET %s on a full disk: %d", path, resp.StatusCode)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if h := rt.Cut().Height; h != height {
+		t.Fatalf("the cut moved from %d to %d on a full disk", height, h)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	freed := time.Now()
+	waitFor(t, 20*time.Second, func() bool { return rt.Cut().Height > height+20 })
+	t.Logf("mining resumed and made 20 blocks %v after space was freed", time.Since(freed).Round(time.Millisecond))
+	text := logs.String()
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "component=storage") {
+			t.Log(l)
+		}
+	}
+	if strings.Contains(text, "mined block rejected") || strings.Count(text, "cannot write to the data directory") != 1 ||
+		strings.Count(text, "writes to the data directory succeed again") != 1 {
+		t.Fatalf("write failures logged per block:\n%s", text)
 	}
 }
