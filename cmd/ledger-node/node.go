@@ -339,10 +339,10 @@ func (n *node) checkGenesis() error {
 		}
 		msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
 		// Earlier builds derived the genesis target without the first epoch's speed-up
-		// (devnet.go); their directories cannot be told apart from this build's at 20 times
-		// the delay, so both readings are given.
+		// (devnet.go); a directory of theirs can look like one of this build's at a longer
+		// delay, so both readings are given.
 		if stored != nil {
-			if d := (devBlockDelayOf(stored.Target) / devFirstEpochSpeedup).Round(time.Millisecond); legacyDevGenesisTarget(d) == stored.Target {
+			if d := legacyDevBlockDelayOf(stored.Target); d > 0 && legacyDevGenesisTarget(d) == stored.Target {
 				msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
 					"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
 			}

@@ -51,10 +51,11 @@ func TestPortTakenLeavesNoDataDir(t *testing.T) {
 // A fresh development node mines the first blocks of every chain before it answers, so a
 // transfer created and sent the moment /health-check answers is accepted (not refused as
 // created too far ahead of the 2019 genesis blocks) and mined. The node runs on the genesis
-// target derived from its block delay, as `make run` does, not on a test target.
+// target derived from its block delay, as `make run` does, not on a test target; the delay is
+// short so that the race detector's slow hashing keeps the test quick.
 func TestDevTransferRightAfterHealthCheck(t *testing.T) {
 	start := time.Now()
-	n := startNodeOpts(t, nodeOptions{workers: 2}, "--data-dir", t.TempDir(), "--block-delay", "2s",
+	n := startNodeOpts(t, nodeOptions{workers: 2}, "--data-dir", t.TempDir(), "--block-delay", "100ms",
 		"--miner-key", devMinerKey)
 	client := &http.Client{Timeout: 60 * time.Second}
 	for {
