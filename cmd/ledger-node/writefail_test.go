@@ -182,3 +182,43 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 		t.Fatalf("write failures logged per block:\n%s", text)
 	}
 }
+
+// A node that cannot write takes no blocks from its peers meanwhile (it fetches none, and
+// logs the failure once), and catches up by itself once writes succeed again.
+func TestWriteFailurePausesSync(t *testing.T) {
+	a := startMiningNode(t, t.TempDir())
+	logs := new(syncBuffer)
+	b := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t)}, logs,
+		"--data-dir", t.TempDir(), "--mining", "off", "--peer", a.p2p)
+	waitCut(t, b.url, 2, 30*time.Second)
+	rt, db := b.node.rt, b.node.db
+
+	db.SetWriteFault(fmt.Errorf("injected: %w", syscall.ENOSPC))
+	waitFor(t, 10*time.Second, func() bool { return rt.WriteHealth().Failing })
+	time.Sleep(100 * time.Millisecond) // an insert already under way ends
+	height, peerHeight, failures := rt.Cut().Height, a.node.rt.Cut().Height, rt.WriteHealth().Failures
+	for range 20 {
+		fetchCut(t, b.url) // 200, or the test fails
+		time.Sleep(50 * time.Millisecond)
+	}
+	if h := rt.Cut().Height; h != height {
+		t.Fatalf("the cut moved from %d to %d while writes failed", height, h)
+	}
+	if h := a.node.rt.Cut().Height; h <= peerHeight {
+		t.Fatalf("the peer did not mine meanwhile (height %d)", h)
+	}
+	// Sync stopped trying: no write was even attempted meanwhile, while the peer announced
+	// heavier cuts every 250 ms.
+	if n := rt.WriteHealth().Failures; n != failures {
+		t.Fatalf("%d more failed writes while failing: sync kept inserting", n-failures)
+	}
+
+	db.ClearWriteFault()
+	target := a.node.rt.Cut().Height
+	waitFor(t, 20*time.Second, func() bool { return rt.Cut().Height >= target })
+	text := logs.String()
+	if c := strings.Count(text, "cannot write to the data directory"); c != 1 ||
+		strings.Contains(text, "sync from peer stopped") || strings.Contains(text, "invalid block") {
+		t.Fatalf("%d failure messages, want one, and no sync failures:\n%s", c, text)
+	}
+}
