@@ -18,7 +18,7 @@ import (
 // itself once writes succeed again.
 func TestWriteFailurePausesAndResumes(t *testing.T) {
 	logs := new(syncBuffer)
-	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2}, logs,
+	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2, statusEvery: 100 * time.Millisecond}, logs,
 		"--data-dir", t.TempDir(), "--miner-key", devMinerKey)
 	waitCut(t, n.url, 2, 30*time.Second)
 	rt, db := n.node.rt, n.node.db
@@ -67,6 +67,9 @@ func TestWriteFailurePausesAndResumes(t *testing.T) {
 	}
 	if !rt.WriteHealth().Failing {
 		t.Fatal("write health recovered while the fault was still set")
+	}
+	if out := n.out.String(); !strings.Contains(out, "WRITES FAILING since") || !strings.Contains(out, "no space left on device") {
+		t.Fatalf("the status line does not say that writes fail:\n%s", out)
 	}
 
 	db.ClearWriteFault()
