@@ -38,12 +38,14 @@ type chainActor struct {
 	// exec, when the node executes Pact, validates payloads by execution (the ones its
 	// executor built pass at once).
 	exec *Executor
+	// health hears of failed writes (writehealth.go).
+	health *writeHealth
 }
 
 func (a *chainActor) Receive(ctx actor.Context) {
 	if m, ok := ctx.Message().(*insertHeader); ok {
 		done := a.insert(ctx, m)
-		if done.err != nil {
+		if done.err != nil && !errors.Is(done.err, ErrWriteFailed) { // write health logs those
 			a.log.Debug("header rejected", "chain", a.chain, "err", done.err)
 		}
 		ctx.Respond(&done)
@@ -57,10 +59,20 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 		return insertDone{err: fmt.Errorf("actors: header for chain %d sent to chain %d's actor", chainOf(h), a.chain)}
 	}
 	if stored, err := a.db.Header(h.Hash); err == nil {
-		// Already validated and stored: tell the cut actor again (harmless) in case the first
-		// notice never led anywhere, and use the stored header, whose content the hash vouches for.
-		ctx.Send(a.cut, &headerStored{header: stored})
-		return insertDone{known: true}
+		complete, err := a.db.HasPayload(stored.PayloadHash)
+		if err != nil {
+			return insertDone{err: err}
+		}
+		if complete {
+			// Already validated and stored: tell the cut actor again (harmless) in case the
+			// first notice never led anywhere, and use the stored header, whose content the
+			// hash vouches for.
+			ctx.Send(a.cut, &headerStored{header: stored})
+			return insertDone{known: true}
+		}
+		// The header reached the header log but the write of its payload failed (a full
+		// disk): the block is incomplete, so it is validated and stored again below, and the
+		// cut never hears of it before its payload is stored.
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return insertDone{err: err}
 	}
@@ -101,7 +113,10 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 		}
 	}
 	if err := a.db.PutBlock(h, m.payload, nil); err != nil {
-		return insertDone{err: fmt.Errorf("store block: %w", err)}
+		if a.health != nil {
+			a.health.failed(fmt.Sprintf("block %d of chain %d", h.Height, h.ChainID), err)
+		}
+		return insertDone{err: &writeError{fmt.Errorf("store block: %w", err)}}
 	}
 	ctx.Send(a.cut, &headerStored{header: h, payload: m.payload})
 	return insertDone{}

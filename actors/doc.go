@@ -24,6 +24,9 @@
 //	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
 //	              checks), on views of the state, never through the actor; ChainContract, a
 //	              chain's contract endpoints over its mempool and executor.
+//	writehealth.go the write-health state: after a failed store write the miner and peer sync
+//	              pause, one ERROR is logged, a probe write is retried with back-off, and the
+//	              first that succeeds resumes them (one INFO).
 //	runtime.go    Start and Stop: wiring the above.
 //
 // Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to

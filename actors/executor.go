@@ -119,6 +119,8 @@ type Executor struct {
 	txs     atomic.Uint64 // transactions applied (Stats)
 	// relay passes transactions sent to this chain on to the peers (peer sync); nil alone.
 	relay func(ledger.ChainID, []*api.Command)
+	// health hears of the state's failed writes (writehealth.go); nil in tests of one executor.
+	health *writeHealth
 
 	// The actor's own fields.
 	built     map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
@@ -211,7 +213,9 @@ func (x *Executor) stop() {
 func (x *Executor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *execSync:
-		if err := x.syncTo(m.target); err != nil {
+		// A failed write was reported to the write health, which logs it once; the next
+		// cut change or build after the recovery brings the state up to the head.
+		if err := x.syncTo(m.target); err != nil && !errors.Is(err, ErrWriteFailed) {
 			x.log.Error("cannot execute the chain's head", "height", m.target.Height, "hash", m.target.Hash, "err", err)
 		}
 	case *execBuild:
@@ -329,8 +333,14 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 		// Readers move to the fork point first: the state's versions up to it stay as they
 		// are through the rewind, while views above it fail until the rewind is done.
 		x.head.Store(h)
-		if err := x.state.Rewind(h.Height); err != nil {
+		if err := x.writable("rewind", h); err != nil {
+			x.head.Store(head)
 			return err
+		}
+		if err := x.state.Rewind(h.Height); err != nil {
+			// The state is still at head (Rewind leaves it as it was): so are the readers.
+			x.head.Store(head)
+			return x.writeFailed("rewind", h, err)
 		}
 		x.log.Info("Pact state rewound for a fork", "to height", h.Height, "blocks to replay", len(path))
 		x.setHead(h)
@@ -406,8 +416,13 @@ func (x *Executor) apply(h *ledger.Header) error {
 	if err := view.PutMeta(metaBlock, h.Hash[:]); err != nil {
 		return err
 	}
-	if err := x.state.Apply(view, h.Height); err != nil {
+	if err := x.writable("apply", h); err != nil {
 		return err
+	}
+	if err := x.state.Apply(view, h.Height); err != nil {
+		// Nothing of the block was written (one batch) and the view is kept: the block is
+		// applied again once writes succeed.
+		return x.writeFailed("apply", h, err)
 	}
 	x.setHead(h)
 	x.txs.Add(uint64(len(keys)))
@@ -419,6 +434,24 @@ func (x *Executor) apply(h *ledger.Header) error {
 	x.applied = make(chan struct{})
 	x.mu.Unlock()
 	return nil
+}
+
+// writable returns the store's injected write fault (store.DB.SetWriteFault), reported, since
+// the Pact state writes to goleveldb through pact/persist rather than the store's entry points.
+func (x *Executor) writable(what string, h *ledger.Header) error {
+	if err := x.db.CheckWriteFault(); err != nil {
+		return x.writeFailed(what, h, err)
+	}
+	return nil
+}
+
+// writeFailed reports a failed write of the Pact state at block h to the write health and marks
+// the error as a write failure.
+func (x *Executor) writeFailed(what string, h *ledger.Header, err error) error {
+	if x.health != nil {
+		x.health.failed(fmt.Sprintf("Pact state of chain %d: %s block %d", x.chain, what, h.Height), err)
+	}
+	return &writeError{err}
 }
 
 // blockContext is what Pact code sees of block h, child of parent (nil for genesis).
@@ -694,6 +727,7 @@ func (r *Runtime) startExecution(hs Heads) error {
 			return err
 		}
 		x.heads = r.executedHeads
+		x.health = r.health
 		x.executor = func(c ledger.ChainID) *Executor { e, _ := r.Executor(c); return e }
 		mc := ec.Mempool
 		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x

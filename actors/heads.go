@@ -18,6 +18,9 @@ import (
 type headsWriter struct {
 	db  *store.DB
 	log *slog.Logger
+	// failed, when set, is told of a failed write instead of the log (write health); the
+	// heads are kept for the next write.
+	failed func(error)
 
 	mu      sync.Mutex
 	pending map[ledger.ChainID]ledger.Hash // newest heads not yet written; nil when none
@@ -71,7 +74,16 @@ func (w *headsWriter) write() {
 		return
 	}
 	if err := w.db.SetHeads(m); err != nil {
-		w.log.Error("persist the cut's heads", "err", err)
+		if w.failed == nil {
+			w.log.Error("persist the cut's heads", "err", err)
+			return
+		}
+		w.mu.Lock()
+		if w.pending == nil {
+			w.pending = m // nothing newer came meanwhile: these are the heads to write next
+		}
+		w.mu.Unlock()
+		w.failed(err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -137,6 +138,9 @@ func (m *miner) work(id int) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id)))
 	round := id
 	for !m.stopped() {
+		if m.rt.health.wait(m.quit) {
+			continue // writes failed: no search until they succeed again (writehealth.go)
+		}
 		view := m.rt.view.Load()
 		chains := Minable(m.v, view.Heads)
 		if len(chains) == 0 {
@@ -217,7 +221,8 @@ func (m *miner) newHeader(hs Heads, c ledger.ChainID) (*ledger.Header, *ledger.P
 // that the worker's next round starts from the cut that contains it.
 func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
 	if err := m.rt.Insert(h, payload); err != nil {
-		if !m.stopped() {
+		// A write failure is logged once by the write health, which also pauses the workers.
+		if !m.stopped() && !errors.Is(err, ErrWriteFailed) {
 			m.log.Warn("mined block rejected", "chain", h.ChainID, "height", h.Height, "err", err)
 		}
 		return

@@ -56,7 +56,10 @@ type Runtime struct {
 	syncer atomic.Pointer[Syncer]
 	pools  *Mempools
 	// slots bounds the evaluations requests start (ExecutionConfig.EvalSlots).
-	slots   *EvalSlots
+	slots *EvalSlots
+	// health is the write-health state (writehealth.go): the miner and sync pause while the
+	// store cannot write.
+	health  *writeHealth
 	entered atomic.Uint64
 	stopped atomic.Bool
 	stop    sync.Once
@@ -82,6 +85,11 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	r.view.Store(&CutView{Heads: hs, Cut: hs.Cut(cfg.Version), Seq: 1})
 	r.heads = newHeadsWriter(cfg.Store, cfg.Logger)
+	r.health = newWriteHealth(cfg.Logger, cfg.Store.ProbeWrite)
+	r.heads.failed = func(err error) { r.health.failed("heads", err) }
+	// Heads that failed to be written wait in the heads writer; after a recovery they (or
+	// newer ones) are written without waiting for the next cut change.
+	r.health.resume = func() { r.heads.offer(r.view.Load().Heads) }
 	r.heads.offer(hs) // the resumed cut may differ from the stored heads (recover.go)
 
 	r.system = newActorSystem(cfg.Logger)
@@ -113,7 +121,7 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	for _, c := range cfg.Version.Chains() {
 		a := &chainActor{chain: c, v: cfg.Version, db: cfg.Store, now: cfg.Now, cut: r.cutPID,
-			log: cfg.Logger.With("component", "chain")}
+			log: cfg.Logger.With("component", "chain"), health: r.health}
 		if x, ok := r.Executor(c); ok {
 			a.exec = x
 		}
@@ -212,8 +220,12 @@ func (r *Runtime) Stop() {
 		}
 		r.stopped.Store(true)
 		r.shutdown()
+		r.health.stop()
 	})
 }
+
+// WriteHealth tells whether the store's writes are failing (writehealth.go), since when and why.
+func (r *Runtime) WriteHealth() WriteHealth { return r.health.Snapshot() }
 
 func (r *Runtime) shutdown() {
 	for _, x := range r.execs {

@@ -273,6 +273,9 @@ func (s *Syncer) fetchLoop() {
 		case <-s.wake:
 		}
 		for {
+			// No blocks are fetched while the store cannot write (writehealth.go); the
+			// offers wait, and the next poll refreshes them.
+			s.rt.health.wait(s.quit)
 			origin, c := s.takeOffer()
 			if c == nil {
 				break
@@ -287,7 +290,7 @@ func (s *Syncer) fetchLoop() {
 					s.mu.Lock()
 					s.banned[origin] = time.Now().Add(banFor)
 					s.mu.Unlock()
-				} else {
+				} else if !errors.Is(err, ErrWriteFailed) { // the write health logs those
 					s.log.Info("sync from peer stopped", "peer", origin, "err", err)
 				}
 			}

@@ -98,6 +98,17 @@
 // rotation. The headers themselves are in the synced log, and Open re-indexes any record past the
 // covered length goleveldb recorded, so only entries behind that mark could stay missing.
 //
+// # Write failures
+//
+// A write that fails (a full disk, an I/O error) returns its error and leaves the store
+// readable; the node pauses its writers and probes (actors/writehealth.go). ProbeWrite
+// (writefault.go) says when writes succeed again, and restarts goleveldb's journal, whose writer
+// otherwise keeps failing with its first error after space is freed. Tests inject a fault that
+// every write entry point checks first (SetWriteFault). Not covered: a failure while goleveldb's
+// memtable is empty (its journal cannot be restarted without reopening), and a header record
+// that reached the log while the batch with its height-index entry failed: it is readable by
+// hash, and a later write moves the covered log length past it, so Open does not index it.
+//
 // # Backups
 //
 // Snapshot pairs a goleveldb snapshot with the log length at that moment: its rows (ForEach) plus

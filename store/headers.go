@@ -27,6 +27,9 @@ const noLimit = math.MaxUint64
 // The write is not synced (doc.go, "Durability"): a killed process loses nothing that was
 // written, and a power cut may lose the last headers, never corrupt the store.
 func (db *DB) PutHeaders(hs ...*ledger.Header) error {
+	if err := db.CheckWriteFault(); err != nil {
+		return err
+	}
 	for _, h := range hs {
 		if err := checkEncodable(h); err != nil {
 			return err

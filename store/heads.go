@@ -16,6 +16,9 @@ import (
 // The write is synced (doc.go, "Durability"), after syncing the header log, which also makes
 // every earlier write in the same journal and every header written before it durable.
 func (db *DB) SetHeads(heads map[ledger.ChainID]ledger.Hash) error {
+	if err := db.CheckWriteFault(); err != nil {
+		return err
+	}
 	if err := db.checkHeads(heads, nil); err != nil {
 		return fmt.Errorf("store: set heads: %w", err)
 	}
@@ -96,6 +99,9 @@ func (db *DB) Heads() (map[ledger.ChainID]ledger.Hash, error) {
 // goleveldb batch. Every head must be h itself or already stored. When it moves heads, the log
 // is synced and then the batch is written synced.
 func (db *DB) PutBlock(h *ledger.Header, p *ledger.PayloadWithOutputs, heads map[ledger.ChainID]ledger.Hash) error {
+	if err := db.CheckWriteFault(); err != nil {
+		return err
+	}
 	if err := checkEncodable(h); err != nil {
 		return err
 	}

@@ -13,6 +13,9 @@ import (
 // The store does not re-verify the hashes (validation happened before; a block's payload can
 // be megabytes): it records what it is given. Like headers, payloads are not synced.
 func (db *DB) PutPayload(p *ledger.PayloadWithOutputs) error {
+	if err := db.CheckWriteFault(); err != nil {
+		return err
+	}
 	b := getBatch()
 	defer putBatch(b)
 	if err := appendPayload(b, p); err != nil {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"time"
@@ -30,11 +33,29 @@ import (
 // hash power: when a chain waits for its neighbours, its share goes to them. On a faster or
 // slower machine the DA corrects the rate within the first epochs.
 //
+// The first epoch runs faster than the block delay: the genesis target asks for F = √(H × f0)
+// hashes per block instead of H (f0 = devFirstBlockFloor; F = H below f0, F = H / 20 above
+// 400 × f0). A fresh node mines the first 2 blocks of every chain before it serves (node.go,
+// mineFirstBlocks), so that a transaction sent as soon as it answers is not refused for a
+// creation time far ahead of the 2019 genesis blocks: at H those 40 blocks take a minute at the
+// default 30 s delay, at F (1.2 M hashes, 20 times fewer) about 3 s. The DA's first adjustment
+// (block 12, measured over blocks 1 to 11) then brings the rate to the delay in one step, as
+// long as a block's hashing takes well over the node's own work per block (executing the
+// coinbase, storing, a synced Pact state write: a few milliseconds), so that the measured epoch
+// reflects the hash rate. Hence the square root rather than a fixed factor: the speed-up is 20
+// at 30 s, 5 at 2 s (310 k hashes, about 20 ms a block), none at short delays whose blocks are
+// cheap anyway. (Chainweb's development network starts at 1/100,000 of the maximum target, a
+// few milliseconds per block here, where the node's own work would dominate the measure and
+// throw the DA off for several epochs.) F grows with H, so each delay keeps its own genesis.
+//
 // The genesis target goes into every genesis header, so a data directory created with one block
 // delay has different genesis hashes than another; the node refuses to mix them (node.go).
 const (
 	devHashRatePerCore = 8e6
 	devCores           = 2
+	// devFirstBlockFloor (f0) and devMaxSpeedup shape the first epoch's hashes per block.
+	devFirstBlockFloor = 60_000
+	devMaxSpeedup      = 20
 
 	defaultBlockDelay = 30 * time.Second
 	// The bounds keep the DA in range: below a few milliseconds creation times (µs) and the
@@ -43,14 +64,55 @@ const (
 	maxBlockDelay = time.Hour
 )
 
-// devGenesisTarget is the genesis target for block delay d: (2^256 − 1) / expected hashes per
-// block, at least 1 hash per block.
+// devGenesisTarget is the genesis target for block delay d: (2^256 − 1) / the first epoch's
+// hashes per block F (firstEpochHashes), at least 1 hash per block.
 func devGenesisTarget(d time.Duration) ledger.U256 {
-	chains := float64(len(ledger.Development.Chains()))
-	perBlock := math.Max(1, devHashRatePerCore*devCores*d.Seconds()/chains)
-	q := new(big.Int).Div(ledger.MaxU256.Big(), big.NewInt(int64(math.Round(perBlock))))
+	return targetFor(firstEpochHashes(devHashesPerBlock(d)))
+}
+
+// legacyDevGenesisTarget is the genesis target earlier builds derived for block delay d (H, no
+// speed-up): their data directories are told apart from those of another delay (node.go).
+func legacyDevGenesisTarget(d time.Duration) ledger.U256 {
+	return targetFor(devHashesPerBlock(d))
+}
+
+// devHashesPerBlock is H for block delay d.
+func devHashesPerBlock(d time.Duration) float64 {
+	return devHashRatePerCore * devCores * d.Seconds() / float64(len(ledger.Development.Chains()))
+}
+
+// firstEpochHashes is F for H: √(H × f0), within [H / devMaxSpeedup, H].
+func firstEpochHashes(h float64) float64 {
+	return math.Min(h, math.Max(h/devMaxSpeedup, math.Sqrt(h*devFirstBlockFloor)))
+}
+
+// hashesFromFirstEpoch inverts firstEpochHashes.
+func hashesFromFirstEpoch(f float64) float64 {
+	switch {
+	case f <= devFirstBlockFloor:
+		return f
+	case f >= devMaxSpeedup*devFirstBlockFloor:
+		return f * devMaxSpeedup
+	}
+	return f * f / devFirstBlockFloor
+}
+
+func targetFor(hashes float64) ledger.U256 {
+	q := new(big.Int).Div(ledger.MaxU256.Big(), big.NewInt(int64(math.Round(math.Max(1, hashes)))))
 	t, _ := ledger.U256FromBig(q)
 	return t
+}
+
+// hashesOf is the expected hashes per block at target.
+func hashesOf(target ledger.U256) float64 {
+	h, _ := new(big.Float).Quo(new(big.Float).SetInt(ledger.MaxU256.Big()), new(big.Float).SetInt(target.Big())).Float64()
+	return h
+}
+
+// delayOf is the block delay whose H is h, to the millisecond.
+func delayOf(h float64) time.Duration {
+	secs := h * float64(len(ledger.Development.Chains())) / (devHashRatePerCore * devCores)
+	return time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
 }
 
 // devBlockDelayOf inverts devGenesisTarget (to the millisecond), to tell a user which delay a
@@ -59,10 +121,15 @@ func devBlockDelayOf(target ledger.U256) time.Duration {
 	if target.IsZero() {
 		return 0
 	}
-	perBlock, _ := new(big.Float).Quo(new(big.Float).SetInt(ledger.MaxU256.Big()), new(big.Float).SetInt(target.Big())).Float64()
-	chains := float64(len(ledger.Development.Chains()))
-	secs := perBlock * chains / (devHashRatePerCore * devCores)
-	return time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
+	return delayOf(hashesFromFirstEpoch(hashesOf(target)))
+}
+
+// legacyDevBlockDelayOf inverts legacyDevGenesisTarget.
+func legacyDevBlockDelayOf(target ledger.U256) time.Duration {
+	if target.IsZero() {
+		return 0
+	}
+	return delayOf(hashesOf(target))
 }
 
 // nodeVersion is the version the node runs for cfg: the registered network, except that the
@@ -96,4 +163,37 @@ func (m *MiningConfig) minerData() []byte {
 		return ledger.MinerData("k:"+m.PublicKey, m.PublicKey)
 	}
 	return ledger.MinerData(m.Account, m.PublicKey)
+}
+
+// devStartHeight is the height every chain reaches before a fresh development node serves
+// (Kadena's devnet mines 2 blocks per chain at start-up too).
+const devStartHeight = 2
+
+// mineFirstBlocks waits, on a mining development node whose chains are not all at
+// devStartHeight yet (a fresh data directory), until they are, and reports how long that took.
+// Until then the ports are bound but not served: a client's first request waits for an answer
+// rather than getting one a transaction could not use, since every chain would still be at its
+// 2019 genesis time and a transaction created now would be refused as too far in the future.
+func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
+	if n.version.Name != ledger.Development.Name || n.cfg.Mining.Mode != "pow" {
+		return
+	}
+	if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
+		return
+	}
+	start := time.Now()
+	fmt.Fprintf(out, "mining the first %d blocks of every chain before serving\n", devStartHeight)
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
+			fmt.Fprintf(out, "every chain is at height %d after %v: serving\n", devStartHeight, time.Since(start).Round(time.Millisecond))
+			return
+		}
+	}
 }

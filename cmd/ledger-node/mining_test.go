@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"strings"
 	"sync"
@@ -243,18 +242,34 @@ func TestBlockDelayMismatch(t *testing.T) {
 
 // The genesis target follows the block delay, and the delay can be read back from it.
 func TestDevGenesisTarget(t *testing.T) {
-	for _, d := range []time.Duration{10 * time.Millisecond, 2 * time.Second, 30 * time.Second, time.Hour} {
-		if got := devBlockDelayOf(devGenesisTarget(d)); got != d {
+	var prev ledger.U256
+	for _, d := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 2 * time.Second, 3 * time.Second,
+		30 * time.Second, 31 * time.Second, time.Hour} {
+		g := devGenesisTarget(d)
+		if got := devBlockDelayOf(g); got != d {
 			t.Errorf("delay %v: read back %v", d, got)
 		}
+		if got := legacyDevBlockDelayOf(legacyDevGenesisTarget(d)); got != d {
+			t.Errorf("delay %v: read back %v from an earlier build's target", d, got)
+		}
+		// A longer delay, a harder target: each delay has its own genesis.
+		if d > 10*time.Millisecond && g.Big().Cmp(prev.Big()) >= 0 {
+			t.Errorf("delay %v: target not below the shorter delay's", d)
+		}
+		prev = g
 	}
-	a, b := devGenesisTarget(2*time.Second), devGenesisTarget(30*time.Second)
-	r, _ := new(big.Float).Quo(new(big.Float).SetInt(a.Big()), new(big.Float).SetInt(b.Big())).Float64()
-	if r < 14.99 || r > 15.01 {
-		t.Fatalf("target at 2 s is %.3f times the one at 30 s, want 15", r)
-	}
-	// 30 s: 8 M hashes/s per core × 2 cores × 30 s / 20 chains = 24 M hashes per block.
-	if d, _ := pow.Difficulty(b); d != (ledger.U256{24_000_000}) {
-		t.Fatalf("difficulty at 30 s is %s, want 24000000", d)
+	// 30 s: 8 M hashes/s per core × 2 cores × 30 s / 20 chains = 24 M hashes per block, and the
+	// first epoch 20 times faster (√(24 M × 60 k) = 1.2 M); 2 s: 1.6 M, first epoch √(1.6 M ×
+	// 60 k) ≈ 309,839; 20 ms: 16 k, no speed-up.
+	for _, c := range []struct {
+		d          time.Duration
+		first, was uint64
+	}{{30 * time.Second, 1_200_000, 24_000_000}, {2 * time.Second, 309_839, 1_600_000}, {20 * time.Millisecond, 16_000, 16_000}} {
+		if got, _ := pow.Difficulty(devGenesisTarget(c.d)); got != (ledger.U256{c.first}) {
+			t.Errorf("difficulty at %v is %s, want %d", c.d, got, c.first)
+		}
+		if got, _ := pow.Difficulty(legacyDevGenesisTarget(c.d)); got != (ledger.U256{c.was}) {
+			t.Errorf("earlier builds' difficulty at %v is %s, want %d", c.d, got, c.was)
+		}
 	}
 }

@@ -70,26 +70,37 @@ type node struct {
 	backups *store.Backups
 }
 
-// openNode opens (or creates) the data directory, writes the genesis blocks the first time,
-// resumes the stored cut, starts the actors (and the miner) and binds the service port. It does
-// not serve yet.
+// openNode binds the service port (and the peer port), then opens (or creates) the data
+// directory, writes the genesis blocks the first time, resumes the stored cut and starts the
+// actors (and the miner). It does not serve yet.
 func openNode(cfg Config, log *slog.Logger) (*node, error) {
 	return openNodeWith(cfg, log, nodeOptions{})
 }
 
 func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error) {
-	n, err := initStore(cfg, nodeVersion(cfg, opts.genesisTarget), log)
+	// The ports come first: a node that cannot serve must not create a data directory, write
+	// genesis into it (binding it to this block delay) or start mining before it finds out.
+	v := nodeVersion(cfg, opts.genesisTarget)
+	ln, peerLn, err := bindPorts(&cfg, v)
 	if err != nil {
 		return nil, err
 	}
-	n.opts = opts
+	n, err := initStore(cfg, v, log)
+	if err != nil {
+		ln.Close()
+		if peerLn != nil {
+			peerLn.Close()
+		}
+		return nil, err
+	}
+	n.opts, n.ln, n.peerLn = opts, ln, peerLn
 	if cfg.Backup.API.Enabled {
 		// Before anything starts: an unusable backup directory is a configuration error to
 		// report at once, not at the first backup.
 		n.backups, err = store.OpenBackups(n.db, store.BackupConfig{Dir: cfg.Backup.Directory, Logger: log,
 			Progress: opts.backupProgress})
 		if err != nil {
-			n.db.Close()
+			n.close()
 			return nil, err
 		}
 	}
@@ -112,11 +123,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		Execution: exec, Logger: log,
 	})
 	if err != nil {
-		n.hub.Close()
-		if n.backups != nil {
-			n.backups.Close()
-		}
-		n.db.Close()
+		n.close()
 		return nil, fmt.Errorf("resume the stored cut: %w", err)
 	}
 	scfg := transport.ServiceConfig{
@@ -146,27 +153,34 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		}
 	}
 	n.svc = transport.NewService(scfg)
-	if n.ln, err = net.Listen("tcp", cfg.serviceAddr()); err != nil {
-		n.close()
-		return nil, fmt.Errorf("service API: %w", err)
-	}
 	if n.runner != nil {
-		if err := n.startPeers(); err != nil {
-			n.close()
-			return nil, err
-		}
+		n.startPeers()
 	}
 	return n, nil
 }
 
-// startPeers binds the peer API and starts peer sync.
-func (n *node) startPeers() error {
-	ln, err := net.Listen("tcp", n.cfg.p2pAddr())
+// bindPorts listens on the service port and, on the networks that run the peer API (those
+// whose genesis this node writes, see makeGenesis), on the peer port. The error names the port
+// and the option that sets it.
+func bindPorts(cfg *Config, v *ledger.Version) (service, peer net.Listener, err error) {
+	service, err = net.Listen("tcp", cfg.serviceAddr())
 	if err != nil {
-		return fmt.Errorf("peer API: %w", err)
+		return nil, nil, fmt.Errorf("service API: cannot listen on %s (--service-port, YAML serviceApi.port): %w", cfg.serviceAddr(), err)
 	}
-	n.peerLn = ln
-	self := ln.Addr().(*net.TCPAddr)
+	if !writesGenesis(v) {
+		return service, nil, nil
+	}
+	peer, err = net.Listen("tcp", cfg.p2pAddr())
+	if err != nil {
+		service.Close()
+		return nil, nil, fmt.Errorf("peer API: cannot listen on %s (--p2p-port, YAML p2p.port): %w", cfg.p2pAddr(), err)
+	}
+	return service, peer, nil
+}
+
+// startPeers starts peer sync and the peer API on the bound peer listener.
+func (n *node) startPeers() {
+	self := n.peerLn.Addr().(*net.TCPAddr)
 	host := self.IP.String()
 	if self.IP.IsUnspecified() {
 		host = "127.0.0.1" // what this node announces when it binds every interface
@@ -181,7 +195,6 @@ func (n *node) startPeers() error {
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
 	}, transport.PeerConfig{Node: n.syncer})
-	return nil
 }
 
 // initStore opens the data directory for version v and initialises it (init).
@@ -233,7 +246,7 @@ func (n *node) init() error {
 // nil and no Pact runs.
 func (n *node) makeGenesis() error {
 	v := n.version
-	if _, upstream := v.UpstreamGenesisPayloadHash(0); upstream && v.Name != ledger.Development.Name {
+	if !writesGenesis(v) {
 		return nil
 	}
 	n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
@@ -261,6 +274,13 @@ func (n *node) makeGenesis() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// writesGenesis reports whether this node computes and writes the genesis blocks of network v
+// (and so executes Pact and runs the peer API there).
+func writesGenesis(v *ledger.Version) bool {
+	_, upstream := v.UpstreamGenesisPayloadHash(0)
+	return !upstream || v.Name == ledger.Development.Name
 }
 
 // writeGenesis stores every chain's genesis block and makes them the heads.
@@ -326,7 +346,17 @@ func (n *node) checkGenesis() error {
 		if stored != nil {
 			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
 		}
-		return errors.New(msg + "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir")
+		msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
+		// Earlier builds derived the genesis target without the first epoch's speed-up
+		// (devnet.go); a directory of theirs can look like one of this build's at a longer
+		// delay, so both readings are given.
+		if stored != nil {
+			if d := legacyDevBlockDelayOf(stored.Target); d > 0 && legacyDevGenesisTarget(d) == stored.Target {
+				msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
+					"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
+			}
+		}
+		return errors.New(msg)
 	}
 	return nil
 }
@@ -361,12 +391,13 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
 			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", "))
 	}
+	stopStatus := n.reportStatus(out)
+	n.mineFirstBlocks(ctx, out)
 	errc := make(chan error, 2)
 	go func() { errc <- n.svc.Serve(n.ln) }()
 	if n.peerSvc != nil {
 		go func() { errc <- n.peerSvc.Serve(n.peerLn) }()
 	}
-	stopStatus := n.reportStatus(out)
 	var err error
 	select {
 	case err = <-errc:
@@ -414,6 +445,9 @@ func (n *node) reportStatus(out io.Writer) (stop func()) {
 					float64(s.Entered-last.Entered)/secs, float64(s.Hashes-last.Hashes)/secs/1e6, s.Mined)
 				if n.runner != nil {
 					line += fmt.Sprintf(", %.2f txs/s, %d pending", float64(s.Transactions-last.Transactions)/secs, s.Pending)
+				}
+				if wh := n.rt.WriteHealth(); wh.Failing {
+					line += fmt.Sprintf(", WRITES FAILING since %s, mining paused (%v)", wh.Since.Format(time.TimeOnly), wh.Err)
 				}
 				fmt.Fprintln(out, line)
 				last, lastAt = s, now

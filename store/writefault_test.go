@@ -1,0 +1,154 @@
+package store
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// randomPayload is a payload of about n incompressible bytes.
+func randomPayload(n int) *ledger.PayloadWithOutputs {
+	tx, out := make([]byte, n/2), make([]byte, n/2)
+	rand.Read(tx)
+	rand.Read(out)
+	return ledger.NewPayloadWithOutputs(ledger.NoMinerData, ledger.NoCoinbaseOutput(),
+		[]ledger.TxWithOutput{{Tx: tx, Output: out}})
+}
+
+// An injected fault fails every write entry point, and ProbeWrite, with the error given and
+// writes nothing; reads go on; clearing it lets writes through again.
+func TestInjectedWriteFault(t *testing.T) {
+	db, _ := openTest(t, Options{})
+	before := randomPayload(100)
+	if err := db.PutPayload(before); err != nil {
+		t.Fatal(err)
+	}
+	db.SetWriteFault(fmt.Errorf("injected: %w", syscall.ENOSPC))
+	p := randomPayload(100)
+	h := &ledger.Header{ChainID: 0, Height: 1, PayloadHash: p.PayloadHash, Hash: ledger.Hash{1}}
+	for name, err := range map[string]error{
+		"PutPayload": db.PutPayload(p),
+		"PutHeaders": db.PutHeaders(h),
+		"PutBlock":   db.PutBlock(h, p, nil),
+		"SetHeads":   db.SetHeads(map[ledger.ChainID]ledger.Hash{}),
+		"ProbeWrite": db.ProbeWrite(),
+	} {
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s under the fault: %v, want ENOSPC", name, err)
+		}
+	}
+	if ok, err := db.HasPayload(p.PayloadHash); ok || err != nil {
+		t.Fatalf("a payload was written under the fault (%v)", err)
+	}
+	if ok, err := db.HasHeader(h.Hash); ok || err != nil {
+		t.Fatalf("a header was written under the fault (%v)", err)
+	}
+	if _, err := db.PayloadWithOutputs(before.PayloadHash); err != nil {
+		t.Fatalf("read under the fault: %v", err)
+	}
+	db.ClearWriteFault()
+	if err := db.ProbeWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutPayload(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a real full file system (a tmpfs of a few MiB) writes fail with ENOSPC, and once space is
+// freed ProbeWrite gets goleveldb writing again without reopening the store (its journal keeps
+// the first write error until it is rotated). Skipped where mounting is not permitted (not
+// root, or a container without CAP_SYS_ADMIN); TestInjectedWriteFault always runs.
+func TestFullDiskRecovers(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=8m"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	// The filler takes most of the space; removing it is "space was freed".
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 5<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The default memtable (16 MiB) holds everything written here: the disk fills while it
+	// has entries, which is when ProbeWrite can restart the journal (writefault.go says when
+	// it cannot).
+	db, err := Open(filepath.Join(dir, "db"), Options{indexSlots: 64, logCap: pageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() { // before the unmount
+		if !closed {
+			db.Close()
+		}
+	})
+	// Fill it: big payloads until one fails, then smaller ones until the smallest fails too.
+	var stored []ledger.Hash
+	var werr error
+	for _, size := range []int{32 << 10, 1 << 10, 64} {
+		for range 1000 {
+			p := randomPayload(size)
+			if werr = db.PutPayload(p); werr != nil {
+				break
+			}
+			stored = append(stored, p.PayloadHash)
+		}
+		if !errors.Is(werr, syscall.ENOSPC) {
+			t.Fatalf("after %d payloads: %v, want ENOSPC", len(stored), werr)
+		}
+	}
+	for _, h := range stored {
+		if _, err := db.PayloadWithOutputs(h); err != nil {
+			t.Fatalf("read on a full disk: %v", err)
+		}
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	// The node's prober retries with back-off; goleveldb's background compaction, failed on
+	// the full disk, retries by itself too.
+	freed := time.Now()
+	for err := db.ProbeWrite(); err != nil; err = db.ProbeWrite() {
+		if time.Since(freed) > 30*time.Second {
+			t.Fatalf("probe 30 s after space was freed: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("writes succeed %v after space was freed", time.Since(freed).Round(time.Millisecond))
+	var after []ledger.Hash
+	for range 20 {
+		p := randomPayload(32 << 10)
+		if err := db.PutPayload(p); err != nil {
+			t.Fatalf("write %d after the probe: %v", len(after), err)
+		}
+		after = append(after, p.PayloadHash)
+	}
+	closed = true
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Everything written before and after the full disk is there after a reopen.
+	db, err = Open(filepath.Join(dir, "db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, h := range append(stored, after...) {
+		if _, err := db.PayloadWithOutputs(h); err != nil {
+			t.Fatalf("after reopening: %v", err)
+		}
+	}
+}
