@@ -24,6 +24,12 @@
 //	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
 //	              checks), on views of the state, never through the actor; ChainContract, a
 //	              chain's contract endpoints over its mempool and executor.
+//	staterepair.go a chain's Pact state whose block was lost with a damaged header log is
+//	              rewound to the highest surviving block it holds, or replayed from genesis.
+//	spv.go        SPV proofs of a transaction's output, from chain to chain along the graph.
+//	slots.go      the evaluation slots that bound /local and private commands run at once.
+//	sync.go       peer sync: cut gossip, fetching the headers and payloads of a heavier cut,
+//	              mempool relay, and dropping a peer whose genesis is not ours.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
 //	              pause, one ERROR is logged, a probe write is retried with back-off, and the
 //	              first that succeeds resumes them (one INFO).
