@@ -43,11 +43,16 @@ func TestResetPeakRSS(t *testing.T) {
 		t.Skip("no sleep command:", err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	// Let the child finish exec'ing and loading sleep, so that its RSS is steady.
+	time.Sleep(100 * time.Millisecond)
 	if err := ResetPeakRSS(cmd.Process.Pid); err != nil {
 		t.Skipf("the kernel does not let the peak be reset here: %v", err)
 	}
-	peak, err1 := PeakRSS(cmd.Process.Pid)
+	// RSS first: the kernel reports the peak as at least the RSS at the moment it is read, so
+	// a peak read after the RSS is never below it even if the child still grows in between
+	// (read the other way round, a child that grew between the reads failed this test).
 	rss, err2 := RSS(cmd.Process.Pid)
+	peak, err1 := PeakRSS(cmd.Process.Pid)
 	if err1 != nil || err2 != nil || peak < rss || peak > rss+1<<20 {
 		t.Errorf("after a reset the peak is %d bytes, the RSS %d (%v, %v)", peak, rss, err1, err2)
 	}
