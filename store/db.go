@@ -79,6 +79,10 @@ type DB struct {
 	damaged atomic.Bool
 	// recovered says what Open repaired (Recovered).
 	recovered []string
+
+	// batchFault, set only by tests, fails commit's goleveldb write after the header-log append:
+	// the moment a full disk can strike that the entry-point faults (writefault.go) cannot reach.
+	batchFault error
 }
 
 // Open opens the store in dir, creating it if needed, or resuming the one there.

@@ -95,6 +95,11 @@ func (db *DB) commit(hs []*ledger.Header, b *leveldb.Batch, durable bool) error 
 		enc = appendRecord(enc, h)
 	}
 	var val [8]byte
+	carried := len(hl.unindexed)
+	for _, e := range hl.unindexed {
+		binary.BigEndian.PutUint64(val[:], e.off)
+		b.Put(e.key[:], val[:])
+	}
 	if len(fresh) > 0 {
 		off, err := hl.writeLocked(enc)
 		if err != nil {
@@ -105,12 +110,15 @@ func (db *DB) commit(hs []*ledger.Header, b *leveldb.Batch, durable bool) error 
 			if err := hl.insertLocked(slotKey(&h.Hash), off, size); err != nil {
 				return fmt.Errorf("store: index header %s: %w", h.Hash, err)
 			}
-			ik := heightKey(h.ChainID, h.Height, h.Hash)
+			e := pendingEntry{key: heightKey(h.ChainID, h.Height, h.Hash), off: off}
+			hl.unindexed = append(hl.unindexed, e) // until the batch lands
 			binary.BigEndian.PutUint64(val[:], off)
-			b.Put(ik[:], val[:]) // Put copies key and value
+			b.Put(e.key[:], val[:]) // Put copies key and value
 			off += size
 		}
-		binary.BigEndian.PutUint64(val[:], off)
+	}
+	if len(hl.unindexed) > 0 {
+		binary.BigEndian.PutUint64(val[:], hl.end.Load())
 		b.Put(logEndKey, val[:])
 	}
 	wo := noSync
@@ -123,12 +131,29 @@ func (db *DB) commit(hs []*ledger.Header, b *leveldb.Batch, durable bool) error 
 	if b.Len() == 0 {
 		return nil
 	}
-	// If this write fails, the records stay readable by hash and get their height-index entries
-	// at the next Open (the log end goleveldb holds is then behind the log's).
-	if err := db.ldb.Write(b, wo); err != nil {
+	// If this write fails, the records stay readable by hash and their height-index entries go
+	// with the next batch that lands (unindexed), or are made at the next Open, whose log end
+	// goleveldb then holds behind the log's.
+	err := db.batchFault
+	if err == nil {
+		err = db.ldb.Write(b, wo)
+	}
+	if err != nil {
+		// The fresh records stay readable by hash; their entries wait in unindexed.
 		return fmt.Errorf("store: put headers: %w", err)
 	}
+	hl.unindexed = hl.unindexed[:0]
+	if carried > 0 {
+		db.lg.Info("store: wrote the height-index entries a failed write had left out", "entries", carried)
+	}
 	return nil
+}
+
+// pendingEntry is a height-index entry waiting for a batch that lands: its key and the
+// record's log offset.
+type pendingEntry struct {
+	key [heightKeyLen]byte
+	off uint64
 }
 
 func containsHash(hs []*ledger.Header, h ledger.Hash) bool {

@@ -149,6 +149,11 @@ type headerLog struct {
 	maps     [][]byte // every mapping made, current ones included; retired by Close
 	enc      []byte   // scratch: the records of one append
 	fresh    []*ledger.Header
+	// unindexed holds the height-index entries of records whose goleveldb batch failed (a full
+	// disk): the records are in the log and the hash index, so a retry of the same block skips
+	// them, and a later batch moves the log end goleveldb records past them, so Open would not
+	// index them either. Every later batch carries these entries until one lands.
+	unindexed []pendingEntry
 
 	syncMu sync.Mutex // serialises log fsyncs; taken after mu when both are held
 	synced uint64     // log prefix known to be on disk
