@@ -5,12 +5,17 @@ import (
 )
 
 // getHeader serves GET …/chain/{c}/header/{blockHash} in the encoding the Accept header picks:
-// a base64url JSON string, the object encoding, or raw binary (chainweb-api.md §4.2).
+// a base64url JSON string, the object encoding (service API only), or raw binary
+// (chainweb-api.md §4.2).
 //
 // This is the hottest read of the API, so it allocates nothing here: the header is read into a
 // pooled buffer and its encoding is appended straight into the response body.
 func (s *Service) getHeader(ctx *fasthttp.RequestCtx, p params) {
-	enc, ok := acceptEncoding(ctx, offersHeaderByHash)
+	offers := offersHeaderByHash
+	if !s.objectHeaders {
+		offers = offersPeerHeaderByHash
+	}
+	enc, ok := acceptEncoding(ctx, offers)
 	if !ok {
 		return
 	}

@@ -30,10 +30,11 @@ func (l listLimits) pageMax(k listKind) int {
 	return l.entries
 }
 
-// offers is the encodings a list of this kind can be sent in: headers also in object form;
-// hashes and blocks only as JSON (a block's header is always an object).
-func (k listKind) offers() []encoding {
-	if k == listHeaders {
+// listOffers is the encodings a list of kind k can be sent in: headers also in object form on
+// the service API; hashes, blocks and the peer API's headers only as JSON (a block's header is
+// always an object). chainweb-api.md §4.2.
+func (s *Service) listOffers(k listKind) []encoding {
+	if k == listHeaders && s.objectHeaders {
 		return offersHeaderList
 	}
 	return offersJSON

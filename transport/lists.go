@@ -16,7 +16,7 @@ import (
 // (chainweb-api.md §2.5).
 func (s *Service) getList(k listKind) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, p params) {
-		enc, ok := acceptEncoding(ctx, k.offers())
+		enc, ok := acceptEncoding(ctx, s.listOffers(k))
 		if !ok {
 			return
 		}
@@ -74,7 +74,7 @@ func (s *Service) getList(k listKind) handlerFunc {
 // the bound limits, the cursor, maxheight and the upper bounds.
 func (s *Service) postBranch(k listKind) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, p params) {
-		enc, ok := acceptEncoding(ctx, k.offers())
+		enc, ok := acceptEncoding(ctx, s.listOffers(k))
 		if !ok || !requireJSONBody(ctx) {
 			return
 		}

@@ -21,6 +21,8 @@ var (
 	offersJSON         = []encoding{encJSON}
 	offersHeaderList   = []encoding{encJSON, encJSONObject}
 	offersHeaderByHash = []encoding{encJSON, encJSONObject, encOctet}
+	// The peer API has no object encoding of headers.
+	offersPeerHeaderByHash = []encoding{encJSON, encOctet}
 )
 
 // negotiate picks the encoding for an Accept header, following http-media as servant uses it:

@@ -258,3 +258,41 @@ func FuzzPeerService(f *testing.F) {
 		}
 	})
 }
+
+// The peer API offers headers as base64url JSON (and one header as binary), never in the
+// object encoding, as upstream's (chainweb-api.md §4.2): asking for it is a 406 that names what
+// is offered, while the service API serves it.
+func TestPeerAPIHasNoObjectHeaders(t *testing.T) {
+	fx, peer, _ := newPeerFixture(t)
+	svc := NewService(ServiceConfig{Version: fx.v, Store: fx.db})
+	p := "/chainweb/0.0/development/chain/0/"
+	hash := fx.heads[0].Hash.String()
+	get := func(s *Service, path, accept string) *fasthttp.RequestCtx {
+		var req fasthttp.Request
+		req.Header.SetMethod("GET")
+		req.SetRequestURI(p + path)
+		req.Header.Set("Accept", accept)
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, nil, nil)
+		s.Handler()(&ctx)
+		return &ctx
+	}
+	const object = "application/json;blockheader-encoding=object"
+	for _, path := range []string{"header", "header/" + hash} {
+		c := get(peer, path, object)
+		body := string(c.Response.Body())
+		_, available, _ := strings.Cut(body, "available: ")
+		if c.Response.StatusCode() != 406 || !strings.HasPrefix(available, "application/json") || strings.Contains(available, "object") {
+			t.Errorf("peer API GET %s in the object encoding: %d %q", path, c.Response.StatusCode(), body)
+		}
+		if c := get(peer, path, "application/json"); c.Response.StatusCode() != 200 {
+			t.Errorf("peer API GET %s as JSON: %d %s", path, c.Response.StatusCode(), c.Response.Body())
+		}
+		if c := get(svc, path, object); c.Response.StatusCode() != 200 || !strings.Contains(string(c.Response.Body()), `"chainId"`) {
+			t.Errorf("service API GET %s in the object encoding: %d %.100s", path, c.Response.StatusCode(), c.Response.Body())
+		}
+	}
+	if c := get(peer, "header/"+hash, "application/octet-stream"); c.Response.StatusCode() != 200 || len(c.Response.Body()) < 210 {
+		t.Errorf("peer API GET header/{hash} as binary: %d, %d bytes", c.Response.StatusCode(), len(c.Response.Body()))
+	}
+}

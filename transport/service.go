@@ -106,6 +106,9 @@ type Service struct {
 	contract *Contract
 	// throttle limits the peer API's request rates per client address; nil on the service API.
 	throttle *throttler
+	// objectHeaders: headers are offered in the object encoding too. The service API does; the
+	// peer API, as upstream's, answers 406 to a request for it (chainweb-api.md §4.2).
+	objectHeaders bool
 
 	lnMu      sync.Mutex
 	listeners []net.Listener // handed to Serve; closed by Shutdown
@@ -119,7 +122,9 @@ type Service struct {
 // NewService builds the service. It panics on a config without Version or Store: that is a
 // wiring bug, not a runtime condition.
 func NewService(cfg ServiceConfig) *Service {
-	return newService(cfg, serviceLimits, (*Service).routes)
+	s := newService(cfg, serviceLimits, (*Service).routes)
+	s.objectHeaders = true
+	return s
 }
 
 // newService builds a server of the node's routes: the service API's or the peer API's.
