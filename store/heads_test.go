@@ -35,11 +35,7 @@ func TestHeadsPersistAcrossReopen(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	db2 := reopen(t, dir, Options{})
 	got, err := db2.Heads()
 	if err != nil {
 		t.Fatal(err)

@@ -63,11 +63,7 @@ func TestPayloadRoundTrip(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	db2 := reopen(t, dir, Options{})
 	t.Run("reopened", func(t *testing.T) { check(t, db2) })
 }
 

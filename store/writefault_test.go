@@ -212,11 +212,7 @@ func TestFailedBatchKeepsHeightEntries(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	db2 := reopen(t, dir, Options{})
 	if got := fmt.Sprint(chainHeights(t, db2)); got != "[1 2 3]" {
 		t.Fatalf("heights after reopening: %s, want [1 2 3]", got)
 	}
