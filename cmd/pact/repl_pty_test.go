@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 const (
 	keyEnter = "\r"
 	keyUp    = "\x1b[A"
+	keyLeft  = "\x1b[D"
 	keyCtrlC = "\x03"
 	keyCtrlD = "\x04"
 	keyTab   = "\t"
@@ -246,5 +247,20 @@ func TestREPLPastedLines(t *testing.T) {
 	s.expect("3")
 	s.expect("7")
 	s.expect(`"x"`)
+	s.quit()
+}
+
+func TestREPLLeftArrowMovesTheCursor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startREPL(t, dir, filepath.Join(dir, "history"))
+	// Typed at the cursor moved back before ")": (+ 1 1000), where a
+	// terminal without line editing would read "\x1b[D" into the form
+	// (the lexer's "unexpected character" and an open "[").
+	s.send("(+ 1 )" + keyLeft + "1000" + keyEnter)
+	s.expect("1001")
+	s.expect("pact> ")
+	s.send("(+ 1 1)" + keyEnter)
+	s.expect("2")
 	s.quit()
 }
