@@ -27,8 +27,10 @@
 //
 // On a terminal the lines are edited (liner): arrow keys, Emacs keys,
 // Ctrl-R to search the history, Tab to complete natives, special forms,
-// module names and module members (coin.transfer, ns.mod.fn). Up recalls
-// a form typed earlier, a multi-line one on one line. Ctrl-C drops the
+// module names and module members (coin.transfer, ns.mod.fn), and file
+// names inside a string (for load); Tab twice lists them. Up recalls
+// a form typed earlier (one that starts with what is typed so far), a
+// multi-line one on one line. Ctrl-C drops the
 // form being typed; during an evaluation it ends pact (exit 130). The
 // history is kept in .pc-history in the working directory (P5's file,
 // newest entry first), or in the file PACT_HISTORY names; with

@@ -1,6 +1,10 @@
 package repl
 
 import (
+	"cmp"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -86,15 +90,28 @@ func (r *Runner) Complete(prefix string) []string {
 // CompleteWord completes the word that ends at byte offset pos of line,
 // the way a line editor's tab key wants it: the line before the word,
 // the candidates for the whole word, and the line after pos. The word is
-// the run of characters before pos that may appear in a name; inside a
-// string literal or a comment nothing is completed.
+// the run of characters before pos that may appear in a name. Inside a
+// string literal the word is the string so far and the candidates are
+// file names (for load), as P5's REPL completes them; in a comment
+// nothing is completed.
 func (r *Runner) CompleteWord(line string, pos int) (head string, completions []string, tail string) {
 	if pos < 0 || pos > len(line) {
 		pos = len(line)
 	}
+	// Byte by byte, to know where the string the cursor is in opened.
 	var b Balance
-	b.Feed(line[:pos])
-	if b.InString() || b.state == scanComment {
+	open := -1
+	for i := 0; i < pos; i++ {
+		was := b.state
+		b.Feed(line[i : i+1])
+		if was == scanCode && b.state == scanString {
+			open = i + 1
+		}
+	}
+	switch {
+	case b.state == scanString && open >= 0:
+		return line[:open], completeFile(line[open:pos], line[pos:]), line[pos:]
+	case b.InString() || b.state == scanComment:
 		return line[:pos], nil, line[pos:]
 	}
 	start := pos
@@ -107,6 +124,45 @@ func (r *Runner) CompleteWord(line string, pos int) (head string, completions []
 		return line[:pos], nil, line[pos:]
 	}
 	return line[:start], r.Complete(word), line[pos:]
+}
+
+// completeFile completes a file name typed in a string literal, relative
+// to the working directory: the names in its directory that start with
+// what is typed, a directory with a slash after it and a file with the
+// closing quote (unless one follows already). Names starting with a dot
+// are offered only when the dot is typed.
+func completeFile(typed, after string) []string {
+	if strings.ContainsAny(typed, "\\\n") {
+		// An escape: what the string holds is not what is typed.
+		return nil
+	}
+	dir, prefix := filepath.Split(typed)
+	entries, err := os.ReadDir(cmp.Or(dir, "."))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".") {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(cmp.Or(dir, "."), name)); err == nil {
+				isDir = st.IsDir()
+			}
+		}
+		switch {
+		case isDir:
+			name += "/"
+		case !strings.HasPrefix(after, "\""):
+			name += "\""
+		}
+		out = append(out, dir+name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // isWordBreak reports whether c ends a name: white space, the delimiters,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -154,8 +156,7 @@ func TestCompleteWord(t *testing.T) {
 		// The word ends at the cursor.
 		{"(enfo 1 2)", 5, "(", []string{"enforce", "enforce-guard", "enforce-keyset", "enforce-one", "enforce-pact-version", "enforce-verifier"}, " 1 2)"},
 		{"(map str-to-i", -1, "(map ", []string{"str-to-int"}, ""},
-		// Not in strings and comments, not on nothing.
-		{`(load "coin.tr`, -1, `(load "coin.tr`, nil, ""},
+		// Not in comments, not on nothing.
 		{"; coin.tr", -1, "; coin.tr", nil, ""},
 		{"(", -1, "(", nil, ""},
 		{"(nosuchname", -1, "(", nil, ""},
@@ -173,6 +174,49 @@ func TestCompleteWord(t *testing.T) {
 	for _, n := range []string{"+", "expect", "begin-tx", "with-capability", "let*", "free.dex"} {
 		if !slices.Contains(names, n) {
 			t.Errorf("Names lacks %q", n)
+		}
+	}
+}
+
+func TestCompleteFileNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"coin.repl", "coin.pact", "sub/fungible.pact", ".hidden"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	r := New(&bytes.Buffer{})
+	for _, tc := range []struct {
+		line string
+		pos  int
+		head string
+		want []string
+	}{
+		{`(load "co`, -1, `(load "`, []string{`coin.pact"`, `coin.repl"`}},
+		{`(load "coin.r`, -1, `(load "`, []string{`coin.repl"`}},
+		// The closing quote is there already.
+		{`(load "coin.r")`, 13, `(load "`, []string{`coin.repl`}},
+		{`(load "s`, -1, `(load "`, []string{"sub/"}},
+		{`(load "sub/f`, -1, `(load "`, []string{`sub/fungible.pact"`}},
+		{`(load "`, -1, `(load "`, []string{`coin.pact"`, `coin.repl"`, "sub/"}},
+		{`(load ".h`, -1, `(load "`, []string{`.hidden"`}},
+		// The string holds the second quoted part only.
+		{`(+ "a" "co`, -1, `(+ "a" "`, []string{`coin.pact"`, `coin.repl"`}},
+		{`(load "no`, -1, `(load "`, nil},
+		{`(load "a\tco`, -1, `(load "`, nil},
+		{`(load "nosuchdir/`, -1, `(load "`, nil},
+	} {
+		pos := tc.pos
+		if pos < 0 {
+			pos = len(tc.line)
+		}
+		head, got, tail := r.CompleteWord(tc.line, pos)
+		if head != tc.head || tail != tc.line[pos:] || !slices.Equal(got, tc.want) {
+			t.Errorf("CompleteWord(%q, %d) = %q, %q, %q; want %q, %q", tc.line, pos, head, got, tail, tc.head, tc.want)
 		}
 	}
 }

@@ -18,7 +18,7 @@ const HistoryFile = ".pc-history"
 
 // Terminal is the LineEditor on the process's own terminal (standard
 // input and output), with liner's line editing: arrow keys, Emacs keys,
-// history search with Ctrl-R, tab completion of Runner.Names. The history
+// history search with Ctrl-R, tab completion (Runner.CompleteWord). The history
 // file keeps an entry a line, newest first, as haskeline writes it; it
 // is written after every entry, so that a REPL killed in the middle of an
 // evaluation keeps what was typed before.
