@@ -3,16 +3,91 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/repl"
 )
 
-// runInteractive is the REPL on standard input.
+// historyEnv names the environment variable that overrides where the
+// interactive REPL keeps its history (repl.HistoryFile in the working
+// directory); set to the empty string, no history is written.
+const historyEnv = "PACT_HISTORY"
+
+// runInteractive is the REPL on standard input: with line editing when
+// standard input and output are the process's terminal (and that is what
+// the invocation reads and writes), as a pipe when standard input is not
+// a terminal, and otherwise (a dumb terminal, output redirected) the
+// plain loop with prompts.
 func runInteractive(inv *invocation) int {
 	r := repl.New(inv.stdout)
+	stdinFile, _ := inv.stdin.(*os.File)
+	stdoutFile, _ := inv.stdout.(*os.File)
+	interactive := stdinFile != nil && repl.IsTerminal(stdinFile)
+	switch {
+	case !interactive:
+		ok, err := r.Pipe(inv.stdin, inv.stdout, inv.stderr)
+		if err != nil {
+			fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+			return exitFail
+		}
+		if !ok {
+			// As P4 ends its pipe mode and P5 a failed script.
+			fmt.Fprintln(inv.stderr, "Load failed")
+			return exitFail
+		}
+		return exitOK
+	case stdinFile == os.Stdin && stdoutFile == os.Stdout && repl.IsTerminal(stdoutFile) && termSupported():
+		return runTerminal(r, inv)
+	}
 	if err := r.Interactive(inv.stdin, inv.stdout); err != nil {
+		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// termSupported reports whether the terminal understands the VT100
+// sequences line editing writes.
+func termSupported() bool {
+	switch strings.ToLower(os.Getenv("TERM")) {
+	case "", "dumb", "cons25":
+		return false
+	}
+	return true
+}
+
+// runTerminal is the REPL with line editing on the process's terminal.
+func runTerminal(r *repl.Runner, inv *invocation) int {
+	path, set := os.LookupEnv(historyEnv)
+	if !set {
+		path = repl.HistoryFile
+	}
+	t := repl.OpenTerminal(r, path)
+	// Ctrl-C at the prompt cancels the form (the editor reads it as a
+	// key), but while a form is evaluated the terminal sends SIGINT, and
+	// evaluation cannot be interrupted: leave as the signal would, but
+	// with the terminal's mode given back, not left without echo.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	done := make(chan struct{})
+	defer func() {
+		signal.Stop(sigs)
+		close(done)
+	}()
+	go func() {
+		select {
+		case <-sigs:
+			_ = t.Close()
+			fmt.Fprintln(inv.stdout)
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	err := r.Edit(t, inv.stdout)
+	_ = t.Close()
+	if err != nil {
 		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
 		return exitFail
 	}

@@ -23,9 +23,24 @@
 // parentheses, brackets, braces and string literals of the input balance
 // (prompting "....> " meanwhile), evaluates the input as a REPL program and
 // prints every non-unit result. Errors are printed as file:line:col: message
-// and the loop goes on. End of input (Ctrl-D) prints "goodbye". Standard
-// input may be a pipe: the loop is the same, prompts included. There is no
-// line editing or history.
+// and the loop goes on. Ctrl-D prints "goodbye" and quits.
+//
+// On a terminal the lines are edited (liner): arrow keys, Emacs keys,
+// Ctrl-R to search the history, Tab to complete natives, special forms,
+// module names and module members (coin.transfer, ns.mod.fn), and file
+// names inside a string (for load); Tab twice lists them. Up recalls
+// a form typed earlier (one that starts with what is typed so far), a
+// multi-line one on one line. Ctrl-C drops the
+// form being typed; during an evaluation it ends pact (exit 130). The
+// history is kept in .pc-history in the working directory (P5's file,
+// newest entry first), or in the file PACT_HISTORY names; with
+// PACT_HISTORY set empty it is not written.
+//
+// When standard input is not a terminal (a pipe, a file) there are no
+// prompts and no "goodbye": each result is printed, and the first error is
+// printed on standard error with "Aborting execution" and "Load failed",
+// and ends pact with status 1 (P4's pipe mode), as does a failed expect at
+// the end of the input.
 //
 // # Running a file
 //
@@ -74,8 +89,8 @@
 //
 // # Exit status
 //
-// 0 on success, 1 when a file fails to load (or the REPL cannot read or
-// write), a request tool fails or the server cannot start, 2 on a usage
+// 0 on success, 1 when a file or piped REPL input fails (or the REPL
+// cannot read or write), a request tool fails or the server cannot start, 2 on a usage
 // error (unknown option, two modes at once, a missing or extra argument,
 // a server configuration that does not decode) and for the modes not
 // implemented yet.
@@ -184,7 +199,7 @@ var (
 // error messages all come from the table. A row without run is recognised
 // but not implemented yet; implementing it is setting run.
 var modes = []*mode{
-	{name: "repl", synopsis: "pact", help: `interactive REPL (prompt "pact> ", Ctrl-D quits)`, run: runInteractive},
+	{name: "repl", synopsis: "pact", help: `interactive REPL (prompt "pact> ", Ctrl-D quits; history in .pc-history)`, run: runInteractive},
 	{name: "load", synopsis: "pact [-r] [-t] [-c] FILE",
 		help:    "run FILE: a .pact file is executed; any other file is a REPL script with the REPL natives",
 		minArgs: 1, maxArgs: 1, argName: "FILE",

@@ -333,27 +333,36 @@ func TestParse(t *testing.T) {
 }
 
 func TestInteractivePipe(t *testing.T) {
+	// Piped input gets no prompts and no goodbye (P4's pipe mode).
 	in := strings.Join([]string{
 		"(+ 1 2)",
 		"(+ 1",
 		"  2 ; a comment with )",
 		"  )",
-		`(enforce false "oops")`,
 		`"still running"`,
 		`(print "p")`,
 		"",
 		`(defun f (x) x) (f "a(b")`,
 	}, "\n") + "\n"
 	code, out, errOut := pact(t, in)
-	want := "pact> 3\n" +
-		"pact> ....> ....> 3\n" +
-		"pact> <interactive>:1:1: oops\n" +
-		"pact> \"still running\"\n" +
-		"pact> \"p\"\n" +
-		"pact> " +
-		"pact> \"Loaded repl defun f\"\n\"a(b\"\n" +
-		"pact> goodbye\n"
+	want := "3\n" +
+		"3\n" +
+		"\"still running\"\n" +
+		"\"p\"\n" +
+		"\"Loaded repl defun f\"\n\"a(b\"\n"
 	if code != 0 || out != want || errOut != "" {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+
+	// The first error stops it, and pact exits 1 (P4's pipe mode).
+	code, out, errOut = pact(t, "(+ 1 2)\n(enforce false \"oops\")\n\"not reached\"\n")
+	if code != 1 || out != "3\n" || errOut != "<interactive>:1:1: oops\nAborting execution\nLoad failed\n" {
+		t.Errorf("after an error: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	// So does a failed expect, though the input goes on after it.
+	code, out, errOut = pact(t, "(expect \"one\" 1 2)\n(+ 2 2)\n")
+	if code != 1 || !strings.HasPrefix(out, "\"FAILURE: one") || !strings.HasSuffix(out, "\n4\n") || errOut != "Load failed\n" {
+		t.Errorf("after a failed expect: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -19,16 +19,18 @@ const (
 	InteractiveName = "<interactive>"
 )
 
-// Interactive runs the read-eval-print loop: it prompts with Prompt, reads
-// lines from in until the input is balanced (see Balance), evaluates it as a
-// REPL program, prints every non-unit result with eval.Pretty and every
-// error with FormatError, and prompts again. Lines that leave the input
-// unbalanced get ContinuationPrompt. At the end of in it evaluates what is
-// left, prints "goodbye" and returns nil; it returns an error only when in
-// or out fails.
+// Interactive runs the read-eval-print loop without line editing: it
+// prompts with Prompt, reads lines from in until the input is balanced
+// (see Balance), evaluates it as a REPL program, prints every non-unit
+// result with eval.Pretty and every error with FormatError, and prompts
+// again. Lines that leave the input unbalanced get ContinuationPrompt. At
+// the end of in it evaluates what is left, prints "goodbye" and returns
+// nil; it returns an error only when in or out fails.
 //
-// It works on any reader, a terminal or a pipe alike; it does no line
-// editing or history. While it runs, print output goes to out as well.
+// It is the loop for a terminal that line editing cannot drive (a dumb
+// terminal, or standard output redirected while a person types): Edit is
+// the loop for a terminal and Pipe the one for input from a program.
+// While it runs, print output goes to out as well.
 func (r *Runner) Interactive(in io.Reader, out io.Writer) error {
 	saved := r.Out
 	r.Out = out
@@ -60,7 +62,7 @@ func (r *Runner) Interactive(in io.Reader, out io.Writer) error {
 				w.print("\n")
 			}
 			if sc.HasCode() {
-				r.evalInteractive(buf.String(), w)
+				r.evalInteractive(buf.String(), w, w)
 			}
 			buf.Reset()
 			sc = Balance{}
@@ -72,7 +74,153 @@ func (r *Runner) Interactive(in io.Reader, out io.Writer) error {
 	}
 }
 
-func (r *Runner) evalInteractive(src string, w *errWriter) {
+// ErrInterrupt is what a LineEditor returns when the user cancels the
+// line being typed (Ctrl-C).
+var ErrInterrupt = errors.New("interrupted")
+
+// A LineEditor reads lines from a person at a terminal, with editing and
+// history (Terminal is the one on the process's terminal).
+type LineEditor interface {
+	// ReadLine shows prompt and returns the line typed, without its
+	// end. It returns io.EOF when the user ends the session (Ctrl-D on
+	// an empty line) and ErrInterrupt when the user cancels (Ctrl-C).
+	ReadLine(prompt string) (string, error)
+	// AddHistory records an entry the user may recall later.
+	AddHistory(entry string)
+}
+
+// Edit runs the read-eval-print loop on a line editor: as Interactive,
+// except that the editor prints the prompts and echoes the input, an
+// interrupt drops the form being typed (the lines typed so far with it)
+// and prompts afresh, and end of input leaves at once, dropping a form
+// left unfinished, as P5's REPL does. Each complete form goes into the
+// editor's history before it is evaluated (see HistoryEntry). It returns
+// an error only when the editor or out fails.
+func (r *Runner) Edit(ed LineEditor, out io.Writer) error {
+	saved := r.Out
+	r.Out = out
+	defer func() { r.Out = saved }()
+
+	w := &errWriter{w: out}
+	var lines []string
+	var sc Balance
+	for {
+		prompt := Prompt
+		if len(lines) > 0 {
+			prompt = ContinuationPrompt
+		}
+		line, err := ed.ReadLine(prompt)
+		switch {
+		case errors.Is(err, ErrInterrupt):
+			lines, sc = nil, Balance{}
+			continue
+		case errors.Is(err, io.EOF):
+			w.print("goodbye\n")
+			return w.err
+		case err != nil:
+			return err
+		}
+		lines = append(lines, line)
+		sc.Feed(line + "\n")
+		if !sc.Complete() {
+			continue
+		}
+		if sc.HasCode() {
+			ed.AddHistory(HistoryEntry(lines))
+			r.evalInteractive(strings.Join(lines, "\n")+"\n", w, w)
+		}
+		lines, sc = nil, Balance{}
+		if w.err != nil {
+			return w.err
+		}
+	}
+}
+
+// HistoryEntry is the history entry for a form typed on lines: the lines
+// trimmed and joined by a space, so that the up arrow brings back the
+// whole form on one line, or, when a line ends inside a string literal or
+// a comment (where joining would change the program), the lines as
+// typed, joined by a newline. History files keep an entry a line, so the
+// caller stores the second kind a line at a time.
+func HistoryEntry(lines []string) string {
+	var b Balance
+	parts := make([]string, 0, len(lines))
+	for i, l := range lines {
+		b.Feed(l)
+		if i < len(lines)-1 && b.state != scanCode {
+			return strings.Join(lines, "\n")
+		}
+		b.Feed("\n")
+		// Only the white space Balance skips: other spaces are code.
+		if t := strings.Trim(l, " \t\r\f\v"); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// PipeAborted is the line Pipe prints after the error that stopped it,
+// P4's words for piped input.
+const PipeAborted = "Aborting execution"
+
+// Pipe runs REPL input that comes from a program or a file, as
+// `pact < script` does: it reads forms as Interactive does, with no
+// prompts and no "goodbye", and prints each non-unit result on out. The
+// first error stops it: it prints the error with FormatError and then
+// PipeAborted on errOut, and reads no further (P4's pipe mode; P5 prints
+// prompts and goes on, so that a failing script exited 0). It reports
+// whether all went well: no error, and no failed expect, expect-failure
+// or expect-that (their results were printed). It returns an error only
+// when in or out fails.
+func (r *Runner) Pipe(in io.Reader, out, errOut io.Writer) (ok bool, err error) {
+	saved := r.Out
+	r.Out = out
+	defer func() { r.Out = saved }()
+
+	w := &errWriter{w: out}
+	ew := &errWriter{w: errOut}
+	br := bufio.NewReader(in)
+	var buf strings.Builder
+	var sc Balance
+	for {
+		line, rerr := br.ReadString('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return false, rerr
+		}
+		eof := rerr != nil
+		buf.WriteString(line)
+		sc.Feed(line)
+		if (eof || sc.Complete()) && sc.HasCode() {
+			if !r.evalInteractive(buf.String(), w, ew) {
+				ew.print(PipeAborted + "\n")
+				return false, firstErr(w.err, ew.err)
+			}
+		}
+		if eof || sc.Complete() {
+			buf.Reset()
+			sc = Balance{}
+		}
+		if err := firstErr(w.err, ew.err); err != nil {
+			return false, err
+		}
+		if eof {
+			return len(r.Failures()) == 0, nil
+		}
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// evalInteractive evaluates one entry, printing its results on w and its
+// error on ew; it reports whether there was no error.
+func (r *Runner) evalInteractive(src string, w, ew *errWriter) bool {
 	vals, err := r.EvalSource(InteractiveName, src, true)
 	for _, v := range vals {
 		if _, unit := v.(eval.Unit); !unit {
@@ -80,8 +228,10 @@ func (r *Runner) evalInteractive(src string, w *errWriter) {
 		}
 	}
 	if err != nil {
-		w.print(FormatError(err) + "\n")
+		ew.print(FormatError(err) + "\n")
+		return false
 	}
+	return true
 }
 
 // errWriter keeps the first write error so the loop can stop on it.

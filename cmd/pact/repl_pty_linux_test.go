@@ -1,0 +1,43 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// echoes reports whether the terminal echoes what is typed, as a shell
+// needs it to after pact.
+func echoes(t *testing.T, tty *os.File) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ECHO != 0
+}
+
+func TestREPLInterruptOutsideThePromptRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startREPL(t, dir, filepath.Join(dir, "history"))
+	if echoes(t, s.tty) {
+		t.Fatal("the terminal echoes while pact edits the line")
+	}
+	// What the terminal sends on Ctrl-C during an evaluation; at the
+	// prompt the key is read as a key, so this is a signal from outside.
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var exit *exec.ExitError
+	if err := s.cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("pact ended with %v, want exit status 130", err)
+	}
+	if !echoes(t, s.tty) {
+		t.Fatal("pact left the terminal without echo")
+	}
+}
