@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 ARGS      ?=
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check generate check-generate interop-deps bench fuzz clean
+.PHONY: all build run test vet fmt-check generate check-generate interop-deps coverage-deps bench fuzz clean
 
 all: build
 
@@ -21,7 +21,7 @@ run: build
 	./bin/ledger-node --network development --data-dir $(DATA_DIR) $(ARGS)
 
 # Everything CI checks: formatting, vet, generated code up to date, then the whole test suite.
-test: fmt-check vet check-generate interop-deps
+test: fmt-check vet check-generate interop-deps coverage-deps
 	$(GO) test -count=1 -race -timeout 12m $(PKGS)
 
 # The npm packages of the interoperability tests (interop/: @kadena/client, @kadena/client-utils
@@ -33,6 +33,22 @@ interop-deps:
 		echo "npm is not installed: the interop tests will skip"; \
 	elif [ ! -f $(INTEROP_STAMP) ] || [ interop/package-lock.json -nt $(INTEROP_STAMP) ]; then \
 		cd interop && { npm ci --no-audit --no-fund || { sleep 5; npm ci --no-audit --no-fund; }; }; \
+	fi
+
+# genhtml (Debian's lcov), with which a test of pact/repl checks `pact -c`'s LCOV output. Installed
+# with apt-get when missing and apt-get can install (as root, or through sudo); otherwise that test
+# skips and says so.
+coverage-deps:
+	@if command -v genhtml >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "apt-get is not available: the genhtml check of coverage reports will skip"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then sudo=; \
+		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+		else echo "not root and no sudo: the genhtml check of coverage reports will skip"; exit 0; fi; \
+		{ $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends lcov >/dev/null 2>&1 || \
+		  { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends lcov >/dev/null 2>&1; }; } || \
+		echo "installing lcov failed: the genhtml check of coverage reports will skip"; \
 	fi
 
 vet:

@@ -58,9 +58,9 @@
 //	-t, --trace       print each top-level result as file:line:col:Trace: value
 //	                  and prefix print output with file:line:col:Print: (the
 //	                  position of the print call)
-//	-c, --coverage    write an LCOV report of the evaluated applications to
-//	                  <dir of FILE>/coverage/lcov.info (per file SF, one DA line
-//	                  per line holding an application, hit or not, LF, LH)
+//	-c, --coverage    write an LCOV report to <dir of FILE>/coverage/lcov.info:
+//	                  per file FN/FNDA per function, BRDA per if and cond
+//	                  branch, DA per line of code, each 0 when it never ran
 //
 // # Other modes
 //

@@ -169,9 +169,13 @@ func TestCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// cover.repl: line 2 is the body of twice (3 calls), line 4 the body
-	// of never (no call), lines 5-7 the calls.
-	want := "SF:" + script + "\nDA:2,3\nDA:4,0\nDA:5,1\nDA:6,1\nDA:7,1\nLF:5\nLH:4\nend_of_record\n"
+	// cover.repl: line 2 is the body of twice (3 calls of 3 expressions:
+	// *, 2, x), line 4 the body of never (no call), lines 5-7 the calls
+	// (the application and its literal argument).
+	fns := func(calls string) string {
+		return "FN:1,twice\nFN:3,never\nFNDA:" + calls + ",twice\nFNDA:0,never\nFNF:2\nFNH:1\nBRF:0\nBRH:0\n"
+	}
+	want := "TN:\nSF:" + script + "\n" + fns("3") + "DA:2,9\nDA:4,0\nDA:5,2\nDA:6,1\nDA:7,2\nLF:5\nLH:4\nend_of_record\n"
 	if string(got) != want {
 		t.Errorf("lcov.info:\n%s\nwant:\n%s", got, want)
 	}
@@ -186,8 +190,9 @@ func TestCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "SF:" + loader + "\nDA:1,1\nDA:2,1\nLF:2\nLH:2\nend_of_record\n" +
-		"SF:" + script + "\nDA:2,4\nDA:4,0\nDA:5,1\nDA:6,1\nDA:7,1\nLF:5\nLH:4\nend_of_record\n"
+	none := "FNF:0\nFNH:0\nBRF:0\nBRH:0\n"
+	want = "TN:\nSF:" + loader + "\n" + none + "DA:1,3\nDA:2,2\nLF:2\nLH:2\nend_of_record\n" +
+		"TN:\nSF:" + script + "\n" + fns("4") + "DA:2,12\nDA:4,0\nDA:5,2\nDA:6,1\nDA:7,2\nLF:5\nLH:4\nend_of_record\n"
 	if string(got) != want {
 		t.Errorf("lcov.info:\n%s\nwant:\n%s", got, want)
 	}
@@ -204,7 +209,8 @@ func TestCoverageOfFailedLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Line 4 (print) never ran.
-	want := "SF:" + filepath.Join(dir, "error.repl") + "\nDA:1,1\nDA:2,1\nDA:3,1\nDA:4,0\nLF:4\nLH:3\nend_of_record\n"
+	want := "TN:\nSF:" + filepath.Join(dir, "error.repl") + "\nFNF:0\nFNH:0\nBRF:0\nBRH:0\n" +
+		"DA:1,4\nDA:2,2\nDA:3,3\nDA:4,0\nLF:4\nLH:3\nend_of_record\n"
 	if string(got) != want {
 		t.Errorf("lcov.info:\n%s\nwant:\n%s", got, want)
 	}

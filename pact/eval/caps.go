@@ -240,6 +240,9 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlo
 	in.inDefcap++
 	prev := in.composing
 	in.composing = idx
+	if in.Coverage != nil {
+		in.Coverage.Enter(d)
+	}
 	_, err := in.body(d.Body, &env{vals: t.Args})
 	in.composing = prev
 	in.inDefcap--

@@ -348,7 +348,7 @@ func (c *compiler) condIfs(x *syntax.App) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = &nSpecial{form: sfIf, args: []node{t, b, out}, loc: clause.Loc}
+		out = &nSpecial{form: sfIf, condClause: true, args: []node{t, b, out}, loc: clause.Loc}
 	}
 	return out, nil
 }

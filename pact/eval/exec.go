@@ -99,6 +99,9 @@ func (in *Interp) step() error {
 
 // eval evaluates a compiled expression in a frame.
 func (in *Interp) eval(n node, e *env) (Value, error) {
+	if in.Coverage != nil {
+		in.Coverage.Expr(n.span())
+	}
 	switch n := n.(type) {
 	case *nConst:
 		if n.lits != nil && in.metered() {
@@ -117,9 +120,6 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		if err := in.step(); err != nil {
 			return nil, located(err, n.loc)
 		}
-		if in.Coverage != nil {
-			in.Coverage(n.loc)
-		}
 		if in.Gas.Logging() {
 			in.gasAt = n
 		}
@@ -131,9 +131,6 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 	case *nSpecial:
 		if err := in.step(); err != nil {
 			return nil, located(err, n.loc)
-		}
-		if in.Coverage != nil {
-			in.Coverage(n.loc)
 		}
 		v, err := in.evalSpecial(n, e)
 		if err != nil {
@@ -616,6 +613,9 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 		in.readOnly++
 	}
 	in.stack = append(in.stack, frame{def: d})
+	if in.Coverage != nil {
+		in.Coverage.Enter(d)
+	}
 	v, err := in.body(d.Body, fr)
 	in.stack = in.stack[:len(in.stack)-1]
 	if reentrant {

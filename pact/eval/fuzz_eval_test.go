@@ -173,21 +173,33 @@ func runFuzzProgram(t *testing.T, src string) {
 	}
 }
 
+// allocGuard uses the coverage hook, which the evaluator calls for every
+// expression, to stop a program once it has allocated fuzzAllocBudget.
+type allocGuard struct {
+	sample []metrics.Sample
+	start  uint64
+	calls  int
+}
+
+func (g *allocGuard) Expr(syntax.Span) {
+	if g.calls++; g.calls%256 == 0 {
+		if a := allocatedBytes(g.sample) - g.start; a > fuzzAllocBudget {
+			panic(fuzzBudgetExceeded{a})
+		}
+	}
+}
+func (*allocGuard) Code(eval.CodeMap)        {}
+func (*allocGuard) Enter(*eval.Def)          {}
+func (*allocGuard) Branch(syntax.Span, bool) {}
+
 // evalFuzzProgram evaluates the forms of a program in a fresh interpreter
 // and checks each result.
 func evalFuzzProgram(file *syntax.File, src string) fuzzOutcome {
 	in := eval.New(db.NewMemDB())
 	in.StepLimit = fuzzStepLimit
-	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	start := allocatedBytes(sample)
-	calls := 0
-	in.Coverage = func(syntax.Span) {
-		if calls++; calls%64 == 0 {
-			if a := allocatedBytes(sample) - start; a > fuzzAllocBudget {
-				panic(fuzzBudgetExceeded{a})
-			}
-		}
-	}
+	g := &allocGuard{sample: []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}}
+	g.start = allocatedBytes(g.sample)
+	in.Coverage = g
 	for _, item := range file.Items {
 		v, err, panicked, stack := evalCatching(in, item)
 		if panicked != nil {

@@ -101,8 +101,9 @@ type Interp struct {
 	// inDefcap counts defcap bodies being evaluated (with-capability is
 	// illegal there, compose-capability legal).
 	inDefcap int
-	// Coverage, when set, is told of every evaluated application.
-	Coverage func(span syntax.Span)
+	// Coverage, when set, is told of the code compiled and of what of it
+	// runs (coverage.go).
+	Coverage CoverageHook
 	// Trace, when set, receives each top-level result.
 	Trace func(span syntax.Span, v Value)
 	// dbErr is the last database failure that name resolution turned into "not found".

@@ -76,8 +76,11 @@ type (
 	}
 	nSpecial struct {
 		form specialForm
-		args []node
-		loc  syntax.Span
+		// condClause marks an if made from a cond clause (coverage counts
+		// the cond's branches, not the ifs').
+		condClause bool
+		args       []node
+		loc        syntax.Span
 	}
 	// nBinding is a binding form {"k" := v ...} body: a function of one
 	// object that binds the fields in a new frame and runs the body.

@@ -52,6 +52,9 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		if err := c.defun(d, x); err != nil {
 			return nil, err
 		}
+		if in.Coverage != nil {
+			in.coverDefs(d)
+		}
 		in.replDefs[x.Name] = d
 		return String("Loaded repl defun " + x.Name), nil
 	case *syntax.DefConst:
@@ -67,6 +70,9 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		n, err := c.expr(x)
 		if err != nil {
 			return nil, err
+		}
+		if in.Coverage != nil {
+			in.coverExpr(n)
 		}
 		v, err := in.eval(n, nil)
 		if err != nil {
@@ -229,6 +235,9 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	in.tx.admin[mn] = true
 	if in.metered() {
 		in.loaded.add(mn, img)
+	}
+	if in.Coverage != nil {
+		in.coverModule(m)
 	}
 	// The REPL brings a loaded module's names into the top-level scope.
 	in.topUses = append(in.topUses, useImport{mod: m})
@@ -591,6 +600,9 @@ func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
 	n, err := c.expr(x.Value)
 	if err != nil {
 		return err
+	}
+	if c.in.Coverage != nil {
+		c.in.coverExpr(n)
 	}
 	v, err := c.in.eval(n, nil)
 	if err != nil {

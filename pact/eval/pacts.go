@@ -110,6 +110,9 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	savedStep := in.tx.pactStep
 	in.tx.pactStep = ps
 	in.stack = append(in.stack, frame{def: d})
+	if in.Coverage != nil {
+		in.Coverage.Enter(d)
+	}
 	v, err := in.eval(expr, &env{vals: pe.Args})
 	in.stack = in.stack[:len(in.stack)-1]
 	in.tx.pactStep = savedStep
@@ -229,6 +232,9 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 	saved := in.tx.pactStep
 	in.tx.pactStep = nps
 	in.stack = append(in.stack, frame{def: d})
+	if in.Coverage != nil {
+		in.Coverage.Enter(d)
+	}
 	v, err := in.eval(expr, &env{vals: args})
 	in.stack = in.stack[:len(in.stack)-1]
 	in.tx.pactStep = saved

@@ -14,6 +14,9 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if in.Coverage != nil {
+			in.Coverage.Branch(n.loc, c)
+		}
 		if c {
 			return in.eval(n.args[1], e)
 		}

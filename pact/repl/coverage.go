@@ -2,87 +2,271 @@ package repl
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
-// Coverage collects line coverage: for each source file, how many evaluated
-// applications started on each line. Give its Hit method to
-// eval.Interp.Coverage (Runner.Install does that) and write the result with
-// WriteLCOV or WriteReport.
+// Coverage collects what `pact -c` reports, per source file: lines,
+// functions and branches, each with how often it ran. It is the
+// interpreter's eval.CoverageHook (Runner.Install sets it): the interpreter
+// describes the code it compiles (eval.CodeMap) before it runs any of it, so
+// code that never runs is in the report with a count of 0. Write the
+// result with WriteLCOV or WriteReport.
 type Coverage struct {
 	files []string // in the order first seen
-	hits  map[string]map[int]int
+	recs  map[string]*fileCov
+	// fns finds the record of a definition the interpreter enters.
+	fns map[*eval.Def]*fnCov
+	// ifs finds the branches an if's report counts for.
+	ifs map[posKey]*ifArms
 }
+
+// fileCov is one file's coverage.
+type fileCov struct {
+	lines map[int]int
+	fns   map[string]*fnCov // by name
+	sites map[posKey]*siteCov
+}
+
+type fnCov struct {
+	name string
+	line int
+	hits int
+}
+
+// siteCov is an if or a cond: how often each of its branches was taken.
+type siteCov struct {
+	line, col int
+	arms      []int
+}
+
+// ifArms are the branches an if's Branch report counts for: its own two
+// for an if, the clause's (then) and, for the last clause, the default
+// (else) for a cond clause; nil where a report counts for nothing.
+type ifArms struct {
+	then, els *armRef
+}
+
+type armRef struct {
+	site *siteCov
+	arm  int
+}
+
+type posKey struct {
+	file      string
+	line, col int32
+}
+
+func keyOf(s syntax.Span) posKey { return posKey{s.File, s.Start.Line, s.Start.Col} }
 
 // NewCoverage makes an empty collector.
 func NewCoverage() *Coverage {
-	return &Coverage{hits: map[string]map[int]int{}}
+	return &Coverage{recs: map[string]*fileCov{}, fns: map[*eval.Def]*fnCov{}, ifs: map[posKey]*ifArms{}}
 }
 
-// Hit records one evaluated application.
-func (c *Coverage) Hit(span syntax.Span) {
-	lines := c.file(span.File)
-	lines[int(span.Start.Line)]++
-}
-
-// AddFile makes sure file appears in the report even if nothing in it ran.
+// AddFile makes sure file is reported first among the files not yet seen;
+// a file in which no code was compiled is left out of the report.
 func (c *Coverage) AddFile(file string) { c.file(file) }
 
-func (c *Coverage) file(name string) map[int]int {
-	lines, ok := c.hits[name]
+func (c *Coverage) file(name string) *fileCov {
+	f, ok := c.recs[name]
 	if !ok {
-		lines = map[int]int{}
-		c.hits[name] = lines
+		f = &fileCov{lines: map[int]int{}, fns: map[string]*fnCov{}, sites: map[posKey]*siteCov{}}
+		c.recs[name] = f
 		c.files = append(c.files, name)
 	}
-	return lines
+	return f
 }
 
 // Files lists the files seen, in the order first seen.
 func (c *Coverage) Files() []string { return slices.Clone(c.files) }
 
-// Lines returns file's line counts: every line on which an application was
-// evaluated, with its count, and, if file can be read and parsed, every
-// other line on which an application starts, with 0.
-func (c *Coverage) Lines(file string) map[int]int {
-	out := map[int]int{}
-	if src, err := os.ReadFile(file); err == nil {
-		if f, err := syntax.ParseFile(file, string(src)); err == nil {
-			for _, line := range CodeLines(f) {
-				out[line] = 0
-			}
+// Code records compiled code: its lines, functions and branches, each
+// with a count of 0 unless it has one already (a module loaded again
+// keeps its counts).
+func (c *Coverage) Code(m eval.CodeMap) {
+	for _, s := range m.Exprs {
+		f := c.file(s.File)
+		if _, ok := f.lines[int(s.Start.Line)]; !ok {
+			f.lines[int(s.Start.Line)] = 0
 		}
 	}
-	for line, n := range c.hits[file] {
-		out[line] += n
+	for _, d := range m.Functions {
+		c.function(d)
 	}
-	return out
+	for _, b := range m.Branches {
+		c.site(b)
+	}
 }
 
-// WriteLCOV writes the report in the LCOV tracefile format: per file an
-// SF record, a DA line per line of code, LF (lines found), LH (lines hit)
-// and end_of_record. Files are in the order first seen, lines in order.
+// function is d's record, made (with no hits) if need be. A module member
+// is named as upstream names it, mod.name.{hash}, so that the versions of
+// an upgraded module count apart; a REPL defun by its name.
+func (c *Coverage) function(d *eval.Def) *fnCov {
+	if r, ok := c.fns[d]; ok {
+		return r
+	}
+	name := d.Name
+	if d.Module != nil {
+		name = eval.FullyQualifiedName{Module: d.Module.Name, Name: d.Name, Hash: d.Module.Hash}.String()
+	}
+	f := c.file(d.Loc.File)
+	r, ok := f.fns[name]
+	if !ok {
+		r = &fnCov{name: name, line: int(d.Loc.Start.Line)}
+		f.fns[name] = r
+	}
+	c.fns[d] = r
+	return r
+}
+
+func (c *Coverage) site(b eval.BranchSite) {
+	f := c.file(b.Loc.File)
+	k := keyOf(b.Loc)
+	s, ok := f.sites[k]
+	if !ok {
+		s = &siteCov{line: int(b.Loc.Start.Line), col: int(b.Loc.Start.Col), arms: make([]int, len(b.Arms))}
+		f.sites[k] = s
+	}
+	for i, a := range b.Arms {
+		ik := keyOf(a.If)
+		arms := c.ifs[ik]
+		if arms == nil {
+			arms = &ifArms{}
+			c.ifs[ik] = arms
+		}
+		ref := &armRef{site: s, arm: i}
+		if a.Then {
+			arms.then = ref
+		} else {
+			arms.els = ref
+		}
+	}
+}
+
+// Expr counts an evaluated expression on the line it starts on.
+func (c *Coverage) Expr(loc syntax.Span) {
+	if loc.Start.IsValid() {
+		c.file(loc.File).lines[int(loc.Start.Line)]++
+	}
+}
+
+// Enter counts a run of a function's body.
+func (c *Coverage) Enter(d *eval.Def) { c.function(d).hits++ }
+
+// Branch counts the branch an if took.
+func (c *Coverage) Branch(loc syntax.Span, then bool) {
+	if !loc.Start.IsValid() {
+		return
+	}
+	arms, ok := c.ifs[keyOf(loc)]
+	if !ok {
+		// Code compiled without the hook: an if of its own.
+		c.site(eval.BranchSite{Loc: loc, Arms: []eval.BranchArm{{If: loc, Then: true}, {If: loc, Then: false}}})
+		arms = c.ifs[keyOf(loc)]
+	}
+	ref := arms.els
+	if then {
+		ref = arms.then
+	}
+	if ref != nil {
+		ref.site.arms[ref.arm]++
+	}
+}
+
+// Lines returns file's line counts: every line on which an expression of
+// the code compiled (or of a top-level form that never ran) starts, with
+// how often an expression starting there was evaluated.
+func (c *Coverage) Lines(file string) map[int]int {
+	f, ok := c.recs[file]
+	if !ok {
+		return map[int]int{}
+	}
+	c.addUnreached(file, f)
+	return maps.Clone(f.lines)
+}
+
+// WriteLCOV writes the report in the LCOV tracefile format, per file in
+// the order of upstream's report (pact-5's Pact.Core.Coverage): TN, SF,
+// FN and FNDA per function with FNF and FNH, BRDA per branch with BRF and
+// BRH, DA per line with LF and LH, end_of_record. Files are in the order
+// first seen; files in which no code was compiled are left out.
+//
+// A branch's BRDA is line,block,branch,count: block numbers the ifs and
+// conds starting on the line, in column order (upstream uses the line
+// number, which merges two ifs on one line); branch is 0 for then and 1
+// for else, or the clause's index in a cond, its default last; the count
+// is "-" when the if or cond never chose a branch. The top-level forms of
+// a file that never ran are read from it first (addUnreached).
 func (c *Coverage) WriteLCOV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for _, file := range c.files {
-		lines := c.Lines(file)
-		nums := make([]int, 0, len(lines))
-		for n := range lines {
-			nums = append(nums, n)
+		f := c.recs[file]
+		c.addUnreached(file, f)
+		if len(f.lines) == 0 && len(f.fns) == 0 && len(f.sites) == 0 {
+			continue
 		}
-		slices.Sort(nums)
-		fmt.Fprintf(bw, "SF:%s\n", file)
+		fmt.Fprintf(bw, "TN:\nSF:%s\n", file)
+
+		fns := slices.Collect(maps.Values(f.fns))
+		slices.SortFunc(fns, func(a, b *fnCov) int {
+			return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.name, b.name))
+		})
+		for _, fn := range fns {
+			fmt.Fprintf(bw, "FN:%d,%s\n", fn.line, fn.name)
+		}
+		fnHit := 0
+		for _, fn := range fns {
+			fmt.Fprintf(bw, "FNDA:%d,%s\n", fn.hits, fn.name)
+			if fn.hits > 0 {
+				fnHit++
+			}
+		}
+		fmt.Fprintf(bw, "FNF:%d\nFNH:%d\n", len(fns), fnHit)
+
+		sites := slices.Collect(maps.Values(f.sites))
+		slices.SortFunc(sites, func(a, b *siteCov) int {
+			return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+		})
+		brFound, brHit, block := 0, 0, 0
+		for i, s := range sites {
+			if i > 0 && sites[i-1].line == s.line {
+				block++
+			} else {
+				block = 0
+			}
+			ran := 0
+			for _, n := range s.arms {
+				ran += n
+			}
+			for arm, n := range s.arms {
+				count := "-"
+				if ran > 0 {
+					count = strconv.Itoa(n)
+				}
+				fmt.Fprintf(bw, "BRDA:%d,%d,%d,%s\n", s.line, block, arm, count)
+				brFound++
+				if n > 0 {
+					brHit++
+				}
+			}
+		}
+		fmt.Fprintf(bw, "BRF:%d\nBRH:%d\n", brFound, brHit)
+
+		nums := slices.Sorted(maps.Keys(f.lines))
 		hit := 0
 		for _, n := range nums {
-			fmt.Fprintf(bw, "DA:%d,%d\n", n, lines[n])
-			if lines[n] > 0 {
+			fmt.Fprintf(bw, "DA:%d,%d\n", n, f.lines[n])
+			if f.lines[n] > 0 {
 				hit++
 			}
 		}
@@ -113,88 +297,11 @@ func (c *Coverage) WriteReport(path string) error {
 	return f.Close()
 }
 
-// CodeLines lists, in order and without repeats, the lines of f on which
-// an application the evaluator reports to Interp.Coverage starts: every
-// application in expressions, function, capability and defpact bodies and
-// constant values, except the cond form itself (its clauses are reported
-// instead) and the empty (do).
-func CodeLines(f *syntax.File) []int {
-	var lines []int
-	var expr func(e syntax.Expr)
-	exprs := func(es []syntax.Expr) {
-		for _, e := range es {
-			expr(e)
-		}
-	}
-	expr = func(e syntax.Expr) {
-		switch x := e.(type) {
-		case *syntax.App:
-			name := ""
-			if v, ok := x.Fn.(*syntax.Var); ok && v.Name.Kind == syntax.BareName {
-				name = v.Name.Name
-			}
-			if name != "cond" && (name != "do" || len(x.Args) > 0) {
-				lines = append(lines, int(x.Loc.Start.Line))
-			}
-			expr(x.Fn)
-			exprs(x.Args)
-		case *syntax.List:
-			exprs(x.Elems)
-		case *syntax.Object:
-			for _, fl := range x.Fields {
-				expr(fl.Value)
-			}
-		case *syntax.Binding:
-			exprs(x.Body)
-		case *syntax.Let:
-			for _, b := range x.Binders {
-				expr(b.Value)
-			}
-			exprs(x.Body)
-		case *syntax.Lambda:
-			exprs(x.Body)
-		}
-	}
-	var decl func(d syntax.Node)
-	decl = func(d syntax.Node) {
-		switch x := d.(type) {
-		case *syntax.Module:
-			for _, d := range x.Body {
-				decl(d)
-			}
-		case *syntax.Interface:
-			for _, d := range x.Body {
-				decl(d)
-			}
-		case *syntax.Defun:
-			exprs(x.Body)
-		case *syntax.DefCap:
-			exprs(x.Body)
-		case *syntax.DefConst:
-			expr(x.Value)
-		case *syntax.DefPact:
-			for _, s := range x.Steps {
-				for _, e := range []syntax.Expr{s.Entity, s.Expr, s.Rollback} {
-					if e != nil {
-						expr(e)
-					}
-				}
-			}
-		case syntax.Expr:
-			expr(x)
-		}
-	}
-	for _, item := range f.Items {
-		decl(item)
-	}
-	slices.Sort(lines)
-	return slices.Compact(lines)
-}
-
 // Hooks are the command line's additions to a Runner's interpreter. They
 // are reinstalled when (load FILE true) replaces the interpreter.
 type Hooks struct {
-	// Coverage, when set, receives every evaluated application.
+	// Coverage, when set, collects coverage (it becomes the interpreter's
+	// coverage hook).
 	Coverage *Coverage
 	// TracePrint prefixes print output with file:line:col:Print: (the
 	// position of the print call), as `pact -t` does.
@@ -208,7 +315,7 @@ func (r *Runner) Install(h Hooks) {
 	var load *eval.Native
 	apply := func() {
 		if h.Coverage != nil {
-			r.In.Coverage = h.Coverage.Hit
+			r.In.Coverage = h.Coverage
 		}
 		if h.TracePrint {
 			r.In.Register(native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
