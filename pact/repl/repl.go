@@ -1,6 +1,3 @@
-// Package repl is the Pact REPL: the REPL-only natives (the test harness of
-// spec §6), the script runner behind `pact FILE.repl`, and the interactive
-// loop.
 package repl
 
 import (
