@@ -337,7 +337,17 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		if err := c.declare(x.Body); err != nil {
 			return err
 		}
-		return c.compileBodies(x.Body)
+		if err := c.compileBodies(x.Body); err != nil {
+			return err
+		}
+		// The interfaces its types name are recorded, as a module's
+		// dependencies are, so that the stored interface compiles again
+		// to the same names (RestoreModule).
+		for dep := range c.deps {
+			m.Deps = append(m.Deps, dep)
+		}
+		slices.SortFunc(m.Deps, compareModuleNames)
+		return nil
 	})
 	if err != nil {
 		return nil, err

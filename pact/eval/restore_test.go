@@ -267,3 +267,54 @@ func TestRestoreReplImports(t *testing.T) {
 		t.Fatalf("(b.g) = %s", got)
 	}
 }
+
+// An interface whose schema names the interface itself restores with the
+// name resolved as when it was installed: inside ns.pol, pol is ns.pol
+// unless an interface pol existed at the root then. A root pol installed
+// later does not change what the stored ns.pol meant.
+func TestRestoreSelfReferentialInterface(t *testing.T) {
+	mem := db.NewMemDB()
+	in := eval.New(mem)
+	in.Data = eval.NewObject(eval.Field{Key: "ks", Val: eval.List{eval.String("k")}})
+	in.Signers = []eval.Signer{{PubKey: "k"}}
+	load(t, in, `(define-namespace 'ns (read-keyset 'ks) (read-keyset 'ks))
+	  (interface dual (defun f:bool ()))
+	  (namespace 'ns)
+	  (interface pol (defschema one p:module{pol}) (defschema many ps:[module{pol}]) (defun f:bool ()))
+	  (interface dual (defschema one p:module{dual}) (defun h:bool ()))
+	  (namespace "")
+	  (interface pol (defun g:bool ()))`)
+	fieldRefs := func(m *eval.Module, schema string) []eval.ModuleName {
+		t.Helper()
+		d := m.Defs[schema]
+		if d == nil || d.Schema == nil || len(d.Schema.Fields) != 1 {
+			t.Fatalf("%s.%s: no one-field schema: %+v", m.Name, schema, d)
+		}
+		ty := &d.Schema.Fields[0].Type
+		if ty.Kind == eval.TyList {
+			ty = ty.Elem
+		}
+		return ty.ModRefs
+	}
+	nsName := func(n string) eval.ModuleName { return eval.ModuleName{Namespace: "ns", Name: n} }
+	for _, c := range []struct {
+		mod, schema string
+		want        eval.ModuleName
+	}{
+		{"pol", "one", nsName("pol")},
+		{"pol", "many", nsName("pol")},
+		{"dual", "one", eval.ModuleName{Name: "dual"}},
+	} {
+		orig := module(t, mem, "ns."+c.mod)
+		if got := fieldRefs(orig, c.schema); !slices.Equal(got, []eval.ModuleName{c.want}) {
+			t.Fatalf("installed ns.%s.%s: module{%v}, want %v", c.mod, c.schema, got, c.want)
+		}
+		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs := fieldRefs(got, c.schema); !slices.Equal(refs, []eval.ModuleName{c.want}) {
+			t.Fatalf("restored ns.%s.%s: module{%v}, want %v", c.mod, c.schema, refs, c.want)
+		}
+	}
+}
