@@ -85,6 +85,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -265,14 +266,20 @@ func parse(args []string) (*invocation, error) {
 	var optName string // the mode option as written
 
 	rest := args
-	if len(rest) > 0 {
+	// subcommand selects the mode of a subcommand named by the first
+	// positional argument: modifiers may come before it (pact -l
+	// combine-sigs A B) as after it.
+	subcommand := func(a string) bool {
+		if optMode != nil || len(inv.args) > 0 {
+			return false
+		}
 		for _, m := range modes {
-			if m.subcommand != "" && rest[0] == m.subcommand {
+			if m.subcommand != "" && a == m.subcommand {
 				optMode, optName = m, m.subcommand
-				rest = rest[1:]
-				break
+				return true
 			}
 		}
+		return false
 	}
 
 	selectMode := func(m *mode, written string) error {
@@ -351,7 +358,9 @@ func parse(args []string) (*invocation, error) {
 				}
 			}
 		default:
-			inv.args = append(inv.args, a)
+			if !subcommand(a) {
+				inv.args = append(inv.args, a)
+			}
 		}
 	}
 
@@ -372,12 +381,20 @@ func parse(args []string) (*invocation, error) {
 		if !ok {
 			what := "without FILE"
 			switch {
+			case m.name == "repl" && !slices.Contains(modeNamed("load").flags, o.name()):
+				what = "on its own"
 			case optName != "":
 				what = "with " + optName
 			case m.name == "load":
 				what = "with FILE"
 			}
-			return nil, usageError(fmt.Sprintf("option %s cannot be used %s", o, what))
+			msg := fmt.Sprintf("option %s cannot be used %s: it modifies %s", o, what, modifiedBy(o))
+			if o == optLocal && m.name == "load" {
+				// Upstream's -l modifies -a only; a FILE given with it is
+				// most likely the request YAML.
+				msg += fmt.Sprintf("; to format a request for /local: pact -a %s -l", inv.args[0])
+			}
+			return nil, usageError(msg)
 		}
 	}
 	switch {
@@ -390,6 +407,31 @@ func parse(args []string) (*invocation, error) {
 		return nil, usageError(fmt.Sprintf("too many arguments: %s", strings.Join(inv.args, " ")))
 	}
 	return inv, nil
+}
+
+// modifiedBy lists the modes a modifier applies to, for error messages.
+func modifiedBy(o *option) string {
+	var names []string
+	for _, m := range modes {
+		if !slices.Contains(m.flags, o.name()) {
+			continue
+		}
+		switch {
+		case m.option != nil:
+			names = append(names, "-"+string(m.option.short))
+		case m.subcommand != "":
+			names = append(names, m.subcommand)
+		default:
+			names = append(names, m.argName)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // title names the mode in messages: its option's forms or its subcommand.
