@@ -20,5 +20,7 @@
 // that look like null, booleans (y/yes/on/true and their negations, in
 // three capitalisations) or numbers (decimal, 0x hexadecimal, 0o octal)
 // are those; quoted scalars are strings; a repeated key keeps its last
-// value; "<<" merges mappings. Unknown keys are ignored, as in P5.
+// value; "<<" merges mappings. P5 ignores unknown keys; a request YAML
+// refuses them, naming the valid ones (a misspelt key would silently take
+// its default).
 package api
