@@ -58,9 +58,11 @@
 // to its directory), signs the command with its keyPairs and prints one
 // line of JSON: {"cmds":[CMD]} for /send, or with -l the bare CMD for
 // /local. -u reads a request YAML with signers instead of keyPairs and
-// prints the unsigned command as SigData YAML (hash, sigs with a null per
-// signer, cmd). A request YAML that cannot be read or built prints the
-// reason and the valid fields.
+// prints the unsigned command as SigData in one line of JSON (hash, sigs
+// with a null per signer, cmd): the interface says JSON where P5 prints
+// YAML, and JSON is YAML, so add-sig and combine-sigs read it unchanged. A
+// request YAML that cannot be read or built, or that has a key the request
+// does not define, prints the reason and the valid fields.
 //
 // add-sig reads SigData on standard input and signs its hash with each key
 // file (YAML with public and secret, as -g prints). While signatures are
@@ -199,7 +201,7 @@ var modes = []*mode{
 		help:     "print the signed command of REQ_YAML as JSON for /send (-l: for /local)",
 		flags:    []string{"local"}, run: runAPIReq},
 	{name: "unsigned", option: &option{short: 'u', long: []string{"unsigned"}, arg: "REQ_YAML"},
-		help: "print the unsigned command REQ_YAML describes, as SigData YAML", run: runUnsigned},
+		help: "print the unsigned command REQ_YAML describes, as SigData JSON (add-sig and combine-sigs read it)", run: runUnsigned},
 	{name: "genkey", option: &option{short: 'g', long: []string{"genkey"}},
 		help: "print a fresh Ed25519 key pair (public:, secret:)", run: runGenKey},
 	{name: "add-sig", subcommand: "add-sig", synopsis: "pact add-sig KEYFILE... [-l]",

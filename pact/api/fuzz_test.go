@@ -116,6 +116,11 @@ func FuzzParseSigData(f *testing.F) {
 		if err != nil || !bytes.Equal(sd2.YAML(), y) {
 			t.Fatalf("re-reading %s: %v", y, err)
 		}
+		// pact -u prints JSON, which add-sig reads as YAML.
+		j := sd.JSON()
+		if sd3, err := ParseSigData(j); err != nil || !bytes.Equal(sd3.YAML(), y) {
+			t.Fatalf("re-reading the JSON %s: %v", j, err)
+		}
 		FinishSigData(sd)
 		CombineSigData([]*SigData{sd, sd2})
 	})
