@@ -94,6 +94,9 @@ func TestAPIReqErrors(t *testing.T) {
 		{[]string{"-u", req + "signed.yaml"}, []string{"keyPairs: not allowed in an unsigned request (-u)"}},
 		{[]string{"-a", req + "no-such.yaml"}, []string{"pact: open " + req + "no-such.yaml: no such file or directory\n"}},
 		{[]string{"-a", req + "transfer.pact"}, []string{"expected a mapping of request fields, got the string"}},
+		{[]string{"-a", req + "unknown-key.yaml", "-l"}, []string{"pact: " + req + "unknown-key.yaml: line 3: bogus: unknown key; the valid keys are type, code, codeFile,",
+			"Failure reading request yaml. Valid fields are:"}},
+		{[]string{"-u", req + "unknown-key.yaml"}, []string{"bogus: unknown key"}},
 	} {
 		code, out, errOut := pact(t, "", tc.args...)
 		if code != 1 || out != "" {
