@@ -630,6 +630,15 @@ func (c *compiler) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, er
 			return mn, nil
 		}
 	}
+	if c.stored != nil && mn.Namespace == "" && c.in.namespace != "" {
+		// A stored module compiled again: a bare name that resolved to
+		// the current namespace's interface when it was installed (its
+		// record says so) still does, though an interface of that name
+		// may have been installed at the root since.
+		if ns := (ModuleName{Namespace: c.in.namespace, Name: mn.Name}); c.stored[ns] && !c.stored[mn] {
+			mn = ns
+		}
+	}
 	m, err := c.resolveModuleData(mn, loc)
 	if err != nil {
 		return ModuleName{}, err

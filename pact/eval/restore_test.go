@@ -131,8 +131,10 @@ func TestRestoreModule(t *testing.T) {
 		}
 	}
 	rec := eval.NewModuleRecord(module(t, mem, "mod"))
-	if rec.GovCap != "GOV" || len(rec.Blessed) != 1 || len(rec.Deps) != 1 || rec.Deps[0].Name.Name != "dep" ||
-		rec.Deps[0].Hash != module(t, mem, "dep").Hash {
+	// dep is pinned (mod calls it); iface, which it implements, is listed
+	// unpinned.
+	if rec.GovCap != "GOV" || len(rec.Blessed) != 1 || len(rec.Deps) != 2 || rec.Deps[0].Name.Name != "dep" ||
+		rec.Deps[0].Hash != module(t, mem, "dep").Hash || rec.Deps[1] != (eval.ModuleDep{Name: eval.ModuleName{Name: "iface"}}) {
 		t.Fatalf("record: %+v", rec)
 	}
 
@@ -282,6 +284,8 @@ func TestRestoreSelfReferentialInterface(t *testing.T) {
 	  (namespace 'ns)
 	  (interface pol (defschema one p:module{pol}) (defschema many ps:[module{pol}]) (defun f:bool ()))
 	  (interface dual (defschema one p:module{dual}) (defun h:bool ()))
+	  (module impl G (defcap G () true) (implements pol) (defun f:bool () true) (defun g:bool (p:module{pol}) true))
+	  (module impl2 G (defcap G () true) (implements dual) (defun f:bool () true))
 	  (namespace "")
 	  (interface pol (defun g:bool ()))`)
 	fieldRefs := func(m *eval.Module, schema string) []eval.ModuleName {
@@ -315,6 +319,27 @@ func TestRestoreSelfReferentialInterface(t *testing.T) {
 		}
 		if refs := fieldRefs(got, c.schema); !slices.Equal(refs, []eval.ModuleName{c.want}) {
 			t.Fatalf("restored ns.%s.%s: module{%v}, want %v", c.mod, c.schema, refs, c.want)
+		}
+	}
+	// Modules: implements and argument types alike.
+	for _, c := range []struct {
+		mod  string
+		want eval.ModuleName
+	}{{"impl", nsName("pol")}, {"impl2", eval.ModuleName{Name: "dual"}}} {
+		orig := module(t, mem, "ns."+c.mod)
+		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
+		if err != nil {
+			t.Fatalf("restore ns.%s: %v", c.mod, err)
+		}
+		for _, m := range []*eval.Module{orig, got} {
+			if !slices.Equal(m.Implements, []eval.ModuleName{c.want}) {
+				t.Fatalf("ns.%s implements %v, want %v", c.mod, m.Implements, c.want)
+			}
+		}
+		if c.mod == "impl" {
+			if a := got.Defs["g"].Args[0].Type; a == nil || !slices.Equal(a.ModRefs, []eval.ModuleName{c.want}) {
+				t.Fatalf("restored ns.impl.g takes %v, want module{%v}", a, c.want)
+			}
 		}
 	}
 }

@@ -54,7 +54,7 @@ func TestDevContractsHint(t *testing.T) {
 	for _, c := range []struct{ code, want string }{
 		{`(coin.transfer "sender00" "sender01" 1.0)`, "Cannot resolve module coin (this server starts without the development contracts; set preloadDevContracts: true"},
 		{`(describe-module "fungible-v2")`, "Cannot find module: fungible-v2 (this server starts without"},
-		{`(module t G (defcap G () true) (implements fungible-v2))`, "Cannot find interface: fungible-v2 (this server starts without"},
+		{`(module t G (defcap G () true) (implements fungible-v2))`, "Cannot find module: fungible-v2 (this server starts without"},
 	} {
 		r := local(t, e, build(t, cmdSpec{code: c.code, nonce: c.code}))
 		if r.Result.Error == nil || !strings.HasPrefix(r.Result.Error.Message, c.want) {
