@@ -13,8 +13,9 @@
 //   - The texts of /send's rejections that the node's mempool and pact -s
 //     both give (rejections.go), chainweb's, so that both read the same.
 //   - The request YAML of `pact -a` and `pact -u`, with P5's defaults.
-//   - SigData, the YAML of the offline multi-signature workflow (`pact -u`,
-//     `add-sig`, `combine-sigs`, `sign`).
+//   - SigData, the YAML of the offline multi-signature workflow (`pact -u`
+//     prints it as JSON, which is YAML too; `add-sig`, `combine-sigs`,
+//     `sign`).
 //
 // YAML is read the way P5 reads it (Data.Yaml over libyaml): plain scalars
 // that look like null, booleans (y/yes/on/true and their negations, in
