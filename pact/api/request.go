@@ -80,6 +80,9 @@ var (
 	keyPairKeys = []string{"public", "secret", "address", "scheme", "caps"}
 	signerKeys  = []string{"public", "address", "scheme", "caps"}
 	metaKeys    = []string{"chainId", "sender", "gasLimit", "gasPrice", "ttl", "creationTime"}
+	// The wire types a request holds: a capability, a verifier.
+	capKeys      = []string{"name", "args"}
+	verifierKeys = []string{"name", "proof", "clist"}
 )
 
 // onlyKeys refuses a key of the mapping n that is not one of valid. P5
@@ -100,9 +103,40 @@ func onlyKeys(n *node, path string, valid []string) error {
 	return nil
 }
 
+// requestCapKeys refuses unknown keys in a list of capabilities (caps,
+// clist) before the wire decoder, which ignores them, reads it.
+func requestCapKeys(n *node, path string) error {
+	if n.kind != kArray {
+		return nil // the decoder says what is wrong
+	}
+	for i, e := range n.elems {
+		if e.kind == kObject {
+			if err := onlyKeys(e, index(path, i), capKeys); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// requestVerifierKeys refuses unknown keys in a verifier and its clist.
+func requestVerifierKeys(n *node, path string) error {
+	if n.kind != kObject {
+		return nil
+	}
+	if err := onlyKeys(n, path, verifierKeys); err != nil {
+		return err
+	}
+	if c, ok := n.get("clist"); ok {
+		return requestCapKeys(c, join(path, "clist"))
+	}
+	return nil
+}
+
 // ParseRequest reads a request YAML. Null is the same as absent, as in P5;
 // unknown keys are refused (onlyKeys), at every level P5's decoders define:
-// the request, publicMeta, each key pair and each signer.
+// the request, publicMeta, each key pair and each signer, and the
+// capabilities and verifiers they hold.
 func ParseRequest(data []byte) (*Request, error) {
 	n, err := parseYAML(data)
 	if err != nil {
@@ -156,6 +190,9 @@ func ParseRequest(data []byte) (*Request, error) {
 		}
 		r.Verifiers = make([]Verifier, len(elems))
 		for i, e := range elems {
+			if err := requestVerifierKeys(e, index("verifiers", i)); err != nil {
+				return nil, err
+			}
 			if r.Verifiers[i], err = decodeVerifier(e, index("verifiers", i), false); err != nil {
 				return nil, err
 			}
@@ -236,6 +273,9 @@ func requestKeyPair(n *node, path string) (RequestKeyPair, error) {
 		}
 	}
 	if v, ok := n.opt("caps"); ok {
+		if err := requestCapKeys(v, join(path, "caps")); err != nil {
+			return kp, err
+		}
 		if kp.Caps, err = decodeCaps(v, join(path, "caps"), false); err != nil {
 			return kp, err
 		}
@@ -275,6 +315,9 @@ func requestSigner(n *node, path string) (RequestSigner, error) {
 		}
 	}
 	if v, ok := n.opt("caps"); ok {
+		if err := requestCapKeys(v, join(path, "caps")); err != nil {
+			return s, err
+		}
 		if s.Caps, err = decodeCaps(v, join(path, "caps"), false); err != nil {
 			return s, err
 		}

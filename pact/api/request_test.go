@@ -300,6 +300,10 @@ func TestRequestErrors(t *testing.T) {
 		{"code: x\npublicMeta: {chainID: '0'}\n", false, "line 2: publicMeta.chainID: unknown key; the valid keys of publicMeta are chainId, sender, gasLimit, gasPrice, ttl, creationTime"},
 		{"code: x\nkeyPairs:\n  - secret: " + sec0 + "\n    pub: " + pub0 + "\n", false, "line 4: keyPairs[0].pub: unknown key; the valid keys of keyPairs[0] are public, secret, address, scheme, caps"},
 		{"code: x\nsigners:\n  - public: " + pub0 + "\n    secret: " + sec0 + "\n", true, "line 4: signers[0].secret: unknown key; the valid keys of signers[0] are public, address, scheme, caps"},
+		{"code: x\nkeyPairs:\n  - secret: " + sec0 + "\n    caps: [{name: coin.GAS, args: [], argz: [1]}]\n", false, "line 4: keyPairs[0].caps[0].argz: unknown key; the valid keys of keyPairs[0].caps[0] are name, args"},
+		{"code: x\nsigners:\n  - public: " + pub0 + "\n    caps: [{name: coin.GAS, args: [], x: 1}]\n", true, "signers[0].caps[0].x: unknown key"},
+		{"code: x\nverifiers: [{name: v, proof: 1, clist: [], extra: 2}]\n", false, "line 2: verifiers[0].extra: unknown key; the valid keys of verifiers[0] are name, proof, clist"},
+		{"code: x\nverifiers: [{name: v, proof: 1, clist: [{name: a.B, args: [], y: 0}]}]\n", false, "verifiers[0].clist[0].y: unknown key"},
 	} {
 		r, err := ParseRequest([]byte(tc.yml))
 		if err == nil {
