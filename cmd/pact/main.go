@@ -57,7 +57,10 @@
 // -a reads a request YAML (spec §1.2; codeFile and dataFile are relative
 // to its directory), signs the command with its keyPairs and prints one
 // line of JSON: {"cmds":[CMD]} for /send, or with -l the bare CMD for
-// /local. -u reads a request YAML with signers instead of keyPairs and
+// /local. -l, like every modifier, may come anywhere on the line (pact -l
+// -a REQ, pact -a REQ -l, pact -l combine-sigs A B); as upstream's, it
+// modifies -a, add-sig and combine-sigs only, so pact -l FILE is a usage
+// error that says to run pact -a FILE -l. -u reads a request YAML with signers instead of keyPairs and
 // prints the unsigned command as SigData in one line of JSON (hash, sigs
 // with a null per signer, cmd): the interface says JSON where P5 prints
 // YAML, and JSON is YAML, so add-sig and combine-sigs read it unchanged. A
