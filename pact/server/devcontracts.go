@@ -51,7 +51,10 @@ func (e *Engine) loadDevContracts() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", DevContractsKey, err)
 	}
-	r := txexec.New(txexec.Config{Flags: e.flags})
+	// The server's execution flags are for the commands it serves; the
+	// genesis runs with none, as on a node (RequireKeysetNs, say, would
+	// refuse its root keysets).
+	r := txexec.New(txexec.Config{})
 	b := &txexec.Block{ChainID: "0"}
 	for _, c := range cmds {
 		if _, err := r.Genesis(e.state, b, c); err != nil {

@@ -14,7 +14,8 @@ import (
 // The development contracts load at start: the modules of the hint's list
 // (no more, no fewer), and the README's transfer runs.
 func TestDevContracts(t *testing.T) {
-	e := open(t, Config{DevContracts: true})
+	// The server's flags are its commands': the genesis loads under any.
+	e := open(t, Config{DevContracts: true, Flags: []string{"RequireKeysetNs"}})
 	mods, err := e.state.Keys(db.Modules, "")
 	if err != nil {
 		t.Fatal(err)
