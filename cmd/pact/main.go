@@ -72,10 +72,15 @@
 // -a reads a request YAML (spec §1.2; codeFile and dataFile are relative
 // to its directory), signs the command with its keyPairs and prints one
 // line of JSON: {"cmds":[CMD]} for /send, or with -l the bare CMD for
-// /local. -u reads a request YAML with signers instead of keyPairs and
-// prints the unsigned command as SigData YAML (hash, sigs with a null per
-// signer, cmd). A request YAML that cannot be read or built prints the
-// reason and the valid fields.
+// /local. -l, like every modifier, may come anywhere on the line (pact -l
+// -a REQ, pact -a REQ -l, pact -l combine-sigs A B); as upstream's, it
+// modifies -a, add-sig and combine-sigs only, so pact -l FILE is a usage
+// error that says to run pact -a FILE -l. -u reads a request YAML with signers instead of keyPairs and
+// prints the unsigned command as SigData in one line of JSON (hash, sigs
+// with a null per signer, cmd): the interface says JSON where P5 prints
+// YAML, and JSON is YAML, so add-sig and combine-sigs read it unchanged. A
+// request YAML that cannot be read or built, or that has a key the request
+// does not define, prints the reason and the valid fields.
 //
 // add-sig reads SigData on standard input and signs its hash with each key
 // file (YAML with public and secret, as -g prints). While signatures are
@@ -100,6 +105,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -213,7 +219,7 @@ var modes = []*mode{
 		help:     "print the signed command of REQ_YAML as JSON for /send (-l: for /local)",
 		flags:    []string{"local"}, run: runAPIReq},
 	{name: "unsigned", option: &option{short: 'u', long: []string{"unsigned"}, arg: "REQ_YAML"},
-		help: "print the unsigned command REQ_YAML describes, as SigData YAML", run: runUnsigned},
+		help: "print the unsigned command REQ_YAML describes, as SigData JSON (add-sig and combine-sigs read it)", run: runUnsigned},
 	{name: "genkey", option: &option{short: 'g', long: []string{"genkey"}},
 		help: "print a fresh Ed25519 key pair (public:, secret:)", run: runGenKey},
 	{name: "add-sig", subcommand: "add-sig", synopsis: "pact add-sig KEYFILE... [-l]",
@@ -280,14 +286,20 @@ func parse(args []string) (*invocation, error) {
 	var optName string // the mode option as written
 
 	rest := args
-	if len(rest) > 0 {
+	// subcommand selects the mode of a subcommand named by the first
+	// positional argument: modifiers may come before it (pact -l
+	// combine-sigs A B) as after it.
+	subcommand := func(a string) bool {
+		if optMode != nil || len(inv.args) > 0 {
+			return false
+		}
 		for _, m := range modes {
-			if m.subcommand != "" && rest[0] == m.subcommand {
+			if m.subcommand != "" && a == m.subcommand {
 				optMode, optName = m, m.subcommand
-				rest = rest[1:]
-				break
+				return true
 			}
 		}
+		return false
 	}
 
 	selectMode := func(m *mode, written string) error {
@@ -366,7 +378,9 @@ func parse(args []string) (*invocation, error) {
 				}
 			}
 		default:
-			inv.args = append(inv.args, a)
+			if !subcommand(a) {
+				inv.args = append(inv.args, a)
+			}
 		}
 	}
 
@@ -387,12 +401,20 @@ func parse(args []string) (*invocation, error) {
 		if !ok {
 			what := "without FILE"
 			switch {
+			case m.name == "repl" && !slices.Contains(modeNamed("load").flags, o.name()):
+				what = "on its own"
 			case optName != "":
 				what = "with " + optName
 			case m.name == "load":
 				what = "with FILE"
 			}
-			return nil, usageError(fmt.Sprintf("option %s cannot be used %s", o, what))
+			msg := fmt.Sprintf("option %s cannot be used %s: it modifies %s", o, what, modifiedBy(o))
+			if o == optLocal && m.name == "load" {
+				// Upstream's -l modifies -a only; a FILE given with it is
+				// most likely the request YAML.
+				msg += fmt.Sprintf("; to format a request for /local: pact -a %s -l", inv.args[0])
+			}
+			return nil, usageError(msg)
 		}
 	}
 	switch {
@@ -405,6 +427,31 @@ func parse(args []string) (*invocation, error) {
 		return nil, usageError(fmt.Sprintf("too many arguments: %s", strings.Join(inv.args, " ")))
 	}
 	return inv, nil
+}
+
+// modifiedBy lists the modes a modifier applies to, for error messages.
+func modifiedBy(o *option) string {
+	var names []string
+	for _, m := range modes {
+		if !slices.Contains(m.flags, o.name()) {
+			continue
+		}
+		switch {
+		case m.option != nil:
+			names = append(names, "-"+string(m.option.short))
+		case m.subcommand != "":
+			names = append(names, m.subcommand)
+		default:
+			names = append(names, m.argName)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // title names the mode in messages: its option's forms or its subcommand.

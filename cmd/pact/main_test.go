@@ -276,7 +276,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-v", "-b"}, "cannot be used together"},
 		{[]string{"--version", "-a", "r.yaml"}, "cannot be used together"},
 		{[]string{"-t"}, "-t, --trace cannot be used without FILE"},
-		{[]string{"-l", "x.repl"}, "cannot be used with FILE"},
+		// -l modifies the request tools only, as upstream's: given with a
+		// FILE it says how to format that file's request for /local.
+		{[]string{"-l", "x.repl"}, "cannot be used with FILE: it modifies -a, add-sig and combine-sigs; to format a request for /local: pact -a x.repl -l"},
+		{[]string{"req.yaml", "--local"}, "pact -a req.yaml -l"},
+		{[]string{"-l"}, "-l, --local cannot be used on its own: it modifies -a, add-sig and combine-sigs"},
+		{[]string{"-l", "sign", "k.yaml"}, "-l, --local cannot be used with sign"},
+		{[]string{"-t", "-a", "r.yaml"}, "-t, --trace cannot be used with -a: it modifies FILE"},
+		{[]string{"-u", "r.yaml", "-l"}, "-l, --local cannot be used with -u"},
 		{[]string{"-c", "-v"}, "cannot be used with -v"},
 		{[]string{"a.repl", "b.repl"}, "too many arguments"},
 		{[]string{"-v", "x.repl"}, "takes no file argument"},
@@ -320,6 +327,13 @@ func TestParse(t *testing.T) {
 		{[]string{"--apireq=r.yaml"}, "apireq", "r.yaml", nil, nil},
 		{[]string{"--serve", "c.yaml"}, "server", "c.yaml", nil, nil},
 		{[]string{"combine-sigs", "a", "b", "--local"}, "combine-sigs", "", []string{"a", "b"}, []string{"local"}},
+		// -l is a modifier in any position: before or after the mode.
+		{[]string{"-l", "-a", "r.yaml"}, "apireq", "r.yaml", nil, []string{"local"}},
+		{[]string{"--local", "--apireq", "r.yaml"}, "apireq", "r.yaml", nil, []string{"local"}},
+		{[]string{"-l", "combine-sigs", "a", "b"}, "combine-sigs", "", []string{"a", "b"}, []string{"local"}},
+		{[]string{"add-sig", "-l", "k.yaml"}, "add-sig", "", []string{"k.yaml"}, []string{"local"}},
+		// A modifier before a FILE is still a modifier of FILE.
+		{[]string{"-t", "x.repl"}, "load", "", []string{"x.repl"}, []string{"trace"}},
 	} {
 		inv, err := parse(tc.args)
 		if err != nil {

@@ -64,6 +64,15 @@ import (
 //	execConfig     the same as flags (P5's name for it)
 //	listenTimeout  seconds a listen waits before answering 504 (default 180)
 //	verbose        log at debug level (default false)
+//	preloadDevContracts
+//	               load the project's development contracts at start, as
+//	               a node's chain 0 has them: coin, fungible-v2,
+//	               fungible-xchain-v1, gas-payer-v1, ns and its namespaces,
+//	               util.guards, the development accounts (sender00...)
+//	               and their balances (default false: an empty state, as
+//	               P5's server; a command naming one of those modules then
+//	               gets this key in its error). Skipped when the state
+//	               has coin already (a persistDir loaded before)
 //
 // The server logs (on standard error) the address it listens on and its
 // entity's public box key.
@@ -86,6 +95,9 @@ type serverConfig struct {
 	ExecConfig    []string                `yaml:"execConfig"`
 	ListenTimeout *float64                `yaml:"listenTimeout"`
 	Verbose       bool                    `yaml:"verbose"`
+	// PreloadDevContracts is server.Config.DevContracts; its key is
+	// server.DevContractsKey, which the hint of an unknown module names.
+	PreloadDevContracts bool `yaml:"preloadDevContracts"`
 }
 
 type entityConfig struct {
@@ -110,7 +122,10 @@ const serverConfigHelp = `Config file (pact -s CONFIG) is YAML with these keys (
   maxResultSize: BYTES  JSON size of a command's result (default 1048576)
   flags: [FLAG..]       execution flags (also accepted as execConfig)
   listenTimeout: SECS   how long listen waits before 504 (default 180)
-  verbose: BOOL         debug logging`
+  verbose: BOOL         debug logging
+  preloadDevContracts: BOOL
+                        load coin, its interfaces, the namespaces and the
+                        development accounts at start (default false)`
 
 // parseServerConfig decodes and checks a configuration.
 func parseServerConfig(data []byte) (*serverConfig, error) {
@@ -180,13 +195,14 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 // engineConfig turns the configuration into the engine's.
 func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 	ec := server.Config{
-		PersistDir: c.PersistDir,
-		GasRate:    c.GasRate,
-		GasLimit:   c.GasLimit,
-		Flags:      append(slices.Clone(c.Flags), c.ExecConfig...),
-		Entity:     c.Entity,
-		Entities:   map[string]server.Entity{},
-		Logger:     log,
+		PersistDir:   c.PersistDir,
+		GasRate:      c.GasRate,
+		GasLimit:     c.GasLimit,
+		Flags:        append(slices.Clone(c.Flags), c.ExecConfig...),
+		Entity:       c.Entity,
+		Entities:     map[string]server.Entity{},
+		Logger:       log,
+		DevContracts: c.PreloadDevContracts,
 	}
 	if c.EvalBudget != nil {
 		ec.EvalBudget = uint64(*c.EvalBudget)

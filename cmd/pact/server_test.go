@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/server"
 )
 
 // testServer is `pact -s` running in this process.
@@ -453,5 +454,25 @@ func TestServerRestart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(persist, "entity.key")); err != nil {
 		t.Errorf("entity key not kept: %v", err)
+	}
+}
+
+// The README's transfer on pact -s: without preloadDevContracts the error
+// says how to get coin; with it the transfer succeeds.
+func TestServerDevContracts(t *testing.T) {
+	if !strings.Contains(serverConfigHelp, server.DevContractsKey+":") {
+		t.Fatalf("the help does not name %s", server.DevContractsKey)
+	}
+	cmd := pactA(t, req+"readme-transfer.yaml", true)
+	for _, tc := range []struct{ config, want string }{
+		{"", `"message":"Cannot resolve module coin (this server starts without the development contracts; set preloadDevContracts: true in its configuration`},
+		{"preloadDevContracts: true\n", `"result":{"status":"success","data":"Write succeeded"}`},
+	} {
+		s := startServer(t, tc.config)
+		code, out := s.post("local", cmd)
+		if code != 200 || !strings.Contains(out, tc.want) {
+			t.Errorf("config %q: %d %s, want %s", tc.config, code, out, tc.want)
+		}
+		s.shutdown()
 	}
 }

@@ -29,7 +29,9 @@ func runAPIReq(inv *invocation) int {
 	return exitOK
 }
 
-// runUnsigned is -u REQ_YAML: the unsigned command as SigData YAML.
+// runUnsigned is -u REQ_YAML: the unsigned command as SigData, printed as
+// JSON (DECISIONS.md: the interface says JSON; P5 prints YAML). JSON is
+// YAML, so add-sig and combine-sigs read it unchanged.
 func runUnsigned(inv *invocation) int {
 	c, ok := buildRequest(inv, true)
 	if !ok {
@@ -40,7 +42,7 @@ func runUnsigned(inv *invocation) int {
 		fmt.Fprintf(inv.stderr, "pact: Error decoding command: %v\n", err)
 		return exitFail
 	}
-	writeYAML(inv.stdout, sd.YAML())
+	inv.stdout.Write(append(sd.JSON(), '\n'))
 	return exitOK
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,6 +94,9 @@ func TestAPIReqErrors(t *testing.T) {
 		{[]string{"-u", req + "signed.yaml"}, []string{"keyPairs: not allowed in an unsigned request (-u)"}},
 		{[]string{"-a", req + "no-such.yaml"}, []string{"pact: open " + req + "no-such.yaml: no such file or directory\n"}},
 		{[]string{"-a", req + "transfer.pact"}, []string{"expected a mapping of request fields, got the string"}},
+		{[]string{"-a", req + "unknown-key.yaml", "-l"}, []string{"pact: " + req + "unknown-key.yaml: line 3: bogus: unknown key; the valid keys are type, code, codeFile,",
+			"Failure reading request yaml. Valid fields are:"}},
+		{[]string{"-u", req + "unknown-key.yaml"}, []string{"bogus: unknown key"}},
 	} {
 		code, out, errOut := pact(t, "", tc.args...)
 		if code != 1 || out != "" {
@@ -111,27 +115,38 @@ func TestUnsigned(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	// SigData YAML, then a blank line: hash, sigs in legacy key order, cmd.
-	re := regexp.MustCompile(`^hash: ([A-Za-z0-9_-]{43})\nsigs:\n  ` + bobPub + `: null\n  ` + alicePub + `: null\ncmd: '(\{.*\})'\n\n$`)
+	// SigData as one line of JSON (DECISIONS.md): hash, sigs in legacy
+	// key order, cmd.
+	re := regexp.MustCompile(`^\{"hash":"([A-Za-z0-9_-]{43})","sigs":\{"` + bobPub + `":null,"` + alicePub + `":null\},"cmd":(".*")\}\n$`)
 	m := re.FindStringSubmatch(out)
-	if m == nil {
+	if m == nil || !json.Valid([]byte(out)) {
 		t.Fatalf("stdout:\n%s", out)
 	}
-	if api.RequestKey(m[2]) != m[1] || !strings.Contains(m[2], `"nonce":"unsigned-1"`) {
-		t.Errorf("hash %s, cmd %s", m[1], m[2])
+	var cmd string
+	if err := json.Unmarshal([]byte(m[2]), &cmd); err != nil {
+		t.Fatal(err)
+	}
+	if api.RequestKey(cmd) != m[1] || !strings.Contains(cmd, `"nonce":"unsigned-1"`) {
+		t.Errorf("hash %s, cmd %s", m[1], cmd)
 	}
 	code, out, _ = pact(t, "", "--unsigned", req+"cont.yaml")
-	if code != 0 || !strings.Contains(out, `"pactId":"DldRwCblQ7Loqy6wYJnaodHl30d3j3eH-qtFzfEv46g","rollback":false,"step":1}},`) ||
-		!strings.Contains(out, `"nonce":"\"cont-1\""}'`) {
+	var sd struct{ Cmd string }
+	if code != 0 || json.Unmarshal([]byte(out), &sd) != nil ||
+		!strings.Contains(sd.Cmd, `"pactId":"DldRwCblQ7Loqy6wYJnaodHl30d3j3eH-qtFzfEv46g","rollback":false,"step":1}},`) ||
+		!strings.HasSuffix(sd.Cmd, `"nonce":"\"cont-1\""}`) {
 		t.Errorf("cont: exit %d\n%s", code, out)
 	}
 }
 
 // -u, then add-sig with each key on its own, then combine-sigs: a command
-// that verifies. And add-sig with both keys at once.
+// that verifies. And add-sig with both keys at once. -u prints JSON, which
+// add-sig and combine-sigs read unchanged as YAML.
 func TestOfflineSigning(t *testing.T) {
 	dir := t.TempDir()
 	_, unsigned, _ := pact(t, "", "-u", req+"unsigned.yaml")
+	if !json.Valid([]byte(unsigned)) {
+		t.Fatalf("-u output is not JSON:\n%s", unsigned)
+	}
 	var files []string
 	for _, who := range []string{"alice", "bob"} {
 		code, out, errOut := pact(t, unsigned, "add-sig", req+who+".key.yaml")
@@ -157,6 +172,13 @@ func TestOfflineSigning(t *testing.T) {
 	if code != 0 || local != strings.TrimSuffix(strings.TrimPrefix(out, `{"cmds":[`), "]}\n")+"\n" {
 		t.Errorf("combine-sigs -l: %q", local)
 	}
+	// combine-sigs takes -u's JSON as one of its files.
+	uf := filepath.Join(dir, "unsigned.json")
+	os.WriteFile(uf, []byte(unsigned), 0o644)
+	code, withJSON, errOut := pact(t, "", "combine-sigs", uf, files[0], files[1])
+	if code != 0 || errOut != "" || withJSON != out {
+		t.Errorf("combine-sigs with the JSON SigData: exit %d, stderr %q, stdout %s", code, errOut, withJSON)
+	}
 	code, both, _ := pact(t, unsigned, "add-sig", req+"bob.key.yaml", req+"alice.key.yaml")
 	if code != 0 || both != out {
 		t.Errorf("add-sig with both keys: %s", both)
@@ -176,7 +198,8 @@ func TestOfflineSigning(t *testing.T) {
 	os.WriteFile(other, []byte("public: 7d0c9ba189927df85c8c54f8b5c8acd76c1d27e923abbf25a957afdf25550804\n"+
 		"secret: 2e8c91521479537221576a7c3c80c46d0fa3fc663804117f0c7011366dec35de\n"), 0o644)
 	code, out, errOut = pact(t, unsigned, "add-sig", other)
-	if code != 0 || out != unsigned || !strings.Contains(errOut, "is not a signer of this command") {
+	if code != 0 || !strings.HasPrefix(out, "hash: ") || strings.Count(out, ": null\n") != 2 ||
+		!strings.Contains(errOut, "is not a signer of this command") {
 		t.Errorf("stranger: exit %d, stderr %q, stdout\n%s", code, errOut, out)
 	}
 	// Signatures for different commands do not combine.

@@ -13,12 +13,15 @@
 //   - The texts of /send's rejections that the node's mempool and pact -s
 //     both give (rejections.go), chainweb's, so that both read the same.
 //   - The request YAML of `pact -a` and `pact -u`, with P5's defaults.
-//   - SigData, the YAML of the offline multi-signature workflow (`pact -u`,
-//     `add-sig`, `combine-sigs`, `sign`).
+//   - SigData, the YAML of the offline multi-signature workflow (`pact -u`
+//     prints it as JSON, which is YAML too; `add-sig`, `combine-sigs`,
+//     `sign`).
 //
 // YAML is read the way P5 reads it (Data.Yaml over libyaml): plain scalars
 // that look like null, booleans (y/yes/on/true and their negations, in
 // three capitalisations) or numbers (decimal, 0x hexadecimal, 0o octal)
 // are those; quoted scalars are strings; a repeated key keeps its last
-// value; "<<" merges mappings. Unknown keys are ignored, as in P5.
+// value; "<<" merges mappings. P5 ignores unknown keys; a request YAML
+// refuses them, naming the valid ones (a misspelt key would silently take
+// its default).
 package api

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/hex"
+	"slices"
 	"testing"
 	"time"
 )
@@ -58,11 +59,19 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte("code: (+ 1 2)\ndata: {a: 1, b: [x, ~, 0x1f]}\nkeyPairs:\n  - secret: " + sec0 + "\n    caps: [{name: coin.GAS, args: [1.5]}]\npublicMeta: {chainId: '0', ttl: '7'}\nnonce: n\n"))
 	f.Add([]byte("type: cont\npactTxHash: TNgO7o8nSZILVCfJPcg5IjHADy-XKvQ7o5RfAieJvwY\nstep: 1\nrollback: False\nsigners:\n  - public: " + pub0 + "\n"))
 	f.Add([]byte("a: &a {x: 1}\nb: {<<: *a}\ncode: *a\n"))
+	f.Add([]byte("data: {a: &a {x: 1}, b: {<<: *a}}\ncode: x\npublicMeta: {ttl: 1, chainID: '0'}\n"))
 	f.Add([]byte("verifiers: [{name: v, proof: null, clist: []}]\ncode: x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRequest(data)
 		if err != nil {
 			return
+		}
+		if n, err := parseYAML(data); err == nil {
+			for _, k := range n.keys {
+				if !slices.Contains(requestKeys, k) {
+					t.Fatalf("accepted the unknown key %q", k)
+				}
+			}
 		}
 		// Files are not read: only requests with inline code and data.
 		if r.CodeFile != nil || r.DataFile != nil {
@@ -106,6 +115,11 @@ func FuzzParseSigData(f *testing.F) {
 		sd2, err := ParseSigData(y)
 		if err != nil || !bytes.Equal(sd2.YAML(), y) {
 			t.Fatalf("re-reading %s: %v", y, err)
+		}
+		// pact -u prints JSON, which add-sig reads as YAML.
+		j := sd.JSON()
+		if sd3, err := ParseSigData(j); err != nil || !bytes.Equal(sd3.YAML(), y) {
+			t.Fatalf("re-reading the JSON %s: %v", j, err)
 		}
 		FinishSigData(sd)
 		CombineSigData([]*SigData{sd, sd2})

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -70,8 +72,71 @@ type RequestMeta struct {
 	CreationTime *int64
 }
 
-// ParseRequest reads a request YAML. Unknown keys are ignored and null
-// is the same as absent, as in P5.
+// The keys of each mapping of a request YAML, those P5's ApiReq,
+// ApiKeyPair, ApiSigner and ApiPublicMeta decoders read.
+var (
+	requestKeys = []string{"type", "code", "codeFile", "data", "dataFile", "keyPairs", "signers", "verifiers",
+		"nonce", "networkId", "publicMeta", "pactTxHash", "step", "rollback", "proof"}
+	keyPairKeys = []string{"public", "secret", "address", "scheme", "caps"}
+	signerKeys  = []string{"public", "address", "scheme", "caps"}
+	metaKeys    = []string{"chainId", "sender", "gasLimit", "gasPrice", "ttl", "creationTime"}
+	// The wire types a request holds: a capability, a verifier.
+	capKeys      = []string{"name", "args"}
+	verifierKeys = []string{"name", "proof", "clist"}
+)
+
+// onlyKeys refuses a key of the mapping n that is not one of valid. P5
+// ignores unknown keys; we refuse them, because a misspelt key (gaslimit,
+// keypairs, chainID) would otherwise build a different command than the
+// one meant without a word: its default takes its place.
+func onlyKeys(n *node, path string, valid []string) error {
+	for i, k := range n.keys {
+		if slices.Contains(valid, k) {
+			continue
+		}
+		where := ""
+		if path != "" {
+			where = " of " + path
+		}
+		return errAt(n.vals[i], join(path, k), "unknown key; the valid keys%s are %s", where, strings.Join(valid, ", "))
+	}
+	return nil
+}
+
+// requestCapKeys refuses unknown keys in a list of capabilities (caps,
+// clist) before the wire decoder, which ignores them, reads it.
+func requestCapKeys(n *node, path string) error {
+	if n.kind != kArray {
+		return nil // the decoder says what is wrong
+	}
+	for i, e := range n.elems {
+		if e.kind == kObject {
+			if err := onlyKeys(e, index(path, i), capKeys); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// requestVerifierKeys refuses unknown keys in a verifier and its clist.
+func requestVerifierKeys(n *node, path string) error {
+	if n.kind != kObject {
+		return nil
+	}
+	if err := onlyKeys(n, path, verifierKeys); err != nil {
+		return err
+	}
+	if c, ok := n.get("clist"); ok {
+		return requestCapKeys(c, join(path, "clist"))
+	}
+	return nil
+}
+
+// ParseRequest reads a request YAML. Null is the same as absent, as in P5;
+// unknown keys are refused (onlyKeys), at every level P5's decoders define:
+// the request, publicMeta, each key pair and each signer, and the
+// capabilities and verifiers they hold.
 func ParseRequest(data []byte) (*Request, error) {
 	n, err := parseYAML(data)
 	if err != nil {
@@ -79,6 +144,9 @@ func ParseRequest(data []byte) (*Request, error) {
 	}
 	if n.kind != kObject {
 		return nil, errAt(n, "", "expected a mapping of request fields, got %s", n.describe())
+	}
+	if err := onlyKeys(n, "", requestKeys); err != nil {
+		return nil, err
 	}
 	r := &Request{}
 	if t, err := optString(n, "type", ""); err != nil {
@@ -122,6 +190,9 @@ func ParseRequest(data []byte) (*Request, error) {
 		}
 		r.Verifiers = make([]Verifier, len(elems))
 		for i, e := range elems {
+			if err := requestVerifierKeys(e, index("verifiers", i)); err != nil {
+				return nil, err
+			}
 			if r.Verifiers[i], err = decodeVerifier(e, index("verifiers", i), false); err != nil {
 				return nil, err
 			}
@@ -176,6 +247,9 @@ func requestKeyPair(n *node, path string) (RequestKeyPair, error) {
 	if err := want(n, kObject, path); err != nil {
 		return kp, err
 	}
+	if err := onlyKeys(n, path, keyPairKeys); err != nil {
+		return kp, err
+	}
 	sec, err := required(n, "secret", path)
 	if err != nil {
 		return kp, err
@@ -199,6 +273,9 @@ func requestKeyPair(n *node, path string) (RequestKeyPair, error) {
 		}
 	}
 	if v, ok := n.opt("caps"); ok {
+		if err := requestCapKeys(v, join(path, "caps")); err != nil {
+			return kp, err
+		}
 		if kp.Caps, err = decodeCaps(v, join(path, "caps"), false); err != nil {
 			return kp, err
 		}
@@ -222,6 +299,9 @@ func requestSigner(n *node, path string) (RequestSigner, error) {
 	if err := want(n, kObject, path); err != nil {
 		return s, err
 	}
+	if err := onlyKeys(n, path, signerKeys); err != nil {
+		return s, err
+	}
 	var err error
 	if s.Public, err = requiredString(n, "public", path); err != nil {
 		return s, err
@@ -235,6 +315,9 @@ func requestSigner(n *node, path string) (RequestSigner, error) {
 		}
 	}
 	if v, ok := n.opt("caps"); ok {
+		if err := requestCapKeys(v, join(path, "caps")); err != nil {
+			return s, err
+		}
 		if s.Caps, err = decodeCaps(v, join(path, "caps"), false); err != nil {
 			return s, err
 		}
@@ -249,6 +332,9 @@ func requestMeta(n *node) (*RequestMeta, error) {
 	}
 	const path = "publicMeta"
 	if err := want(v, kObject, path); err != nil {
+		return nil, err
+	}
+	if err := onlyKeys(v, path, metaKeys); err != nil {
 		return nil, err
 	}
 	m := &RequestMeta{}

@@ -164,9 +164,11 @@ func TestRequestDefaults(t *testing.T) {
 
 // YAML scalars resolve as Data.Yaml resolves them.
 func TestRequestYAMLData(t *testing.T) {
+	// The anchor lives inside data: a request refuses keys of its own
+	// that P5 does not read, a holder of anchors included.
 	yml := `code: x
-base: &b {inherited: 1, over: 1}
 data:
+  base: &b {inherited: 1, over: 1}
   <<: *b
   over: 2
   num: 1
@@ -200,7 +202,7 @@ data:
 `
 	_, p := build(t, yml, false)
 	got, _ := eval.AppendJSON(nil, p.Exec.Data)
-	want, _ := eval.AppendJSON(nil, mustValue(t, `{"inherited":1,"over":2,"num":1,"dec":1.5,"exp":1000,"plus":7,"zeros":7,"hex":31,"oct":15,
+	want, _ := eval.AppendJSON(nil, mustValue(t, `{"base":{"inherited":1,"over":1},"inherited":1,"over":2,"num":1,"dec":1.5,"exp":1000,"plus":7,"zeros":7,"hex":31,"oct":15,
 		"yes1":true,"yes2":true,"on":true,"no1":false,"off":false,"false1":false,"notbool":"tRUE","nul":null,"empty":null,
 		"quoted":"1","single":"true","tagged":"12","literal":12,"folded":"12","text":"1.","int":{"int":3},"list":[1,"a",null],"dup":2}`))
 	if string(got) != string(want) {
@@ -290,6 +292,18 @@ func TestRequestErrors(t *testing.T) {
 		{"code: x\nverifiers: [{name: v, proof: 1}]\n", false, `line 2: verifiers[0].clist: missing`},
 		{"code: x\ndata: *nope\n", false, "invalid YAML: "},
 		{"a: &a [*a]\ncode: x\n", false, "unknown alias *a"},
+		// Unknown keys are refused at every level P5's decoders define,
+		// with the valid keys of that level.
+		{"code: x\nbogus: 1\n", false, "line 2: bogus: unknown key; the valid keys are type, code, codeFile, data, dataFile, keyPairs, signers, verifiers, nonce, networkId, publicMeta, pactTxHash, step, rollback, proof"},
+		{"code: x\nbogus: null\n", false, "bogus: unknown key"},
+		{"code: x\nkeypairs: []\n", false, "keypairs: unknown key"},
+		{"code: x\npublicMeta: {chainID: '0'}\n", false, "line 2: publicMeta.chainID: unknown key; the valid keys of publicMeta are chainId, sender, gasLimit, gasPrice, ttl, creationTime"},
+		{"code: x\nkeyPairs:\n  - secret: " + sec0 + "\n    pub: " + pub0 + "\n", false, "line 4: keyPairs[0].pub: unknown key; the valid keys of keyPairs[0] are public, secret, address, scheme, caps"},
+		{"code: x\nsigners:\n  - public: " + pub0 + "\n    secret: " + sec0 + "\n", true, "line 4: signers[0].secret: unknown key; the valid keys of signers[0] are public, address, scheme, caps"},
+		{"code: x\nkeyPairs:\n  - secret: " + sec0 + "\n    caps: [{name: coin.GAS, args: [], argz: [1]}]\n", false, "line 4: keyPairs[0].caps[0].argz: unknown key; the valid keys of keyPairs[0].caps[0] are name, args"},
+		{"code: x\nsigners:\n  - public: " + pub0 + "\n    caps: [{name: coin.GAS, args: [], x: 1}]\n", true, "signers[0].caps[0].x: unknown key"},
+		{"code: x\nverifiers: [{name: v, proof: 1, clist: [], extra: 2}]\n", false, "line 2: verifiers[0].extra: unknown key; the valid keys of verifiers[0] are name, proof, clist"},
+		{"code: x\nverifiers: [{name: v, proof: 1, clist: [{name: a.B, args: [], y: 0}]}]\n", false, "verifiers[0].clist[0].y: unknown key"},
 	} {
 		r, err := ParseRequest([]byte(tc.yml))
 		if err == nil {

@@ -164,6 +164,34 @@ func (sd *SigData) YAML() []byte {
 	return encodeYAML(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}})
 }
 
+// JSON writes the SigData as P5's Encode instance does (hash, sigs in
+// legacy key order, cmd omitted when nil), on one line. pact -u prints it:
+// the interface promises JSON, and JSON is YAML, so add-sig and
+// combine-sigs read it as they read P5's YAML.
+func (sd *SigData) JSON() []byte {
+	buf := []byte(`{"hash":`)
+	buf = appendString(buf, sd.Hash.String())
+	buf = append(buf, `,"sigs":{`...)
+	for i, e := range sortSigs(sd.Sigs) {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, e.PubKey)
+		buf = append(buf, ':')
+		if e.Sig == nil {
+			buf = append(buf, "null"...)
+		} else {
+			buf = appendString(buf, *e.Sig)
+		}
+	}
+	buf = append(buf, '}')
+	if sd.Cmd != nil {
+		buf = append(buf, `,"cmd":`...)
+		buf = appendString(buf, *sd.Cmd)
+	}
+	return append(buf, '}')
+}
+
 // AddSig signs the SigData's hash with k and fills the entry of k's public
 // key; it reports whether there was one (a key that is not a signer
 // changes nothing, as in P5).

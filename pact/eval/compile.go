@@ -22,6 +22,9 @@ type compiler struct {
 	// does: the modules its names resolve to are read (and charged) in
 	// P5's order. Module bodies are not: installing paid for them.
 	charged bool
+	// stored, when a stored module is compiled again (RestoreModule), is
+	// the set of modules its record lists as dependencies.
+	stored map[ModuleName]bool
 }
 
 // load reads a module for name resolution: charged as P5's renamer reads
@@ -561,20 +564,14 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 	case *syntax.ModRefType:
 		ms := make([]ModuleName, len(t.Interfaces))
 		for i, m := range t.Interfaces {
-			ms[i] = ModuleName{Namespace: m.Namespace, Name: m.Name}
-			if c.mod != nil && c.mod.Interface && c.mod.Name.Name == m.Name && m.Namespace == "" {
-				ms[i] = c.mod.Name
-				continue
-			}
-			found, err := c.resolveModuleData(ms[i], t.Loc)
+			mn, err := c.interfaceName(ModuleName{Namespace: m.Namespace, Name: m.Name}, t.Loc)
 			if err != nil {
 				return nil, err
 			}
-			if found != nil {
-				ms[i] = found.Name
-			}
+			ms[i] = mn
 		}
 		slices.SortFunc(ms, compareModuleNames)
+		ms = slices.Compact(ms)
 		return &Type{Kind: TyModRef, ModRefs: ms}, nil
 	case *syntax.SchemaType:
 		s, err := c.schema(t.Schema, t.Loc)
@@ -587,6 +584,80 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 		return &Type{Kind: TyObject, Schema: s}, nil
 	}
 	return nil, nil
+}
+
+// interfaceName resolves a name in a module{...} type to the fully
+// qualified interface, as P5's resolveInterfaceName does. The runtime check
+// compares it with the fully qualified names a module reference carries, so
+// a name left as written (pol for ns.pol) would reject every module that
+// implements the interface.
+//
+// Inside an interface, the interface's own name may be used before it
+// exists: the name as written is the interface itself, else an installed
+// interface of that name (the root namespace first), else, in the current
+// namespace, the interface itself again. Everywhere else the name is
+// looked up as written, then in the current namespace, and must name an
+// installed interface.
+func (c *compiler) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, error) {
+	if c.mod != nil && c.mod.Interface {
+		if mn == c.mod.Name {
+			return mn, nil
+		}
+		m, err := c.load(mn, true, loc)
+		if err != nil {
+			return ModuleName{}, err
+		}
+		// A stored interface compiled again resolves as it did when it
+		// was installed: an interface of the same name installed since
+		// in the root namespace is not the one it meant, and its record
+		// lists the ones it meant among its dependencies.
+		if m != nil && c.stored != nil && !c.stored[m.Name] && mn.Namespace == "" &&
+			(ModuleName{Namespace: c.in.namespace, Name: mn.Name}) == c.mod.Name {
+			return c.mod.Name, nil
+		}
+		if m != nil {
+			if !m.Interface {
+				return ModuleName{}, invalidModRef(mn, loc)
+			}
+			c.dep(m.Name)
+			return m.Name, nil
+		}
+		if mn.Namespace != "" || c.in.namespace == "" {
+			return ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
+		}
+		mn = ModuleName{Namespace: c.in.namespace, Name: mn.Name}
+		if mn == c.mod.Name {
+			return mn, nil
+		}
+	}
+	if c.stored != nil && mn.Namespace == "" && c.in.namespace != "" {
+		// A stored module compiled again: a bare name that resolved to
+		// the current namespace's interface when it was installed (its
+		// record says so) still does, though an interface of that name
+		// may have been installed at the root since.
+		if ns := (ModuleName{Namespace: c.in.namespace, Name: mn.Name}); c.stored[ns] && !c.stored[mn] {
+			mn = ns
+		}
+	}
+	m, err := c.resolveModuleData(mn, loc)
+	if err != nil {
+		return ModuleName{}, err
+	}
+	// The module being defined is not installed yet: P5 does not find it.
+	if m == nil || m == c.mod {
+		return ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
+	}
+	if !m.Interface {
+		return ModuleName{}, invalidModRef(mn, loc)
+	}
+	c.dep(m.Name)
+	return m.Name, nil
+}
+
+// invalidModRef is P5's InvalidModuleReference: a module{...} type names a
+// module, not an interface.
+func invalidModRef(mn ModuleName, loc syntax.Span) *Error {
+	return compileErr(loc, "Invalid Interface attempted to be used as module reference: "+mn.String())
 }
 
 func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*Schema, error) {

@@ -346,7 +346,17 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		if err := c.declare(x.Body); err != nil {
 			return err
 		}
-		return c.compileBodies(x.Body)
+		if err := c.compileBodies(x.Body); err != nil {
+			return err
+		}
+		// The interfaces its types name are recorded, as a module's
+		// dependencies are, so that the stored interface compiles again
+		// to the same names (RestoreModule).
+		for dep := range c.deps {
+			m.Deps = append(m.Deps, dep)
+		}
+		slices.SortFunc(m.Deps, compareModuleNames)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -404,12 +414,13 @@ func (c *compiler) declare(body []syntax.Decl) error {
 			c.dep(u.mod.Name)
 			continue
 		case *syntax.Implements:
-			mn := ModuleName{Namespace: x.Interface.Namespace, Name: x.Interface.Name}
-			iface := c.in.lookupModuleRel(mn)
-			if iface == nil || !iface.Interface {
-				return compileErr(x.Loc, "Cannot find interface: "+mn.String())
+			// Resolved as module{...} types are (P5 resolves both with
+			// resolveInterfaceName): as written, the root namespace first.
+			iname, err := c.interfaceName(ModuleName{Namespace: x.Interface.Namespace, Name: x.Interface.Name}, x.Loc)
+			if err != nil {
+				return err
 			}
-			m.Implements = append(m.Implements, iface.Name)
+			m.Implements = append(m.Implements, iname)
 			continue
 		case *syntax.Bless:
 			if b, err := DecodeBase64URL(x.Hash); err != nil || len(b) != 32 {

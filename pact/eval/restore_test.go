@@ -131,8 +131,10 @@ func TestRestoreModule(t *testing.T) {
 		}
 	}
 	rec := eval.NewModuleRecord(module(t, mem, "mod"))
-	if rec.GovCap != "GOV" || len(rec.Blessed) != 1 || len(rec.Deps) != 1 || rec.Deps[0].Name.Name != "dep" ||
-		rec.Deps[0].Hash != module(t, mem, "dep").Hash {
+	// dep is pinned (mod calls it); iface, which it implements, is listed
+	// unpinned.
+	if rec.GovCap != "GOV" || len(rec.Blessed) != 1 || len(rec.Deps) != 2 || rec.Deps[0].Name.Name != "dep" ||
+		rec.Deps[0].Hash != module(t, mem, "dep").Hash || rec.Deps[1] != (eval.ModuleDep{Name: eval.ModuleName{Name: "iface"}}) {
 		t.Fatalf("record: %+v", rec)
 	}
 
@@ -265,5 +267,79 @@ func TestRestoreReplImports(t *testing.T) {
 	}
 	if got := eval.Pretty(load(t, eval.New(mem2), `(b.g)`)); got != "42" {
 		t.Fatalf("(b.g) = %s", got)
+	}
+}
+
+// An interface whose schema names the interface itself restores with the
+// name resolved as when it was installed: inside ns.pol, pol is ns.pol
+// unless an interface pol existed at the root then. A root pol installed
+// later does not change what the stored ns.pol meant.
+func TestRestoreSelfReferentialInterface(t *testing.T) {
+	mem := db.NewMemDB()
+	in := eval.New(mem)
+	in.Data = eval.NewObject(eval.Field{Key: "ks", Val: eval.List{eval.String("k")}})
+	in.Signers = []eval.Signer{{PubKey: "k"}}
+	load(t, in, `(define-namespace 'ns (read-keyset 'ks) (read-keyset 'ks))
+	  (interface dual (defun f:bool ()))
+	  (namespace 'ns)
+	  (interface pol (defschema one p:module{pol}) (defschema many ps:[module{pol}]) (defun f:bool ()))
+	  (interface dual (defschema one p:module{dual}) (defun h:bool ()))
+	  (module impl G (defcap G () true) (implements pol) (defun f:bool () true) (defun g:bool (p:module{pol}) true))
+	  (module impl2 G (defcap G () true) (implements dual) (defun f:bool () true))
+	  (namespace "")
+	  (interface pol (defun g:bool ()))`)
+	fieldRefs := func(m *eval.Module, schema string) []eval.ModuleName {
+		t.Helper()
+		d := m.Defs[schema]
+		if d == nil || d.Schema == nil || len(d.Schema.Fields) != 1 {
+			t.Fatalf("%s.%s: no one-field schema: %+v", m.Name, schema, d)
+		}
+		ty := &d.Schema.Fields[0].Type
+		if ty.Kind == eval.TyList {
+			ty = ty.Elem
+		}
+		return ty.ModRefs
+	}
+	nsName := func(n string) eval.ModuleName { return eval.ModuleName{Namespace: "ns", Name: n} }
+	for _, c := range []struct {
+		mod, schema string
+		want        eval.ModuleName
+	}{
+		{"pol", "one", nsName("pol")},
+		{"pol", "many", nsName("pol")},
+		{"dual", "one", eval.ModuleName{Name: "dual"}},
+	} {
+		orig := module(t, mem, "ns."+c.mod)
+		if got := fieldRefs(orig, c.schema); !slices.Equal(got, []eval.ModuleName{c.want}) {
+			t.Fatalf("installed ns.%s.%s: module{%v}, want %v", c.mod, c.schema, got, c.want)
+		}
+		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs := fieldRefs(got, c.schema); !slices.Equal(refs, []eval.ModuleName{c.want}) {
+			t.Fatalf("restored ns.%s.%s: module{%v}, want %v", c.mod, c.schema, refs, c.want)
+		}
+	}
+	// Modules: implements and argument types alike.
+	for _, c := range []struct {
+		mod  string
+		want eval.ModuleName
+	}{{"impl", nsName("pol")}, {"impl2", eval.ModuleName{Name: "dual"}}} {
+		orig := module(t, mem, "ns."+c.mod)
+		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
+		if err != nil {
+			t.Fatalf("restore ns.%s: %v", c.mod, err)
+		}
+		for _, m := range []*eval.Module{orig, got} {
+			if !slices.Equal(m.Implements, []eval.ModuleName{c.want}) {
+				t.Fatalf("ns.%s implements %v, want %v", c.mod, m.Implements, c.want)
+			}
+		}
+		if c.mod == "impl" {
+			if a := got.Defs["g"].Args[0].Type; a == nil || !slices.Equal(a.ModRefs, []eval.ModuleName{c.want}) {
+				t.Fatalf("restored ns.impl.g takes %v, want module{%v}", a, c.want)
+			}
+		}
 	}
 }

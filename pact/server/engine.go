@@ -66,6 +66,12 @@ type Config struct {
 	// kept in the outbox (Outbox).
 	Deliver func(ctx context.Context, envelope []byte) error
 
+	// DevContracts loads the project's development contracts (chain 0's
+	// development genesis: coin, its interfaces, the namespaces, the
+	// development accounts) at start, unless the state has coin already
+	// (devcontracts.go).
+	DevContracts bool
+
 	Logger *slog.Logger
 }
 
@@ -151,6 +157,13 @@ func Open(cfg Config) (*Engine, error) {
 	} else if e.hist, err = openLevelHistory(cfg.PersistDir); err != nil {
 		e.state.Close()
 		return nil, err
+	}
+	if cfg.DevContracts {
+		if err := e.loadDevContracts(); err != nil {
+			e.hist.Close()
+			e.state.Close()
+			return nil, err
+		}
 	}
 	return e, nil
 }

@@ -121,7 +121,7 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 		if rerr := e.state.RollbackTx(); rerr != nil {
 			e.log.Error("pact server: rollback failed", "reqKey", c.pc.RequestKey.String(), "err", rerr)
 		}
-		return &result.Outcome{Gas: used, Fail: result.ErrorOf(e.budgetError(in, err))}, c.warnings
+		return &result.Outcome{Gas: used, Fail: result.ErrorOf(e.devContractsHint(e.budgetError(in, err)))}, c.warnings
 	}
 	logs, err := e.state.CommitTx()
 	if err != nil {
