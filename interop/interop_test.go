@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/pactsrvtest"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -114,31 +111,7 @@ func runScript(t *testing.T, node, script string, args ...string) report {
 }
 
 // startServer runs the pact -s server (engine and HTTP) on a free port.
-func startServer(t *testing.T) (string, *transport.ContractServer) {
-	t.Helper()
-	e, err := server.Open(server.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := transport.NewContractServer(transport.ContractServerConfig{
-		API: e, Version: "pact version 5.4",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-		e.Close()
-	})
-	return "http://" + ln.Addr().String(), srv
-}
+func startServer(t *testing.T) (string, *transport.ContractServer) { return pactsrvtest.Start(t) }
 
 // Commands built and signed by @kadena/client: the server accepts them,
 // runs them, and computes the request keys the client computed; Go's

@@ -1,44 +1,20 @@
 package main
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/pactsrvtest"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/transport"
 )
 
 // startPactServer runs pact -s (its engine behind its HTTP server) in-process on a free port
 // and returns its base URL.
 func startPactServer(t *testing.T) string {
-	t.Helper()
-	e, err := server.Open(server.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := transport.NewContractServer(transport.ContractServerConfig{API: e, Version: "pact version 5.4",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-		e.Close()
-	})
-	return "http://" + ln.Addr().String()
+	url, _ := pactsrvtest.Start(t)
+	return url
 }
 
 // The node and pact -s reject the same bad command sent to local with the same 400, byte for
