@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -22,7 +23,7 @@ type syncCut struct{}
 // CutView is a published cut. Readers load it from an atomic pointer without asking the actor;
 // nothing in it changes after publication.
 type CutView struct {
-	Heads Heads
+	Heads pow.Heads
 	Cut   *ledger.Cut
 	Seq   uint64 // one more than the previous view's
 }
@@ -32,14 +33,14 @@ type CutView struct {
 type cutActor struct {
 	v       *ledger.Version
 	db      *store.DB
-	genesis Heads
+	genesis pow.Heads
 	log     *slog.Logger
 	view    *atomic.Pointer[CutView]
 	heads   *headsWriter
 	hub     *UpdatesHub    // nil: no update streams
 	changed func(*CutView) // the miner's wake-up; nil without a miner
 	entered *atomic.Uint64 // blocks that entered the cut (the node's blocks/s figure)
-	lookup  HeaderLookup
+	lookup  pow.HeaderLookup
 }
 
 func (a *cutActor) Receive(ctx actor.Context) {
@@ -56,15 +57,15 @@ func (a *cutActor) Receive(ctx actor.Context) {
 // in the store and in the chain's lists, outside the cut.
 func (a *cutActor) consider(m *headerStored) {
 	cur := a.view.Load()
-	next, err := Join(cur.Heads, m.header, a.genesis, a.lookup)
+	next, err := pow.Join(cur.Heads, m.header, a.genesis, a.lookup)
 	if err != nil {
 		a.log.Debug("block not joinable into the cut", "chain", m.header.ChainID, "height", m.header.Height, "err", err)
 		return
 	}
-	if !Heavier(next, cur.Heads) {
+	if !pow.Heavier(next, cur.Heads) {
 		return
 	}
-	entering := Entering(cur.Heads, next, a.lookup)
+	entering := pow.Entering(cur.Heads, next, a.lookup)
 	if len(entering) == 0 {
 		return // cannot happen: a heavier cut has a block the current one lacks
 	}

@@ -1,5 +1,6 @@
 // Package actors is the node's runtime: the actors that serialise writes and the goroutines that
-// mine, on protoactor-go's actor package (only that package: no remote, no cluster).
+// mine, on protoactor-go's actor package (only that package: no remote, no cluster). The rules
+// they apply live elsewhere: the header and cut rules in pow, the admission rules in mempool.
 //
 //	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
 //	              a header with every pow rule against its parent and adjacent parents read from
@@ -7,8 +8,6 @@
 //	cut.go        the cut actor: keeps the best cut (braided, heaviest), publishes it through an
 //	              atomic pointer, hands the blocks that enter it to the updates hub and the heads
 //	              to the heads writer.
-//	cutrules.go   the cut rules as pure functions (braiding, extension, minable chains, joining a
-//	              header into a heavier cut, blocks entering a cut).
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.

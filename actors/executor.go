@@ -19,6 +19,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -103,7 +104,7 @@ type Executor struct {
 	log        *slog.Logger
 	// cutHead returns the chain's head in the best cut; heads every chain's executed head.
 	cutHead func() *ledger.Header
-	heads   func() Heads
+	heads   func() pow.Heads
 	// executor returns another chain's executor (nil when unknown).
 	executor func(ledger.ChainID) *Executor
 
@@ -174,7 +175,7 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 	x := &Executor{
 		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner, maxOutputs: maxOutputs,
 		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
-		heads:   func() Heads { return nil },
+		heads:   func() pow.Heads { return nil },
 		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
 	}
 	if h, ok := st.Height(); ok {
@@ -712,7 +713,7 @@ func GenesisPayload(r *txexec.Runner, c ledger.ChainID, network string) (*ledger
 // startExecution starts a mempool and an executor per chain, and brings every chain's Pact
 // state to its head in the resumed cut hs before anything runs (after a crash the cut can be
 // a few blocks ahead of the state; those are replayed here).
-func (r *Runtime) startExecution(hs Heads) error {
+func (r *Runtime) startExecution(hs pow.Heads) error {
 	ec := r.cfg.Execution
 	if ec.Runner == nil {
 		return errors.New("actors: ExecutionConfig needs a Runner")
@@ -760,8 +761,8 @@ func (r *Runtime) startExecution(hs Heads) error {
 // executedHeads are the blocks every chain's Pact state is at. Proofs are made against them
 // rather than the cut's heads, which the executors follow a moment later, so that a proof is
 // usable on its target chain (in local, say) as soon as it is given out.
-func (r *Runtime) executedHeads() Heads {
-	hs := make(Heads, len(r.execs))
+func (r *Runtime) executedHeads() pow.Heads {
+	hs := make(pow.Heads, len(r.execs))
 	for c, x := range r.execs {
 		if x != nil {
 			hs[c] = x.head.Load()

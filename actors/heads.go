@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -36,7 +37,7 @@ func newHeadsWriter(db *store.DB, log *slog.Logger) *headsWriter {
 }
 
 // offer queues hs to be written, replacing any heads still waiting.
-func (w *headsWriter) offer(hs Heads) {
+func (w *headsWriter) offer(hs pow.Heads) {
 	m := make(map[ledger.ChainID]ledger.Hash, len(hs))
 	for c, h := range hs {
 		if h != nil {

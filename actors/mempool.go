@@ -139,7 +139,7 @@ func StartMempool(system *actor.ActorSystem, cfg MempoolConfig) (*Mempool, error
 // the creation time of the chain's head (zero when the cut has none).
 func ChainHeadTime(r *Runtime, c ledger.ChainID) func() time.Time {
 	return func() time.Time {
-		if h := r.View().Heads.at(c); h != nil {
+		if h := r.View().Heads.At(c); h != nil {
 			return time.UnixMicro(h.CreationTime)
 		}
 		return time.Time{}

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow/powtest"
 )
 
 // mpClock is a settable clock.
@@ -298,10 +299,10 @@ func TestStartMempools(t *testing.T) {
 }
 
 func TestChainHeadTime(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	rt := startRuntime(t, f, openStore(t, f), nil, nil)
 	got := ChainHeadTime(rt, 1)()
-	if want := time.UnixMicro(f.genesis[1].CreationTime); !got.Equal(want) {
+	if want := time.UnixMicro(f.Genesis[1].CreationTime); !got.Equal(want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if !ChainHeadTime(rt, 999)().IsZero() {

@@ -142,7 +142,7 @@ func (m *miner) work(id int) {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
 		view := m.rt.view.Load()
-		chains := Minable(m.v, view.Heads)
+		chains := pow.Minable(m.v, view.Heads)
 		if len(chains) == 0 {
 			m.waitChange(view.Seq, time.Second)
 			continue
@@ -185,8 +185,8 @@ func (m *miner) work(id int) {
 
 // newHeader builds the next block of chain c in cut hs, created now, after every parent, with
 // its payload.
-func (m *miner) newHeader(hs Heads, c ledger.ChainID) (*ledger.Header, *ledger.PayloadWithOutputs, error) {
-	p, adj, err := MiningParents(m.v, hs, c, m.rt.lookup)
+func (m *miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledger.PayloadWithOutputs, error) {
+	p, adj, err := pow.MiningParents(m.v, hs, c, m.rt.lookup)
 	if err != nil {
 		return nil, nil, err
 	}

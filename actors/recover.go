@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -24,18 +25,18 @@ const maxRecover = 100_000
 //  3. joined with every stored block above them that makes the cut heavier: blocks stored after
 //     the last heads write, which a crash kept out of the heads record, are not lost (a block
 //     whose payload the crash lost is left out).
-func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLookup, log *slog.Logger) (Heads, error) {
+func loadHeads(v *ledger.Version, db *store.DB, genesis pow.Heads, lookup pow.HeaderLookup, log *slog.Logger) (pow.Heads, error) {
 	stored, err := db.Heads()
 	if err != nil {
 		return nil, fmt.Errorf("read heads: %w", err)
 	}
 	chains := v.Chains()
-	hs := make(Heads, int(slices.Max(chains))+1)
+	hs := make(pow.Heads, int(slices.Max(chains))+1)
 	var missing []ledger.ChainID
 	for _, c := range chains {
 		hash, ok := stored[c]
 		if !ok {
-			hs[c] = genesis.at(c)
+			hs[c] = genesis.At(c)
 			continue
 		}
 		h, err := db.Header(hash)
@@ -43,7 +44,7 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 			// Cut off a damaged header log (store, integrity.go): restart the chain from its
 			// genesis block, and the stored blocks above it are joined back below; without a
 			// genesis block (an imported network), from its highest stored header.
-			if g := genesis.at(c); g != nil {
+			if g := genesis.At(c); g != nil {
 				h, err = g, nil
 			} else if top, terr := highestStored(db, ledger.ChainID(c)); terr == nil && top != nil {
 				h, err = top, nil
@@ -61,8 +62,8 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 		log.Warn("stored heads are missing (lost with a damaged header log); those chains resume from the stored blocks that remain",
 			"chains", missing)
 	}
-	if err := CheckBraided(hs); err != nil {
-		lowered, lerr := LowerToBraid(hs, lookup)
+	if err := pow.CheckBraided(hs); err != nil {
+		lowered, lerr := pow.LowerToBraid(hs, lookup)
 		if lerr != nil {
 			return nil, fmt.Errorf("stored cut: %v, and no braided cut below it: %w", err, lerr)
 		}
@@ -81,8 +82,8 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 			// payload: the block is incomplete, and its miner or peer will send it again.
 			continue
 		}
-		next, err := Join(hs, h, genesis, lookup)
-		if err == nil && Heavier(next, hs) {
+		next, err := pow.Join(hs, h, genesis, lookup)
+		if err == nil && pow.Heavier(next, hs) {
 			hs, joined = next, joined+1
 		}
 	}
@@ -94,7 +95,7 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis Heads, lookup HeaderLook
 
 // storedAbove returns the stored blocks above each head, ascending by height (then chain), so
 // that each one's parents come before it.
-func storedAbove(db *store.DB, hs Heads) ([]*ledger.Header, error) {
+func storedAbove(db *store.DB, hs pow.Heads) ([]*ledger.Header, error) {
 	var out []*ledger.Header
 	for c, h := range hs {
 		if h == nil {

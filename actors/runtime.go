@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -78,7 +79,7 @@ func Start(cfg Config) (*Runtime, error) {
 		cfg.Now = time.Now
 	}
 	r := &Runtime{cfg: cfg}
-	genesis := Heads(cfg.Genesis)
+	genesis := pow.Heads(cfg.Genesis)
 	hs, err := loadHeads(cfg.Version, cfg.Store, genesis, r.lookup, cfg.Logger)
 	if err != nil {
 		return nil, err

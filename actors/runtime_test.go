@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/pow/powtest"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -18,7 +19,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // openStore opens a fresh store holding the fixture's genesis blocks as heads, as the node
 // writes them on first start.
-func openStore(t *testing.T, f *fixture) *store.DB {
+func openStore(t *testing.T, f *powtest.Fixture) *store.DB {
 	t.Helper()
 	db, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
@@ -29,10 +30,10 @@ func openStore(t *testing.T, f *fixture) *store.DB {
 		t.Fatal(err)
 	}
 	heads := map[ledger.ChainID]ledger.Hash{}
-	for _, g := range f.genesis {
+	for _, g := range f.Genesis {
 		heads[g.ChainID] = g.Hash
 	}
-	if err := db.PutHeaders(f.genesis...); err != nil {
+	if err := db.PutHeaders(f.Genesis...); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SetHeads(heads); err != nil {
@@ -41,9 +42,9 @@ func openStore(t *testing.T, f *fixture) *store.DB {
 	return db
 }
 
-func startRuntime(t *testing.T, f *fixture, db *store.DB, hub *UpdatesHub, mining *MiningConfig) *Runtime {
+func startRuntime(t *testing.T, f *powtest.Fixture, db *store.DB, hub *UpdatesHub, mining *MiningConfig) *Runtime {
 	t.Helper()
-	rt, err := Start(Config{Version: f.v, Store: db, Genesis: f.genesis, Updates: hub, Mining: mining, Logger: quiet})
+	rt, err := Start(Config{Version: f.V, Store: db, Genesis: f.Genesis, Updates: hub, Mining: mining, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +52,11 @@ func startRuntime(t *testing.T, f *fixture, db *store.DB, hub *UpdatesHub, minin
 	return rt
 }
 
-func (f *fixture) insert(t *testing.T, rt *Runtime, hs ...*ledger.Header) {
+// insert hands the fixture's blocks hs, with their payloads, to rt.
+func insert(t *testing.T, f *powtest.Fixture, rt *Runtime, hs ...*ledger.Header) {
 	t.Helper()
 	for _, h := range hs {
-		if err := rt.Insert(h, f.payloadOf(h)); err != nil {
+		if err := rt.Insert(h, f.PayloadOf(h)); err != nil {
 			t.Fatalf("insert chain %d height %d: %v", h.ChainID, h.Height, err)
 		}
 	}
@@ -62,7 +64,7 @@ func (f *fixture) insert(t *testing.T, rt *Runtime, hs ...*ledger.Header) {
 
 // blocksUpTo returns the blocks of cut hs above genesis, ascending by height: an insertion order
 // in which every block's parents come first.
-func (f *fixture) blocksUpTo(hs Heads) []*ledger.Header {
+func blocksUpTo(f *powtest.Fixture, hs pow.Heads) []*ledger.Header {
 	var out []*ledger.Header
 	top := uint64(0)
 	for _, h := range hs {
@@ -71,7 +73,7 @@ func (f *fixture) blocksUpTo(hs Heads) []*ledger.Header {
 	for height := uint64(1); height <= top; height++ {
 		for _, h := range hs {
 			if h.Height >= height {
-				out = append(out, f.at(h, height))
+				out = append(out, f.At(h, height))
 			}
 		}
 	}
@@ -81,20 +83,20 @@ func (f *fixture) blocksUpTo(hs Heads) []*ledger.Header {
 // Every rule failure is reported with its rule and leaves nothing in the store; a valid block
 // enters the cut, and inserting it again is harmless.
 func TestInsertValidates(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	db := openStore(t, f)
 	rt := startRuntime(t, f, db, nil, nil)
-	good := f.mine(f.genesis, 0, 1)
-	two := f.mine(with(f.genesis, good), 5, 1) // height 1 next to good
+	good := f.Mine(f.Genesis, 0, 1)
+	two := f.Mine(powtest.With(f.Genesis, good), 5, 1) // height 1 next to good
 	// Height 2 on good: its adjacent parents at height 1 on chains 5, 10 and 15 are never stored.
-	above := f.mine(with(f.grow(f.genesis.clone(), 1), good), 0, 1)
+	above := f.Mine(powtest.With(f.Grow(f.Genesis.Clone(), 1), good), 0, 1)
 	far := good.Clone()
 	far.CreationTime = time.Now().Add(time.Hour).UnixMicro()
 	far.Seal()
 	pow.MineHeader(far, 1<<20)
 	badHash := good.Clone()
 	badHash.Nonce++
-	p := f.payloadOf(good)
+	p := f.PayloadOf(good)
 
 	for _, c := range []struct {
 		name      string
@@ -105,9 +107,9 @@ func TestInsertValidates(t *testing.T) {
 	}{
 		{"tampered header", badHash, p, pow.IncorrectHash, false},
 		{"created in the future", far, p, pow.BlockInTheFuture, true},
-		{"payload of another block", good, f.payload(9), pow.IncorrectPayloadHash, false},
+		{"payload of another block", good, f.Payload(9), pow.IncorrectPayloadHash, false},
 		{"payload not available", good, nil, pow.MissingPayload, true},
-		{"parent not stored yet", f.mine(f.grow(f.genesis.clone(), 1), 0, 1), f.payload(1), pow.MissingParent, true},
+		{"parent not stored yet", f.Mine(f.Grow(f.Genesis.Clone(), 1), 0, 1), f.Payload(1), pow.MissingParent, true},
 	} {
 		err := rt.Insert(c.h, c.payload)
 		if pow.RuleOf(err) != c.rule || pow.IsEphemeral(err) != c.ephemeral {
@@ -120,8 +122,8 @@ func TestInsertValidates(t *testing.T) {
 	if ok, _ := db.HasHeader(good.Hash); ok {
 		t.Fatal("a rejected block was stored")
 	}
-	f.insert(t, rt, good, two)
-	if err := rt.Insert(above, f.payloadOf(above)); pow.RuleOf(err) != pow.MissingAdjacentParent || !pow.IsEphemeral(err) {
+	insert(t, f, rt, good, two)
+	if err := rt.Insert(above, f.PayloadOf(above)); pow.RuleOf(err) != pow.MissingAdjacentParent || !pow.IsEphemeral(err) {
 		t.Fatalf("block before its adjacent parents: %v", err)
 	}
 	if err := rt.Insert(good, nil); err != nil {
@@ -129,7 +131,7 @@ func TestInsertValidates(t *testing.T) {
 	}
 	v := rt.View()
 	if v.Heads[0] != good || v.Heads[5].Hash != two.Hash || v.Cut.Height != 2 {
-		t.Fatalf("cut after two blocks: heights %v", heights(v.Heads))
+		t.Fatalf("cut after two blocks: heights %v", powtest.Heights(v.Heads))
 	}
 	if _, err := db.PayloadWithOutputs(good.PayloadHash); err != nil {
 		t.Fatalf("payload of a stored block: %v", err)
@@ -142,15 +144,15 @@ func TestInsertValidates(t *testing.T) {
 // A heavier fork replaces the cut: the update stream gets the new branch in order, and the
 // orphaned block stays stored and listed.
 func TestHeavierForkReplacesCut(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	db := openStore(t, f)
 	hub := NewUpdatesHub(64)
 	defer hub.Close()
 	rt := startRuntime(t, f, db, hub, nil)
-	two := f.grow(f.genesis.clone(), 2)
-	f.insert(t, rt, f.blocksUpTo(two)...)
+	two := f.Grow(f.Genesis.Clone(), 2)
+	insert(t, f, rt, blocksUpTo(f, two)...)
 	if got := rt.View().Heads; !equalHashes(got, two) {
-		t.Fatalf("cut heights %v, want all at 2", heights(got))
+		t.Fatalf("cut heights %v, want all at 2", powtest.Heights(got))
 	}
 	sub, err := hub.Subscribe("", 16)
 	if err != nil {
@@ -158,14 +160,14 @@ func TestHeavierForkReplacesCut(t *testing.T) {
 	}
 	defer sub.Close()
 
-	one := f.at(two[0], 1)
-	fork1 := f.mineOn(one, []*ledger.Header{f.at(two[5], 1), f.at(two[10], 1), f.at(two[15], 1)}, 2)
-	fork2 := f.mineOn(fork1, []*ledger.Header{two[5], two[10], two[15]}, 2)
-	f.insert(t, rt, fork1)
+	one := f.At(two[0], 1)
+	fork1 := f.MineOn(one, []*ledger.Header{f.At(two[5], 1), f.At(two[10], 1), f.At(two[15], 1)}, 2)
+	fork2 := f.MineOn(fork1, []*ledger.Header{two[5], two[10], two[15]}, 2)
+	insert(t, f, rt, fork1)
 	if rt.View().Heads[0] != two[0] {
 		t.Fatal("a sibling of equal weight replaced the head")
 	}
-	f.insert(t, rt, fork2)
+	insert(t, f, rt, fork2)
 	if got := rt.View().Heads[0]; got != fork2 {
 		t.Fatalf("chain 0 head is at height %d after a heavier fork arrived", got.Height)
 	}
@@ -199,7 +201,7 @@ func TestHeavierForkReplacesCut(t *testing.T) {
 	}
 }
 
-func equalHashes(a, b Heads) bool {
+func equalHashes(a, b pow.Heads) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -214,18 +216,18 @@ func equalHashes(a, b Heads) bool {
 // A start resumes from the stored heads, joins stored blocks the heads record missed (a crash
 // between storing blocks and writing heads), and lowers a stored cut that is not braided.
 func TestStartResumes(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	db := openStore(t, f)
-	two := f.grow(f.genesis.clone(), 2)
-	blocks := f.blocksUpTo(two)
+	two := f.Grow(f.Genesis.Clone(), 2)
+	blocks := blocksUpTo(f, two)
 	for _, h := range blocks {
-		if err := db.PutBlock(h, f.payloadOf(h), nil); err != nil {
+		if err := db.PutBlock(h, f.PayloadOf(h), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	rt := startRuntime(t, f, db, nil, nil)
 	if got := rt.View().Heads; !equalHashes(got, two) {
-		t.Fatalf("resumed at heights %v, want the stored blocks joined (all at 2)", heights(got))
+		t.Fatalf("resumed at heights %v, want the stored blocks joined (all at 2)", powtest.Heights(got))
 	}
 	rt.Stop()
 	if heads, _ := db.Heads(); heads[7] != two[7].Hash {
@@ -233,10 +235,10 @@ func TestStartResumes(t *testing.T) {
 	}
 
 	// Heads that are not braided: chain 0 two ahead of its neighbours.
-	ahead := f.mine(two, 0, 3)
-	ahead2 := f.mineOn(ahead, []*ledger.Header{f.mine(two, 5, 3), f.mine(two, 10, 3), f.mine(two, 15, 3)}, 3)
+	ahead := f.Mine(two, 0, 3)
+	ahead2 := f.MineOn(ahead, []*ledger.Header{f.Mine(two, 5, 3), f.Mine(two, 10, 3), f.Mine(two, 15, 3)}, 3)
 	for _, h := range []*ledger.Header{ahead, ahead2} {
-		db.PutBlock(h, f.payloadOf(h), nil)
+		db.PutBlock(h, f.PayloadOf(h), nil)
 	}
 	bad := map[ledger.ChainID]ledger.Hash{}
 	for c, h := range two {
@@ -248,7 +250,7 @@ func TestStartResumes(t *testing.T) {
 	}
 	rt = startRuntime(t, f, db, nil, nil)
 	got := rt.View().Heads
-	if err := CheckBraided(got); err != nil {
+	if err := pow.CheckBraided(got); err != nil {
 		t.Fatal(err)
 	}
 	if got[0].Hash != ahead.Hash {
@@ -259,7 +261,7 @@ func TestStartResumes(t *testing.T) {
 // The miner extends all 20 chains. Every stored block passes every rule against its stored
 // parents, its adjacent parents are at its parent's height, and the cut stays braided.
 func TestMinerMinesAllChains(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	db := openStore(t, f)
 	rt := startRuntime(t, f, db, nil, &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: 2, ChunkNonces: 256})
 	const top = 4
@@ -273,7 +275,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 30 s the lowest chain is at %d, heights %v", low, heights(rt.View().Heads))
+			t.Fatalf("after 30 s the lowest chain is at %d, heights %v", low, powtest.Heights(rt.View().Heads))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -282,7 +284,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 	if s.Mined < 20*top || s.Hashes < s.Mined || s.Entered < 20*top {
 		t.Fatalf("stats %+v", s)
 	}
-	if err := CheckBraided(rt.View().Heads); err != nil {
+	if err := pow.CheckBraided(rt.View().Heads); err != nil {
 		t.Fatal(err)
 	}
 	heads, _ := db.Heads()
@@ -291,7 +293,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 			t.Fatalf("persisted head of chain %d differs from the cut's", c)
 		}
 	}
-	checkStoredBraid(t, f.v, db)
+	checkStoredBraid(t, f.V, db)
 }
 
 // checkStoredBraid validates every stored non-genesis block against its stored parents and
@@ -336,10 +338,10 @@ func checkStoredBraid(t *testing.T, v *ledger.Version, db *store.DB) {
 }
 
 func TestInsertAfterStop(t *testing.T) {
-	f := newFixture(t)
+	f := powtest.New(t)
 	rt := startRuntime(t, f, openStore(t, f), nil, nil)
 	rt.Stop()
-	if err := rt.Insert(f.mine(f.genesis, 0, 1), nil); !errors.Is(err, ErrStopped) {
+	if err := rt.Insert(f.Mine(f.Genesis, 0, 1), nil); !errors.Is(err, ErrStopped) {
 		t.Fatalf("insert after stop: %v", err)
 	}
 }
@@ -349,8 +351,8 @@ func TestInsertAfterStop(t *testing.T) {
 func TestActorSystemLogsThroughSlog(t *testing.T) {
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
 		var buf syncBuf
-		f := newFixture(t)
-		rt, err := Start(Config{Version: f.v, Store: openStore(t, f), Genesis: f.genesis,
+		f := powtest.New(t)
+		rt, err := Start(Config{Version: f.V, Store: openStore(t, f), Genesis: f.Genesis,
 			Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level}))})
 		if err != nil {
 			t.Fatal(err)

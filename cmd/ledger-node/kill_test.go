@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -120,7 +120,7 @@ func (p *process) signal(t *testing.T, sig syscall.Signal) int {
 // the heads are braided.
 func checkCutServed(t *testing.T, base string, cut *ledger.Cut) {
 	t.Helper()
-	heads := make(actors.Heads, 20)
+	heads := make(pow.Heads, 20)
 	for _, e := range cut.Entries {
 		raw := get(t, fmt.Sprintf("%s/chainweb/0.0/development/chain/%d/header/%s", base, e.Chain, e.Hash), "application/octet-stream")
 		h, err := ledger.DecodeHeader(raw)
@@ -129,7 +129,7 @@ func checkCutServed(t *testing.T, base string, cut *ledger.Cut) {
 		}
 		heads[e.Chain] = h
 	}
-	if err := actors.CheckBraided(heads); err != nil {
+	if err := pow.CheckBraided(heads); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -188,13 +188,13 @@ func TestKillDuringMining(t *testing.T) {
 	if err != nil || len(stored) != 20 {
 		t.Fatalf("stored heads: %d, %v", len(stored), err)
 	}
-	heads := make(actors.Heads, 20)
+	heads := make(pow.Heads, 20)
 	for c, hash := range stored {
 		if heads[c], err = db.Header(hash); err != nil {
 			t.Fatalf("head of chain %d: %v", c, err)
 		}
 	}
-	if err := actors.CheckBraided(heads); err != nil {
+	if err := pow.CheckBraided(heads); err != nil {
 		t.Fatal(err)
 	}
 	if heads.Height() < grown.Height {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -153,7 +152,7 @@ func checkServedBraid(t *testing.T, base string, v *ledger.Version, cut *ledger.
 			t.Fatalf("served block fails validation: %v", err)
 		}
 	}
-	heads := make(actors.Heads, 20)
+	heads := make(pow.Heads, 20)
 	for _, e := range cut.Entries {
 		h := all[e.Hash]
 		if h == nil || h.Height != e.Height {
@@ -169,7 +168,7 @@ func checkServedBraid(t *testing.T, base string, v *ledger.Version, cut *ledger.
 			t.Fatalf("chain %d: object header: %v", e.Chain, err)
 		}
 	}
-	if err := actors.CheckBraided(heads); err != nil {
+	if err := pow.CheckBraided(heads); err != nil {
 		t.Fatalf("served cut: %v", err)
 	}
 	return all

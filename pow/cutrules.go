@@ -1,4 +1,4 @@
-package actors
+package pow
 
 import (
 	"cmp"
@@ -6,13 +6,12 @@ import (
 	"slices"
 
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pow"
 )
 
 // The cut rules: which sets of blocks form a cut, how a cut grows, which chains a miner can
 // extend, and how a header that does not simply extend the cut (a fork, or a block that
 // arrived before one it depends on) is joined into a heavier cut. They are pure functions over
-// headers; the cut actor applies them and does the I/O (etcd raft's split between the state
+// headers; the cut actor (actors/cut.go) applies them and does the I/O (etcd raft's split between the state
 // machine and the node). Upstream's equivalents are in Chainweb/Cut.hs (checkBraidingOfCutPair,
 // isMonotonicCutExtension, joinIntoHeavier) and Cut/Create.hs (getCutExtension).
 
@@ -30,11 +29,11 @@ type HeaderLookup func(ledger.Hash) (*ledger.Header, bool)
 // do with a branch that reorganises more than a day of blocks.
 const maxWalk = 4096
 
-// clone returns a copy of hs that may be modified.
-func (hs Heads) clone() Heads { return slices.Clone(hs) }
+// Clone returns a copy of hs that may be modified.
+func (hs Heads) Clone() Heads { return slices.Clone(hs) }
 
-// at returns the head of chain c, nil when there is none.
-func (hs Heads) at(c ledger.ChainID) *ledger.Header {
+// At returns the head of chain c, nil when there is none.
+func (hs Heads) At(c ledger.ChainID) *ledger.Header {
 	if int(c) < len(hs) {
 		return hs[c]
 	}
@@ -58,7 +57,7 @@ func (hs Heads) Weight() ledger.U256 {
 	var w ledger.U256
 	for _, h := range hs {
 		if h != nil {
-			w = pow.AddWeight(w, h.Weight)
+			w = AddWeight(w, h.Weight)
 		}
 	}
 	return w
@@ -106,7 +105,7 @@ func CheckBraided(hs Heads) error {
 			continue
 		}
 		for _, a := range x.Adjacents {
-			y := hs.at(a.Chain)
+			y := hs.At(a.Chain)
 			if y != nil && !PairBraided(x, y) {
 				return fmt.Errorf("chains %d (height %d) and %d (height %d) are not braided",
 					x.ChainID, x.Height, y.ChainID, y.Height)
@@ -119,12 +118,12 @@ func CheckBraided(hs Heads) error {
 // CanExtend reports whether h extends the cut monotonically: its parent is the head of its chain
 // and it is braided with the head of every adjacent chain.
 func CanExtend(hs Heads, h *ledger.Header) bool {
-	p := hs.at(h.ChainID)
+	p := hs.At(h.ChainID)
 	if p == nil || p.Hash != h.Parent {
 		return false
 	}
 	for _, a := range h.Adjacents {
-		if y := hs.at(a.Chain); y != nil && !PairBraided(h, y) {
+		if y := hs.At(a.Chain); y != nil && !PairBraided(h, y) {
 			return false
 		}
 	}
@@ -133,7 +132,7 @@ func CanExtend(hs Heads, h *ledger.Header) bool {
 
 // Extend returns the cut with h as the head of its chain. The caller checks CanExtend.
 func Extend(hs Heads, h *ledger.Header) Heads {
-	next := hs.clone()
+	next := hs.Clone()
 	if int(h.ChainID) >= len(next) {
 		next = append(next, make(Heads, int(h.ChainID)+1-len(next))...)
 	}
@@ -159,7 +158,7 @@ func minable(v *ledger.Version, hs Heads, p *ledger.Header) bool {
 		return false
 	}
 	for _, n := range v.HeaderGraph(p.ChainID, p.Height+1).Neighbors(p.ChainID) {
-		y := hs.at(n)
+		y := hs.At(n)
 		if y == nil || (y.Height != p.Height && y.Height != p.Height+1) {
 			return false
 		}
@@ -171,7 +170,7 @@ func minable(v *ledger.Version, hs Heads, p *ledger.Header) bool {
 // of c and, for each adjacent chain, its block at the head's height (the head itself, or its
 // parent when it is one ahead).
 func MiningParents(v *ledger.Version, hs Heads, c ledger.ChainID, lookup HeaderLookup) (*ledger.Header, []*ledger.Header, error) {
-	p := hs.at(c)
+	p := hs.At(c)
 	if p == nil || !minable(v, hs, p) {
 		return nil, nil, fmt.Errorf("chain %d cannot be extended in this cut", c)
 	}
@@ -203,7 +202,7 @@ func Past(h *ledger.Header, genesis Heads, lookup HeaderLookup) (Heads, error) {
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
-		isGenesis := genesis.at(x.ChainID) != nil && genesis[x.ChainID].Hash == x.Hash
+		isGenesis := genesis.At(x.ChainID) != nil && genesis[x.ChainID].Hash == x.Hash
 		for _, a := range x.Adjacents {
 			if int(a.Chain) >= len(past) {
 				past = append(past, make(Heads, int(a.Chain)+1-len(past))...)
@@ -213,7 +212,7 @@ func Past(h *ledger.Header, genesis Heads, lookup HeaderLookup) (Heads, error) {
 			}
 			var y *ledger.Header
 			if isGenesis {
-				y = genesis.at(a.Chain)
+				y = genesis.At(a.Chain)
 			} else {
 				y, _ = lookup(a.Hash)
 			}
@@ -266,7 +265,7 @@ func Join(hs Heads, h *ledger.Header, genesis Heads, lookup HeaderLookup) (Heads
 	base := make(Heads, n)
 	for i := range base {
 		c := ledger.ChainID(i)
-		cur, tgt := hs.at(c), target.at(c)
+		cur, tgt := hs.At(c), target.At(c)
 		switch {
 		case cur == nil || tgt == nil:
 			// A chain only one side has (a partial cut of an upstream network): nothing to
@@ -286,7 +285,7 @@ func Join(hs Heads, h *ledger.Header, genesis Heads, lookup HeaderLookup) (Heads
 	paths := make([][]*ledger.Header, n)
 	for i, b := range base {
 		c := ledger.ChainID(i)
-		cur, tgt := hs.at(c), target.at(c)
+		cur, tgt := hs.At(c), target.At(c)
 		if b == nil {
 			continue
 		}
@@ -302,7 +301,7 @@ func Join(hs Heads, h *ledger.Header, genesis Heads, lookup HeaderLookup) (Heads
 		}
 	}
 	next := base
-	reached := next.at(h.ChainID) != nil && next[h.ChainID].Hash == h.Hash
+	reached := next.At(h.ChainID) != nil && next[h.ChainID].Hash == h.Hash
 	for progress := true; progress; {
 		progress = false
 		for i := range paths {
@@ -351,7 +350,7 @@ func Heavier(a, b Heads) bool { return a.Weight().Cmp(b.Weight()) > 0 }
 func Entering(prev, next Heads, lookup HeaderLookup) []*ledger.Header {
 	var out []*ledger.Header
 	for c, x := range next {
-		y := prev.at(ledger.ChainID(c))
+		y := prev.At(ledger.ChainID(c))
 		if x == nil || (y != nil && x.Hash == y.Hash) {
 			continue
 		}
@@ -400,7 +399,7 @@ func branchAbove(x, y *ledger.Header, lookup HeaderLookup) []*ledger.Header {
 // by its parent. It is how a node resumes from a stored cut that is not braided. It fails when a
 // head that must be lowered is a genesis block or its parent is not stored.
 func LowerToBraid(hs Heads, lookup HeaderLookup) (Heads, error) {
-	next := hs.clone()
+	next := hs.Clone()
 	for {
 		x, y := firstUnbraided(next)
 		if x == nil {
@@ -429,7 +428,7 @@ func firstUnbraided(hs Heads) (*ledger.Header, *ledger.Header) {
 			continue
 		}
 		for _, a := range x.Adjacents {
-			if y := hs.at(a.Chain); y != nil && !PairBraided(x, y) {
+			if y := hs.At(a.Chain); y != nil && !PairBraided(x, y) {
 				return x, y
 			}
 		}

@@ -1,4 +1,4 @@
-package actors
+package pow_test
 
 import (
 	"slices"
@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/pow/powtest"
 )
 
 // braids is a set of cuts over one fixture, shared by the table tests below. On the twenty-chain
 // graph chain 0 is adjacent to 5, 10 and 15, and chain 5 to 0, 7 and 8; 0 and 1 are not adjacent.
 type braids struct {
-	f             *fixture
-	g, one, two   Heads          // every chain at height 0, 1, 2
+	f             *powtest.Fixture
+	g, one, two   pow.Heads      // every chain at height 0, 1, 2
 	x5            *ledger.Header // chain 5 height 1, a sibling of one[5]
 	y5            *ledger.Header // chain 5 height 2 on top of x5
 	fork1, fork2  *ledger.Header // chain 0 heights 2 and 3: a sibling of two[0] and a block on it
@@ -21,17 +23,17 @@ type braids struct {
 }
 
 func newBraids(t *testing.T) *braids {
-	f := newFixture(t)
-	b := &braids{f: f, g: f.genesis.clone()}
-	b.one = f.grow(b.g, 1)
-	b.two = f.grow(b.one, 2)
-	b.x5 = f.mine(b.g, 5, 1)
-	b.y5 = f.mine(with(b.one, b.x5), 5, 1)
-	b.fork1 = f.mineOn(b.one[0], []*ledger.Header{b.one[5], b.one[10], b.one[15]}, 2)
-	b.fork2 = f.mineOn(b.fork1, []*ledger.Header{b.two[5], b.two[10], b.two[15]}, 2)
-	b.crossed = f.mineOn(b.two[0], []*ledger.Header{b.y5, b.two[10], b.two[15]}, 3)
-	b.ahead3 = f.mine(b.two, 0, 4)
-	b.ahead = f.mine(b.one, 0, 5)
+	f := powtest.New(t)
+	b := &braids{f: f, g: f.Genesis.Clone()}
+	b.one = f.Grow(b.g, 1)
+	b.two = f.Grow(b.one, 2)
+	b.x5 = f.Mine(b.g, 5, 1)
+	b.y5 = f.Mine(powtest.With(b.one, b.x5), 5, 1)
+	b.fork1 = f.MineOn(b.one[0], []*ledger.Header{b.one[5], b.one[10], b.one[15]}, 2)
+	b.fork2 = f.MineOn(b.fork1, []*ledger.Header{b.two[5], b.two[10], b.two[15]}, 2)
+	b.crossed = f.MineOn(b.two[0], []*ledger.Header{b.y5, b.two[10], b.two[15]}, 3)
+	b.ahead3 = f.Mine(b.two, 0, 4)
+	b.ahead = f.Mine(b.one, 0, 5)
 	return b
 }
 
@@ -52,7 +54,7 @@ func TestPairBraided(t *testing.T) {
 		{"same height, other parent", b.two[0], b.y5, false},
 		{"chains not adjacent", b.one[0], b.one[1], false},
 	} {
-		if got := PairBraided(c.x, c.y); got != c.want {
+		if got := pow.PairBraided(c.x, c.y); got != c.want {
 			t.Errorf("%s: PairBraided = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -62,17 +64,17 @@ func TestCheckBraided(t *testing.T) {
 	b := newBraids(t)
 	for _, c := range []struct {
 		name  string
-		hs    Heads
+		hs    pow.Heads
 		wrong string // substring of the error, "" for braided
 	}{
 		{"genesis", b.g, ""},
 		{"all at one", b.one, ""},
-		{"one chain ahead", with(b.g, b.one[0]), ""},
-		{"a chain two ahead", with(b.g, b.one[0], b.ahead), "chains 0 (height 2) and 5 (height 0)"},
-		{"fork at the same height", with(b.two, b.y5), "not braided"},
-		{"missing chains are skipped", Heads{b.two[0], nil, nil, nil, nil, nil}, ""},
+		{"one chain ahead", powtest.With(b.g, b.one[0]), ""},
+		{"a chain two ahead", powtest.With(b.g, b.one[0], b.ahead), "chains 0 (height 2) and 5 (height 0)"},
+		{"fork at the same height", powtest.With(b.two, b.y5), "not braided"},
+		{"missing chains are skipped", pow.Heads{b.two[0], nil, nil, nil, nil, nil}, ""},
 	} {
-		err := CheckBraided(c.hs)
+		err := pow.CheckBraided(c.hs)
 		if c.wrong == "" && err != nil || c.wrong != "" && (err == nil || !strings.Contains(err.Error(), c.wrong)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.wrong)
 		}
@@ -83,19 +85,19 @@ func TestCanExtend(t *testing.T) {
 	b := newBraids(t)
 	for _, c := range []struct {
 		name string
-		hs   Heads
+		hs   pow.Heads
 		h    *ledger.Header
 		want bool
 	}{
 		{"first block", b.g, b.one[0], true},
 		{"next height", b.one, b.two[0], true},
-		{"next to a neighbour one ahead", with(b.one, b.two[5]), b.two[0], true},
+		{"next to a neighbour one ahead", powtest.With(b.one, b.two[5]), b.two[0], true},
 		{"parent is not the head", b.g, b.two[0], false},
-		{"neighbour two behind", with(b.g, b.one[0]), b.ahead, false},
-		{"neighbour on another fork", with(b.one, b.x5), b.two[0], false},
+		{"neighbour two behind", powtest.With(b.g, b.one[0]), b.ahead, false},
+		{"neighbour on another fork", powtest.With(b.one, b.x5), b.two[0], false},
 		{"already the head", b.one, b.one[0], false},
 	} {
-		if got := CanExtend(c.hs, c.h); got != c.want {
+		if got := pow.CanExtend(c.hs, c.h); got != c.want {
 			t.Errorf("%s: CanExtend = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -103,7 +105,7 @@ func TestCanExtend(t *testing.T) {
 
 func TestMinable(t *testing.T) {
 	b := newBraids(t)
-	all := b.f.v.Chains()
+	all := b.f.V.Chains()
 	except := func(skip ...ledger.ChainID) []ledger.ChainID {
 		var out []ledger.ChainID
 		for _, c := range all {
@@ -115,16 +117,16 @@ func TestMinable(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		hs   Heads
+		hs   pow.Heads
 		want []ledger.ChainID
 	}{
 		{"genesis", b.g, all},
-		{"chain 0 ahead waits for its neighbours", with(b.g, b.one[0]), except(0)},
+		{"chain 0 ahead waits for its neighbours", powtest.With(b.g, b.one[0]), except(0)},
 		{"all at one", b.one, all},
 		// 0 and 5 at height 2 wait for 10, 15 (and 7, 8); the others may catch up.
-		{"two chains ahead", with(b.one, b.two[0], b.two[5]), except(0, 5)},
+		{"two chains ahead", powtest.With(b.one, b.two[0], b.two[5]), except(0, 5)},
 	} {
-		if got := Minable(b.f.v, c.hs); !slices.Equal(got, c.want) {
+		if got := pow.Minable(b.f.V, c.hs); !slices.Equal(got, c.want) {
 			t.Errorf("%s: Minable = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -132,8 +134,8 @@ func TestMinable(t *testing.T) {
 
 func TestMiningParents(t *testing.T) {
 	b := newBraids(t)
-	hs := with(b.one, b.two[5])
-	p, adj, err := MiningParents(b.f.v, hs, 0, b.f.lookup)
+	hs := powtest.With(b.one, b.two[5])
+	p, adj, err := pow.MiningParents(b.f.V, hs, 0, b.f.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestMiningParents(t *testing.T) {
 	if p != b.one[0] || !slices.Equal(adj, []*ledger.Header{b.one[5], b.one[10], b.one[15]}) {
 		t.Fatalf("parents %v %v", p.Hash, adj)
 	}
-	if _, _, err := MiningParents(b.f.v, with(b.g, b.one[0]), 0, b.f.lookup); err == nil {
+	if _, _, err := pow.MiningParents(b.f.V, powtest.With(b.g, b.one[0]), 0, b.f.Lookup); err == nil {
 		t.Fatal("MiningParents on a chain that must wait")
 	}
 }
@@ -150,30 +152,30 @@ func TestJoin(t *testing.T) {
 	b := newBraids(t)
 	for _, c := range []struct {
 		name     string
-		hs       Heads
+		hs       pow.Heads
 		h        *ledger.Header
-		want     Heads // nil: Join fails
+		want     pow.Heads // nil: Join fails
 		heavier  bool
 		entering []*ledger.Header
 	}{
-		{name: "extension", hs: b.g, h: b.one[0], want: with(b.g, b.one[0]), heavier: true,
+		{name: "extension", hs: b.g, h: b.one[0], want: powtest.With(b.g, b.one[0]), heavier: true,
 			entering: []*ledger.Header{b.one[0]}},
-		{name: "extension next to a neighbour one ahead", hs: with(b.one, b.two[5]), h: b.two[0],
-			want: with(b.one, b.two[5], b.two[0]), heavier: true, entering: []*ledger.Header{b.two[0]}},
+		{name: "extension next to a neighbour one ahead", hs: powtest.With(b.one, b.two[5]), h: b.two[0],
+			want: powtest.With(b.one, b.two[5], b.two[0]), heavier: true, entering: []*ledger.Header{b.two[0]}},
 		// A block whose parent and adjacent parents are stored but not yet in the cut pulls
 		// them in first.
 		{name: "arrived before its adjacent parents joined", hs: b.g, h: b.ahead,
-			want:     with(b.g, b.ahead, b.one[5], b.one[10], b.one[15]),
+			want:     powtest.With(b.g, b.ahead, b.one[5], b.one[10], b.one[15]),
 			heavier:  true,
 			entering: []*ledger.Header{b.one[0], b.one[5], b.one[10], b.one[15], b.ahead}},
-		{name: "heavier fork replaces the head", hs: b.two, h: b.fork2, want: with(b.two, b.fork2), heavier: true,
+		{name: "heavier fork replaces the head", hs: b.two, h: b.fork2, want: powtest.With(b.two, b.fork2), heavier: true,
 			entering: []*ledger.Header{b.fork1, b.fork2}},
-		{name: "sibling of the head weighs the same", hs: b.two, h: b.fork1, want: with(b.two, b.fork1)},
+		{name: "sibling of the head weighs the same", hs: b.two, h: b.fork1, want: powtest.With(b.two, b.fork1)},
 		{name: "an old block of the cut", hs: b.two, h: b.one[7], want: b.two},
-		{name: "fork of a neighbour far enough below", hs: b.one, h: b.x5, want: with(b.one, b.x5)},
+		{name: "fork of a neighbour far enough below", hs: b.one, h: b.x5, want: powtest.With(b.one, b.x5)},
 		{name: "adjacent parent on another fork than the parent's", hs: b.two, h: b.crossed},
 	} {
-		got, err := Join(c.hs, c.h, b.f.genesis, b.f.lookup)
+		got, err := pow.Join(c.hs, c.h, b.f.Genesis, b.f.Lookup)
 		if c.want == nil {
 			if err == nil {
 				t.Errorf("%s: Join succeeded, want a failure", c.name)
@@ -185,17 +187,17 @@ func TestJoin(t *testing.T) {
 			continue
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: Join gave heights %v, want %v", c.name, heights(got), heights(c.want))
+			t.Errorf("%s: Join gave heights %v, want %v", c.name, powtest.Heights(got), powtest.Heights(c.want))
 			continue
 		}
-		if err := CheckBraided(got); err != nil {
+		if err := pow.CheckBraided(got); err != nil {
 			t.Errorf("%s: joined cut: %v", c.name, err)
 		}
-		if Heavier(got, c.hs) != c.heavier {
+		if pow.Heavier(got, c.hs) != c.heavier {
 			t.Errorf("%s: Heavier = %v, want %v", c.name, !c.heavier, c.heavier)
 		}
 		if c.heavier {
-			if e := Entering(c.hs, got, b.f.lookup); !slices.Equal(e, c.entering) {
+			if e := pow.Entering(c.hs, got, b.f.Lookup); !slices.Equal(e, c.entering) {
 				t.Errorf("%s: entering %v, want %v", c.name, names(e), names(c.entering))
 			}
 		}
@@ -206,12 +208,12 @@ func TestJoin(t *testing.T) {
 // enters nothing.
 func TestEntering(t *testing.T) {
 	b := newBraids(t)
-	forked := with(b.two, b.fork2)
-	back := with(b.two, b.ahead3)
-	if e := Entering(forked, back, b.f.lookup); !slices.Equal(e, []*ledger.Header{b.two[0], b.ahead3}) {
+	forked := powtest.With(b.two, b.fork2)
+	back := powtest.With(b.two, b.ahead3)
+	if e := pow.Entering(forked, back, b.f.Lookup); !slices.Equal(e, []*ledger.Header{b.two[0], b.ahead3}) {
 		t.Fatalf("back to the first fork: %v", names(e))
 	}
-	if e := Entering(b.two, b.one, b.f.lookup); len(e) != 0 {
+	if e := pow.Entering(b.two, b.one, b.f.Lookup); len(e) != 0 {
 		t.Fatalf("lower cut: %v", names(e))
 	}
 }
@@ -220,45 +222,35 @@ func TestLowerToBraid(t *testing.T) {
 	b := newBraids(t)
 	for _, c := range []struct {
 		name string
-		hs   Heads
-		want Heads
+		hs   pow.Heads
+		want pow.Heads
 	}{
 		{"braided stays", b.two, b.two},
-		{"a head two ahead comes down", with(b.g, b.one[0], b.ahead), with(b.g, b.one[0])},
-		{"a head three ahead comes down twice", with(b.one, b.ahead3), with(b.one, b.two[0])},
+		{"a head two ahead comes down", powtest.With(b.g, b.one[0], b.ahead), powtest.With(b.g, b.one[0])},
+		{"a head three ahead comes down twice", powtest.With(b.one, b.ahead3), powtest.With(b.one, b.two[0])},
 		// y5 and two[0] are both lowered; x5 then still conflicts with 7 and 8 (which name one[5]).
-		{"forks at the same height both come down", with(b.two, b.y5), with(b.two, b.one[0], b.x5, b.one[7], b.one[8])},
+		{"forks at the same height both come down", powtest.With(b.two, b.y5), powtest.With(b.two, b.one[0], b.x5, b.one[7], b.one[8])},
 	} {
-		got, err := LowerToBraid(c.hs, b.f.lookup)
+		got, err := pow.LowerToBraid(c.hs, b.f.Lookup)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if err := CheckBraided(got); err != nil {
+		if err := pow.CheckBraided(got); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: heights %v, want %v", c.name, heights(got), heights(c.want))
+			t.Errorf("%s: heights %v, want %v", c.name, powtest.Heights(got), powtest.Heights(c.want))
 		}
 	}
 }
 
 func TestHeadsCut(t *testing.T) {
 	b := newBraids(t)
-	c := b.two.Cut(b.f.v)
+	c := b.two.Cut(b.f.V)
 	if c.Height != 40 || len(c.Entries) != 20 || c.Weight != b.two.Weight() || b.two.Height() != 40 {
 		t.Fatalf("cut height %d, %d entries, weight %s vs %s", c.Height, len(c.Entries), c.Weight, b.two.Weight())
 	}
-}
-
-func heights(hs Heads) []uint64 {
-	out := make([]uint64, len(hs))
-	for i, h := range hs {
-		if h != nil {
-			out[i] = h.Height
-		}
-	}
-	return out
 }
 
 func names(hs []*ledger.Header) []string {
