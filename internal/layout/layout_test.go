@@ -1,0 +1,127 @@
+package layout
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ledgernode/ledger-node/"
+
+// language is the Pact language's packages: they know nothing of blocks.
+var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
+	"pact/result", "pact/contracts", "pact/persist", "pact/repl"}
+
+// rules says which packages of the module a package may import, by path prefix: the longest
+// prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
+// alone covers pact and everything under it). "*" allows every package of the module. Every
+// package must be governed by some rule.
+var rules = map[string][]string{
+	"ledger":      {},
+	"pow":         {"ledger"},
+	"pow/powtest": {"ledger", "pow"},
+	// The language: no ledger, pow, store, actors, transport, mempool, txexec or server.
+	"pact": language,
+	// pact -s's engine: the language, and no blocks.
+	"pact/server": language,
+	// txexec runs a command as a chain runs it (gas purchase, coinbase, genesis): block
+	// execution, which issue 15 moves to its own package beside pact.
+	"pact/txexec": language,
+	"mempool":     {"ledger", "pact/api", "pact/syntax", "pact/eval"},
+	"store":       {"ledger"},
+	"actors":      append([]string{"ledger", "pow", "mempool", "store", "pact/txexec"}, language...),
+	"transport":   {"ledger", "store", "actors", "pact/api", "pact/result"},
+	"cmd/":        {"*"},
+	"bench/":      {"*"},
+	"internal/":   {"*"},
+	"interop":     {"*"},
+}
+
+// debt lists the arrows the rules forbid that exist today, each with the issue that removes it.
+// The test fails on an arrow in neither list, and on an arrow listed here that is gone.
+var debt = map[string]string{
+	"store -> pact/persist":      "issue 15: the versioned Pact state moves to block execution, over a key space store provides",
+	"actors -> pact/server":      "issue 15: the contract API types move to transport",
+	"transport -> pact/eval":     "issue 15: LegacyKeyOrder and the contract API types leave eval and pact/server",
+	"transport -> pact/server":   "issue 15: the contract API types move to transport",
+	"pact/server -> pact/txexec": "issue 15: pact -s's development-contract preload goes through block execution's genesis",
+}
+
+// notImportable says which packages' non-test code may import a package of the prefix: none
+// for commands and test helpers, the harnesses for the harnesses' own helpers.
+var notImportable = map[string]string{
+	"cmd/":                 "",
+	"interop":              "",
+	"pow/powtest":          "",
+	"internal/pactsrvtest": "",
+	"internal/jsontest":    "",
+	"bench/":               "",
+	"bench/internal/":      "bench/",
+}
+
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		allowed, ok := governing(pkg)
+		if !ok {
+			t.Errorf("%s has no rule: add it to rules (and to the README's Layout section)", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			arrow := pkg + " -> " + imp
+			if only, ok := longest(imp, notImportable); ok && (only == "" || !matches(pkg, only)) {
+				t.Errorf("%s: %s is not for import by other packages", arrow, imp)
+			}
+			if permitted(imp, allowed) {
+				continue
+			}
+			if _, known := debt[arrow]; known {
+				seen[arrow] = true
+				continue
+			}
+			t.Errorf("%s: not allowed by the package map (rules in %s); allowed: %v", arrow, "internal/layout", allowed)
+		}
+	}
+	for arrow, why := range debt {
+		if !seen[arrow] {
+			t.Errorf("%s is gone (%s): delete it from debt", arrow, why)
+		}
+	}
+}
+
+// governing returns the rule of the longest prefix of pkg that has one.
+func governing(pkg string) ([]string, bool) { return longest(pkg, rules) }
+
+// longest returns the value of m's longest key that pkg matches.
+func longest[V any](pkg string, m map[string]V) (V, bool) {
+	best, found := "", false
+	for p := range m {
+		if matches(pkg, p) && (!found || len(p) > len(best)) {
+			best, found = p, true
+		}
+	}
+	return m[best], found
+}
+
+func permitted(imp string, allowed []string) bool {
+	return slices.ContainsFunc(allowed, func(a string) bool { return a == "*" || matches(imp, a) })
+}
+
+// matches reports whether pkg is p, or lies under p when p ends in "/".
+func matches(pkg, p string) bool {
+	if strings.HasSuffix(p, "/") {
+		return strings.HasPrefix(pkg, p)
+	}
+	return pkg == p || strings.HasPrefix(pkg, p+"/")
+}
