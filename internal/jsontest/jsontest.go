@@ -1,4 +1,3 @@
-// Package jsontest holds JSON helpers shared by tests of several packages.
 package jsontest
 
 import (

@@ -1,0 +1,2 @@
+// Package jsontest holds JSON helpers shared by tests of several packages.
+package jsontest

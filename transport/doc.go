@@ -1,0 +1,26 @@
+// Package transport is the node's HTTP layer: the chainweb-compatible service API (block
+// hashes, headers, blocks, payloads, cut, node info), served with fasthttp straight from the
+// store.
+//
+// It is built from small shared pieces so the later APIs (contract endpoints, backups, the peer
+// API on its own port) can reuse them:
+//
+//	router.go      route table: literal segments and parsed {chain}/{…Hash} captures, matched
+//	               against the raw path with each segment percent-decoded on its own (no
+//	               normalization: %2F, //, . and .. never lead to another route)
+//	middleware.go  common headers, panic guard, CORS preflight, routing failures (each 4xx
+//	               with a text/plain reason; servant's are empty)
+//	respond.go     response helpers: content types, error and not-found bodies
+//	limits.go      requests fasthttp refuses (413 and friends), with the common headers
+//	negotiate.go   Accept and Content-Type handling
+//	query.go       paging parameters; cursor.go the `next` cursor
+//	paging.go      page assembly; items.go the item encoders of each list kind
+//	lists.go       GET lists and POST branch queries; branch.go the branch body and walk
+//	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
+//	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
+//	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
+//	peer.go        the peer API (cut gossip, peer list with checked host names, mempools);
+//	               peerclient.go its client
+//	contract.go    the contract endpoints; contract_server.go the `pact -s` server
+//	store.go       the read interface the handlers use over store.DB
+package transport
