@@ -15,7 +15,7 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/keyorder"
 	"github.com/ledgernode/ledger-node/pact/server"
 )
 
@@ -267,7 +267,7 @@ func appendPollResponse(b []byte, found []server.Polled) []byte {
 		byName[names[i]] = f.Result
 	}
 	b = append(b, '{')
-	for i, n := range eval.LegacyKeyOrder(names) {
+	for i, n := range keyorder.Legacy(names) {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -11,7 +11,7 @@ const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
 var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
-	"pact/result", "pact/contracts", "pact/persist", "pact/repl"}
+	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder"}
 
 // rules says which packages of the module a package may import, by path prefix: the longest
 // prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
@@ -23,6 +23,8 @@ var rules = map[string][]string{
 	"pow/powtest": {"ledger", "pow"},
 	// The language: no ledger, pow, store, actors, transport, mempool, txexec or server.
 	"pact": language,
+	// Key order imports nothing: the JSON writers of every layer use it.
+	"pact/keyorder": {},
 	// pact -s's engine: the language, and no blocks.
 	"pact/server": language,
 	// txexec runs a command as a chain runs it (gas purchase, coinbase, genesis): block
@@ -31,7 +33,7 @@ var rules = map[string][]string{
 	"mempool":     {"ledger", "pact/api", "pact/syntax", "pact/eval"},
 	"store":       {"ledger"},
 	"actors":      append([]string{"ledger", "pow", "mempool", "store", "pact/txexec"}, language...),
-	"transport":   {"ledger", "store", "actors", "pact/api", "pact/result"},
+	"transport":   {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder"},
 	"cmd/":        {"*"},
 	"bench/":      {"*"},
 	"internal/":   {"*"},
@@ -43,7 +45,6 @@ var rules = map[string][]string{
 var debt = map[string]string{
 	"store -> pact/persist":      "issue 15: the versioned Pact state moves to block execution, over a key space store provides",
 	"actors -> pact/server":      "issue 15: the contract API types move to transport",
-	"transport -> pact/eval":     "issue 15: LegacyKeyOrder and the contract API types leave eval and pact/server",
 	"transport -> pact/server":   "issue 15: the contract API types move to transport",
 	"pact/server -> pact/txexec": "issue 15: pact -s's development-contract preload goes through block execution's genesis",
 }

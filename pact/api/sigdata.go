@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgernode/ledger-node/pact/crypto"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/keyorder"
 )
 
 // SigData is the offline multi-signature form of a command (spec §1.4):
@@ -20,7 +20,7 @@ import (
 //	  <pubkey hex>: null    # or the signature's hex once signed
 //	cmd: '<payload JSON>'   # omitted in the "cold wallet" form
 //
-// Sigs is in legacy key order (eval.LegacyKeyOrder) with one entry per
+// Sigs is in legacy key order (keyorder.Legacy) with one entry per
 // public key; the signers' order is recovered from cmd.
 type SigData struct {
 	Hash Hash
@@ -67,7 +67,7 @@ func sortSigs(es []SigEntry) []SigEntry {
 		last[e.PubKey] = e.Sig
 	}
 	out := make([]SigEntry, 0, len(keys))
-	for _, k := range eval.LegacyKeyOrder(keys) {
+	for _, k := range keyorder.Legacy(keys) {
 		out = append(out, SigEntry{PubKey: k, Sig: last[k]})
 	}
 	return out

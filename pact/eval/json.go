@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ledgernode/ledger-node/pact/keyorder"
 )
 
 // JSON encoding of values as P5's StableEncoding writes it (spec §2.6). The
@@ -51,7 +53,7 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 		return appendJSONList(buf, x)
 	case *Object:
 		buf = append(buf, '{')
-		for n, i := range legacyOrderIndex(x.keys) {
+		for n, i := range keyorder.LegacyIndex(x.keys) {
 			if n > 0 {
 				buf = append(buf, ',')
 			}
@@ -241,7 +243,7 @@ func appendJSONSchema(buf []byte, s *Schema) []byte {
 	for i, f := range s.Fields {
 		names[i] = f.Name
 	}
-	for n, i := range legacyOrderIndex(names) {
+	for n, i := range keyorder.LegacyIndex(names) {
 		if n > 0 {
 			buf = append(buf, ',')
 		}

@@ -3,6 +3,8 @@ package eval
 import (
 	"strings"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/keyorder"
 )
 
 // Every case of spec/pact.md §2.6 (tables and examples), §2.4's hash check
@@ -159,7 +161,7 @@ func TestLegacyKeyOrder(t *testing.T) {
 		{"gas", "result", "reqKey", "logs", "events", "metaData", "continuation", "txId"},
 		{"creationTime", "ttl", "gasLimit", "chainId", "gasPrice", "sender"},
 	} {
-		got := LegacyKeyOrder(want) // the input order does not matter
+		got := keyorder.Legacy(want) // the input order does not matter
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("legacy order = %v, want %v", got, want)
 		}

@@ -1,4 +1,4 @@
-package eval
+package keyorder
 
 import (
 	"slices"
@@ -56,9 +56,8 @@ func nibbleReverse(h uint64) uint64 {
 	return r
 }
 
-// LegacyKeyOrder returns the (distinct) keys in legacy JSON order, as a
-// new slice.
-func LegacyKeyOrder(keys []string) []string {
+// Legacy returns the (distinct) keys in legacy JSON order, as a new slice.
+func Legacy(keys []string) []string {
 	type entry struct {
 		key  string
 		rank uint64
@@ -77,10 +76,10 @@ func LegacyKeyOrder(keys []string) []string {
 	return out
 }
 
-// legacyOrderIndex is LegacyKeyOrder as a permutation of indices into
+// LegacyIndex is Legacy as a permutation of indices into
 // keys, which must be sorted (as an Object's are), for encoding an Object
 // without copying its values.
-func legacyOrderIndex(keys []string) []int {
+func LegacyIndex(keys []string) []int {
 	idx := make([]int, len(keys))
 	ranks := make([]uint64, len(keys))
 	for i, k := range keys {
