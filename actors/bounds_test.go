@@ -12,8 +12,8 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // transfers inserts n transfers from sender00 of gas limit limit, with distinct amounts.
@@ -151,13 +151,13 @@ func TestLocalWaitsForAnEvaluationSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = cc.Local(context.Background(), cmd, server.LocalOptions{})
+	_, err = cc.Local(context.Background(), cmd, contractapi.LocalOptions{})
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.Slots != 1 || time.Since(start) < 50*time.Millisecond {
 		t.Fatalf("local with every slot taken: %v after %v", err, time.Since(start))
 	}
 	release()
-	res, err := cc.Local(context.Background(), cmd, server.LocalOptions{})
+	res, err := cc.Local(context.Background(), cmd, contractapi.LocalOptions{})
 	if err != nil || gasOf(t, res.Result) != 1 {
 		t.Fatalf("local with a free slot: %v %s", err, res.Result)
 	}
@@ -166,7 +166,7 @@ func TestLocalWaitsForAnEvaluationSlot(t *testing.T) {
 	defer release()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := cc.Local(ctx, cmd, server.LocalOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := cc.Local(ctx, cmd, contractapi.LocalOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("local on an ended context: %v", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestLocalGasCapThroughTheExecutor(t *testing.T) {
 	})
 	cc := &ChainContract{x: f.x, pool: f.pool}
 	c := devtx.Cmd{Code: "(fold (+) 0 (enumerate 1 1000000))", GasLimit: 10_000_000}.Build()
-	res, err := cc.Local(context.Background(), c, server.LocalOptions{})
+	res, err := cc.Local(context.Background(), c, contractapi.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

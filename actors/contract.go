@@ -14,8 +14,8 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/result"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // The reads of a chain's executor, and ChainContract, the contract endpoints of a chain
@@ -212,7 +212,7 @@ func (r *Runtime) Executor(c ledger.ChainID) (*Executor, bool) {
 func (cc *ChainContract) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error) {
 	keys, err := cc.pool.Insert(ctx, cmds)
 	if msg, ok := mempool.IsRejection(err); ok {
-		return nil, &server.RequestError{Msg: msg}
+		return nil, &contractapi.RequestError{Msg: msg}
 	}
 	if err == nil && cc.x.relay != nil {
 		cc.x.relay(cc.x.chain, cmds)
@@ -228,8 +228,8 @@ func badlistedResult(rk api.Hash) []byte {
 
 // Poll returns the results of the keys found in blocks as of confirmationDepth below the head,
 // and a failure for bad-listed ones; the others are left out.
-func (cc *ChainContract) Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error) {
-	var out []server.Polled
+func (cc *ChainContract) Poll(ctx context.Context, keys []api.Hash, opts contractapi.PollOptions) ([]contractapi.Polled, error) {
+	var out []contractapi.Polled
 	seen := make(map[api.Hash]bool, len(keys))
 	unique := make([]api.Hash, 0, len(keys))
 	for _, k := range keys {
@@ -248,7 +248,7 @@ func (cc *ChainContract) Poll(ctx context.Context, keys []api.Hash, opts server.
 			res = badlistedResult(k)
 		}
 		if res != nil {
-			out = append(out, server.Polled{Key: k, Result: res})
+			out = append(out, contractapi.Polled{Key: k, Result: res})
 		}
 	}
 	return out, nil
@@ -275,28 +275,28 @@ func (cc *ChainContract) Listen(ctx context.Context, key api.Hash) ([]byte, erro
 
 // Local simulates a command on the chain's state (chainweb-api.md §6.5). The evaluation takes
 // one of the runtime's EvalSlots; a *BusyError when none comes free in time.
-func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error) {
+func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts contractapi.LocalOptions) (contractapi.LocalResult, error) {
 	// pact -s validates local with the same function, so both reject a command in one wording.
-	lc, err := server.ValidateLocal(cmd, opts.SignatureVerification)
+	lc, err := contractapi.ValidateLocal(cmd, opts.SignatureVerification)
 	if err != nil {
-		return server.LocalResult{}, err
+		return contractapi.LocalResult{}, err
 	}
 	if lc.SyntaxErr != nil {
 		// Code that does not parse is not an HTTP error: a failure result.
-		return server.LocalResult{Result: result.Append(nil, cmd.Hash, &result.Outcome{Fail: result.ErrorOf(lc.SyntaxErr)})}, nil
+		return contractapi.LocalResult{Result: result.Append(nil, cmd.Hash, &result.Outcome{Fail: result.ErrorOf(lc.SyntaxErr)})}, nil
 	}
 	pc, p := lc.Command, lc.Command.Payload
 	if opts.Preflight {
 		if fails := cc.pool.Preflight(pc, opts.SignatureVerification); len(fails) > 0 {
-			return server.LocalResult{}, server.MetadataValidationFailed(fails)
+			return contractapi.LocalResult{}, contractapi.MetadataValidationFailed(fails)
 		}
 	}
 	if p.Meta.Public == nil {
-		return server.LocalResult{}, server.LocalValidationFailed("the node runs only commands with public metadata")
+		return contractapi.LocalResult{}, contractapi.LocalValidationFailed("the node runs only commands with public metadata")
 	}
 	release, err := cc.slots.Acquire(ctx)
 	if err != nil {
-		return server.LocalResult{}, err
+		return contractapi.LocalResult{}, err
 	}
 	defer release()
 	var out []byte
@@ -306,18 +306,18 @@ func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts serve
 		return err
 	})
 	if err != nil {
-		return server.LocalResult{}, fmt.Errorf("local: %w", err)
+		return contractapi.LocalResult{}, fmt.Errorf("local: %w", err)
 	}
-	return server.LocalResult{Result: out, Warnings: []string{}}, nil
+	return contractapi.LocalResult{Result: out, Warnings: []string{}}, nil
 }
 
 // Private is served by the node's private engines (cmd/ledger-node wraps ChainContract), which
 // keep private commands apart from the chain's state; a bare ChainContract has none.
 func (cc *ChainContract) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
-	return nil, &server.RequestError{Msg: "private commands are not served on this chain"}
+	return nil, &contractapi.RequestError{Msg: "private commands are not served on this chain"}
 }
 
 // Verify is pact -s's: the node does not analyse modules.
 func (cc *ChainContract) Verify(ctx context.Context, body []byte) ([]byte, error) {
-	return nil, &server.RequestError{Msg: "verify is served by pact -s, not by the node"}
+	return nil, &contractapi.RequestError{Msg: "verify is served by pact -s, not by the node"}
 }

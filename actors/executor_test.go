@@ -15,9 +15,9 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // execFixture is chain 0's executor over a fresh store holding its development genesis, with
@@ -113,7 +113,7 @@ func (f *execFixture) balance(account string) string {
 	f.t.Helper()
 	cc := &ChainContract{x: f.x, pool: f.pool}
 	c := devtx.Cmd{Code: `(format "{}" [(coin.get-balance "` + account + `")])`}.Build()
-	res, err := cc.Local(context.Background(), c, server.LocalOptions{})
+	res, err := cc.Local(context.Background(), c, contractapi.LocalOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/persist"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // SPV (chainweb-api.md §6.6): a proof that a transaction's output is in the history of a
@@ -31,14 +31,14 @@ const (
 func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, error) {
 	head := x.head.Load()
 	if head == nil {
-		return "", &server.RequestError{Msg: "Transaction hash not found: " + rk.String()}
+		return "", &contractapi.RequestError{Msg: "Transaction hash not found: " + rk.String()}
 	}
 	loc, ok, err := x.locate(x.state.View(head.Height).(*persist.View), rk)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "", &server.RequestError{Msg: "Transaction hash not found: " + rk.String()}
+		return "", &contractapi.RequestError{Msg: "Transaction hash not found: " + rk.String()}
 	}
 	block, err := x.db.Header(loc.block)
 	if err != nil {
@@ -53,12 +53,12 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 	}
 	path := x.v.GraphAt(block.Height).ShortestPath(x.chain, target)
 	if path == nil {
-		return "", &server.RequestError{Msg: spvUnreachable}
+		return "", &contractapi.RequestError{Msg: spvUnreachable}
 	}
 	d := uint64(len(path) - 1)
 	top := x.heads()
 	if int(target) >= len(top) || top[target] == nil || top[target].Height < block.Height+d {
-		return "", &server.RequestError{Msg: spvTooYoung}
+		return "", &contractapi.RequestError{Msg: spvTooYoung}
 	}
 	// The target's block at height+d, then down the path through adjacent parents.
 	y, err := x.targetBlockAt(target, top[target], block.Height+d)
@@ -69,7 +69,7 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 	for k := len(path) - 1; k > 0; k-- {
 		steps, ok := y.AdjacentPath(path[k-1])
 		if !ok {
-			return "", &server.RequestError{Msg: spvUnreachable}
+			return "", &contractapi.RequestError{Msg: spvUnreachable}
 		}
 		chainSteps = append(chainSteps, steps)
 		var adj ledger.Hash
@@ -85,7 +85,7 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 	if y.Hash != block.Hash {
 		// The transaction's block is not in the history of the target's block: it left the
 		// braid (a fork), or the chains' histories are still being joined.
-		return "", &server.RequestError{Msg: spvUnreachable}
+		return "", &contractapi.RequestError{Msg: spvUnreachable}
 	}
 	steps := ledger.OutputPath(payload, loc.index)
 	steps = append(steps, block.PayloadPath()...)
@@ -178,10 +178,10 @@ func (x *Executor) withSPV(b *txexec.Block, parent *ledger.Header) *txexec.Block
 }
 
 // SPV answers the spv endpoint on the transaction's chain.
-func (cc *ChainContract) SPV(ctx context.Context, req server.SPVRequest) (string, error) {
+func (cc *ChainContract) SPV(ctx context.Context, req contractapi.SPVRequest) (string, error) {
 	c, err := strconv.ParseUint(req.TargetChainID, 10, 32)
 	if err != nil || !cc.x.v.HasChain(ledger.ChainID(c)) {
-		return "", &server.RequestError{Msg: "Invalid target chain id: " + strconv.Quote(req.TargetChainID)}
+		return "", &contractapi.RequestError{Msg: "Invalid target chain id: " + strconv.Quote(req.TargetChainID)}
 	}
 	return cc.x.OutputProof(req.RequestKey, ledger.ChainID(c))
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/keyorder"
-	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // The contract command endpoints (interface.md, "Contract command endpoints"): send, poll,
@@ -34,24 +34,24 @@ import (
 // store.
 
 // ContractAPI executes contract commands. pact/server's Engine implements it for `pact -s`; the
-// node implements it over its mempool and executor. Errors that are a server.RequestError
+// node implements it over its mempool and executor. Errors that are a contractapi.RequestError
 // become 400s with their text; a listen whose context ends returns the context's error.
 type ContractAPI interface {
 	// Send submits commands and returns their request keys.
 	Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error)
 	// Poll returns the results that exist among keys; keys without one are left out.
-	Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error)
+	Poll(ctx context.Context, keys []api.Hash, opts contractapi.PollOptions) ([]contractapi.Polled, error)
 	// Listen waits until the result of key exists or ctx ends.
 	Listen(ctx context.Context, key api.Hash) ([]byte, error)
 	// Local simulates a command; nothing it does is kept.
-	Local(ctx context.Context, cmd *api.Command, opts server.LocalOptions) (server.LocalResult, error)
+	Local(ctx context.Context, cmd *api.Command, opts contractapi.LocalOptions) (contractapi.LocalResult, error)
 	// Private takes the body of /private (a command with private metadata, or whatever the
 	// backend exchanges between entities) and returns the request keys it accepted.
 	Private(ctx context.Context, body []byte) ([]api.Hash, error)
 	// Verify takes the body of /verify and returns the JSON of its analysis.
 	Verify(ctx context.Context, body []byte) ([]byte, error)
 	// SPV returns the proof that a transaction of this chain happened, for another chain.
-	SPV(ctx context.Context, req server.SPVRequest) (string, error)
+	SPV(ctx context.Context, req contractapi.SPVRequest) (string, error)
 }
 
 // ContractConfig configures the contract handlers.
@@ -139,7 +139,7 @@ func malformed(ctx *fasthttp.RequestCtx, op string, err error) {
 
 // fail answers a backend error.
 func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
-	if re, ok := server.IsRequestError(err); ok {
+	if re, ok := contractapi.IsRequestError(err); ok {
 		writeText(ctx, fasthttp.StatusBadRequest, re.Msg)
 		return
 	}
@@ -151,7 +151,7 @@ func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
 		writeText(ctx, fasthttp.StatusServiceUnavailable, busy.Error())
 		return
 	}
-	if errors.Is(err, server.ErrClosed) || errors.Is(err, context.Canceled) ||
+	if errors.Is(err, contractapi.ErrClosed) || errors.Is(err, context.Canceled) ||
 		errors.Is(err, actors.ErrMempoolStopped) || errors.Is(err, actors.ErrExecutorStopped) {
 		writeText(ctx, fasthttp.StatusServiceUnavailable, "The server is shutting down.")
 		return
@@ -219,7 +219,7 @@ func optBool(args *fasthttp.Args, name string, def bool) (bool, *paramError) {
 }
 
 func (c *Contract) poll(ctx *fasthttp.RequestCtx, p params) {
-	var opts server.PollOptions
+	var opts contractapi.PollOptions
 	if v, present, perr := optUint(ctx.QueryArgs(), "confirmationDepth"); perr != nil {
 		perr.write(ctx)
 		return
@@ -259,7 +259,7 @@ func (c *Contract) poll(ctx *fasthttp.RequestCtx, p params) {
 
 // appendPollResponse appends {"<rk>": RESULT, ...} with the keys in legacy order, as P5's
 // legacyHashMap writes them.
-func appendPollResponse(b []byte, found []server.Polled) []byte {
+func appendPollResponse(b []byte, found []contractapi.Polled) []byte {
 	names := make([]string, len(found))
 	byName := make(map[string][]byte, len(found))
 	for i, f := range found {
@@ -316,7 +316,7 @@ func (c *Contract) listen(ctx *fasthttp.RequestCtx, p params) {
 }
 
 func (c *Contract) local(ctx *fasthttp.RequestCtx, p params) {
-	opts := server.DefaultLocalOptions
+	opts := contractapi.DefaultLocalOptions
 	args := ctx.QueryArgs()
 	var perr *paramError
 	if opts.Preflight, perr = optBool(args, "preflight", false); perr != nil {
@@ -422,7 +422,7 @@ func (c *Contract) spv(wrapped bool) handlerFunc {
 			malformed(ctx, "spv", err)
 			return
 		}
-		proof, err := c.cfg.API(p.chain).SPV(ctx, server.SPVRequest{RequestKey: key, TargetChainID: *req.TargetChainID})
+		proof, err := c.cfg.API(p.chain).SPV(ctx, contractapi.SPVRequest{RequestKey: key, TargetChainID: *req.TargetChainID})
 		if err != nil {
 			c.fail(ctx, "spv", err)
 			return

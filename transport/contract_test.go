@@ -21,6 +21,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // contractFixture is a ContractServer on 127.0.0.1:0 over a pact/server Engine.
@@ -257,16 +258,16 @@ type failingAPI struct{}
 var errBroken = errors.New("disk on fire")
 
 func (failingAPI) Send(context.Context, []*api.Command) ([]api.Hash, error) { return nil, errBroken }
-func (failingAPI) Poll(context.Context, []api.Hash, server.PollOptions) ([]server.Polled, error) {
+func (failingAPI) Poll(context.Context, []api.Hash, contractapi.PollOptions) ([]contractapi.Polled, error) {
 	return nil, errBroken
 }
 func (failingAPI) Listen(context.Context, api.Hash) ([]byte, error) { return nil, errBroken }
-func (failingAPI) Local(context.Context, *api.Command, server.LocalOptions) (server.LocalResult, error) {
-	return server.LocalResult{}, errBroken
+func (failingAPI) Local(context.Context, *api.Command, contractapi.LocalOptions) (contractapi.LocalResult, error) {
+	return contractapi.LocalResult{}, errBroken
 }
 func (failingAPI) Private(context.Context, []byte) ([]api.Hash, error) { return nil, errBroken }
 func (failingAPI) Verify(context.Context, []byte) ([]byte, error)      { return nil, errBroken }
-func (failingAPI) SPV(context.Context, server.SPVRequest) (string, error) {
+func (failingAPI) SPV(context.Context, contractapi.SPVRequest) (string, error) {
 	return "", errBroken
 }
 
@@ -281,8 +282,8 @@ func TestContractBackendFailure(t *testing.T) {
 // busyAPI turns every local away as the node's evaluation slots do when they stay taken.
 type busyAPI struct{ failingAPI }
 
-func (busyAPI) Local(context.Context, *api.Command, server.LocalOptions) (server.LocalResult, error) {
-	return server.LocalResult{}, fmt.Errorf("local: %w", &actors.BusyError{Slots: 2, Wait: time.Second})
+func (busyAPI) Local(context.Context, *api.Command, contractapi.LocalOptions) (contractapi.LocalResult, error) {
+	return contractapi.LocalResult{}, fmt.Errorf("local: %w", &actors.BusyError{Slots: 2, Wait: time.Second})
 }
 
 // A local turned away for lack of an evaluation slot is a 503 with the reason and Retry-After,

@@ -21,6 +21,8 @@
 //	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
 //	peer.go        the peer API (cut gossip, peer list with checked host names, mempools);
 //	               peerclient.go its client
-//	contract.go    the contract endpoints; contract_server.go the `pact -s` server
+//	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the
+//	               `pact -s` server; transport/contractapi the API's types, which the node and
+//	               pact/server implement
 //	store.go       the read interface the handlers use over store.DB
 package transport

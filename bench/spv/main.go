@@ -41,10 +41,10 @@ import (
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // The devnet miner key (interop/node_test.go): the blocks pay k:<key>.
@@ -356,7 +356,7 @@ func sendTransfers(rt *actors.Runtime, v *ledger.Version) ([]*transfer, error) {
 		keys[i] = c.Hash
 	}
 	for {
-		polled, err := cc.Poll(ctx, keys, server.PollOptions{})
+		polled, err := cc.Poll(ctx, keys, contractapi.PollOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("poll: %w", err)
 		}

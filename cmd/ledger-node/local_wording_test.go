@@ -18,7 +18,7 @@ func startPactServer(t *testing.T) string {
 }
 
 // The node and pact -s reject the same bad command sent to local with the same 400, byte for
-// byte: both validate it with server.ValidateLocal. Among them the command @kadena/client's
+// byte: both validate it with contractapi.ValidateLocal. Among them the command @kadena/client's
 // runPact sends (no meta, no networkId), which upstream rejects too, meta being required.
 func TestLocalRejectionsSameOnNodeAndPactServer(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // Private commands on the node (DECISIONS.md, "private"): a command with private metadata
@@ -109,7 +110,7 @@ func (p *privateChains) engine(c ledger.ChainID, create bool) (*server.Engine, e
 		return e, nil
 	}
 	if p.closed {
-		return nil, server.ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	dir := filepath.Join(p.dir, fmt.Sprint(c))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -175,7 +176,7 @@ func (n nodeContract) Private(ctx context.Context, body []byte) ([]api.Hash, err
 }
 
 // Poll answers from the chain, then from the private results for the keys the chain lacks.
-func (n nodeContract) Poll(ctx context.Context, keys []api.Hash, opts server.PollOptions) ([]server.Polled, error) {
+func (n nodeContract) Poll(ctx context.Context, keys []api.Hash, opts contractapi.PollOptions) ([]contractapi.Polled, error) {
 	found, err := n.ChainContract.Poll(ctx, keys, opts)
 	if err != nil || len(found) == len(keys) {
 		return found, err
@@ -201,7 +202,7 @@ func (n nodeContract) Poll(ctx context.Context, keys []api.Hash, opts server.Pol
 // Listen answers a private result at once; otherwise it waits for the chain.
 func (n nodeContract) Listen(ctx context.Context, key api.Hash) ([]byte, error) {
 	if e, _ := n.priv.engine(n.chain, false); e != nil {
-		if got, err := e.Poll(ctx, []api.Hash{key}, server.PollOptions{}); err == nil && len(got) == 1 {
+		if got, err := e.Poll(ctx, []api.Hash{key}, contractapi.PollOptions{}); err == nil && len(got) == 1 {
 			return got[0].Result, nil
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgernode/ledger-node/internal/exhaust"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // foldForm costs 2,381 gas under the table model (env-gas after it in the
@@ -263,7 +264,7 @@ func TestBatchTakesTurns(t *testing.T) {
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.Poll(context.Background(), []api.Hash{batch[0].Hash, batch[9].Hash}, PollOptions{})
+	got, err := e.Poll(context.Background(), []api.Hash{batch[0].Hash, batch[9].Hash}, contractapi.PollOptions{})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("poll after the batch: %d results, %v", len(got), err)
 	}

@@ -1,7 +1,8 @@
 // Package server is the engine behind `pact -s` (spec pact.md §2): it
 // executes Pact commands and keeps their results by request key. It has no
 // HTTP; transport's contract handlers serve it (the node serves its own
-// executor through the same handlers).
+// executor through the same handlers), and it implements the contract API
+// in transport/contractapi's vocabulary.
 //
 //   - send: every command is decoded and verified (hash, signature count,
 //     signatures: a failure is a 400 with the reason, interface.md, in the
@@ -16,7 +17,7 @@
 //   - poll: the results that exist; unknown keys are omitted.
 //   - listen: waits for one result, until the caller's context ends (the
 //     handler's timeout, 180 s by default, answered with 504).
-//   - local: validated by ValidateLocal, the node's own validation, so that
+//   - local: validated by contractapi.ValidateLocal, as the node validates, so that
 //     both reject a bad command in the same words (chainweb's "Validation
 //     failed: ..." and "Metadata validation failed: [...]"; a command
 //     without meta is one, as upstream); then executes in Local mode,

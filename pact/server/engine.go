@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/result"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // Config configures an Engine. The zero value is an in-memory server with
@@ -198,7 +199,7 @@ func (e *Engine) EntityPublicKey() [32]byte { return e.keys.public }
 
 // requestKeyError is P5's text for a request key already stored.
 func requestKeyError(rk api.Hash) error {
-	return &RequestError{Msg: "Request key: " + rk.String() + " has already been submitted. " +
+	return &contractapi.RequestError{Msg: "Request key: " + rk.String() + " has already been submitted. " +
 		"If you are resubmitting a valid transaction, try changing the nonce in the payload"}
 }
 
@@ -216,7 +217,7 @@ func requestKeyError(rk api.Hash) error {
 // ErrClosed.
 func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error) {
 	if e.closed.Load() {
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	cs, err := checkSend(cmds)
 	if err != nil {
@@ -232,7 +233,7 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 	e.mu.Lock()
 	if e.closed.Load() {
 		e.mu.Unlock()
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	if err := e.checkFresh(keys); err != nil {
 		e.mu.Unlock()
@@ -264,7 +265,7 @@ func (e *Engine) Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, err
 		return nil, err
 	}
 	if len(recs) < len(keys) {
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	return keys, nil
 }
@@ -316,11 +317,11 @@ func (e *Engine) store(keys []api.Hash, recs [][]byte) error {
 // Poll returns the results that exist, in request order, each key once.
 // Unknown keys are omitted (DECISIONS.md, "poll unknown keys"), and so are
 // private commands this entity only saw the hash of.
-func (e *Engine) Poll(ctx context.Context, keys []api.Hash, _ PollOptions) ([]Polled, error) {
+func (e *Engine) Poll(ctx context.Context, keys []api.Hash, _ contractapi.PollOptions) ([]contractapi.Polled, error) {
 	if e.closed.Load() {
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
-	out := make([]Polled, 0, len(keys))
+	out := make([]contractapi.Polled, 0, len(keys))
 	var seen map[api.Hash]bool
 	if len(keys) > 1 {
 		seen = make(map[api.Hash]bool, len(keys))
@@ -337,7 +338,7 @@ func (e *Engine) Poll(ctx context.Context, keys []api.Hash, _ PollOptions) ([]Po
 			return nil, err
 		}
 		if found && recordKind(rec[0]) == recResult {
-			out = append(out, Polled{Key: k, Result: rec[1:]})
+			out = append(out, contractapi.Polled{Key: k, Result: rec[1:]})
 		}
 	}
 	return out, nil
@@ -349,7 +350,7 @@ func (e *Engine) Poll(ctx context.Context, keys []api.Hash, _ PollOptions) ([]Po
 func (e *Engine) Listen(ctx context.Context, key api.Hash) ([]byte, error) {
 	for {
 		if e.closed.Load() {
-			return nil, ErrClosed
+			return nil, contractapi.ErrClosed
 		}
 		w := make(chan struct{})
 		e.wmu.Lock()
@@ -362,7 +363,7 @@ func (e *Engine) Listen(ctx context.Context, key api.Hash) ([]byte, error) {
 				return nil, err
 			}
 			if recordKind(rec[0]) == recPrivateHash {
-				return nil, Reject("Request key %s is a private command not addressed to entity %s: "+
+				return nil, contractapi.Reject("Request key %s is a private command not addressed to entity %s: "+
 					"only its hash is recorded here", key.String(), e.cfg.Entity)
 			}
 			return rec[1:], nil
@@ -396,30 +397,30 @@ func (e *Engine) dropWaiter(key api.Hash, w chan struct{}) {
 // Local executes a command in Local mode: every write is rolled back and
 // the result is not stored (interface.md; P5's server stores it, P4's
 // does not).
-func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts LocalOptions) (LocalResult, error) {
+func (e *Engine) Local(ctx context.Context, cmd *api.Command, opts contractapi.LocalOptions) (contractapi.LocalResult, error) {
 	if e.closed.Load() {
-		return LocalResult{}, ErrClosed
+		return contractapi.LocalResult{}, contractapi.ErrClosed
 	}
 	// The node's validation, so that both answer a bad command in the same words.
-	lc, err := ValidateLocal(cmd, opts.SignatureVerification)
+	lc, err := contractapi.ValidateLocal(cmd, opts.SignatureVerification)
 	if err != nil {
-		return LocalResult{}, err
+		return contractapi.LocalResult{}, err
 	}
 	c := &checked{pc: lc.Command, syntaxErr: lc.SyntaxErr}
 	e.prepare(c, db.Local)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed.Load() {
-		return LocalResult{}, ErrClosed
+		return contractapi.LocalResult{}, contractapi.ErrClosed
 	}
 	o, warnings := e.execute(c, db.Local, e.commandGasLimit(c.pc.Payload))
 	if warnings == nil {
 		warnings = []string{}
 	}
-	return LocalResult{Result: result.Append(nil, c.pc.RequestKey, o), Warnings: warnings}, nil
+	return contractapi.LocalResult{Result: result.Append(nil, c.pc.RequestKey, o), Warnings: warnings}, nil
 }
 
 // SPV is reserved: pact -s has no chains to prove anything on.
-func (e *Engine) SPV(ctx context.Context, req SPVRequest) (string, error) {
-	return "", Reject("SPV proofs are not supported by the pact server: it has no chains to prove a transaction on")
+func (e *Engine) SPV(ctx context.Context, req contractapi.SPVRequest) (string, error) {
+	return "", contractapi.Reject("SPV proofs are not supported by the pact server: it has no chains to prove a transaction on")
 }

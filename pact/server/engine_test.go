@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // Keys made from fixed seeds, so request keys are stable.
@@ -124,7 +125,7 @@ func sendOne(t testing.TB, e *Engine, c *api.Command) cmdResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.Poll(context.Background(), keys, PollOptions{})
+	got, err := e.Poll(context.Background(), keys, contractapi.PollOptions{})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("poll: %v %v", got, err)
 	}
@@ -133,7 +134,7 @@ func sendOne(t testing.TB, e *Engine, c *api.Command) cmdResult {
 
 func local(t testing.TB, e *Engine, c *api.Command) cmdResult {
 	t.Helper()
-	r, err := e.Local(context.Background(), c, DefaultLocalOptions)
+	r, err := e.Local(context.Background(), c, contractapi.DefaultLocalOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestSendPollLocal(t *testing.T) {
 	if err != nil || len(keys) != 1 || keys[0] != c.Hash {
 		t.Fatalf("send: %v %v", keys, err)
 	}
-	got, _ := e.Poll(ctx, []api.Hash{c.Hash, c.Hash, api.HashBytes(nil)}, PollOptions{})
+	got, _ := e.Poll(ctx, []api.Hash{c.Hash, c.Hash, api.HashBytes(nil)}, contractapi.PollOptions{})
 	if len(got) != 1 {
 		t.Fatalf("poll: unknown keys are omitted and repeats collapse: %d results", len(got))
 	}
@@ -179,7 +180,7 @@ func TestSendPollLocal(t *testing.T) {
 
 	// Resubmission is P5's 400.
 	_, err = e.Send(ctx, []*api.Command{c})
-	if re, ok := IsRequestError(err); !ok || re.Msg != "Request key: "+rk+" has already been submitted. "+
+	if re, ok := contractapi.IsRequestError(err); !ok || re.Msg != "Request key: "+rk+" has already been submitted. "+
 		"If you are resubmitting a valid transaction, try changing the nonce in the payload" {
 		t.Errorf("duplicate: %v", err)
 	}
@@ -188,7 +189,7 @@ func TestSendPollLocal(t *testing.T) {
 	if _, err := e.Send(ctx, []*api.Command{c2, c2}); err == nil {
 		t.Error("a batch repeating a key was accepted")
 	}
-	if got, _ := e.Poll(ctx, []api.Hash{c2.Hash}, PollOptions{}); len(got) != 0 {
+	if got, _ := e.Poll(ctx, []api.Hash{c2.Hash}, contractapi.PollOptions{}); len(got) != 0 {
 		t.Error("a rejected batch left a result")
 	}
 
@@ -222,7 +223,7 @@ func TestSendPollLocal(t *testing.T) {
 	if r.Result.Status != "success" || r.TxID != nil {
 		t.Errorf("local: %+v", r)
 	}
-	if got, _ := e.Poll(ctx, []api.Hash{lc.Hash}, PollOptions{}); len(got) != 0 {
+	if got, _ := e.Poll(ctx, []api.Hash{lc.Hash}, contractapi.PollOptions{}); len(got) != 0 {
 		t.Error("local stored its result")
 	}
 	r = local(t, e, build(t, cmdSpec{code: `(m.get "b")`, nonce: "local2"}))
@@ -278,21 +279,21 @@ func TestVerification(t *testing.T) {
 		{"bad code, bad signature", badCode, "Invalid transaction sigs: The signature at position 0 is invalid: invalid ed25519 signature."},
 	} {
 		_, err := e.Send(context.Background(), []*api.Command{good, tc.cmd})
-		re, ok := IsRequestError(err)
+		re, ok := contractapi.IsRequestError(err)
 		want := "One or more transactions were invalid: Transaction " + quote(tc.cmd.Hash.String()) + " at index 1 failed with: " + tc.msg
 		if !ok || re.Msg != want {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, want)
 		}
 	}
-	if got, _ := e.Poll(context.Background(), []api.Hash{good.Hash}, PollOptions{}); len(got) != 0 {
+	if got, _ := e.Poll(context.Background(), []api.Hash{good.Hash}, contractapi.PollOptions{}); len(got) != 0 {
 		t.Error("a batch with a bad command ran its good one")
 	}
 	// local can skip signature checks.
-	r, err := e.Local(context.Background(), &wrongSig, LocalOptions{})
+	r, err := e.Local(context.Background(), &wrongSig, contractapi.LocalOptions{})
 	if err != nil || decode(t, r.Result).Result.Status != "success" {
 		t.Errorf("local without signature verification: %v", err)
 	}
-	if _, err := e.Local(context.Background(), &wrongSig, DefaultLocalOptions); err == nil {
+	if _, err := e.Local(context.Background(), &wrongSig, contractapi.DefaultLocalOptions); err == nil {
 		t.Error("local verified no signature")
 	}
 	// Signed capabilities reach the interpreter.
@@ -423,7 +424,7 @@ func TestVerify(t *testing.T) {
 	for _, body := range []string{`{}`, `{"modules":[]}`, `{"modules":[1]}`, `[`} {
 		if _, err := e.Verify(context.Background(), []byte(body)); err == nil {
 			t.Errorf("verify %s: no error", body)
-		} else if _, ok := IsRequestError(err); !ok {
+		} else if _, ok := contractapi.IsRequestError(err); !ok {
 			t.Errorf("verify %s: %v is not a request error", body, err)
 		}
 	}
@@ -445,7 +446,7 @@ func TestSignatureOfResultsIsStable(t *testing.T) {
 		if _, err := e.Send(context.Background(), []*api.Command{c}); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := e.Poll(context.Background(), []api.Hash{c.Hash}, PollOptions{})
+		got, _ := e.Poll(context.Background(), []api.Hash{c.Hash}, contractapi.PollOptions{})
 		outs[i] = got[0].Result
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
@@ -467,7 +468,7 @@ func TestRestart(t *testing.T) {
 	if _, err := e.Send(ctx, []*api.Command{mod, put, start}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, PollOptions{})
+	before, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, contractapi.PollOptions{})
 	if len(before) != 3 {
 		t.Fatalf("poll: %d results", len(before))
 	}
@@ -477,7 +478,7 @@ func TestRestart(t *testing.T) {
 	}
 
 	e = open(t, Config{PersistDir: dir})
-	after, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, PollOptions{})
+	after, _ := e.Poll(ctx, []api.Hash{mod.Hash, put.Hash, start.Hash}, contractapi.PollOptions{})
 	if len(after) != 3 {
 		t.Fatalf("results lost: %d", len(after))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // checked is a command that passed the checks of its endpoint: a verified
@@ -51,7 +52,7 @@ func check(cmd *api.Command) (*checked, error) {
 }
 
 func rejectCommand(rk api.Hash, err error) error {
-	return &RequestError{Msg: "Validation failed for hash " + strconv.Quote(rk.String()) + ": " + err.Error()}
+	return &contractapi.RequestError{Msg: "Validation failed for hash " + strconv.Quote(rk.String()) + ": " + err.Error()}
 }
 
 // checkAuthentic is the hash and signature half of VerifyCommand, for a

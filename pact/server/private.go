@@ -21,6 +21,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/result"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // Private commands (DECISIONS.md, "private"): a command whose meta is
@@ -167,13 +168,13 @@ func (e *Engine) Outbox() [][]byte {
 // entity's server). It returns the command's request key.
 func (e *Engine) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
 	if e.closed.Load() {
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	var probe struct {
 		Envelope *envelope `json:"envelope"`
 	}
 	if err := json.Unmarshal(body, &probe); err != nil {
-		return nil, Reject("Malformed request body: %v", err)
+		return nil, contractapi.Reject("Malformed request body: %v", err)
 	}
 	if probe.Envelope != nil {
 		rk, err := e.receive(probe.Envelope)
@@ -184,7 +185,7 @@ func (e *Engine) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
 	}
 	cmd, err := api.DecodeCommand(body)
 	if err != nil {
-		return nil, Reject("Malformed request body: %v", err)
+		return nil, contractapi.Reject("Malformed request body: %v", err)
 	}
 	rk, err := e.originate(ctx, cmd)
 	if err != nil {
@@ -197,7 +198,7 @@ func (e *Engine) Private(ctx context.Context, body []byte) ([]api.Hash, error) {
 func privateAddress(pc *api.ParsedCommand) (*api.Address, error) {
 	pm := pc.Payload.Meta.Private
 	if pm == nil || pm.Address == nil {
-		return nil, Reject("Validation failed for hash %q: a private command needs private metadata "+
+		return nil, contractapi.Reject("Validation failed for hash %q: a private command needs private metadata "+
 			`{"address": {"from": ENTITY, "to": [ENTITY, ...]}}`, pc.RequestKey.String())
 	}
 	return pm.Address, nil
@@ -215,11 +216,11 @@ func (e *Engine) originate(ctx context.Context, cmd *api.Command) (api.Hash, err
 		return rk, err
 	}
 	if addr.From != e.cfg.Entity {
-		return rk, Reject("Validation failed for hash %q: private command from entity %q sent to the server of entity %q",
+		return rk, contractapi.Reject("Validation failed for hash %q: private command from entity %q sent to the server of entity %q",
 			rk.String(), addr.From, e.cfg.Entity)
 	}
 	if len(addr.To) == 0 {
-		return rk, Reject("Validation failed for hash %q: private command addressed to no entity", rk.String())
+		return rk, contractapi.Reject("Validation failed for hash %q: private command addressed to no entity", rk.String())
 	}
 	env := envelope{RequestKey: rk.String(), From: addr.From, To: addr.To, Boxes: map[string]string{}}
 	plain := cmd.JSON()
@@ -229,7 +230,7 @@ func (e *Engine) originate(ctx context.Context, cmd *api.Command) (api.Hash, err
 		}
 		peer, ok := e.cfg.Entities[to]
 		if !ok {
-			return rk, Reject("Validation failed for hash %q: unknown entity %q (no public key configured)", rk.String(), to)
+			return rk, contractapi.Reject("Validation failed for hash %q: unknown entity %q (no public key configured)", rk.String(), to)
 		}
 		var nonce [24]byte
 		if _, err := rand.Read(nonce[:]); err != nil {
@@ -270,15 +271,15 @@ func (e *Engine) runPrivate(c *checked) error {
 func (e *Engine) receive(env *envelope) (api.Hash, error) {
 	rk, err := api.ParseHash(env.RequestKey)
 	if err != nil {
-		return rk, Reject("Malformed envelope: requestKey: %v", err)
+		return rk, contractapi.Reject("Malformed envelope: requestKey: %v", err)
 	}
 	if env.From == e.cfg.Entity {
-		return rk, Reject("Malformed envelope: it comes from this entity (%q)", env.From)
+		return rk, contractapi.Reject("Malformed envelope: it comes from this entity (%q)", env.From)
 	}
 	sealedB64, addressed := env.Boxes[e.cfg.Entity]
 	if !addressed {
 		if slices.Contains(env.To, e.cfg.Entity) {
-			return rk, Reject("Malformed envelope: addressed to %q without a box for it", e.cfg.Entity)
+			return rk, contractapi.Reject("Malformed envelope: addressed to %q without a box for it", e.cfg.Entity)
 		}
 		// Not ours: remember the hash only.
 		rec, _ := json.Marshal(map[string]any{"from": env.From, "to": env.To})
@@ -291,35 +292,35 @@ func (e *Engine) receive(env *envelope) (api.Hash, error) {
 	}
 	sender, ok := e.cfg.Entities[env.From]
 	if !ok {
-		return rk, Reject("Malformed envelope: unknown sending entity %q (no public key configured)", env.From)
+		return rk, contractapi.Reject("Malformed envelope: unknown sending entity %q (no public key configured)", env.From)
 	}
 	sealed, err := crypto.DecodeBase64URL([]byte(sealedB64))
 	if err != nil || len(sealed) < 24+box.Overhead {
-		return rk, Reject("Malformed envelope: the box for %q is not base64url of a nonce and a sealed box", e.cfg.Entity)
+		return rk, contractapi.Reject("Malformed envelope: the box for %q is not base64url of a nonce and a sealed box", e.cfg.Entity)
 	}
 	var nonce [24]byte
 	copy(nonce[:], sealed)
 	plain, ok := box.Open(nil, sealed[24:], &nonce, &sender.PublicKey, &e.keys.secret)
 	if !ok {
-		return rk, Reject("Malformed envelope: the box for %q does not open with the key of entity %q", e.cfg.Entity, env.From)
+		return rk, contractapi.Reject("Malformed envelope: the box for %q does not open with the key of entity %q", e.cfg.Entity, env.From)
 	}
 	cmd, err := api.DecodeCommand(plain)
 	if err != nil {
-		return rk, Reject("Malformed envelope: sealed command: %v", err)
+		return rk, contractapi.Reject("Malformed envelope: sealed command: %v", err)
 	}
 	c, err := check(cmd)
 	if err != nil {
 		return rk, err
 	}
 	if c.pc.RequestKey != rk {
-		return rk, Reject("Malformed envelope: requestKey %s does not match the sealed command's %s", rk.String(), c.pc.RequestKey.String())
+		return rk, contractapi.Reject("Malformed envelope: requestKey %s does not match the sealed command's %s", rk.String(), c.pc.RequestKey.String())
 	}
 	addr, err := privateAddress(c.pc)
 	if err != nil {
 		return rk, err
 	}
 	if addr.From != env.From || !slices.Contains(addr.To, e.cfg.Entity) {
-		return rk, Reject("Malformed envelope: the sealed command's address does not match the envelope")
+		return rk, contractapi.Reject("Malformed envelope: the sealed command's address does not match the envelope")
 	}
 	return rk, e.runPrivate(c)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // Three entities: alice sends a private command to bob; carol, who is not
@@ -62,7 +63,7 @@ func TestPrivate(t *testing.T) {
 		t.Fatalf("private: %v %v", keys, err)
 	}
 	for _, n := range []string{"alice", "bob"} {
-		got, _ := engines[n].Poll(ctx, keys, PollOptions{})
+		got, _ := engines[n].Poll(ctx, keys, contractapi.PollOptions{})
 		if len(got) != 1 || string(decode(t, got[0].Result).Result.Data) != `{"int":42}` {
 			t.Errorf("%s: %v", n, got)
 		}
@@ -73,7 +74,7 @@ func TestPrivate(t *testing.T) {
 		}
 	}
 	carol := engines["carol"]
-	if got, _ := carol.Poll(ctx, keys, PollOptions{}); len(got) != 0 {
+	if got, _ := carol.Poll(ctx, keys, contractapi.PollOptions{}); len(got) != 0 {
 		t.Errorf("carol sees the result: %s", got[0].Result)
 	}
 	if _, err := carol.Listen(ctx, c.Hash); err == nil || !strings.Contains(err.Error(), "only its hash is recorded here") {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // rawCommand wraps a cmd string the way a client does: its BLAKE2b-256 hash and no signatures.
@@ -47,32 +48,32 @@ func TestValidateLocalRejections(t *testing.T) {
 		{"signature by another key", &wrongSig, true, `Metadata validation failed: ["Invalid command: Invalid sig(s) found: {\"` + alice.PublicHex() + `\":\"invalid ed25519 signature\"}"]`},
 		{"no signature", &noSig, true, `Metadata validation failed: ["Invalid command: Number of sig(s) does not match number of signer(s)"]`},
 	} {
-		_, err := ValidateLocal(tc.cmd, tc.sigs)
-		re, ok := IsRequestError(err)
+		_, err := contractapi.ValidateLocal(tc.cmd, tc.sigs)
+		re, ok := contractapi.IsRequestError(err)
 		if !ok || !strings.HasPrefix(re.Msg, tc.want) || (!strings.HasSuffix(tc.want, ": ") && re.Msg != tc.want) {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
 		}
 		// pact -s's local answers with the same error.
-		_, lerr := e.Local(context.Background(), tc.cmd, LocalOptions{SignatureVerification: tc.sigs})
-		if lre, ok := IsRequestError(lerr); !ok || re == nil || lre.Msg != re.Msg {
-			t.Errorf("%s: engine's local says %v, ValidateLocal %v", tc.name, lerr, err)
+		_, lerr := e.Local(context.Background(), tc.cmd, contractapi.LocalOptions{SignatureVerification: tc.sigs})
+		if lre, ok := contractapi.IsRequestError(lerr); !ok || re == nil || lre.Msg != re.Msg {
+			t.Errorf("%s: engine's local says %v, contractapi.ValidateLocal %v", tc.name, lerr, err)
 		}
 	}
 
 	// What passes: a signed command, the same with its signatures unchecked, and code that does
 	// not parse, which is a failure result rather than a rejection, even unsigned.
-	if c, err := ValidateLocal(good, true); err != nil || c.SyntaxErr != nil || c.Command.Code == nil || c.Command.HashAlg != api.BLAKE2b256 {
+	if c, err := contractapi.ValidateLocal(good, true); err != nil || c.SyntaxErr != nil || c.Command.Code == nil || c.Command.HashAlg != api.BLAKE2b256 {
 		t.Errorf("good command: %+v %v", c, err)
 	}
-	if _, err := ValidateLocal(&wrongSig, false); err != nil {
+	if _, err := contractapi.ValidateLocal(&wrongSig, false); err != nil {
 		t.Errorf("unchecked signatures: %v", err)
 	}
 	bad := build(t, cmdSpec{code: "(+ 1", nonce: "vl", signers: []*api.KeyPair{alice}})
 	bad.Sigs = nil
-	if c, err := ValidateLocal(bad, true); err != nil || c.SyntaxErr == nil {
+	if c, err := contractapi.ValidateLocal(bad, true); err != nil || c.SyntaxErr == nil {
 		t.Errorf("code that does not parse: %+v %v", c, err)
 	}
-	r, err := e.Local(context.Background(), bad, DefaultLocalOptions)
+	r, err := e.Local(context.Background(), bad, contractapi.DefaultLocalOptions)
 	if err != nil || decode(t, r.Result).Result.Status != "failure" {
 		t.Errorf("engine's local of code that does not parse: %s %v", r.Result, err)
 	}
@@ -89,10 +90,10 @@ func FuzzValidateLocal(f *testing.F) {
 		if hash != "" {
 			c.Hash = api.HashBytes([]byte(hash))
 		}
-		lc, err := ValidateLocal(c, sigs)
+		lc, err := contractapi.ValidateLocal(c, sigs)
 		if err != nil {
-			if _, ok := IsRequestError(err); !ok {
-				t.Fatalf("%q: not a RequestError: %v", cmd, err)
+			if _, ok := contractapi.IsRequestError(err); !ok {
+				t.Fatalf("%q: not a contractapi.RequestError: %v", cmd, err)
 			}
 			return
 		}

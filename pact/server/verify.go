@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
 // verify (DECISIONS.md, "verify on pact -s"): parse, resolve and check
@@ -70,24 +71,24 @@ type verifyRequest struct {
 func (e *Engine) Verify(ctx context.Context, body []byte) ([]byte, error) {
 	var req verifyRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, Reject("Malformed request body: %v", err)
+		return nil, contractapi.Reject("Malformed request body: %v", err)
 	}
 	var sources []string
 	if err := json.Unmarshal(req.Modules, &sources); err != nil {
 		var one string
 		if err1 := json.Unmarshal(req.Modules, &one); err1 != nil {
-			return nil, Reject(`Malformed request body: "modules" must be a list of Pact sources (strings)`)
+			return nil, contractapi.Reject(`Malformed request body: "modules" must be a list of Pact sources (strings)`)
 		}
 		sources = []string{one}
 	}
 	if len(sources) == 0 {
-		return nil, Reject(`Malformed request body: "modules" is missing or empty`)
+		return nil, contractapi.Reject(`Malformed request body: "modules" is missing or empty`)
 	}
 	var data eval.Value = eval.NewObject()
 	if len(req.Data) > 0 && string(req.Data) != "null" {
 		v, err := eval.DecodeJSON(req.Data)
 		if err != nil {
-			return nil, Reject("Malformed request body: data: %v", err)
+			return nil, contractapi.Reject("Malformed request body: data: %v", err)
 		}
 		data = v
 	}
@@ -97,7 +98,7 @@ func (e *Engine) Verify(ctx context.Context, body []byte) ([]byte, error) {
 	e.mu.Lock()
 	if e.closed.Load() {
 		e.mu.Unlock()
-		return nil, ErrClosed
+		return nil, contractapi.ErrClosed
 	}
 	out := verifySources(sources, data, e.flags, e)
 	e.mu.Unlock()

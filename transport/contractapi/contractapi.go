@@ -1,4 +1,4 @@
-package server
+package contractapi
 
 import (
 	"errors"
@@ -6,12 +6,6 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/api"
 )
-
-// The vocabulary of the contract API (interface.md, "Contract command
-// endpoints"): the options of its operations and the errors that choose
-// its status codes. transport's contract handlers speak it to whatever
-// executes commands: the Engine behind `pact -s` here, the node's
-// executor later.
 
 // PollOptions are poll's query parameters.
 type PollOptions struct {
@@ -81,5 +75,6 @@ func IsRequestError(err error) (*RequestError, bool) {
 	return r, ok
 }
 
-// ErrClosed is returned by an Engine after Close.
+// ErrClosed is returned by an implementation that has been closed (pact -s's engine after
+// Close): the endpoints answer 503.
 var ErrClosed = errors.New("pact server: engine closed")
