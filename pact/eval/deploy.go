@@ -14,6 +14,24 @@ import (
 // walk), and the stored data is charged by its estimated size (200 mg a
 // byte).
 
+// beginInstall starts installing module or interface x as m: its source, the
+// transaction that installs it and its hash, from P5's steps up to the hash
+// (p5Install), or, where those do not run to the end (code that does not
+// resolve, which the compiler then reports), the hash of the formatted code.
+func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5Image, h *p5Hasher, charged bool, err error) {
+	m.Code = in.source(x)
+	m.TxHash = in.TxHash
+	hash, img, h, charged, err := in.p5Install(x, m.Name)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if hash == "" {
+		hash = HashBytes([]byte(syntax.Format(x)))
+	}
+	m.Hash = hash
+	return img, h, charged, nil
+}
+
 // p5Install runs the steps up to the hash: it returns the module's hash and
 // its image (the stored record, without its dependency map). charged is
 // false when the code does not resolve: the compiler then reports why.

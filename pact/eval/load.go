@@ -200,16 +200,10 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	if in.metered() {
 		in.loaded = loadedBefore
 	}
-	m.Code = in.source(x)
-	m.TxHash = in.TxHash
-	hash, img, h, charged, err := in.p5Install(x, mn)
+	img, h, charged, err := in.beginInstall(x, m)
 	if err != nil {
 		return nil, located(err, x.Loc)
 	}
-	if hash == "" {
-		hash = HashBytes([]byte(syntax.Format(x)))
-	}
-	m.Hash = hash
 	// Compiling is free: P5 charged the work above.
 	if err := in.withoutGas(func() error { return in.compileModule(m, x.Body, x.Loc, repl) }); err != nil {
 		return nil, err
@@ -331,16 +325,10 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		return nil, err
 	}
 	m := &Module{Name: mn, Interface: true, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
-	m.Code = in.source(x)
-	m.TxHash = in.TxHash
-	hash, img, h, charged, err := in.p5Install(x, mn)
+	img, h, charged, err := in.beginInstall(x, m)
 	if err != nil {
 		return nil, located(err, x.Loc)
 	}
-	if hash == "" {
-		hash = HashBytes([]byte(syntax.Format(x)))
-	}
-	m.Hash = hash
 	err = in.withoutGas(func() error {
 		c := &compiler{in: in, mod: m, allowRepl: repl}
 		if err := c.declare(x.Body); err != nil {
