@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 

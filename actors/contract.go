@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/result"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 

@@ -13,12 +13,12 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/persist"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -27,7 +27,7 @@ import (
 // versioned Pact state (store.PactState) and keeps it at the chain's head in the best cut. It
 //
 //   - builds payloads for the miner: the coinbase, then pending transactions by gas price
-//     within the block gas limit, each run with its gas bought and redeemed (pact/txexec);
+//     within the block gas limit, each run with its gas bought and redeemed (chain/txexec);
 //   - applies the blocks that enter the cut: a block it built is applied from the writes it
 //     kept, any other is re-executed and its outputs compared with the payload's;
 //   - on a reorg, rewinds the state to the fork point and replays the new branch;

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/persist"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 

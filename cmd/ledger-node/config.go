@@ -16,11 +16,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -42,7 +42,7 @@ type Config struct {
 }
 
 // ExecConfig bounds Pact execution (DECISIONS.md, "resource bounds"). Gas itself is charged as
-// chainweb-node 2.32 charges with Pact 5 (pact/txexec); these are the node's limits around it.
+// chainweb-node 2.32 charges with Pact 5 (chain/txexec); these are the node's limits around it.
 type ExecConfig struct {
 	// BlockGasLimit is the most gas a command may ask for and the blocks this node builds may
 	// spend (chainweb's gasLimitOfBlock), at most actors.MaxBlockGasLimit.

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )

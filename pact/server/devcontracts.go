@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 )
 
 // The project's development contracts on `pact -s` (Config.DevContracts).

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
-	"github.com/ledgernode/ledger-node/pact/txexec"
 )
 
 // How the node charges, checked on code that loads no module (whose figures do not move with

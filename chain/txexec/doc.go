@@ -37,7 +37,4 @@
 //	gas.go      the size charge (InitialGas) and gas arithmetic
 //	local.go    /local: a command run and rolled back, with or without preflight
 //	special.go  the coinbase and genesis transactions
-//
-// Block execution moves out of pact/ into its own package with issue 15; until then txexec is
-// the one package under pact/ that knows of chains.
 package txexec
