@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -122,7 +123,7 @@ func TestBlockOutputCap(t *testing.T) {
 		total += len(tx.Output)
 	}
 	t.Logf("%d transfers, %d bytes of outputs", len(p.Transactions), total)
-	if total > maxOutputs || total < maxOutputs-4096-ResultOverhead-1024 || len(p.Transactions) == 100 {
+	if total > maxOutputs || total < maxOutputs-4096-chain.ResultOverhead-1024 || len(p.Transactions) == 100 {
 		t.Errorf("%d transactions, %d bytes of outputs: want the block filled up to the room for one more result under %d",
 			len(p.Transactions), total, maxOutputs)
 	}

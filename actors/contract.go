@@ -3,17 +3,17 @@ package actors
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
@@ -25,7 +25,7 @@ import (
 // CanPay is the mempool's gas payer check (mempool.GasPayer): whether the command's sender can
 // buy its gas as of the chain's head.
 func (x *Executor) CanPay(pc *api.ParsedCommand) error {
-	return x.withHead(0, func(view *persist.View, blk *txexec.Block) error {
+	return x.withHead(0, func(view *state.View, blk *txexec.Block) error {
 		err := x.run.CanPay(view, blk, pc)
 		var be *txexec.BuyGasError
 		if errors.As(err, &be) {
@@ -42,7 +42,7 @@ func (x *Executor) Contains(rk api.Hash) bool {
 	if head == nil {
 		return false
 	}
-	_, ok, err := x.locate(x.state.View(head.Height).(*persist.View), rk)
+	_, ok, err := chain.LocateTx(x.state.View(head.Height).(*state.View), rk)
 	return ok && err == nil
 }
 
@@ -50,7 +50,7 @@ func (x *Executor) Contains(rk api.Hash) bool {
 // with the context of the block that would follow it, mined by this node. A read that a
 // rewind overtook (a reorg moved the head meanwhile) is run again on the new head, a few
 // times at most.
-func (x *Executor) withHead(depth uint64, f func(*persist.View, *txexec.Block) error) error {
+func (x *Executor) withHead(depth uint64, f func(*state.View, *txexec.Block) error) error {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
 		head := x.head.Load()
@@ -65,7 +65,7 @@ func (x *Executor) withHead(depth uint64, f func(*persist.View, *txexec.Block) e
 	}
 }
 
-func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*persist.View, *txexec.Block) error) error {
+func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*state.View, *txexec.Block) error) error {
 	g, _ := x.v.GenesisHeight(x.chain)
 	base, parent := head.Height-min(depth, head.Height-g), head
 	if base != head.Height {
@@ -77,32 +77,14 @@ func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*persist.Vi
 			return err
 		}
 	}
-	blk := x.withSPV(&txexec.Block{ChainID: chainIDText(x.chain), Height: base + 1, ParentTime: parent.CreationTime,
-		ParentHash: api.Hash(parent.Hash), Miner: x.miner}, parent)
-	return f(x.state.View(base).(*persist.View), blk)
+	blk := x.withSPV(chain.NextBlockContext(parent, x.miner), parent)
+	return f(x.state.View(base).(*state.View), blk)
 }
 
 // retryable reports a read that a rewind (a reorg) overtook: the view's block was dropped, or
 // the state went below the head the read started from.
 func retryable(err error) bool {
-	return errors.Is(err, persist.ErrStaleView) || errors.Is(err, persist.ErrHeight)
-}
-
-// locate finds where the transaction rk is as of view: the block and its index there.
-func (x *Executor) locate(view *persist.View, rk api.Hash) (location, bool, error) {
-	b, ok, err := view.Meta(metaReqPrefix + string(rk[:]))
-	if err != nil || !ok {
-		return location{}, false, err
-	}
-	if len(b) != ledger.HashSize+4 {
-		return location{}, false, fmt.Errorf("%w: request-key index entry of %s", persist.ErrCorrupt, rk)
-	}
-	return location{block: ledger.Hash(b[:ledger.HashSize]), index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}, true, nil
-}
-
-type location struct {
-	block ledger.Hash
-	index int
+	return errors.Is(err, state.ErrStaleView) || errors.Is(err, state.ErrHeight)
 }
 
 // Result returns the CommandResult of transaction rk as of depth blocks below the head, with
@@ -119,14 +101,14 @@ func (x *Executor) Result(rk api.Hash, depth uint64) ([]byte, error) {
 // many of the keys it holds (a client polls a batch it sent, which lands in few blocks).
 func (x *Executor) Results(keys []api.Hash, depth uint64) ([][]byte, error) {
 	out := make([][]byte, len(keys))
-	err := x.withHead(depth, func(view *persist.View, _ *txexec.Block) error {
+	err := x.withHead(depth, func(view *state.View, _ *txexec.Block) error {
 		type block struct {
 			h *ledger.Header
 			p *ledger.PayloadWithOutputs
 		}
 		blocks := map[ledger.Hash]block{}
 		for i, rk := range keys {
-			loc, ok, err := x.locate(view, rk)
+			loc, ok, err := chain.LocateTx(view, rk)
 			if err != nil {
 				return err
 			}
@@ -134,20 +116,20 @@ func (x *Executor) Results(keys []api.Hash, depth uint64) ([][]byte, error) {
 				out[i] = nil
 				continue
 			}
-			b, seen := blocks[loc.block]
+			b, seen := blocks[loc.Block]
 			if !seen {
-				if b.h, err = x.db.Header(loc.block); err != nil {
+				if b.h, err = x.db.Header(loc.Block); err != nil {
 					return err
 				}
 				if b.p, err = x.db.PayloadWithOutputs(b.h.PayloadHash); err != nil {
 					return err
 				}
-				blocks[loc.block] = b
+				blocks[loc.Block] = b
 			}
-			if loc.index >= len(b.p.Transactions) {
-				return fmt.Errorf("%w: request-key index of %s points past block %s", persist.ErrCorrupt, rk, b.h.Hash)
+			if loc.Index >= len(b.p.Transactions) {
+				return fmt.Errorf("%w: request-key index of %s points past block %s", state.ErrCorrupt, rk, b.h.Hash)
 			}
-			out[i] = withBlockMeta(b.p.Transactions[loc.index].Output, b.h)
+			out[i] = withBlockMeta(b.p.Transactions[loc.Index].Output, b.h)
 		}
 		return nil
 	})
@@ -300,7 +282,7 @@ func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts contr
 	}
 	defer release()
 	var out []byte
-	err = cc.x.withHead(opts.RewindDepth, func(view *persist.View, blk *txexec.Block) error {
+	err = cc.x.withHead(opts.RewindDepth, func(view *state.View, blk *txexec.Block) error {
 		var err error
 		out, err = cc.x.run.Local(view, blk, pc, opts.Preflight)
 		return err

@@ -1,6 +1,7 @@
 // Package actors is the node's runtime: the actors that serialise writes and the goroutines that
 // mine, on protoactor-go's actor package (only that package: no remote, no cluster). The rules
-// they apply live elsewhere: the header and cut rules in pow, the admission rules in mempool.
+// they apply live elsewhere: the header and cut rules in pow, block execution in chain, the
+// admission rules in mempool.
 //
 //	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
 //	              a header with every pow rule against its parent and adjacent parents read from
@@ -16,16 +17,18 @@
 //	mempool.go    a mempool actor per chain over mempool.Pool: checked inserts, pending
 //	              transactions by gas price for blocks, eviction. Lookups read an index, not
 //	              the actor.
-//	executor.go   an executor actor per chain over the chain's versioned Pact state: builds
-//	              payloads for the miner (coinbase, then transactions by gas price), validates
-//	              payloads it did not build by executing them, follows the cut's head (rewind
-//	              and replay on a reorg), writes the request-key index with each block.
+//	executor.go   an executor actor per chain over the chain's versioned Pact state (chain/state
+//	              in the store's key space), applying block execution's rules (package chain):
+//	              builds payloads for the miner, validates payloads it did not build by executing
+//	              them, follows the cut's head (rewind and replay on a reorg), records each
+//	              block and its request-key index in the state.
 //	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
 //	              checks), on views of the state, never through the actor; ChainContract, a
 //	              chain's contract endpoints over its mempool and executor.
 //	staterepair.go a chain's Pact state whose block was lost with a damaged header log is
 //	              rewound to the highest surviving block it holds, or replayed from genesis.
-//	spv.go        SPV proofs of a transaction's output, from chain to chain along the graph.
+//	spv.go        SPV proofs (chain.OutputProof) against the executed heads, and their check in
+//	              the blocks a chain executes.
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
 //	sync.go       peer sync: cut gossip, fetching the headers and payloads of a heavier cut,
 //	              mempool relay, and dropping a peer whose genesis is not ours.

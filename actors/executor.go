@@ -1,47 +1,43 @@
 package actors
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/contracts"
-	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 )
 
 // The executor of a chain (DESIGN.md, "A transaction"): an actor that owns the chain's
-// versioned Pact state (store.PactState) and keeps it at the chain's head in the best cut. It
+// versioned Pact state (chain/state, in the store's key space) and keeps it at the chain's
+// head in the best cut. The rules are block execution's (package chain); the actor serialises
+// them and does the I/O. It
 //
-//   - builds payloads for the miner: the coinbase, then pending transactions by gas price
-//     within the block gas limit, each run with its gas bought and redeemed (chain/txexec);
+//   - builds payloads for the miner (chain.Build): the coinbase, then pending transactions
+//     by gas price within the block gas limit;
 //   - applies the blocks that enter the cut: a block it built is applied from the writes it
-//     kept, any other is re-executed and its outputs compared with the payload's;
-//   - on a reorg, rewinds the state to the fork point and replays the new branch;
-//   - writes the request-key index into the state, with each block, so that it is versioned
-//     (and rewound) with the state: "is this transaction on chain as of block N" is a read.
+//     kept, any other is re-executed (chain.Execute) and its outputs compared with the
+//     payload's;
+//   - on a reorg, rewinds the state to the fork point and replays the new branch
+//     (chain.RouteTo);
+//   - records each block's hash and request-key index in the state (chain.RecordBlock), so
+//     that they are versioned (and rewound) with it: "is this transaction on chain as of
+//     block N" is a read.
 //
 // Reads never go through the actor: Poll, Local, CanPay and Contains read views of the state
 // at the published head (or below it), concurrently with the actor's writes.
-
-// Keys of the state's metadata (persist.View.PutMeta), versioned with each block.
-const (
-	metaBlock     = "b"  // the hash of the block the state is at
-	metaReqPrefix = "r:" // + request key: the block hash and the index of the transaction
-)
 
 // ExecutorTimeout bounds a wait for an executor. Building a full block takes milliseconds;
 // a replay after a restart can take longer.
@@ -69,32 +65,22 @@ type ExecutionConfig struct {
 	EvalSlots *EvalSlots
 }
 
-// MaxBlockGasLimit bounds the gas of every block, whoever made it: a block whose commands
-// would spend more is invalid. It is chainweb's consensus bound of mainnet and testnet since
-// Chainweb 2.16 (_versionMaxBlockGasLimit), applied to our development network too (upstream's
-// development network has none), so that no block from a peer can make this node execute more
-// than 180,000 gas. The blocks this node builds spend at most its configured block gas limit
-// (150,000 by default), as chainweb's gasLimitOfBlock.
-const MaxBlockGasLimit = 180_000
+// The block rules the executor applies, from package chain.
+const (
+	MaxBlockGasLimit           = chain.MaxBlockGasLimit
+	DefaultMaxBlockOutputBytes = chain.DefaultMaxBlockOutputBytes
+)
 
-// DefaultMaxBlockOutputBytes caps a block's outputs at 32 MiB: 32 results of the largest size a
-// command may produce (txexec.DefaultMaxResultBytes), while a full block of transfers (some
-// 600 transactions at 150,000 gas) takes under 1 MiB. Peers fetch payloads in batches and the
-// store keeps every block, so a block must not carry without bound what a few cheap commands
-// could make.
-const DefaultMaxBlockOutputBytes = 32 << 20
-
-// ResultOverhead is what a command's result may add, once its gas is settled, to the size
-// txexec caps (the gas TRANSFER event): a block being built keeps this much room beyond the
-// cap for its next transaction.
-const ResultOverhead = 16 << 10
+// ErrInvalidPayload is wrapped by the errors of a payload that does not execute to its
+// outputs (chain.ErrInvalidPayload).
+var ErrInvalidPayload = chain.ErrInvalidPayload
 
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
 type Executor struct {
 	chain     ledger.ChainID
 	v         *ledger.Version
 	db        *store.DB
-	state     *persist.Versioned
+	state     *state.Versioned
 	run       *txexec.Runner
 	pool      *Mempool
 	miner     txexec.Miner
@@ -133,7 +119,7 @@ type builtBlock struct {
 	parent  ledger.Hash
 	gen     uint64 // the mempool generation it was built at
 	payload *ledger.PayloadWithOutputs
-	view    *persist.View
+	view    *state.View
 	keys    []api.Hash
 }
 
@@ -156,7 +142,7 @@ type (
 
 func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *ExecutionConfig, pool *Mempool,
 	cutHead func() *ledger.Header, log *slog.Logger) (*Executor, error) {
-	st, err := sdb.PactState(c)
+	st, err := openPactState(sdb, c)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +156,7 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 	}
 	maxOutputs := cfg.MaxBlockOutputBytes
 	if maxOutputs <= 0 {
-		maxOutputs = DefaultMaxBlockOutputBytes
+		maxOutputs = chain.DefaultMaxBlockOutputBytes
 	}
 	x := &Executor{
 		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner, maxOutputs: maxOutputs,
@@ -272,16 +258,7 @@ func (x *Executor) Applied() <-chan struct{} {
 }
 
 // blockAt reads the hash of the state's block at height h.
-func (x *Executor) blockAt(h uint64) (ledger.Hash, error) {
-	b, ok, err := x.state.View(h).(*persist.View).Meta(metaBlock)
-	if err != nil {
-		return ledger.Hash{}, err
-	}
-	if !ok || len(b) != ledger.HashSize {
-		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", persist.ErrCorrupt, h)
-	}
-	return ledger.Hash(b), nil
-}
+func (x *Executor) blockAt(h uint64) (ledger.Hash, error) { return chain.BlockAt(x.state, h) }
 
 // onState reports whether block h is the state's block at its height.
 func (x *Executor) onState(h *ledger.Header) (bool, error) {
@@ -305,27 +282,11 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 	if head := x.head.Load(); head != nil && head.Hash == t.Hash {
 		return nil
 	}
-	var path []*ledger.Header
-	h := t
-	for {
-		on, err := x.onState(h)
-		if err != nil {
-			return err
-		}
-		if on {
-			break
-		}
-		path = append(path, h)
-		if x.isGenesis(h) {
-			h = nil
-			break
-		}
-		p, err := x.db.Header(h.Parent)
-		if err != nil {
-			return fmt.Errorf("parent of block %d %s: %w", h.Height, h.Hash, err)
-		}
-		h = p
+	route, err := chain.RouteTo(x.v, x.db, t, x.onState)
+	if err != nil {
+		return err
 	}
+	h, path := route.Fork, route.Apply
 	if head := x.head.Load(); head != nil && (h == nil || h.Hash != head.Hash) {
 		if h == nil {
 			return fmt.Errorf("block %s shares no history with the Pact state", t.Hash)
@@ -353,9 +314,9 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 	if len(path) > 100 {
 		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "to height", t.Height)
 	}
-	for i := len(path) - 1; i >= 0; i-- {
-		if err := x.apply(path[i]); err != nil {
-			return fmt.Errorf("block %d %s: %w", path[i].Height, path[i].Hash, err)
+	for _, b := range path {
+		if err := x.apply(b); err != nil {
+			return fmt.Errorf("block %d %s: %w", b.Height, b.Hash, err)
 		}
 	}
 	return nil
@@ -381,10 +342,7 @@ func (x *Executor) commandsAbove(head, fork *ledger.Header) []*api.Command {
 	return out
 }
 
-func (x *Executor) isGenesis(h *ledger.Header) bool {
-	g, ok := x.v.GenesisHeight(h.ChainID)
-	return ok && h.Height == g
-}
+func (x *Executor) isGenesis(h *ledger.Header) bool { return chain.IsGenesis(x.v, h) }
 
 func (x *Executor) setHead(h *ledger.Header) {
 	x.head.Store(h)
@@ -395,7 +353,7 @@ func (x *Executor) setHead(h *ledger.Header) {
 // apply applies block h, whose parent is the state's head: from the writes kept when this
 // executor built its payload, or by executing the stored payload.
 func (x *Executor) apply(h *ledger.Header) error {
-	var view *persist.View
+	var view *state.View
 	var keys []api.Hash
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
 		view, keys = b.view, b.keys
@@ -409,12 +367,7 @@ func (x *Executor) apply(h *ledger.Header) error {
 			return err
 		}
 	}
-	for i, k := range keys {
-		if err := x.index(view, h.Hash, k, i); err != nil {
-			return err
-		}
-	}
-	if err := view.PutMeta(metaBlock, h.Hash[:]); err != nil {
+	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
 		return err
 	}
 	if err := x.writable("apply", h); err != nil {
@@ -437,8 +390,9 @@ func (x *Executor) apply(h *ledger.Header) error {
 	return nil
 }
 
-// writable returns the store's injected write fault (store.DB.SetWriteFault), reported, since
-// the Pact state writes to goleveldb through pact/persist rather than the store's entry points.
+// writable returns the store's injected write fault (store.DB.SetWriteFault), reported: checked
+// before a rewind, which marks views stale before its write (the state's writes themselves go
+// through the store's KeySpace, which checks it too).
 func (x *Executor) writable(what string, h *ledger.Header) error {
 	if err := x.db.CheckWriteFault(); err != nil {
 		return x.writeFailed(what, h, err)
@@ -455,97 +409,31 @@ func (x *Executor) writeFailed(what string, h *ledger.Header, err error) error {
 	return &writeError{err}
 }
 
-// blockContext is what Pact code sees of block h, child of parent (nil for genesis).
-func (x *Executor) blockContext(h, parent *ledger.Header, miner txexec.Miner) *txexec.Block {
-	b := &txexec.Block{ChainID: chainIDText(x.chain), Height: h.Height, Miner: miner}
-	if parent != nil && !x.isGenesis(h) {
-		b.ParentTime, b.ParentHash = parent.CreationTime, api.Hash(parent.Hash)
-	}
-	return b
-}
-
-func chainIDText(c ledger.ChainID) string { return strconv.FormatUint(uint64(c), 10) }
-
 // view is a view of the state to build block h on: the head's, or an empty state for genesis.
-func (x *Executor) view() *persist.View {
+func (x *Executor) view() *state.View {
 	var base uint64
 	if head := x.head.Load(); head != nil {
 		base = head.Height
 	}
-	return x.state.View(base).(*persist.View)
+	return x.state.View(base).(*state.View)
 }
 
 // ErrStaleParent is Build's answer for a parent that is no longer the chain's head in the cut.
 var ErrStaleParent = errors.New("actors: the parent is no longer the head of its chain in the cut")
 
-// ErrInvalidPayload is wrapped by the errors of a payload that does not execute to its
-// outputs.
-var ErrInvalidPayload = errors.New("invalid payload")
-
 // execute runs block h's payload p on view, the state as of h's parent (nil for genesis), and
 // checks that it produces p's outputs. It returns the request keys of its transactions; the
 // writes are in view.
-func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutputs, view *persist.View) ([]api.Hash, error) {
+func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutputs, view *state.View) ([]api.Hash, error) {
+	blk, err := chain.PayloadContext(x.v, h, parent, p)
+	if err != nil {
+		return nil, err
+	}
 	genesis := x.isGenesis(h)
-	var blk *txexec.Block
-	if genesis {
-		blk = x.blockContext(h, nil, txexec.Miner{})
-	} else {
-		miner, err := txexec.ParseMiner(p.MinerData)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
-		}
-		blk = x.withSPV(x.blockContext(h, parent, miner), parent)
-		cb, err := x.run.Coinbase(view, blk)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
-		}
-		if !bytes.Equal(cb, p.Coinbase) {
-			return nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
-		}
+	if !genesis {
+		blk = x.withSPV(blk, parent)
 	}
-	keys := make([]api.Hash, 0, len(p.Transactions))
-	blockGas := uint64(MaxBlockGasLimit)
-	outputs := len(p.Coinbase)
-	for i, t := range p.Transactions {
-		cmd, err := api.DecodeCommand(t.Tx)
-		if err != nil {
-			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
-		}
-		var out []byte
-		if genesis {
-			// Genesis commands are not signed and not checked (DECISIONS.md), nor bounded.
-			out, err = x.run.Genesis(view, blk, cmd)
-		} else {
-			var pc *api.ParsedCommand
-			if pc, err = api.VerifyCommand(cmd); err == nil {
-				var a txexec.Applied
-				if a, err = x.run.ApplyWithin(view, blk, pc, blockGas); err == nil {
-					out = a.Result
-					blockGas -= uint64(a.Gas) // a.Gas <= blockGas: it ran with at most that
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
-		}
-		if !bytes.Equal(out, t.Output) {
-			return nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
-		}
-		if outputs += len(out); !genesis && outputs > x.maxOutputs {
-			return nil, fmt.Errorf("%w: the outputs pass %d bytes", ErrInvalidPayload, x.maxOutputs)
-		}
-		keys = append(keys, cmd.Hash)
-	}
-	return keys, nil
-}
-
-// index records in view that transaction i of block blockHash has request key rk.
-func (x *Executor) index(view *persist.View, blockHash ledger.Hash, rk api.Hash, i int) error {
-	v := make([]byte, 0, ledger.HashSize+4)
-	v = append(v, blockHash[:]...)
-	v = append(v, byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
-	return view.PutMeta(metaReqPrefix+string(rk[:]), v)
+	return chain.Execute(x.run, view, blk, genesis, p, x.maxOutputs)
 }
 
 // build makes the payload of a new block on parent.
@@ -567,87 +455,57 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	}
 	view := x.view()
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
-	blk := x.withSPV(x.blockContext(child, parent, x.miner), parent)
-	cb, err := x.run.Coinbase(view, blk)
+	blk := x.withSPV(chain.BlockContext(x.v, child, parent, x.miner), parent)
+	cfg := chain.BuildConfig{MinerData: x.minerData, Miner: x.miner, MaxOutputs: x.maxOutputs}
+	var pending chain.PendingFunc
+	if x.pool != nil {
+		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending
+	}
+	built, err := chain.Build(x.run, view, blk, cfg, pending)
+	if built != nil && x.pool != nil {
+		x.learnt(built)
+	}
 	if err != nil {
 		return nil, err
 	}
-	var txs []ledger.TxWithOutput
-	var keys []api.Hash
-	if x.pool != nil {
-		if txs, keys, err = x.fill(view, blk, len(cb)); err != nil {
-			return nil, err
-		}
-	}
-	p := ledger.NewPayloadWithOutputs(x.minerData, cb, txs)
+	p := built.Payload
 	// The request-key index needs the block's hash, which mining has yet to find: apply
-	// writes it into the kept view from the keys.
-	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: keys}
+	// records it into the kept view from the keys.
+	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys}
 	x.built[p.PayloadHash] = b
 	x.lastBuilt = b
 	return p, nil
 }
 
-// fill runs pending transactions on view for the block blk, whose coinbase output took
-// coinbaseBytes, as chainweb fills a block: each runs with at most the gas left in the block,
-// and after each round the gas they did not use is offered to the mempool again, until the
-// block's gas is spent, nothing pending fits, or the outputs have no room left for one more
-// result of the largest size. Transactions that cannot buy their gas are bad-listed.
-func (x *Executor) fill(view *persist.View, blk *txexec.Block, coinbaseBytes int) ([]ledger.TxWithOutput, []api.Hash, error) {
-	blockGas := min(x.pool.Config().BlockGasLimit, MaxBlockGasLimit)
-	room := x.maxOutputs - coinbaseBytes
-	need := x.run.MaxResultBytes() + ResultOverhead
-	var txs []ledger.TxWithOutput
-	var keys, bad, onChain, seen []api.Hash
-	defer func() {
-		if len(bad) > 0 {
-			x.pool.Badlist(bad)
-		}
-		if len(onChain) > 0 {
-			x.pool.Included(onChain)
-		}
-	}()
-	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit, and one more.
-	rounds := int(blockGas/1000) + 1
-	for round := 0; round < rounds && blockGas > 0 && room >= need; round++ {
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
-		pending, err := x.pool.Pending(ctx, blockGas, seen)
-		cancel()
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(pending) == 0 {
-			break
-		}
-		for _, tx := range pending {
-			if room < need {
-				break
-			}
-			seen = append(seen, tx.RequestKey)
-			if _, ok, _ := x.locate(view, tx.RequestKey); ok {
-				// Pending again after a reorg, but the branch the state follows has it.
-				onChain = append(onChain, tx.RequestKey)
-				continue
-			}
-			// The mempool gave only transactions whose limits fit blockGas together, so
-			// each runs with its own limit and BlockGasLimitExceeded cannot arise here.
-			a, err := x.run.ApplyWithin(view, blk, &tx.ParsedCommand, blockGas)
-			var be *txexec.BuyGasError
-			if errors.As(err, &be) {
-				bad = append(bad, tx.RequestKey)
-				x.log.Debug("transaction dropped: cannot buy gas", "requestKey", tx.RequestKey, "err", be.Error())
-				continue
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			blockGas -= uint64(a.Gas)
-			room -= len(a.Result)
-			txs = append(txs, ledger.TxWithOutput{Tx: tx.Command.JSON(), Output: a.Result})
-			keys = append(keys, tx.RequestKey)
-		}
+// pending offers the mempool's pending transactions to a block being built (chain.PendingFunc).
+func (x *Executor) pending(blockGas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
+	defer cancel()
+	txs, err := x.pool.Pending(ctx, blockGas, seen)
+	if err != nil || len(txs) == 0 {
+		return nil, err
 	}
-	return txs, keys, nil
+	out := make([]*api.ParsedCommand, len(txs))
+	for i, tx := range txs {
+		out[i] = &tx.ParsedCommand
+	}
+	return out, nil
+}
+
+// learnt tells the mempool what building a block learnt: transactions that cannot buy their
+// gas are bad-listed, and those the branch holds already are included.
+func (x *Executor) learnt(b *chain.Built) {
+	if len(b.Bad) > 0 {
+		keys := make([]api.Hash, len(b.Bad))
+		for i, r := range b.Bad {
+			keys[i] = r.Key
+			x.log.Debug("transaction dropped: cannot buy gas", "requestKey", r.Key, "err", r.Err.Error())
+		}
+		x.pool.Badlist(keys)
+	}
+	if len(b.OnChain) > 0 {
+		x.pool.Included(b.OnChain)
+	}
 }
 
 // validate checks block h's payload p, which this executor did not build, by executing it on
@@ -669,7 +527,7 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 		// A sibling of a block the state holds, or a child of its head: a view as of the
 		// parent is enough, and the state does not move under the readers. A child of the
 		// head (a peer's next block) keeps its writes, for apply to use when it enters the cut.
-		view := x.state.View(parent.Height).(*persist.View)
+		view := x.state.View(parent.Height).(*state.View)
 		keys, err := x.execute(h, parent, p, view)
 		if err == nil && parent.Hash == x.head.Load().Hash {
 			x.built[h.PayloadHash] = &builtBlock{parent: parent.Hash, payload: p, view: view, keys: keys}
@@ -689,25 +547,9 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	return err
 }
 
-// GenesisPayload executes chain c's development genesis (pact/contracts) on an empty state
-// and returns its payload: the genesis commands and their outputs, no miner, no coinbase.
-// Its hash is the genesis header's payload hash, computed at start rather than pasted in.
+// GenesisPayload is chain.GenesisPayload: chain c's development genesis payload.
 func GenesisPayload(r *txexec.Runner, c ledger.ChainID, network string) (*ledger.PayloadWithOutputs, error) {
-	cmds, err := txexec.GenesisCommands(contracts.DevelopmentGenesis(int(c)), chainIDText(c), network)
-	if err != nil {
-		return nil, err
-	}
-	st := db.NewMemDB()
-	blk := &txexec.Block{ChainID: chainIDText(c)}
-	txs := make([]ledger.TxWithOutput, len(cmds))
-	for i, cmd := range cmds {
-		out, err := r.Genesis(st, blk, cmd)
-		if err != nil {
-			return nil, fmt.Errorf("genesis of chain %d: %w", c, err)
-		}
-		txs[i] = ledger.TxWithOutput{Tx: cmd.JSON(), Output: out}
-	}
-	return ledger.NewPayloadWithOutputs(ledger.NoMinerData, ledger.NoCoinbaseOutput(), txs), nil
+	return chain.GenesisPayload(r, c, network)
 }
 
 // startExecution starts a mempool and an executor per chain, and brings every chain's Pact

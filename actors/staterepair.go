@@ -6,8 +6,9 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -22,13 +23,13 @@ import (
 // repairPactState returns chain c's state ready for the executor: st itself when its block is
 // stored, or st rewound, or a fresh empty state. It fails only on errors other than the
 // block's absence, which it cannot repair.
-func repairPactState(c ledger.ChainID, sdb *store.DB, st *persist.Versioned, log *slog.Logger) (*persist.Versioned, error) {
+func repairPactState(c ledger.ChainID, sdb *store.DB, st *state.Versioned, log *slog.Logger) (*state.Versioned, error) {
 	top, ok := st.Height()
 	if !ok {
 		return st, nil
 	}
 	for h := top; ; h-- {
-		hash, err := stateBlockAt(st, h)
+		hash, err := chain.BlockAt(st, h)
 		if err != nil {
 			// Below the first block the state holds (or an unreadable record): nothing
 			// lower to rewind to.
@@ -58,19 +59,16 @@ func repairPactState(c ledger.ChainID, sdb *store.DB, st *persist.Versioned, log
 	}
 	log.Warn("Pact state holds no block whose header is still stored; it is rebuilt by replaying the chain from genesis",
 		"chain", c, "from height", top)
-	return sdb.PactState(c)
+	return openPactState(sdb, c)
 }
 
-// stateBlockAt reads the hash of the block st holds at height h.
-func stateBlockAt(st *persist.Versioned, h uint64) (ledger.Hash, error) {
-	b, ok, err := st.View(h).(*persist.View).Meta(metaBlock)
+// openPactState opens chain c's versioned Pact state in the store's key space for it.
+func openPactState(sdb *store.DB, c ledger.ChainID) (*state.Versioned, error) {
+	st, err := state.Open(sdb.PactSpace(c))
 	if err != nil {
-		return ledger.Hash{}, err
+		return nil, fmt.Errorf("store: Pact state of chain %d: %w", c, err)
 	}
-	if !ok || len(b) != ledger.HashSize {
-		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", persist.ErrCorrupt, h)
-	}
-	return ledger.Hash(b), nil
+	return st, nil
 }
 
 // RepairPactStates repairs the Pact state of every chain of v as a node's start would (see
@@ -78,7 +76,7 @@ func stateBlockAt(st *persist.Versioned, h uint64) (ledger.Hash, error) {
 // It opens each state once; the node must not be running.
 func RepairPactStates(v *ledger.Version, sdb *store.DB, log *slog.Logger) error {
 	for _, c := range v.Chains() {
-		st, err := sdb.PactState(c)
+		st, err := openPactState(sdb, c)
 		if err != nil {
 			return err
 		}
@@ -88,10 +86,6 @@ func RepairPactStates(v *ledger.Version, sdb *store.DB, log *slog.Logger) error 
 	}
 	return nil
 }
-
-// PactStateBlock reads the hash of the block a Pact state holds at height h: the
-// store.PactBlockFunc that lets `ledger-node check` verify the states.
-func PactStateBlock(st *persist.Versioned, h uint64) (ledger.Hash, error) { return stateBlockAt(st, h) }
 
 // RepairHeads replaces each stored head whose header is not stored (cut off a damaged header
 // log) by its chain's highest stored block that has its payload, or failing that its highest

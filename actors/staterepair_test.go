@@ -5,8 +5,9 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/store"
 )
 
@@ -15,8 +16,8 @@ import (
 func TestRepairPactState(t *testing.T) {
 	lg := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
 	// stateAt makes a state of chain 0 at heights 0..4, block i named by hashes[i].
-	stateAt := func(t *testing.T, db *store.DB, hashes []ledger.Hash) *persist.Versioned {
-		st, err := db.PactState(0)
+	stateAt := func(t *testing.T, db *store.DB, hashes []ledger.Hash) *state.Versioned {
+		st, err := openPactState(db, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,8 +26,8 @@ func TestRepairPactState(t *testing.T) {
 			if i > 0 {
 				base = uint64(i - 1)
 			}
-			view := st.View(base).(*persist.View)
-			if err := view.PutMeta(metaBlock, h[:]); err != nil {
+			view := st.View(base).(*state.View)
+			if err := chain.RecordBlock(view, h, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.Apply(view, uint64(i)); err != nil {
@@ -68,7 +69,7 @@ func TestRepairPactState(t *testing.T) {
 		if h, ok := got.Height(); !ok || h != 2 {
 			t.Fatalf("state at %d (%v), want 2", h, ok)
 		}
-		if b, err := stateBlockAt(got, 2); err != nil || b != hs[2].Hash {
+		if b, err := chain.BlockAt(got, 2); err != nil || b != hs[2].Hash {
 			t.Fatalf("block at 2: %v %v", b, err)
 		}
 	})
@@ -95,12 +96,12 @@ func TestRepairPactState(t *testing.T) {
 		}
 		defer db.Close()
 		st := stateAt(t, db, hashesOf(heads(4)))
-		other, err := db.PactState(1) // another chain's state is not touched
+		other, err := openPactState(db, 1) // another chain's state is not touched
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := other.View(0).(*persist.View)
-		v.PutMeta(metaBlock, []byte("x"))
+		v := other.View(0).(*state.View)
+		v.PutMeta("b", []byte("x")) // any record: the repair must not touch it
 		if err := other.Apply(v, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -111,11 +112,11 @@ func TestRepairPactState(t *testing.T) {
 		if h, ok := got.Height(); ok {
 			t.Fatalf("state still at %d", h)
 		}
-		reopened, _ := db.PactState(0)
+		reopened, _ := openPactState(db, 0)
 		if _, ok := reopened.Height(); ok {
 			t.Fatal("the reset did not reach the store")
 		}
-		if again, _ := db.PactState(1); func() bool { _, ok := again.Height(); return !ok }() {
+		if again, _ := openPactState(db, 1); func() bool { _, ok := again.Height(); return !ok }() {
 			t.Fatal("chain 1's state was reset too")
 		}
 	})

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // backupFixture is a store holding 100 chain-5 headers, a payload per header, heads, and a Pact
@@ -22,7 +22,7 @@ import (
 type backupFixture struct {
 	db      *DB
 	hs      []*ledger.Header
-	state   *persist.Versioned
+	pact    *state.Versioned
 	payload *ledger.PayloadWithOutputs
 }
 
@@ -45,11 +45,11 @@ func newBackupFixture(t *testing.T) *backupFixture {
 	if err := db.PutPayload(f.payload); err != nil {
 		t.Fatal(err)
 	}
-	st, err := db.PactState(5)
+	st, err := state.Open(db.PactSpace(5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.state = st
+	f.pact = st
 	for h := range uint64(3) {
 		f.applyMeta(t, h, fmt.Sprint("v", h))
 	}
@@ -63,11 +63,11 @@ func (f *backupFixture) applyMeta(t *testing.T, h uint64, val string) {
 	if h > 0 {
 		base = h - 1
 	}
-	v := f.state.View(base).(*persist.View)
+	v := f.pact.View(base).(*state.View)
 	if err := v.PutMeta("k", []byte(val)); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.state.Apply(v, h); err != nil {
+	if err := f.pact.Apply(v, h); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -152,7 +152,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 			if _, err := db.PayloadWithOutputs(f.payload.PayloadHash); err != nil {
 				t.Fatal(err)
 			}
-			st, err := db.PactState(5)
+			st, err := state.Open(db.PactSpace(5))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 			if !has || height != 2 {
 				t.Fatalf("restored Pact state at %d (%v), want 2", height, has)
 			}
-			val, ok, err := st.View(2).(*persist.View).Meta("k")
+			val, ok, err := st.View(2).(*state.View).Meta("k")
 			if err != nil || !ok || string(val) != "v2" {
 				t.Fatalf("Pact state at 2: %q %v %v", val, ok, err)
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/opt"
 
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // Check verifies a data directory without changing it (`ledger-node check`): every file is
@@ -82,9 +81,9 @@ func (r *CheckReport) add(part string, s Severity, format string, args ...any) {
 	r.Findings = append(r.Findings, Finding{Part: part, Severity: s, Text: fmt.Sprintf(format, args...)})
 }
 
-// PactBlockFunc reads the hash of the block a chain's Pact state holds at height h (the
-// executor's metadata, which the store does not interpret).
-type PactBlockFunc func(st *persist.Versioned, h uint64) (ledger.Hash, error)
+// PactBlockFunc reads the block a chain's Pact state, kept in space, is at (the executor's
+// records, which the store does not interpret): ok is false for an empty state.
+type PactBlockFunc func(space KeySpace) (height uint64, block ledger.Hash, ok bool, err error)
 
 // ErrNotAStore is returned by Check for a directory that holds no store.
 var ErrNotAStore = errors.New("store: not a data directory (no CURRENT or headers.log)")
@@ -550,18 +549,12 @@ func (c *checker) pactStates(pactBlock PactBlockFunc) {
 	var lost []ledger.ChainID
 	for _, ch := range chains {
 		part := fmt.Sprintf("Pact state of chain %d", ch)
-		st, err := persist.OpenVersioned(c.ldb, pactPrefix(ch))
+		_, b, ok, err := pactBlock(KeySpace{ldb: c.ldb, prefix: pactPrefix(ch)})
 		if err != nil {
 			c.r.add(part, NeedsRepair, "%v", err)
 			continue
 		}
-		h, ok := st.Height()
 		if !ok {
-			continue
-		}
-		b, err := pactBlock(st, h)
-		if err != nil {
-			c.r.add(part, NeedsRepair, "at height %d: %v", h, err)
 			continue
 		}
 		if _, ok := c.records[b]; !ok {

@@ -7,8 +7,8 @@
 //
 //   - goleveldb's files: meta records (schema, network, heads, the header-log length the height
 //     index covers), the height index, payloads and outputs. See keys.go for the key spaces and
-//     records.go for the msgp records. Later key spaces (request-key index, Pact state, backups)
-//     slot in beside these.
+//     records.go for the msgp records, and each chain's Pact state key space (pact.go,
+//     KeySpace), whose records block execution (chain/state) defines.
 //   - headers.log: every header's binary form, appended as a checksummed, length-prefixed record.
 //   - headers.idx: an open-addressing hash table from block hash to log offset, derived from the
 //     log and rebuilt from it whenever it is missing or doubtful.

@@ -19,9 +19,10 @@ import (
 //	                                           header's record in headers.log
 //	0x03 payloadHash[32]                       payloadRecord (msgp)
 //	0x04 payloadHash[32]                       outputsRecord (msgp)
-//	0x05 chain u32 BE | ...                    chain's versioned Pact state (pact/persist's
-//	                                           layout under this prefix), which also holds the
-//	                                           chain's request-key index (pact.go)
+//	0x05 chain u32 BE | ...                    the key space of a chain's versioned Pact state
+//	                                           (chain/state's layout under this prefix), which
+//	                                           also holds the node's records of each block, its
+//	                                           request-key index included (pact.go)
 //
 // Tags 0x06.. are free. Take the next free tag and list it here. Backups need none: their
 // bookkeeping is files in the backup directory (backup.go).

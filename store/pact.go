@@ -4,24 +4,51 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/ledger"
-	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
-// PactState opens chain c's versioned Pact state (pact/persist), which lives in this database
-// under tag 0x05 and the chain id, so that one synced write covers a block's state and a backup
-// of the database covers the state. The executor of the chain is its only writer; it may be
-// opened once per chain per DB.
-func (db *DB) PactState(c ledger.ChainID) (*persist.Versioned, error) {
-	v, err := persist.OpenVersioned(db.ldb, pactPrefix(c))
-	if err != nil {
-		return nil, fmt.Errorf("store: Pact state of chain %d: %w", c, err)
+// KeySpace is the part of the database under one fixed prefix that the store gives to records
+// it does not interpret: a chain's versioned Pact state (chain/state), which lives in this
+// database under tag 0x05 and the chain id, so that one synced write covers a block's state
+// and a backup of the database covers the state. Its writes go through Write, a store entry
+// point like the others (write faults, sync); nothing checks that a batch stays under the
+// prefix, which is its user's promise.
+type KeySpace struct {
+	ldb    *leveldb.DB
+	db     *DB // nil in a read-only check (Check): no writes
+	prefix []byte
+}
+
+// PactSpace is chain c's Pact state key space. The chain's executor is its only writer; it may
+// be opened once per chain per DB.
+func (db *DB) PactSpace(c ledger.ChainID) KeySpace {
+	return KeySpace{ldb: db.ldb, db: db, prefix: pactPrefix(c)}
+}
+
+// Prefix returns the space's key prefix.
+func (k KeySpace) Prefix() []byte { return slices.Clone(k.prefix) }
+
+// Get reads one key of the space (given whole, prefix included).
+func (k KeySpace) Get(key []byte) ([]byte, error) { return k.ldb.Get(key, nil) }
+
+// NewIterator iterates over the keys in r.
+func (k KeySpace) NewIterator(r *util.Range) iterator.Iterator { return k.ldb.NewIterator(r, nil) }
+
+// Write writes b as one synced batch.
+func (k KeySpace) Write(b *leveldb.Batch) error {
+	if k.db == nil {
+		return fmt.Errorf("store: key space %x is read-only", k.prefix)
 	}
-	return v, nil
+	if err := k.db.CheckWriteFault(); err != nil {
+		return err
+	}
+	return k.db.ldb.Write(b, withSync)
 }
 
 // pactPrefix is chain c's Pact state prefix: fixed length, so no chain's prefix is a prefix of
@@ -40,7 +67,7 @@ func (db *DB) ResetPactState(c ledger.ChainID) error {
 	p := pactPrefix(c)
 	it := db.ldb.NewIterator(util.BytesPrefix(p), nil)
 	b := new(leveldb.Batch)
-	height := append(p[:len(p):len(p)], 0x00) // pact/persist's height record
+	height := append(p[:len(p):len(p)], 0x00) // chain/state's height record
 	for it.Next() {
 		if bytes.Equal(it.Key(), height) {
 			continue

@@ -17,7 +17,7 @@ import (
 // writes succeed again (actors/writehealth.go). Tests cannot fill a real disk everywhere (CI may
 // not allow mounting a small file system), so a fault can be injected instead: SetWriteFault
 // makes every write entry point of the store (PutHeaders, PutBlock, PutPayload, SetHeads,
-// and the Pact state's writes through CheckWriteFault) fail with the given error
+// and the Pact state's KeySpace.Write) fail with the given error
 // until ClearWriteFault. Each entry point checks it in its first line, before anything is
 // written, so an injected fault never leaves a partial write behind.
 //
@@ -52,8 +52,8 @@ func (db *DB) ClearWriteFault() {
 }
 
 // CheckWriteFault returns the injected write fault of db, wrapped, or nil. The store's write
-// entry points call it first; so does the executor before it writes a chain's Pact state, which
-// goes to goleveldb through pact/persist rather than through these entry points.
+// entry points call it first (KeySpace.Write included); so does the executor before it
+// rewinds a chain's Pact state, whose rewind marks views stale before it writes.
 func (db *DB) CheckWriteFault() error {
 	if activeFaults.Load() == 0 {
 		return nil

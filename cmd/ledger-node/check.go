@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -56,7 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if stop {
 		return code
 	}
-	r, err := store.Check(dir, actors.PactStateBlock)
+	r, err := store.Check(dir, pactStateBlock)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node check: %v\n", err)
 		return 2
@@ -133,7 +134,7 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	r, err := store.Check(dir, actors.PactStateBlock)
+	r, err := store.Check(dir, pactStateBlock)
 	if err != nil {
 		return fail(err)
 	}
@@ -163,4 +164,9 @@ func repairState(db *store.DB, log *slog.Logger, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "repaired: heads of chains %v moved to their highest stored blocks\n", changed)
 	}
 	return actors.RepairPactStates(v, db, log)
+}
+
+// pactStateBlock lets the store's check read the block a chain's Pact state is at.
+func pactStateBlock(space store.KeySpace) (uint64, ledger.Hash, bool, error) {
+	return chain.StateBlock(space)
 }

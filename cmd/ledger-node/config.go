@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -424,7 +425,7 @@ func (e *ExecConfig) finish() error {
 	if e.MaxResultBytes < minResultBytes {
 		return fmt.Errorf("execution.maxResultBytes (--max-result-bytes) %d: want at least %d", e.MaxResultBytes, minResultBytes)
 	}
-	if need := e.MaxResultBytes + actors.ResultOverhead + minResultBytes; e.MaxBlockOutputBytes < need {
+	if need := e.MaxResultBytes + chain.ResultOverhead + minResultBytes; e.MaxBlockOutputBytes < need {
 		return fmt.Errorf("execution.maxBlockOutputBytes (--max-block-output-bytes) %d: want at least %d, room for the coinbase and one result of maxResultBytes",
 			e.MaxBlockOutputBytes, need)
 	}

@@ -109,7 +109,7 @@ func BenchmarkInsertRead1000(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			d.cache = newRowCache(defaultCacheEntries)
+			d.cache = NewRowCache(DefaultCacheEntries)
 			for _, k := range keys {
 				if _, ok, err := d.Read(db.UserTable, "t", k); err != nil || !ok {
 					b.Fatal(k, ok, err)

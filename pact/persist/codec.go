@@ -100,8 +100,9 @@ type encoder struct {
 	record func(*eval.Module) (eval.ModuleRecord, error)
 }
 
-// encodeEntry appends the encoding of v to buf.
-func encodeEntry(buf []byte, v any, record func(*eval.Module) (eval.ModuleRecord, error)) ([]byte, error) {
+// EncodeEntry appends the encoding of v to buf; record gives the record a
+// module is stored as.
+func EncodeEntry(buf []byte, v any, record func(*eval.Module) (eval.ModuleRecord, error)) ([]byte, error) {
 	e := &encoder{buf: append(buf, codecVersion), record: record}
 	if err := e.entry(v); err != nil {
 		return nil, err
@@ -473,12 +474,12 @@ func (e *encoder) moduleRecord(r *eval.ModuleRecord) {
 	}
 }
 
-// resolver rebuilds what entries store by reference: modules from their
+// Resolver rebuilds what entries store by reference: modules from their
 // records, and a defpact state's definition from its module's name and
 // hash and its own name.
-type resolver interface {
-	restore(rec eval.ModuleRecord) (*eval.Module, error)
-	pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error)
+type Resolver interface {
+	RestoreModule(rec eval.ModuleRecord) (*eval.Module, error)
+	PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error)
 }
 
 // decoder reads one entry. The first error sticks: later reads return
@@ -490,11 +491,11 @@ type decoder struct {
 	depth   int
 	err     error
 	schemas []*eval.Schema
-	res     resolver
+	res     Resolver
 }
 
-// decodeEntry decodes one entry; every failure wraps ErrCorrupt.
-func decodeEntry(b []byte, res resolver) (any, error) {
+// DecodeEntry decodes one entry; every failure wraps ErrCorrupt.
+func DecodeEntry(b []byte, res Resolver) (any, error) {
 	d := &decoder{b: b, res: res}
 	v := d.entry()
 	if d.err == nil && d.pos != len(d.b) {
@@ -553,7 +554,7 @@ func (d *decoder) entry() any {
 			d.fail("module entry where none is expected")
 			return nil
 		}
-		m, err := d.res.restore(rec)
+		m, err := d.res.RestoreModule(rec)
 		if err != nil {
 			d.failErr(err)
 			return nil
@@ -927,7 +928,7 @@ func (d *decoder) pact() *eval.PactExec {
 			d.fail("defpact state where none is expected")
 			return nil
 		}
-		def, err := d.res.pactDef(mn, name, hash)
+		def, err := d.res.PactDef(mn, name, hash)
 		if err != nil {
 			d.failErr(err)
 			return nil

@@ -19,13 +19,13 @@ type stubResolver struct {
 
 func newStub() *stubResolver { return &stubResolver{recs: map[*eval.Module]eval.ModuleRecord{}} }
 
-func (s *stubResolver) restore(rec eval.ModuleRecord) (*eval.Module, error) {
+func (s *stubResolver) RestoreModule(rec eval.ModuleRecord) (*eval.Module, error) {
 	m := &eval.Module{Name: rec.Name, Hash: rec.Hash}
 	s.recs[m] = rec
 	return m, nil
 }
 
-func (s *stubResolver) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+func (s *stubResolver) PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
 	m := &eval.Module{Name: mod, Hash: hash}
 	return &eval.Def{Kind: eval.DefPactKind, Name: name, Module: m}, nil
 }
@@ -40,7 +40,7 @@ func (s *stubResolver) record(m *eval.Module) (eval.ModuleRecord, error) {
 
 func encode(t testing.TB, v any, s *stubResolver) []byte {
 	t.Helper()
-	b, err := encodeEntry(nil, v, s.record)
+	b, err := EncodeEntry(nil, v, s.record)
 	if err != nil {
 		t.Fatalf("encode %v: %v", v, err)
 	}
@@ -53,7 +53,7 @@ func roundTrip(t *testing.T, v any) any {
 	t.Helper()
 	s := newStub()
 	b := encode(t, v, s)
-	got, err := decodeEntry(b, s)
+	got, err := DecodeEntry(b, s)
 	if err != nil {
 		t.Fatalf("decode %v: %v", v, err)
 	}
@@ -147,9 +147,9 @@ func TestRoundTripModuleRecord(t *testing.T) {
 		Deps: []eval.ModuleDep{{Name: eval.ModuleName{Name: "a", Namespace: "z"}, Hash: "x"}, {Name: eval.ModuleName{Name: "b"}}, {Name: eval.ModuleName{Name: "b", Namespace: "free"}, Hash: "y"}},
 	}
 	s := newStub()
-	m, _ := s.restore(rec)
+	m, _ := s.RestoreModule(rec)
 	b := encode(t, m, s)
-	got, err := decodeEntry(b, s)
+	got, err := DecodeEntry(b, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRoundTripModuleRecord(t *testing.T) {
 		t.Fatalf("record: %+v", r)
 	}
 	// Without a resolver, a module entry is an error, not a panic.
-	if _, err := decodeEntry(b, nil); !errors.Is(err, ErrCorrupt) {
+	if _, err := DecodeEntry(b, nil); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("module entry without resolver: %v", err)
 	}
 }
@@ -195,11 +195,11 @@ func TestDecodeRejects(t *testing.T) {
 		"namespace truncated": {codecVersion, entryNamespace, 1, 'n', tagString},
 	}
 	for name, b := range cases {
-		res := resolver(newStub())
+		res := Resolver(newStub())
 		if name == "pact def sans res" {
 			res = nil
 		}
-		if _, err := decodeEntry(b, res); !errors.Is(err, ErrCorrupt) {
+		if _, err := DecodeEntry(b, res); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
@@ -208,7 +208,7 @@ func TestDecodeRejects(t *testing.T) {
 	for _, v := range dbtest.SampleValues() {
 		b := encode(t, v, s)
 		for i := range len(b) {
-			if _, err := decodeEntry(b[:i], s); err == nil {
+			if _, err := DecodeEntry(b[:i], s); err == nil {
 				t.Fatalf("%v: prefix of %d bytes decoded", v, i)
 			}
 		}
@@ -221,7 +221,7 @@ func TestDepthLimit(t *testing.T) {
 		v = eval.List{v}
 	}
 	roundTrip(t, v)
-	if _, err := encodeEntry(nil, eval.List{v}, nil); !errors.Is(err, errTooDeep) {
+	if _, err := EncodeEntry(nil, eval.List{v}, nil); !errors.Is(err, errTooDeep) {
 		t.Fatalf("encode too deep: %v", err)
 	}
 }

@@ -26,10 +26,11 @@ var (
 	ErrLocked = errors.New("persist: database is locked by another process")
 )
 
-var errBadDomain = errors.New("persist: unknown domain")
+// ErrBadDomain is returned for a domain pact/db does not define.
+var ErrBadDomain = errors.New("persist: unknown domain")
 
-// defaultCacheEntries is the size of one generation of the row cache.
-const defaultCacheEntries = 1 << 16
+// DefaultCacheEntries is the size of one generation of the row cache.
+const DefaultCacheEntries = 1 << 16
 
 // synced is used for every write: a write that returned is on disk.
 var synced = &opt.WriteOptions{Sync: true}
@@ -59,21 +60,20 @@ type DB struct {
 
 	// tables maps each committed user table to its key prefix.
 	tables map[string]string
-	sys    [numDomains]string // key prefixes of the system domains
+	sys    [NumDomains]string // key prefixes of the system domains
 	nextID db.TxID
 	tx     *txState // nil outside a transaction
 
-	cache rowCache
-	moduleCache
+	cache RowCache
+	mods  *ModuleCache
 	// decoding are the keys whose entries are being decoded.
 	decoding map[string]bool
 	// restoring are the modules being rebuilt, to refuse cycles.
-	restoring map[modKey]bool
+	restoring map[ModuleKey]bool
 }
 
-const numDomains = int(db.DefPacts) + 1
-
-type modKey struct{ name, hash string }
+// NumDomains is one past the last domain pact/db defines.
+const NumDomains = int(db.DefPacts) + 1
 
 type compiledModule struct {
 	rec eval.ModuleRecord
@@ -104,7 +104,7 @@ type txRow struct {
 
 // Open opens the database in dir, creating it if needed.
 func Open(dir string) (*DB, error) {
-	return open(dir, defaultCacheEntries)
+	return open(dir, DefaultCacheEntries)
 }
 
 func open(dir string, cacheEntries int) (*DB, error) {
@@ -125,13 +125,13 @@ func open(dir string, cacheEntries int) (*DB, error) {
 // failure.
 func openLDB(ldb *leveldb.DB, dir string, cacheEntries int) (*DB, error) {
 	d := &DB{
-		ldb:         ldb,
-		dir:         dir,
-		tables:      map[string]string{},
-		cache:       newRowCache(cacheEntries),
-		moduleCache: newModuleCache(),
-		decoding:    map[string]bool{},
-		restoring:   map[modKey]bool{},
+		ldb:       ldb,
+		dir:       dir,
+		tables:    map[string]string{},
+		cache:     NewRowCache(cacheEntries),
+		mods:      NewModuleCache(),
+		decoding:  map[string]bool{},
+		restoring: map[ModuleKey]bool{},
 	}
 	for i := range d.sys {
 		if db.Domain(i) != db.UserTable {
@@ -256,9 +256,9 @@ func (d *DB) CommitTx() ([]db.TxLog, error) {
 		d.tables[name] = p
 	}
 	for k, r := range tx.rows {
-		d.cache.put(k, r.v)
+		d.cache.Put(k, r.v)
 		if r.rec != nil {
-			d.remember(r.v.(*eval.Module), r.rec)
+			d.mods.Remember(r.v.(*eval.Module), r.rec)
 		}
 	}
 	return tx.log, nil
@@ -293,8 +293,8 @@ func (d *DB) prefix(dom db.Domain, table string) (string, error) {
 		}
 		return "", db.ErrNoTable
 	}
-	if int(dom) >= numDomains {
-		return "", errBadDomain
+	if int(dom) >= NumDomains {
+		return "", ErrBadDomain
 	}
 	return d.sys[dom], nil
 }
@@ -311,7 +311,7 @@ func (d *DB) Read(dom db.Domain, table, key string) (any, bool, error) {
 			return r.v, true, nil
 		}
 	}
-	if v, ok := d.cache.get(string(rk)); ok {
+	if v, ok := d.cache.Get(string(rk)); ok {
 		return v, true, nil
 	}
 	b, err := d.ldb.Get(rk, nil)
@@ -325,7 +325,7 @@ func (d *DB) Read(dom db.Domain, table, key string) (any, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("persist: read %v %q: %w", dom, key, err)
 	}
-	d.cache.put(string(rk), v)
+	d.cache.Put(string(rk), v)
 	return v, true, nil
 }
 
@@ -336,7 +336,7 @@ func (d *DB) exists(rk []byte) (bool, error) {
 			return true, nil
 		}
 	}
-	if _, ok := d.cache.get(string(rk)); ok {
+	if _, ok := d.cache.Get(string(rk)); ok {
 		return true, nil
 	}
 	return d.ldb.Has(rk, nil)
@@ -365,7 +365,7 @@ func (d *DB) Write(dom db.Domain, table, key string, value any, wt db.WriteType)
 		}
 	}
 	var rec *eval.ModuleRecord
-	enc, err := encodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
+	enc, err := EncodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
 		r := d.moduleRecord(m)
 		rec = &r
 		return r, nil
@@ -405,9 +405,9 @@ func (d *DB) Write(dom db.Domain, table, key string, value any, wt db.WriteType)
 	if err != nil {
 		return fmt.Errorf("persist: write %v %q: %w", dom, key, err)
 	}
-	d.cache.put(string(rk), value)
+	d.cache.Put(string(rk), value)
 	if isModule {
-		d.remember(m, rec)
+		d.mods.Remember(m, rec)
 	}
 	return nil
 }
@@ -481,7 +481,7 @@ func (d *DB) decode(k, b []byte) (any, error) {
 	}
 	d.decoding[string(k)] = true
 	defer delete(d.decoding, string(k))
-	return decodeEntry(b, d)
+	return DecodeEntry(b, (*dbResolver)(d))
 }
 
 // ModuleVersion returns the version of module name whose hash is hash, as
@@ -518,14 +518,18 @@ func (d *DB) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, boo
 	return m, true, nil
 }
 
-func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(d, m) }
+func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord { return ModuleRecord(d, m) }
 
-func (d *DB) restore(rec eval.ModuleRecord) (*eval.Module, error) {
-	return d.moduleCache.restore(d, rec, d.restoring)
+// dbResolver is DB as the codec's Resolver, kept off DB's own methods.
+type dbResolver DB
+
+func (r *dbResolver) RestoreModule(rec eval.ModuleRecord) (*eval.Module, error) {
+	d := (*DB)(r)
+	return d.mods.Restore(d, rec, d.restoring)
 }
 
-func (d *DB) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
-	return pactDef(d, mod, name, hash)
+func (r *dbResolver) PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+	return PactDef((*DB)(r), mod, name, hash)
 }
 
 func sameRecord(a, b *eval.ModuleRecord) bool {

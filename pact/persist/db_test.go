@@ -53,7 +53,7 @@ func TestConformanceMemDB(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
-	dbtest.Run(t, persistImpl(defaultCacheEntries))
+	dbtest.Run(t, persistImpl(DefaultCacheEntries))
 }
 
 // A tiny cache: every read goes through eviction and goleveldb.
@@ -260,7 +260,7 @@ func TestSelfReferentialEntries(t *testing.T) {
 	defer d.Close()
 	mn := eval.ModuleName{Name: "m"}
 	def := &eval.Def{Kind: eval.DefPactKind, Name: "p", Module: &eval.Module{Name: mn, Hash: "h"}}
-	pact, err := encodeEntry(nil, &eval.PactExec{PactID: "x", Def: def}, nil)
+	pact, err := EncodeEntry(nil, &eval.PactExec{PactID: "x", Def: def}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestSelfReferentialEntries(t *testing.T) {
 	s := newStub()
 	rec := eval.ModuleRecord{Name: mn, Hash: "h", Code: "(module m G (use m) (defcap G () true))",
 		Deps: []eval.ModuleDep{{Name: mn, Hash: "h"}}}
-	m, _ := s.restore(rec)
+	m, _ := s.RestoreModule(rec)
 	b := encode(t, m, s)
 	for _, k := range [][]byte{rowKey(d.sys[db.Modules], "m"), versionKey("m", "h")} {
 		if err := d.ldb.Put(k, b, nil); err != nil {

@@ -1,7 +1,9 @@
 // Package persist is a persistent db.DB: the Pact interpreter's state
 // (user tables, keysets, modules, namespaces, defpact states) in a goleveldb
 // database, with exactly db.MemDB's semantics, so that `pact -s` with
-// persistDir, and the node, keep their state across restarts.
+// persistDir keeps its state across restarts. Its value codec, row cache and
+// module cache are exported for the node's versioned state (chain/state),
+// which stores the same values by block.
 //
 // # Storage
 //
@@ -34,23 +36,6 @@
 // hash, exactly as in the process that installed them. A defpact state
 // stores its defpact by module name, module hash and name, and continues
 // with that module version's code.
-//
-// # Versioned state (versioned.go)
-//
-// The node keeps one chain's Pact state as versions by block height inside
-// its own goleveldb database (OpenVersioned, under a per-chain prefix): a
-// View reads the state as of the end of a block and buffers a new block's
-// transactions in memory; Apply writes them as the versions of the next
-// height in one synced batch, and Rewind drops the blocks above a fork
-// point. modules.go holds the module cache and helpers both share.
-//
-// Unlike DB, a Versioned state is read concurrently: while one executor
-// applies and rewinds blocks, other goroutines make views at or below the
-// height and read through them (each view on one goroutine), taking a
-// shared lock per store access only. A view whose block a rewind dropped
-// fails every later read of stored state with ErrStaleView. A view also
-// carries the node's metadata of a block (PutMeta, Meta): raw bytes
-// versioned with the block, not Pact data.
 //
 // # Caching
 //

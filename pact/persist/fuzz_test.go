@@ -25,7 +25,7 @@ func fuzzSeeds(f *testing.F) {
 		Nested: map[string]*eval.PactExec{"n": {PactID: "n", Def: def}}}, s))
 	f.Add(encode(f, (*eval.PactExec)(nil), s))
 	f.Add(encode(f, &eval.Namespace{Name: "ns", User: eval.NewKeySet([]string{"k"}, ""), Admin: &eval.KeySetRef{Name: "a"}}, s))
-	m, _ := s.restore(eval.ModuleRecord{Name: mn, Code: "(module m g)", Hash: "h", Blessed: []string{"x"}, GovKeyset: "g",
+	m, _ := s.RestoreModule(eval.ModuleRecord{Name: mn, Code: "(module m g)", Hash: "h", Blessed: []string{"x"}, GovKeyset: "g",
 		Deps: []eval.ModuleDep{{Name: eval.ModuleName{Name: "coin"}, Hash: "c"}}})
 	f.Add(encode(f, m, s))
 	f.Add(encode(f, nil, s))
@@ -39,11 +39,11 @@ func FuzzDecodeEntry(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s := newStub()
-		v, err := decodeEntry(b, s)
+		v, err := DecodeEntry(b, s)
 		if err != nil {
 			return
 		}
-		again, err := encodeEntry(nil, v, s.record)
+		again, err := EncodeEntry(nil, v, s.record)
 		if err != nil {
 			t.Fatalf("re-encode %v: %v", v, err)
 		}
@@ -77,8 +77,8 @@ func FuzzReadRow(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		d.cache = newRowCache(4)
-		d.mods = map[modKey]*compiledModule{}
+		d.cache = NewRowCache(4)
+		d.mods = NewModuleCache()
 		d.Read(0, "t", "k")
 		d.Read(3, "", "m")
 		d.Read(4, "", "m")

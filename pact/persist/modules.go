@@ -8,37 +8,41 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 )
 
-// moduleState is what the module helpers need from a state (DB, or a
-// Versioned's View): its reads and its old module versions.
-type moduleState interface {
+// State is what the module helpers need from a state (DB, or block
+// execution's versioned state): its reads and its old module versions.
+type State interface {
 	db.DB
 	eval.ModuleVersions
 }
 
-// moduleCache holds the modules rebuilt from records or written, by name
-// and hash. A Versioned's views rebuild modules on many goroutines at once,
-// so it is locked; the lock is not held while a module is rebuilt, which
-// reads (and may rebuild dependencies) through the caller's state.
-type moduleCache struct {
+// ModuleCache holds the modules rebuilt from records or written, by name
+// and hash. A versioned state's views rebuild modules on many goroutines at
+// once, so it is locked; the lock is not held while a module is rebuilt,
+// which reads (and may rebuild dependencies) through the caller's state.
+type ModuleCache struct {
 	mu   sync.Mutex
-	mods map[modKey]*compiledModule
+	mods map[ModuleKey]*compiledModule
 }
 
-func newModuleCache() moduleCache {
-	return moduleCache{mods: map[modKey]*compiledModule{}}
+// ModuleKey names a module version: its full name and its hash.
+type ModuleKey struct{ Name, Hash string }
+
+// NewModuleCache makes an empty cache.
+func NewModuleCache() *ModuleCache {
+	return &ModuleCache{mods: map[ModuleKey]*compiledModule{}}
 }
 
-// remember puts a module that was written (and committed) in the cache,
+// Remember puts a module that was written (and committed) in the cache,
 // with the record it was stored as, so that reading that record back (as a
 // pinned dependency, say) gives the very same module.
-func (c *moduleCache) remember(m *eval.Module, rec *eval.ModuleRecord) {
+func (c *ModuleCache) Remember(m *eval.Module, rec *eval.ModuleRecord) {
 	c.mu.Lock()
-	c.mods[modKey{m.Name.String(), m.Hash}] = &compiledModule{rec: *rec, mod: m}
+	c.mods[ModuleKey{m.Name.String(), m.Hash}] = &compiledModule{rec: *rec, mod: m}
 	c.mu.Unlock()
 }
 
 // cached is the module built from rec, if there is one.
-func (c *moduleCache) cached(k modKey, rec *eval.ModuleRecord) *eval.Module {
+func (c *ModuleCache) cached(k ModuleKey, rec *eval.ModuleRecord) *eval.Module {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cm, ok := c.mods[k]; ok && sameRecord(&cm.rec, rec) {
@@ -47,13 +51,13 @@ func (c *moduleCache) cached(k modKey, rec *eval.ModuleRecord) *eval.Module {
 	return nil
 }
 
-// restore is the codec's resolver for module entries: the cached module
+// Restore is the codec's resolver for module entries: the cached module
 // built from the same record, or a new one compiled over s. restoring
 // marks the modules being rebuilt by this caller (one goroutine's state),
 // to refuse cycles; it is the caller's because two goroutines rebuilding
 // the same module at once is no cycle.
-func (c *moduleCache) restore(s moduleState, rec eval.ModuleRecord, restoring map[modKey]bool) (*eval.Module, error) {
-	k := modKey{rec.Name.String(), rec.Hash}
+func (c *ModuleCache) Restore(s State, rec eval.ModuleRecord, restoring map[ModuleKey]bool) (*eval.Module, error) {
+	k := ModuleKey{rec.Name.String(), rec.Hash}
 	if m := c.cached(k, &rec); m != nil {
 		return m, nil
 	}
@@ -77,9 +81,9 @@ func (c *moduleCache) restore(s moduleState, rec eval.ModuleRecord, restoring ma
 	return m, nil
 }
 
-// moduleRecord is what is stored for m: eval's record, with the
+// ModuleRecord is what is stored for m: eval's record, with the
 // dependencies it leaves unpinned pinned to the version current in s.
-func moduleRecord(s moduleState, m *eval.Module) eval.ModuleRecord {
+func ModuleRecord(s State, m *eval.Module) eval.ModuleRecord {
 	rec := eval.NewModuleRecord(m)
 	for i, dep := range rec.Deps {
 		if dep.Hash != "" {
@@ -94,11 +98,11 @@ func moduleRecord(s moduleState, m *eval.Module) eval.ModuleRecord {
 	return rec
 }
 
-// pactDef is the codec's resolver for defpact states: the defpact in the
+// PactDef is the codec's resolver for defpact states: the defpact in the
 // module version it was started with (the current one when it has that
 // hash, else the stored version), or, when that version is unknown, in the
 // current one.
-func pactDef(s moduleState, mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+func PactDef(s State, mod eval.ModuleName, name, hash string) (*eval.Def, error) {
 	var cur *eval.Module
 	v, ok, err := s.Read(db.Modules, "", mod.String())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -114,66 +115,6 @@ func (s *session) commit() {
 	s.in.ResetTx()
 }
 
-func keysetData(kv ...string) *eval.Object {
-	var fs []eval.Field
-	for i := 0; i < len(kv); i += 2 {
-		fs = append(fs, eval.Field{Key: kv[i], Val: eval.List{eval.String(kv[i+1])}})
-	}
-	return eval.NewObject(fs...)
-}
-
-const bankSrc = `
-(define-keyset 'gov-ks (read-keyset "gov"))
-(define-namespace 'free (read-keyset "user") (keyset-ref-guard 'gov-ks))
-(namespace 'free)
-(interface shape
-  (defconst UNIT:decimal 1.0)
-  (defun area:decimal (size:decimal)))
-(module bank 'gov-ks
-  @doc "accounts"
-  (implements shape)
-  (defschema account balance:decimal guard:guard since:time)
-  (deftable accounts:{account})
-  (defconst FEE:decimal 0.10)
-  (defconst START (time "2024-01-01T00:00:00Z"))
-  (defcap OWNER (id:string) (enforce-guard (at "guard" (read accounts id))))
-  (defun area:decimal (size:decimal) (* size size))
-  (defun open-account (id:string g:guard)
-    (insert accounts id { "balance": 0.0, "guard": g, "since": START }))
-  (defun deposit (id:string amt:decimal)
-    (with-read accounts id { "balance" := b } (update accounts id { "balance": (+ b amt) })))
-  (defun balance:decimal (id:string) (at "balance" (read accounts id)))
-  (defun withdraw (id:string amt:decimal)
-    (with-capability (OWNER id)
-      (with-read accounts id { "balance" := b }
-        (enforce (>= b amt) "insufficient funds")
-        (update accounts id { "balance": (- b amt) }))))
-  (defpact transfer (from:string to:string amt:decimal)
-    (step (do (withdraw from amt) (yield { "amt": amt, "to": to }) "debited"))
-    (step (resume { "amt" := a, "to" := t } (do (deposit t a) "credited")))))
-(create-table accounts)
-(namespace "")
-`
-
-const sqV1 = `
-(module %s 'gov-ks
-  (defschema entry v:integer)
-  (deftable entries:{entry})
-  (defun version:integer () 1)
-  (defun add-entry (k:string) (insert entries k { "v": (version) }))
-  (defun get-entry (k:string) (at "v" (read entries k))))
-`
-
-const sqV2 = `
-(module %s 'gov-ks
-  %s
-  (defschema entry v:integer)
-  (deftable entries:{entry})
-  (defun version:integer () 2)
-  (defun add-entry (k:string) (insert entries k { "v": (version) }))
-  (defun get-entry (k:string) (at "v" (read entries k))))
-`
-
 // loadedHash is the hash in "Loaded module NAME, hash HASH".
 func loadedHash(t *testing.T, v eval.Value) string {
 	t.Helper()
@@ -191,11 +132,11 @@ func loadedHash(t *testing.T, v eval.Value) string {
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
 	s := openSession(t, dir)
-	s.in.Data = keysetData("gov", "gov-key", "user", "user-key", "alice", "alice-key", "bob", "bob-key")
+	s.in.Data = dbtest.KeysetData("gov", "gov-key", "user", "user-key", "alice", "alice-key", "bob", "bob-key")
 	s.keys("gov-key", "user-key")
 
 	s.begin(0)
-	s.ok(bankSrc)
+	s.ok(dbtest.BankSrc)
 	s.want(`(free.bank.open-account "alice" (read-keyset "alice"))`, `"Write succeeded"`)
 	s.want(`(free.bank.open-account "bob" (read-keyset "bob"))`, `"Write succeeded"`)
 	s.want(`(free.bank.deposit "alice" 100.25)`, `"Write succeeded"`)
@@ -216,8 +157,8 @@ func TestRestart(t *testing.T) {
 	  (use free.bank)
 	  (defun total:decimal () (+ (balance "alice") (free.bank.balance "bob")))
 	  (defun unit:decimal () free.shape.UNIT))`)
-	sqHash := loadedHash(t, s.ok(fmt.Sprintf(sqV1, "sq")))
-	s.ok(fmt.Sprintf(sqV1, "sq2"))
+	sqHash := loadedHash(t, s.ok(fmt.Sprintf(dbtest.ModuleV1, "sq")))
+	s.ok(fmt.Sprintf(dbtest.ModuleV1, "sq2"))
 	s.ok(`(create-table sq.entries) (create-table sq2.entries)
 	  (module cli 'gov-ks
 	    (defun put (k:string) (sq.add-entry k))
@@ -228,8 +169,8 @@ func TestRestart(t *testing.T) {
 	s.commit()
 	s.begin(3)
 	s.keys("gov-key")
-	s.ok(fmt.Sprintf(sqV2, "sq", `(bless "`+sqHash+`")`))
-	s.ok(fmt.Sprintf(sqV2, "sq2", ""))
+	s.ok(fmt.Sprintf(dbtest.ModuleV2, "sq", `(bless "`+sqHash+`")`))
+	s.ok(fmt.Sprintf(dbtest.ModuleV2, "sq2", ""))
 	s.commit()
 	s.keys()
 	upgraded := func(s *session, k string) {
@@ -253,7 +194,7 @@ func TestRestart(t *testing.T) {
 
 	// After a restart: modules are rebuilt from their records.
 	s = openSession(t, dir)
-	s.in.Data = keysetData("gov", "gov-key", "user", "user-key")
+	s.in.Data = dbtest.KeysetData("gov", "gov-key", "user", "user-key")
 	s.begin(4)
 	s.want(`(free.bank.balance "alice")`, `89.75`)
 	s.want(`(free.bank.balance "bob")`, `0.0`)
@@ -331,7 +272,7 @@ func TestRestartDefpactAcrossUpgrade(t *testing.T) {
 	    (step (format "%s step 1 {}" [x]))))`
 	dir := t.TempDir()
 	s := openSession(t, dir)
-	s.in.Data = keysetData("gov", "gov-key")
+	s.in.Data = dbtest.KeysetData("gov", "gov-key")
 	s.keys("gov-key")
 	s.ok(`(define-keyset 'gov-ks (read-keyset "gov"))`)
 	s.ok(fmt.Sprintf(src, "v1", "v1"))

@@ -1,4 +1,4 @@
-package persist
+package state
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // wantMeta checks Meta(name) on w.
@@ -96,7 +97,7 @@ func TestVersionedMeta(t *testing.T) {
 		wantMeta(t, w, "rk:a", "1", h >= 1)
 		wantMeta(t, w, "empty", "", true)
 		// Metadata is not Pact data: no domain or table lists it.
-		for d := db.Domain(0); int(d) < numDomains; d++ {
+		for d := db.Domain(0); int(d) < persist.NumDomains; d++ {
 			if d == db.UserTable {
 				continue
 			}
@@ -110,10 +111,16 @@ func TestVersionedMeta(t *testing.T) {
 	}
 	// Metadata is not seen through the row cache either.
 	v.cacheMu.Lock()
-	for k := range v.cache.hot {
-		if k[len("m/")+1] == lMeta {
-			t.Fatalf("metadata version %q cached", k)
+	for h := uint64(0); h <= 2; h++ {
+		for _, name := range []string{"hash", "empty", "rk:a"} {
+			if _, ok := v.cache.Get(string(v.versionKey(lMetaKey(name), h))); ok {
+				t.Fatalf("metadata %q of block %d cached", name, h)
+			}
 		}
+	}
+	// The rows are cached under the same kind of key, so the check above can see one.
+	if _, ok := v.cache.Get(string(v.versionKey(string(esc([]byte(space(db.UserTable, "t")), "a")), 0))); !ok {
+		t.Fatal("row a of block 0 not cached: the check of metadata cannot fail")
 	}
 	v.cacheMu.Unlock()
 

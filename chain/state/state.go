@@ -1,4 +1,4 @@
-package persist
+package state
 
 import (
 	"bytes"
@@ -9,16 +9,32 @@ import (
 	"sync"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
-// Versioned Pact state: one chain's state, kept as of every block, inside a
-// goleveldb database the caller owns. Every key starts with the chain's
-// prefix (prefixes of different chains must not be prefixes of one
-// another):
+// KeySpace is the part of the node's database a chain's state lives in, which the store
+// provides (store.DB.PactSpace): every key the state reads or writes starts with Prefix, and
+// the store owns the database, its write-fault checks and its durability.
+type KeySpace interface {
+	// Prefix is the space's key prefix. Prefixes of different states must not be prefixes
+	// of one another.
+	Prefix() []byte
+	// Get reads one key; it wraps leveldb.ErrNotFound when the key is absent.
+	Get(key []byte) ([]byte, error)
+	// NewIterator iterates over the keys in r.
+	NewIterator(r *util.Range) iterator.Iterator
+	// Write writes b as one synced batch: when it returns nil, all of b is on disk.
+	Write(b *leveldb.Batch) error
+}
+
+// Versioned Pact state: one chain's state, kept as of every block, inside
+// the key space the store gives it. Every key starts with the space's
+// prefix:
 //
 //	prefix 0x00                       last applied height (u64 BE); absent on an empty state
 //	prefix 0x01 height                block record (height u64 BE): the next tx id after the
@@ -62,12 +78,15 @@ const (
 var (
 	// ErrHeight is wrapped when Apply or Rewind is given a height that does
 	// not follow, or is not in, the applied history.
-	ErrHeight = errors.New("persist: bad block height")
+	ErrHeight = errors.New("state: bad block height")
 	// ErrStaleView is wrapped when Apply is given a view that was not made
 	// on the current state (or is not a view of this state, or was applied
 	// already, or is in a transaction), and by every read of stored state
 	// through a view whose block a Rewind dropped.
-	ErrStaleView = errors.New("persist: view does not apply to the current state")
+	ErrStaleView = errors.New("state: view does not apply to the current state")
+	// ErrCorrupt is wrapped when stored bytes do not decode (pact/persist's codec, the
+	// state's own records).
+	ErrCorrupt = persist.ErrCorrupt
 )
 
 // Versioned is one chain's Pact state as of every applied block.
@@ -80,7 +99,7 @@ var (
 // later read of stored state through it fail with ErrStaleView, rather
 // than return another branch's data.
 type Versioned struct {
-	ldb    *leveldb.DB
+	space  KeySpace
 	prefix []byte
 
 	// write serialises Apply and Rewind, the only writers of height, has
@@ -101,20 +120,20 @@ type Versioned struct {
 	// Reads write to it (a miss is filled, a hit may move generations), so
 	// it has a lock of its own, taken inside mu.
 	cacheMu sync.Mutex
-	cache   rowCache
-	moduleCache
+	cache   persist.RowCache
+	mods    *persist.ModuleCache
 }
 
-// OpenVersioned opens the versioned state stored under prefix in ldb,
-// which stays the caller's to close.
-func OpenVersioned(ldb *leveldb.DB, prefix []byte) (*Versioned, error) {
+// Open opens the versioned state stored in space.
+func Open(space KeySpace) (*Versioned, error) {
+	prefix := space.Prefix()
 	v := &Versioned{
-		ldb:         ldb,
-		prefix:      slices.Clone(prefix),
-		cache:       newRowCache(defaultCacheEntries),
-		moduleCache: newModuleCache(),
+		space:  space,
+		prefix: slices.Clone(prefix),
+		cache:  persist.NewRowCache(persist.DefaultCacheEntries),
+		mods:   persist.NewModuleCache(),
 	}
-	b, err := ldb.Get(v.key(vMeta), nil)
+	b, err := space.Get(v.key(vMeta))
 	switch {
 	case err == nil:
 		if len(b) != 8 {
@@ -122,7 +141,7 @@ func OpenVersioned(ldb *leveldb.DB, prefix []byte) (*Versioned, error) {
 		}
 		v.height, v.has = binary.BigEndian.Uint64(b), true
 	case !errors.Is(err, leveldb.ErrNotFound):
-		return nil, fmt.Errorf("persist: open versioned state %x: %w", prefix, err)
+		return nil, fmt.Errorf("state: open versioned state %x: %w", prefix, err)
 	}
 	return v, nil
 }
@@ -205,7 +224,7 @@ func lMetaKey(name string) string { return string(esc([]byte{lMeta}, name)) }
 // below h.
 func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 	pre := v.key(vVersion, []byte(logical))
-	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		return nil, false, it.Error()
@@ -218,13 +237,13 @@ func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 // copies nothing.
 func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, b []byte, found bool, err error) {
 	pre := v.key(vVersion, []byte(logical))
-	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		return nil, false, nil, nil, false, it.Error()
 	}
 	v.cacheMu.Lock()
-	val, hit = v.cache.get(string(it.Key()))
+	val, hit = v.cache.Get(string(it.Key()))
 	v.cacheMu.Unlock()
 	if hit {
 		return val, true, nil, nil, true, nil
@@ -235,7 +254,7 @@ func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, 
 // exists reports whether logical has a stored version at or below h.
 func (v *Versioned) exists(logical string, h uint64) (bool, error) {
 	pre := v.key(vVersion, []byte(logical))
-	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		return false, it.Error()
@@ -250,7 +269,7 @@ func (v *Versioned) exists(logical string, h uint64) (bool, error) {
 // under pre|lk, and the next logical key starts after pre|lk|ff×8.
 func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 	pre := v.key(vVersion, []byte(sp))
-	it := v.ldb.NewIterator(util.BytesPrefix(pre), nil)
+	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	var ks []string
 	ok := it.First()
@@ -281,9 +300,9 @@ func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 
 // blockRecord reads the record of block h.
 func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err error) {
-	b, err := v.ldb.Get(v.key(vBlock, be64(h)), nil)
+	b, err := v.space.Get(v.key(vBlock, be64(h)))
 	if err != nil {
-		return 0, nil, fmt.Errorf("persist: block %d record: %w", h, err)
+		return 0, nil, fmt.Errorf("state: block %d record: %w", h, err)
 	}
 	if len(b) < 8 {
 		return 0, nil, fmt.Errorf("%w: block %d record", ErrCorrupt, h)
@@ -360,20 +379,20 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 	// The batch only adds versions above the height, which no view reads
 	// (a view's base is at most the height), so readers need not wait for
 	// the sync; they see the block once the new height is published.
-	if err := v.ldb.Write(&b, synced); err != nil {
-		return fmt.Errorf("persist: apply block %d: %w", height, err)
+	if err := v.space.Write(&b); err != nil {
+		return fmt.Errorf("state: apply block %d: %w", height, err)
 	}
 	w.applied = true
 	v.cacheMu.Lock()
 	for _, lk := range w.block.order {
 		if r := w.block.rows[lk]; len(r.enc) > 0 && lk[0] != lMeta {
-			v.cache.put(string(v.versionKey(lk, height)), r.v)
+			v.cache.Put(string(v.versionKey(lk, height)), r.v)
 		}
 	}
 	v.cacheMu.Unlock()
 	for _, lk := range w.block.order {
 		if r := w.block.rows[lk]; r.rec != nil {
-			v.remember(r.v.(*eval.Module), r.rec)
+			v.mods.Remember(r.v.(*eval.Module), r.rec)
 		}
 	}
 	v.mu.Lock()
@@ -420,18 +439,17 @@ func (v *Versioned) Rewind(height uint64) error {
 	v.height = height
 	v.rewinds = append(v.rewinds, height)
 	v.mu.Unlock()
-	if err := v.ldb.Write(&b, synced); err != nil {
+	if err := v.space.Write(&b); err != nil {
 		v.mu.Lock()
 		v.height = old
 		v.mu.Unlock()
-		return fmt.Errorf("persist: rewind to %d: %w", height, err)
+		return fmt.Errorf("state: rewind to %d: %w", height, err)
 	}
 	// The same version key may be written again with another value. Only
 	// stale views could still look these keys up, and they fail first.
 	v.cacheMu.Lock()
 	for _, k := range dropped {
-		delete(v.cache.hot, k)
-		delete(v.cache.cold, k)
+		v.cache.Drop(k)
 	}
 	v.cacheMu.Unlock()
 	return nil
@@ -462,24 +480,32 @@ type View struct {
 	// restoring are the modules this view is rebuilding, to refuse
 	// cycles; per view, as rebuilding runs on the view's goroutine while
 	// other views may rebuild the same module (made on first use).
-	restoring map[modKey]bool
+	restoring map[persist.ModuleKey]bool
+}
+
+// memRow is one write in memory: the value, its encoding, and for a module
+// the record the encoding holds.
+type memRow struct {
+	v   any
+	enc []byte
+	rec *eval.ModuleRecord
 }
 
 // overlay is writes in memory, by logical key.
 type overlay struct {
-	rows  map[string]txRow
+	rows  map[string]memRow
 	order []string // logical keys in first-write order
 	// keys are the keys first written here, by space (for Keys).
 	keys map[string][]string
 }
 
 func newOverlay() *overlay {
-	return &overlay{rows: map[string]txRow{}, keys: map[string][]string{}}
+	return &overlay{rows: map[string]memRow{}, keys: map[string][]string{}}
 }
 
 // put records a write; sp and key are set for rows (not tables or module
 // versions).
-func (o *overlay) put(lk string, r txRow, sp, key string, isRow bool) {
+func (o *overlay) put(lk string, r memRow, sp, key string, isRow bool) {
 	if _, seen := o.rows[lk]; !seen {
 		o.order = append(o.order, lk)
 		if isRow {
@@ -532,7 +558,7 @@ func (w *View) readLock() error {
 func (w *View) Base() uint64 { return w.base }
 
 // lookup finds an overlay write of lk.
-func (w *View) lookup(lk string) (txRow, bool) {
+func (w *View) lookup(lk string) (memRow, bool) {
 	if w.tx != nil {
 		if r, ok := w.tx.rows[lk]; ok {
 			return r, true
@@ -575,7 +601,7 @@ func (w *View) stored(lk string) (any, bool, error) {
 		return nil, false, err
 	}
 	w.v.cacheMu.Lock()
-	w.v.cache.put(string(vk), val)
+	w.v.cache.Put(string(vk), val)
 	w.v.cacheMu.Unlock()
 	w.v.mu.RUnlock()
 	return val, true, nil
@@ -587,7 +613,7 @@ func (w *View) decode(k, b []byte) (any, error) {
 	}
 	w.decoding[string(k)] = true
 	defer delete(w.decoding, string(k))
-	return decodeEntry(b, w)
+	return persist.DecodeEntry(b, (*viewResolver)(w))
 }
 
 // BeginTx opens a transaction and returns its id.
@@ -675,8 +701,8 @@ func (w *View) space(d db.Domain, table string) (string, error) {
 		if !ok {
 			return "", db.ErrNoTable
 		}
-	} else if int(d) >= numDomains {
-		return "", errBadDomain
+	} else if int(d) >= persist.NumDomains {
+		return "", persist.ErrBadDomain
 	}
 	return space(d, table), nil
 }
@@ -690,7 +716,7 @@ func (w *View) CreateTable(table string) error {
 	if ok {
 		return db.ErrTableExists
 	}
-	w.cur().put(lTableKey(table), txRow{enc: []byte{}}, "", "", false)
+	w.cur().put(lTableKey(table), memRow{enc: []byte{}}, "", "", false)
 	return nil
 }
 
@@ -706,7 +732,7 @@ func (w *View) Read(d db.Domain, table, key string) (any, bool, error) {
 	}
 	val, ok, err := w.stored(lk)
 	if err != nil {
-		return nil, false, fmt.Errorf("persist: read %v %q: %w", d, key, err)
+		return nil, false, fmt.Errorf("state: read %v %q: %w", d, key, err)
 	}
 	return val, ok, nil
 }
@@ -722,12 +748,12 @@ func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType)
 		_, exists := w.lookup(lk)
 		if !exists && !w.empty {
 			if err := w.readLock(); err != nil {
-				return fmt.Errorf("persist: write %v %q: %w", d, key, err)
+				return fmt.Errorf("state: write %v %q: %w", d, key, err)
 			}
 			exists, err = w.v.exists(lk, w.base)
 			w.v.mu.RUnlock()
 			if err != nil {
-				return fmt.Errorf("persist: write %v %q: %w", d, key, err)
+				return fmt.Errorf("state: write %v %q: %w", d, key, err)
 			}
 		}
 		switch {
@@ -738,19 +764,19 @@ func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType)
 		}
 	}
 	var rec *eval.ModuleRecord
-	enc, err := encodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
+	enc, err := persist.EncodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
 		r := w.moduleRecord(m)
 		rec = &r
 		return r, nil
 	})
 	if err != nil {
-		return fmt.Errorf("persist: write %v %q: %w", d, key, err)
+		return fmt.Errorf("state: write %v %q: %w", d, key, err)
 	}
 	o := w.cur()
-	o.put(lk, txRow{v: value, enc: enc, rec: rec}, sp, key, true)
+	o.put(lk, memRow{v: value, enc: enc, rec: rec}, sp, key, true)
 	if rec != nil {
 		m := value.(*eval.Module)
-		o.put(lModVerKey(m.Name.String(), m.Hash), txRow{v: value, enc: enc, rec: rec}, "", "", false)
+		o.put(lModVerKey(m.Name.String(), m.Hash), memRow{v: value, enc: enc, rec: rec}, "", "", false)
 	}
 	if w.tx != nil {
 		if d != db.UserTable {
@@ -771,12 +797,12 @@ func (w *View) Keys(d db.Domain, table string) ([]string, error) {
 	var ks []string
 	if !w.empty {
 		if err := w.readLock(); err != nil {
-			return nil, fmt.Errorf("persist: keys %v %q: %w", d, table, err)
+			return nil, fmt.Errorf("state: keys %v %q: %w", d, table, err)
 		}
 		ks, err = w.v.storedKeys(sp, w.base)
 		w.v.mu.RUnlock()
 		if err != nil {
-			return nil, fmt.Errorf("persist: keys %v %q: %w", d, table, err)
+			return nil, fmt.Errorf("state: keys %v %q: %w", d, table, err)
 		}
 	}
 	extra := w.block.keys[sp]
@@ -806,7 +832,7 @@ func (w *View) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, b
 	}
 	val, ok, err := w.stored(lk)
 	if err != nil {
-		return nil, false, fmt.Errorf("persist: module %s version %s: %w", name, hash, err)
+		return nil, false, fmt.Errorf("state: module %s version %s: %w", name, hash, err)
 	}
 	if !ok {
 		return nil, false, nil
@@ -829,11 +855,11 @@ func (w *View) PutMeta(name string, value []byte) error {
 		return w.err
 	}
 	if w.tx != nil {
-		return fmt.Errorf("persist: put meta %q: %w", name, db.ErrInTx)
+		return fmt.Errorf("state: put meta %q: %w", name, db.ErrInTx)
 	}
 	// Copied, non-nil, so that the caller may reuse value and an empty
 	// value is stored as one.
-	w.block.put(lMetaKey(name), txRow{enc: append([]byte{}, value...)}, "", "", false)
+	w.block.put(lMetaKey(name), memRow{enc: append([]byte{}, value...)}, "", "", false)
 	return nil
 }
 
@@ -852,28 +878,32 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err := w.readLock(); err != nil {
-		return nil, false, fmt.Errorf("persist: meta %q: %w", name, err)
+		return nil, false, fmt.Errorf("state: meta %q: %w", name, err)
 	}
 	b, ok, err := w.v.get(lk, w.base)
 	w.v.mu.RUnlock()
 	if err != nil {
-		return nil, false, fmt.Errorf("persist: meta %q: %w", name, err)
+		return nil, false, fmt.Errorf("state: meta %q: %w", name, err)
 	}
 	return b, ok, nil
 }
 
-// moduleRecord, restore and pactDef are DB's, over the view (modules.go).
-func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord { return moduleRecord(w, m) }
+// moduleRecord is what m is stored as, its dependencies pinned as of the view.
+func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord { return persist.ModuleRecord(w, m) }
 
-func (w *View) restore(rec eval.ModuleRecord) (*eval.Module, error) {
+// viewResolver is a View as the codec's Resolver, kept off View's own methods.
+type viewResolver View
+
+func (r *viewResolver) RestoreModule(rec eval.ModuleRecord) (*eval.Module, error) {
+	w := (*View)(r)
 	if w.restoring == nil {
-		w.restoring = map[modKey]bool{}
+		w.restoring = map[persist.ModuleKey]bool{}
 	}
-	return w.v.moduleCache.restore(w, rec, w.restoring)
+	return w.v.mods.Restore(w, rec, w.restoring)
 }
 
-func (w *View) pactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
-	return pactDef(w, mod, name, hash)
+func (r *viewResolver) PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+	return persist.PactDef((*View)(r), mod, name, hash)
 }
 
 var _ db.DB = (*View)(nil)

@@ -1,4 +1,4 @@
-package persist
+package state
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // BenchmarkVersionedRead reads 1,000 account-like rows through a view of a
@@ -74,7 +75,7 @@ func BenchmarkVersionedRead(b *testing.B) {
 	b.Run("stored", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			v.cache = newRowCache(defaultCacheEntries)
+			v.cache = persist.NewRowCache(persist.DefaultCacheEntries)
 			read(b, blocks/2)
 		}
 	})

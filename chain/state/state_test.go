@@ -1,4 +1,4 @@
-package persist
+package state
 
 import (
 	"errors"
@@ -376,9 +376,9 @@ func TestVersionedInterpreter(t *testing.T) {
 	c := &chainSession{t: t, v: openVersioned(t, ldb, "chain-7/")}
 
 	c.startBlock(0)
-	c.in.Data = keysetData("gov", "gov-key", "user", "user-key", "alice", "alice-key", "bob", "bob-key")
+	c.in.Data = dbtest.KeysetData("gov", "gov-key", "user", "user-key", "alice", "alice-key", "bob", "bob-key")
 	c.keys("gov-key", "user-key")
-	c.tx(0, bankSrc)
+	c.tx(0, dbtest.BankSrc)
 	c.want(1, `(free.bank.open-account "alice" (read-keyset "alice"))`, `"Write succeeded"`)
 	c.want(2, `(free.bank.open-account "bob" (read-keyset "bob"))`, `"Write succeeded"`)
 	c.endBlock()
@@ -394,7 +394,7 @@ func TestVersionedInterpreter(t *testing.T) {
 	// defpact.
 	c.startBlock(2)
 	c.keys("gov-key")
-	c.tx(5, fmt.Sprintf(sqV1, "sq")+`(create-table sq.entries)`)
+	c.tx(5, fmt.Sprintf(dbtest.ModuleV1, "sq")+`(create-table sq.entries)`)
 	sqHash := string(c.tx(6, `(sq.add-entry "a") (at 'hash (describe-module "sq"))`).(eval.String))
 	c.tx(7, `(module cli 'gov-ks (defun version:integer () (sq.version)))`)
 	c.keys()
@@ -413,7 +413,7 @@ func TestVersionedInterpreter(t *testing.T) {
 
 	c.startBlock(3)
 	c.keys("gov-key")
-	c.tx(9, fmt.Sprintf(sqV2, "sq", `(bless "`+sqHash+`")`))
+	c.tx(9, fmt.Sprintf(dbtest.ModuleV2, "sq", `(bless "`+sqHash+`")`))
 	c.endBlock()
 
 	// Reads as of each block, through an interpreter on a view.
@@ -490,7 +490,7 @@ func TestVersionedInterpreter(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.startBlock(2)
-	c.in.Data = keysetData("gov", "gov-key")
+	c.in.Data = dbtest.KeysetData("gov", "gov-key")
 	c.keys("gov-key")
 	c.want(5, `(free.bank.deposit "bob" 1.0)`, `"Write succeeded"`)
 	c.endBlock()

@@ -1,0 +1,266 @@
+package chain_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
+	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/contracts"
+)
+
+// memSpace is a state.KeySpace over an in-memory goleveldb database.
+type memSpace struct{ ldb *leveldb.DB }
+
+func (m memSpace) Prefix() []byte                              { return []byte("c0/") }
+func (m memSpace) Get(key []byte) ([]byte, error)              { return m.ldb.Get(key, nil) }
+func (m memSpace) NewIterator(r *util.Range) iterator.Iterator { return m.ldb.NewIterator(r, nil) }
+func (m memSpace) Write(b *leveldb.Batch) error                { return m.ldb.Write(b, nil) }
+
+func newState(t *testing.T) (*state.Versioned, memSpace) {
+	t.Helper()
+	ldb, err := leveldb.Open(storage.NewMemStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ldb.Close() })
+	sp := memSpace{ldb}
+	st, err := state.Open(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, sp
+}
+
+// headers is a chain.Headers over a map.
+type headers map[ledger.Hash]*ledger.Header
+
+func (hs headers) Header(h ledger.Hash) (*ledger.Header, error) {
+	if x, ok := hs[h]; ok {
+		return x, nil
+	}
+	return nil, errors.New("not found")
+}
+
+// devChain is chain 0 of the development network at its genesis: the genesis block applied to
+// a fresh state, with the headers of the blocks made since.
+type devChain struct {
+	t   *testing.T
+	v   *ledger.Version
+	run *txexec.Runner
+	st  *state.Versioned
+	sp  memSpace
+	hs  headers
+	g   *ledger.Header
+	gp  *ledger.PayloadWithOutputs
+	ct  int64
+}
+
+func newDevChain(t *testing.T) *devChain {
+	t.Helper()
+	d := &devChain{t: t, v: ledger.Development, run: txexec.New(txexec.Config{}), hs: headers{},
+		ct: time.Now().Add(-time.Minute).UnixMicro()}
+	var err error
+	if d.gp, err = chain.GenesisPayload(d.run, 0, d.v.Name); err != nil {
+		t.Fatal(err)
+	}
+	d.g = ledger.GenesisHeader(d.v, 0, d.gp.PayloadHash)
+	d.hs[d.g.Hash] = d.g
+	d.st, d.sp = newState(t)
+	view := d.st.View(0).(*state.View)
+	blk, err := chain.PayloadContext(d.v, d.g, nil, d.gp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := chain.Execute(d.run, view, blk, true, d.gp, chain.DefaultMaxBlockOutputBytes)
+	if err != nil {
+		t.Fatalf("the genesis payload does not execute to itself: %v", err)
+	}
+	d.apply(view, d.g, keys)
+	return d
+}
+
+func (d *devChain) apply(view *state.View, h *ledger.Header, keys []api.Hash) {
+	d.t.Helper()
+	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
+		d.t.Fatal(err)
+	}
+	if err := d.st.Apply(view, h.Height); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// child is a header of a block with payload p on parent.
+func (d *devChain) child(parent *ledger.Header, p *ledger.PayloadWithOutputs) *ledger.Header {
+	d.ct += 1000
+	h := &ledger.Header{ChainID: 0, Height: parent.Height + 1, Parent: parent.Hash, PayloadHash: p.PayloadHash,
+		CreationTime: d.ct, Target: parent.Target, Version: parent.Version}
+	h.Seal()
+	d.hs[h.Hash] = h
+	return h
+}
+
+func buildConfig() chain.BuildConfig {
+	key := contracts.Key("devnet-miner")
+	data := ledger.MinerData("k:"+key, key)
+	m, err := txexec.ParseMiner(data)
+	if err != nil {
+		panic(err)
+	}
+	return chain.BuildConfig{MinerData: data, Miner: m, BlockGasLimit: 150_000}
+}
+
+// A payload built on a parent executes to itself on another view of the same parent, and the
+// records of its block locate its transactions; a payload whose outputs were changed is
+// invalid.
+func TestBuildExecuteRecord(t *testing.T) {
+	d := newDevChain(t)
+	cfg := buildConfig()
+	transfer := devtx.Cmd{Code: `(coin.transfer "sender00" "sender01" 1.0)`,
+		Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
+	pc, err := api.VerifyCommand(transfer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poor := devtx.Cmd{Code: `1`, Sender: "nobody", GasLimit: 1000}.Build()
+	poorPC, err := api.ParseCommand(poor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := 0
+	pending := func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+		rounds++
+		var out []*api.ParsedCommand
+		for _, c := range []*api.ParsedCommand{pc, poorPC} {
+			if !slices.Contains(seen, c.RequestKey) {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
+	view := d.st.View(0).(*state.View)
+	built, err := chain.Build(d.run, view, chain.BlockContext(d.v, child, d.g, cfg.Miner), cfg, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built.Keys) != 1 || built.Keys[0] != pc.RequestKey || len(built.Payload.Transactions) != 1 {
+		t.Fatalf("built keys %v, %d transactions; want the transfer alone", built.Keys, len(built.Payload.Transactions))
+	}
+	if len(built.Bad) != 1 || built.Bad[0].Key != poorPC.RequestKey {
+		t.Fatalf("bad %v: want the command whose sender cannot pay", built.Bad)
+	}
+	if rounds < 2 {
+		t.Fatalf("%d rounds: a block offers its unused gas again", rounds)
+	}
+	h := d.child(d.g, built.Payload)
+
+	// Another node executes it on its own view of the parent.
+	blk, err := chain.PayloadContext(d.v, h, d.g, built.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, built.Payload, chain.DefaultMaxBlockOutputBytes)
+	if err != nil || !slices.Equal(keys, built.Keys) {
+		t.Fatalf("execute: keys %v, %v; want %v", keys, err, built.Keys)
+	}
+	for name, tamper := range map[string]func(p *ledger.PayloadWithOutputs){
+		"coinbase output differs":           func(p *ledger.PayloadWithOutputs) { p.Coinbase = append([]byte(nil), `{}`...) },
+		"transaction 0: the output differs": func(p *ledger.PayloadWithOutputs) { p.Transactions[0].Output = []byte(`{}`) },
+		"outputs pass":                      nil,
+	} {
+		p := *built.Payload
+		p.Transactions = slices.Clone(p.Transactions)
+		limit := chain.DefaultMaxBlockOutputBytes
+		if tamper != nil {
+			tamper(&p)
+		} else {
+			limit = len(p.Coinbase) + len(p.Transactions[0].Output) - 1
+		}
+		_, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, &p, limit)
+		if !errors.Is(err, chain.ErrInvalidPayload) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	// Applied with its records: the transfer is located in block h, as of h and not before.
+	d.apply(view, h, built.Keys)
+	loc, ok, err := chain.LocateTx(d.st.View(1).(*state.View), pc.RequestKey)
+	if err != nil || !ok || loc != (chain.TxLocation{Block: h.Hash, Index: 0}) {
+		t.Fatalf("locate as of block 1: %+v %v %v", loc, ok, err)
+	}
+	if _, ok, err := chain.LocateTx(d.st.View(0).(*state.View), pc.RequestKey); ok || err != nil {
+		t.Fatalf("located as of genesis: %v %v", ok, err)
+	}
+	for height, want := range []ledger.Hash{d.g.Hash, h.Hash} {
+		if got, err := chain.BlockAt(d.st, uint64(height)); err != nil || got != want {
+			t.Fatalf("block at %d: %s %v, want %s", height, got, err, want)
+		}
+	}
+	if height, b, ok, err := chain.StateBlock(d.sp); err != nil || !ok || height != 1 || b != h.Hash {
+		t.Fatalf("state block: %d %s %v %v", height, b, ok, err)
+	}
+}
+
+// A record that is not a location is corruption, not a missing transaction.
+func TestLocateCorruptRecord(t *testing.T) {
+	st, _ := newState(t)
+	view := st.View(0).(*state.View)
+	var rk api.Hash
+	rk[0] = 7
+	if err := view.PutMeta("r:"+string(rk[:]), []byte("short")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := chain.LocateTx(view, rk); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("locate a short record: %v", err)
+	}
+	if _, err := chain.BlockAt(st, 0); err == nil {
+		t.Fatal("the block of an empty state read")
+	}
+}
+
+// RouteTo returns the fork point and the blocks to apply oldest first, and walks past genesis
+// when the state holds nothing of the target's branch.
+func TestRouteTo(t *testing.T) {
+	d := newDevChain(t)
+	p := ledger.EmptyGenesisPayload() // the payload does not matter to routes
+	a1 := d.child(d.g, p)
+	a2 := d.child(a1, p)
+	b2 := d.child(a1, p)
+	b3 := d.child(b2, p)
+	held := map[ledger.Hash]bool{d.g.Hash: true, a1.Hash: true, a2.Hash: true}
+	onState := func(h *ledger.Header) (bool, error) { return held[h.Hash], nil }
+	r, err := chain.RouteTo(d.v, d.hs, b3, onState)
+	if err != nil || r.Fork != a1 || len(r.Apply) != 2 || r.Apply[0] != b2 || r.Apply[1] != b3 {
+		t.Fatalf("route to b3: fork %v, apply %v, %v", r.Fork, r.Apply, err)
+	}
+	if r, err := chain.RouteTo(d.v, d.hs, a2, onState); err != nil || r.Fork != a2 || len(r.Apply) != 0 {
+		t.Fatalf("route to the head: %+v %v", r, err)
+	}
+	none := func(*ledger.Header) (bool, error) { return false, nil }
+	if r, err := chain.RouteTo(d.v, d.hs, a2, none); err != nil || r.Fork != nil || len(r.Apply) != 3 || r.Apply[0] != d.g {
+		t.Fatalf("route from an empty state: %+v %v", r, err)
+	}
+	delete(d.hs, a1.Hash)
+	if _, err := chain.RouteTo(d.v, d.hs, b3, none); err == nil || !strings.Contains(err.Error(), "parent of block 2") {
+		t.Fatalf("route through a missing parent: %v", err)
+	}
+	if got, err := chain.AncestorAt(d.hs, b3, 2); err != nil || got != b2 {
+		t.Fatalf("ancestor at 2: %v %v", got, err)
+	}
+	if _, err := chain.AncestorAt(d.hs, b3, 1); err == nil {
+		t.Fatal("an ancestor through a missing header")
+	}
+}

@@ -1,0 +1,25 @@
+// Package chain is block execution: what running Pact inside the blocks of one chain means,
+// as functions that return their writes and do no I/O of their own. The executor actor
+// (actors/executor.go) serialises calls into it, reads the store and publishes; the store
+// persists. The language (pact/) knows no blocks: chain gives it a block's context
+// (txexec.Block) and a state (chain/state) to run in.
+//
+//	rules.go    the block rules: gas and output bounds, ErrInvalidPayload, what Pact code sees
+//	            of a block (BlockContext, NextBlockContext)
+//	genesis.go  a chain's development genesis payload, computed by executing it
+//	build.go    a new payload on a parent: the coinbase, then pending transactions as
+//	            chainweb fills a block (Build), and what that learnt of the pending ones
+//	execute.go  another block's payload executed and checked against its outputs (Execute)
+//	records.go  the node's records in the state, versioned with each block: the block the state
+//	            is at and the request-key index (TxLocation), as typed data
+//	route.go    how a state reaches a block: the fork point to rewind to and the blocks to
+//	            replay (RouteTo)
+//	spv.go      SPV output proofs: making one along the chain graph, checking one against a
+//	            block's history
+//
+// Subpackages: chain/state, the versioned Pact state over a key space the store provides;
+// chain/txexec, one command as a chain runs it (gas bought and redeemed, coinbase, genesis).
+//
+// It may import ledger, pow, its subpackages and the language (internal/layout); it reaches
+// stored headers through Headers and the database through state.KeySpace.
+package chain

@@ -1,0 +1,78 @@
+package chain
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/db"
+)
+
+// Execute runs payload p of a block another node made on st, the state as of the block's
+// parent (empty for genesis), in the block's context blk, and checks that it produces p's
+// outputs within the block rules: the coinbase first (none at genesis), then each transaction
+// with at most the gas left in the block (MaxBlockGasLimit), the outputs within maxOutputs. It
+// returns the request keys of the transactions in block order; the writes are in st. A payload
+// that does not execute to its outputs gets an error wrapping ErrInvalidPayload.
+func Execute(r *txexec.Runner, st db.DB, blk *txexec.Block, genesis bool, p *ledger.PayloadWithOutputs,
+	maxOutputs int) ([]api.Hash, error) {
+	if !genesis {
+		cb, err := r.Coinbase(st, blk)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+		}
+		if !bytes.Equal(cb, p.Coinbase) {
+			return nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
+		}
+	}
+	keys := make([]api.Hash, 0, len(p.Transactions))
+	blockGas := uint64(MaxBlockGasLimit)
+	outputs := len(p.Coinbase)
+	for i, t := range p.Transactions {
+		cmd, err := api.DecodeCommand(t.Tx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+		}
+		var out []byte
+		if genesis {
+			// Genesis commands are not signed and not checked (DECISIONS.md), nor bounded.
+			out, err = r.Genesis(st, blk, cmd)
+		} else {
+			var pc *api.ParsedCommand
+			if pc, err = api.VerifyCommand(cmd); err == nil {
+				var a txexec.Applied
+				if a, err = r.ApplyWithin(st, blk, pc, blockGas); err == nil {
+					out = a.Result
+					blockGas -= uint64(a.Gas) // a.Gas <= blockGas: it ran with at most that
+				}
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+		}
+		if !bytes.Equal(out, t.Output) {
+			return nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
+		}
+		if outputs += len(out); !genesis && outputs > maxOutputs {
+			return nil, fmt.Errorf("%w: the outputs pass %d bytes", ErrInvalidPayload, maxOutputs)
+		}
+		keys = append(keys, cmd.Hash)
+	}
+	return keys, nil
+}
+
+// PayloadContext is the context in which block h, child of parent, runs its payload p: at
+// genesis no parent and no miner, otherwise the miner p names, which must parse. The SPV
+// check is the caller's to add.
+func PayloadContext(v *ledger.Version, h, parent *ledger.Header, p *ledger.PayloadWithOutputs) (*txexec.Block, error) {
+	if IsGenesis(v, h) {
+		return BlockContext(v, h, nil, txexec.Miner{}), nil
+	}
+	miner, err := txexec.ParseMiner(p.MinerData)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+	}
+	return BlockContext(v, h, parent, miner), nil
+}

@@ -1,0 +1,90 @@
+package chain
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+)
+
+// The node's records in a chain's Pact state, kept with each block (state.View.PutMeta) so
+// that they are versioned, and rewound, with the state: "which block is the state at" and "is
+// this transaction on chain as of block N, and where" are reads of one view. They are not Pact
+// data: Pact code cannot see them.
+//
+//	"b"               the hash of the block the state is at (32 bytes)
+//	"r:" request key  the transaction's TxLocation: its block's hash, then its index in the
+//	                  block (u32 BE)
+const (
+	recBlock    = "b"
+	recTxPrefix = "r:"
+)
+
+// TxLocation is where a transaction is on chain: its block and its index among the block's
+// transactions.
+type TxLocation struct {
+	Block ledger.Hash
+	Index int
+}
+
+// RecordBlock records in view, which builds block hash, that the state is at that block, and
+// where each of its transactions (request keys in block order) is.
+func RecordBlock(view *state.View, hash ledger.Hash, keys []api.Hash) error {
+	var buf [ledger.HashSize + 4]byte
+	copy(buf[:], hash[:])
+	var name [len(recTxPrefix) + len(api.Hash{})]byte
+	copy(name[:], recTxPrefix)
+	for i, rk := range keys {
+		binary.BigEndian.PutUint32(buf[ledger.HashSize:], uint32(i))
+		copy(name[len(recTxPrefix):], rk[:])
+		if err := view.PutMeta(string(name[:]), buf[:]); err != nil {
+			return err
+		}
+	}
+	return view.PutMeta(recBlock, hash[:])
+}
+
+// BlockAt reads the hash of the block st holds at height h.
+func BlockAt(st *state.Versioned, h uint64) (ledger.Hash, error) {
+	b, ok, err := st.View(h).(*state.View).Meta(recBlock)
+	if err != nil {
+		return ledger.Hash{}, err
+	}
+	if !ok || len(b) != ledger.HashSize {
+		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", state.ErrCorrupt, h)
+	}
+	return ledger.Hash(b), nil
+}
+
+// LocateTx finds where the transaction rk is as of view; false when it is in no block as of
+// there.
+func LocateTx(view *state.View, rk api.Hash) (TxLocation, bool, error) {
+	b, ok, err := view.Meta(recTxPrefix + string(rk[:]))
+	if err != nil || !ok {
+		return TxLocation{}, false, err
+	}
+	if len(b) != ledger.HashSize+4 {
+		return TxLocation{}, false, fmt.Errorf("%w: request-key index entry of %s", state.ErrCorrupt, rk)
+	}
+	return TxLocation{Block: ledger.Hash(b[:ledger.HashSize]), Index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}, true, nil
+}
+
+// StateBlock reads the block the Pact state kept in space is at: `ledger-node check`'s way to
+// verify the states without running a node. ok is false for an empty state.
+func StateBlock(space state.KeySpace) (height uint64, block ledger.Hash, ok bool, err error) {
+	st, err := state.Open(space)
+	if err != nil {
+		return 0, ledger.Hash{}, false, err
+	}
+	h, ok := st.Height()
+	if !ok {
+		return 0, ledger.Hash{}, false, nil
+	}
+	b, err := BlockAt(st, h)
+	if err != nil {
+		return h, ledger.Hash{}, true, fmt.Errorf("at height %d: %w", h, err)
+	}
+	return h, b, true, nil
+}
