@@ -21,7 +21,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
+	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport"
@@ -195,14 +197,16 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 // engineConfig turns the configuration into the engine's.
 func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 	ec := server.Config{
-		PersistDir:   c.PersistDir,
-		GasRate:      c.GasRate,
-		GasLimit:     c.GasLimit,
-		Flags:        append(slices.Clone(c.Flags), c.ExecConfig...),
-		Entity:       c.Entity,
-		Entities:     map[string]server.Entity{},
-		Logger:       log,
-		DevContracts: c.PreloadDevContracts,
+		PersistDir: c.PersistDir,
+		GasRate:    c.GasRate,
+		GasLimit:   c.GasLimit,
+		Flags:      append(slices.Clone(c.Flags), c.ExecConfig...),
+		Entity:     c.Entity,
+		Entities:   map[string]server.Entity{},
+		Logger:     log,
+	}
+	if c.PreloadDevContracts {
+		ec.DevContracts = func(st db.DB) error { return chain.RunDevelopmentGenesis(st, 0, "development") }
 	}
 	if c.EvalBudget != nil {
 		ec.EvalBudget = uint64(*c.EvalBudget)

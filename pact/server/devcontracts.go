@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
-	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 )
@@ -34,10 +32,9 @@ var devContractModules = []string{
 	"coin", "fungible-v2", "fungible-xchain-v1", "gas-payer-v1", "ns", "util.guards", "util.guards1",
 }
 
-// loadDevContracts runs chain 0's development genesis on the state unless
-// coin is there already (a persistDir that was loaded before, or a coin of
-// the user's own, which is kept). The transactions run as chainweb runs
-// genesis: unsigned, free of gas, root definitions allowed.
+// loadDevContracts runs chain 0's development genesis on the state
+// (Config.DevContracts) unless coin is there already (a persistDir that was
+// loaded before, or a coin of the user's own, which is kept).
 func (e *Engine) loadDevContracts() error {
 	_, found, err := e.state.Read(db.Modules, "", "coin")
 	if err != nil {
@@ -47,19 +44,8 @@ func (e *Engine) loadDevContracts() error {
 		e.log.Info("pact server: coin is installed already; the development contracts are not loaded again")
 		return nil
 	}
-	cmds, err := txexec.GenesisCommands(contracts.DevelopmentGenesis(0), "0", "development")
-	if err != nil {
-		return fmt.Errorf("%s: %w", DevContractsKey, err)
-	}
-	// The server's execution flags are for the commands it serves; the
-	// genesis runs with none, as on a node (RequireKeysetNs, say, would
-	// refuse its root keysets).
-	r := txexec.New(txexec.Config{})
-	b := &txexec.Block{ChainID: "0"}
-	for _, c := range cmds {
-		if _, err := r.Genesis(e.state, b, c); err != nil {
-			return fmt.Errorf("%s: %w (the state holds modules of the same names that are not the project's)", DevContractsKey, err)
-		}
+	if err := e.cfg.DevContracts(e.state); err != nil {
+		return fmt.Errorf("%s: %w (the state holds modules of the same names that are not the project's)", DevContractsKey, err)
 	}
 	e.log.Info("pact server: development contracts loaded", "modules", devContractModules, "network", "development", "chain", "0")
 	return nil
@@ -74,7 +60,7 @@ var unknownModule = regexp.MustCompile(`^(?:Cannot resolve module |Cannot find m
 // module is missing and how to have it.
 func (e *Engine) devContractsHint(err error) error {
 	var ee *eval.Error
-	if e.cfg.DevContracts || !errors.As(err, &ee) {
+	if e.cfg.DevContracts != nil || !errors.As(err, &ee) {
 		return err
 	}
 	m := unknownModule.FindStringSubmatch(ee.Msg)

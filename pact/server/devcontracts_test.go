@@ -5,17 +5,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 )
 
+// devGenesis is what pact -s's preloadDevContracts wires (cmd/pact): block execution's
+// development genesis of chain 0.
+func devGenesis(st db.DB) error { return chain.RunDevelopmentGenesis(st, 0, "development") }
+
 // The development contracts load at start: the modules of the hint's list
 // (no more, no fewer), and the README's transfer runs.
 func TestDevContracts(t *testing.T) {
 	// The server's flags are its commands': the genesis loads under any.
-	e := open(t, Config{DevContracts: true, Flags: []string{"RequireKeysetNs"}})
+	e := open(t, Config{DevContracts: devGenesis, Flags: []string{"RequireKeysetNs"}})
 	mods, err := e.state.Keys(db.Modules, "")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +71,7 @@ func TestDevContractsHint(t *testing.T) {
 	if r.Result.Error == nil || r.Result.Error.Message != "Cannot resolve module other" {
 		t.Errorf("another module: %+v", r.Result.Error)
 	}
-	loaded := open(t, Config{DevContracts: true})
+	loaded := open(t, Config{DevContracts: devGenesis})
 	r = local(t, loaded, build(t, cmdSpec{code: `(gas-payer-v1.nope)`, nonce: "member"}))
 	if r.Result.Error == nil || strings.Contains(r.Result.Error.Message, DevContractsKey) {
 		t.Errorf("loaded server: %+v", r.Result.Error)
@@ -78,7 +83,7 @@ func TestDevContractsHint(t *testing.T) {
 // upgraded).
 func TestDevContractsRestart(t *testing.T) {
 	dir := t.TempDir()
-	e, err := Open(Config{PersistDir: dir, DevContracts: true})
+	e, err := Open(Config{PersistDir: dir, DevContracts: devGenesis})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +93,7 @@ func TestDevContractsRestart(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	e = open(t, Config{PersistDir: dir, DevContracts: true})
+	e = open(t, Config{PersistDir: dir, DevContracts: devGenesis})
 	r := local(t, e, build(t, cmdSpec{code: `(coin.get-balance "sender00")`, nonce: "balance"}))
 	if r.Result.Status != "success" || !strings.HasPrefix(string(r.Result.Data), "99999999") {
 		t.Errorf("balance of sender00 after the restart: %+v %s", r.Result.Error, r.Result.Data)

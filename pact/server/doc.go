@@ -25,11 +25,13 @@
 //   - private: commands with private metadata, sealed per recipient entity
 //     with nacl/box (private.go).
 //   - verify: parse, resolve and statically check modules (verify.go).
-//   - The state starts empty, as P5's server's does, or with
-//     Config.DevContracts with the project's development contracts (chain
-//     0's development genesis: coin, its interfaces, the namespaces, the
-//     development accounts; devcontracts.go). Without them, an error
-//     naming one of their modules says which setting loads them.
+//   - The state starts empty, as P5's server's does, or with the
+//     project's development contracts (chain 0's development genesis: coin,
+//     its interfaces, the namespaces, the development accounts;
+//     devcontracts.go), which Config.DevContracts runs: cmd/pact gives it
+//     block execution's genesis, since the engine knows no blocks. Without
+//     them, an error naming one of their modules says which setting loads
+//     them.
 //
 // Results are CommandResult JSON in P5's key order (result.go). Gas is
 // free unless Config.GasRate is positive (DECISIONS.md). Evaluation is

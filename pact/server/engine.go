@@ -67,11 +67,13 @@ type Config struct {
 	// kept in the outbox (Outbox).
 	Deliver func(ctx context.Context, envelope []byte) error
 
-	// DevContracts loads the project's development contracts (chain 0's
-	// development genesis: coin, its interfaces, the namespaces, the
-	// development accounts) at start, unless the state has coin already
-	// (devcontracts.go).
-	DevContracts bool
+	// DevContracts, when set, loads the project's development contracts
+	// at start, unless the state has coin already (devcontracts.go): it
+	// runs chain 0's development genesis (coin, its interfaces, the
+	// namespaces, the development accounts) on the state. The command that
+	// wires the server gives block execution's (chain.RunDevelopmentGenesis):
+	// the engine knows no blocks.
+	DevContracts func(st db.DB) error
 
 	Logger *slog.Logger
 }
@@ -159,7 +161,7 @@ func Open(cfg Config) (*Engine, error) {
 		e.state.Close()
 		return nil, err
 	}
-	if cfg.DevContracts {
+	if cfg.DevContracts != nil {
 		if err := e.loadDevContracts(); err != nil {
 			e.hist.Close()
 			e.state.Close()
