@@ -456,7 +456,7 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	view := x.view()
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
 	blk := x.withSPV(chain.BlockContext(x.v, child, parent, x.miner), parent)
-	cfg := chain.BuildConfig{MinerData: x.minerData, Miner: x.miner, MaxOutputs: x.maxOutputs}
+	cfg := chain.BuildConfig{MinerData: x.minerData, MaxOutputs: x.maxOutputs}
 	var pending chain.PendingFunc
 	if x.pool != nil {
 		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending

@@ -34,9 +34,8 @@ type Rejected struct {
 
 // BuildConfig is what a node puts in the blocks it makes.
 type BuildConfig struct {
-	// MinerData is the payload's miner data, of Miner.
+	// MinerData is the payload's miner data: the miner the block context pays.
 	MinerData []byte
-	Miner     txexec.Miner
 	// BlockGasLimit is the gas the block may spend (at most MaxBlockGasLimit).
 	BlockGasLimit uint64
 	// MaxOutputs caps the block's outputs (DefaultMaxBlockOutputBytes when zero).

@@ -112,14 +112,15 @@ func (d *devChain) child(parent *ledger.Header, p *ledger.PayloadWithOutputs) *l
 	return h
 }
 
-func buildConfig() chain.BuildConfig {
+// devMiner is the development network's miner: its miner data and the miner it names.
+func devMiner(t *testing.T) ([]byte, txexec.Miner) {
 	key := contracts.Key("devnet-miner")
 	data := ledger.MinerData("k:"+key, key)
 	m, err := txexec.ParseMiner(data)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	return chain.BuildConfig{MinerData: data, Miner: m, BlockGasLimit: 150_000}
+	return data, m
 }
 
 // A payload built on a parent executes to itself on another view of the same parent, and the
@@ -127,7 +128,8 @@ func buildConfig() chain.BuildConfig {
 // invalid.
 func TestBuildExecuteRecord(t *testing.T) {
 	d := newDevChain(t)
-	cfg := buildConfig()
+	minerData, miner := devMiner(t)
+	cfg := chain.BuildConfig{MinerData: minerData, BlockGasLimit: 150_000}
 	transfer := devtx.Cmd{Code: `(coin.transfer "sender00" "sender01" 1.0)`,
 		Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
 	pc, err := api.VerifyCommand(transfer)
@@ -152,7 +154,7 @@ func TestBuildExecuteRecord(t *testing.T) {
 	}
 	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
 	view := d.st.View(0).(*state.View)
-	built, err := chain.Build(d.run, view, chain.BlockContext(d.v, child, d.g, cfg.Miner), cfg, pending)
+	built, err := chain.Build(d.run, view, chain.BlockContext(d.v, child, d.g, miner), cfg, pending)
 	if err != nil {
 		t.Fatal(err)
 	}
