@@ -25,6 +25,8 @@ type compiler struct {
 	// stored, when a stored module is compiled again (RestoreModule), is
 	// the set of modules its record lists as dependencies.
 	stored map[ModuleName]bool
+	// ds is the desugaring pass, kept for the compiler's life.
+	ds desugarer
 }
 
 // load reads a module for name resolution: charged as P5's renamer reads
@@ -70,7 +72,7 @@ func compileErr(loc syntax.Span, msg string) *Error {
 // exprs compiles xs in the current scope: the desugaring pass
 // (desugar.go), then the resolution of its terms.
 func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
-	ts, err := newDesugarer(c.localNames()).exprs(xs)
+	ts, err := c.desugarer().exprs(xs)
 	if err != nil {
 		return nil, err
 	}
@@ -78,21 +80,20 @@ func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
 }
 
 func (c *compiler) expr(x syntax.Expr) (node, error) {
-	t, err := newDesugarer(c.localNames()).expr(x)
+	t, err := c.desugarer().expr(x)
 	if err != nil {
 		return nil, err
 	}
 	return c.term(t)
 }
 
-// localNames are the names in scope (a fresh slice the desugarer may
-// grow).
-func (c *compiler) localNames() []string {
-	var out []string
+// desugarer is the desugaring pass in the current scope.
+func (c *compiler) desugarer() *desugarer {
+	c.ds.locals = c.ds.locals[:0]
 	for s := c.scope; s != nil; s = s.up {
-		out = append(out, s.names...)
+		c.ds.locals = append(c.ds.locals, s.names...)
 	}
-	return out
+	return &c.ds
 }
 
 func (c *compiler) terms(ts []term) ([]node, error) {
@@ -501,13 +502,7 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 	case nil:
 		return nil, nil
 	case *syntax.PrimType:
-		switch t.Prim {
-		case syntax.PrimList:
-			return &Type{Kind: TyAnyList}, nil
-		case syntax.PrimObject:
-			return &Type{Kind: TyAnyObject}, nil
-		}
-		return &Type{Kind: TyPrim, Prim: string(t.Prim)}, nil
+		return primType(t.Prim), nil
 	case *syntax.ListType:
 		e, err := c.typ(t.Elem)
 		if err != nil {
@@ -526,9 +521,7 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 			}
 			ms[i] = mn
 		}
-		slices.SortFunc(ms, compareModuleNames)
-		ms = slices.Compact(ms)
-		return &Type{Kind: TyModRef, ModRefs: ms}, nil
+		return modRefType(ms), nil
 	case *syntax.SchemaType:
 		s, err := c.schema(t.Schema, t.Loc)
 		if err != nil {
@@ -540,6 +533,25 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 		return &Type{Kind: TyObject, Schema: s}, nil
 	}
 	return nil, nil
+}
+
+// primType is a primitive type annotation's type: list and object
+// without a parameter are any list and any object.
+func primType(p syntax.Prim) *Type {
+	switch p {
+	case syntax.PrimList:
+		return &Type{Kind: TyAnyList}
+	case syntax.PrimObject:
+		return &Type{Kind: TyAnyObject}
+	}
+	return &Type{Kind: TyPrim, Prim: string(p)}
+}
+
+// modRefType is module{...}: its interfaces sorted and unique, as the
+// runtime check compares them.
+func modRefType(ms []ModuleName) *Type {
+	slices.SortFunc(ms, compareModuleNames)
+	return &Type{Kind: TyModRef, ModRefs: slices.Compact(ms)}
 }
 
 // interfaceName resolves a name in a module{...} type to the fully

@@ -143,11 +143,33 @@ type desugarer struct {
 	// locals are the names bound where the walk is (compiler only: it is
 	// what lets a local shadow a special form).
 	locals []string
+	// The commonest terms and the term lists are carved from blocks: a
+	// module's terms are many, short-lived, and read once.
+	vars  block[tVar]
+	lits  block[tLit]
+	apps  block[tApp]
+	lists []term
 }
 
-// newDesugarer is the compiler's pass, inside a scope binding locals.
-func newDesugarer(locals []string) *desugarer {
-	return &desugarer{locals: locals}
+// block hands out elements of larger allocations.
+type block[T any] struct{ buf []T }
+
+func (b *block[T]) new() *T {
+	if len(b.buf) == cap(b.buf) {
+		b.buf = make([]T, 0, 64)
+	}
+	b.buf = b.buf[:len(b.buf)+1]
+	return &b.buf[len(b.buf)-1]
+}
+
+// termList is a list of n terms (its capacity n: appending copies it).
+func (d *desugarer) termList(n int) []term {
+	if n > cap(d.lists)-len(d.lists) {
+		d.lists = make([]term, 0, max(256, n))
+	}
+	l := len(d.lists)
+	d.lists = d.lists[:l+n]
+	return d.lists[l : l+n : l+n]
 }
 
 func (d *desugarer) fail(err *Error) (term, error) {
@@ -158,7 +180,7 @@ func (d *desugarer) fail(err *Error) (term, error) {
 }
 
 func (d *desugarer) exprs(xs []syntax.Expr) ([]term, error) {
-	out := make([]term, len(xs))
+	out := d.termList(len(xs))
 	for i, x := range xs {
 		t, err := d.expr(x)
 		if err != nil {
@@ -203,7 +225,9 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 		if err != nil {
 			return d.fail(err)
 		}
-		return &tLit{v: v, loc: x.Span()}, nil
+		t := d.lits.new()
+		t.v, t.loc = v, x.Span()
+		return t, nil
 	case *syntax.List:
 		elems, err := d.exprs(x.Elems)
 		if err != nil {
@@ -291,7 +315,7 @@ func (d *desugarer) literal(x syntax.Expr) (Value, *Error) {
 // constants and constantly here; the compiler resolves every name itself.
 func (d *desugarer) name(n syntax.Name, loc syntax.Span) term {
 	if !d.p5 || n.Kind != syntax.BareName {
-		return &tVar{name: n, loc: loc}
+		return d.newVar(n, loc)
 	}
 	if d.builtin(n.Name) {
 		return &tBuiltin{name: n.Name, loc: loc}
@@ -307,7 +331,13 @@ func (d *desugarer) name(n syntax.Name, loc syntax.Span) term {
 	case "CHARSET_LATIN1":
 		return &tLit{v: NewInt(1), loc: loc, named: true}
 	}
-	return &tVar{name: n, loc: loc}
+	return d.newVar(n, loc)
+}
+
+func (d *desugarer) newVar(n syntax.Name, loc syntax.Span) *tVar {
+	t := d.vars.new()
+	t.name, t.loc = n, loc
+	return t
 }
 
 const constantlyA1 = "#constantlyA1"
@@ -344,7 +374,9 @@ func (d *desugarer) app(x *syntax.App) (term, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tApp{fn: fn, args: args, loc: x.Loc}, nil
+	t := d.apps.new()
+	t.fn, t.args, t.loc = fn, args, x.Loc
+	return t, nil
 }
 
 // p5FormArity is what P5's desugarer accepts of a form; and, or and enforce

@@ -18,13 +18,14 @@ import (
 // BLAKE2b-256 of the CBOR serialisation (Pact.Core.Serialise.CBOR_V1) of
 // its desugared, name-resolved IR with every info field set to (), after
 // its defconsts have been evaluated, with the module's own hash and tx hash
-// fields emptied. This file rebuilds that IR from the syntax tree, the way
-// Pact.Core.IR.Desugar does, and writes the CBOR directly:
+// fields emptied. This file rebuilds that IR, the way Pact.Core.IR.Desugar
+// does, from the terms of the desugaring pass the compiler also reads
+// (desugar.go, run as P5 runs it), and writes the CBOR directly:
 //
-//   - desugaring: special forms become BuiltinForm nodes, let and binding
-//     forms nested Lets, lambdas without arguments Nullary, natives Builtin
-//     nodes (arity overloads resolved), cond nested ifs under the cond
-//     native, map's partial-application first argument eta-expanded;
+//   - lowering: the terms take the IR's shape: special forms BuiltinForm
+//     nodes, let and binding forms nested Lets, lambdas without arguments
+//     Nullary, natives Builtin nodes (arity overloads resolved), cond
+//     nested ifs under the cond native;
 //   - renaming: locals are de Bruijn indices, module members NTopLevel with
 //     the module hash (the module's own members with the "#placeholder"
 //     hash, an interface's with "placeholder"), module references NModRef
@@ -293,7 +294,10 @@ func seqTerms(ts []dsTerm) dsTerm {
 
 // desugarer is the shared desugaring pass (desugar.go) as P5 runs it.
 func (h *p5Hasher) desugarer() *desugarer {
-	return &desugarer{p5: true, noPact53: h.noPact53, builtin: h.isBuiltin}
+	if h.dsr == nil {
+		h.dsr = &desugarer{p5: true, noPact53: h.noPact53, builtin: h.isBuiltin}
+	}
+	return h.dsr
 }
 
 // ds desugars an expression into P5's term.
@@ -853,6 +857,8 @@ type p5Hasher struct {
 	body         []syntax.Decl
 	noPact53     bool
 	noPact51     bool
+	// ds is the desugaring pass, run as P5 runs it.
+	dsr *desugarer
 }
 
 // p5Bind is a module member in scope: NTopLevel mod hash, with its kind.
@@ -1176,15 +1182,11 @@ func (h *p5Hasher) resolveName(n syntax.Name, env p5Env, loc syntax.Span) (*p5Re
 func (h *p5Hasher) resolveType(t syntax.Type, env p5Env) (*Type, error) {
 	switch t := t.(type) {
 	case *syntax.PrimType:
-		switch t.Prim {
-		case syntax.PrimList:
-			return &Type{Kind: TyAnyList}, nil
-		case syntax.PrimObject:
-			return &Type{Kind: TyAnyObject}, nil
-		case syntax.PrimKeyset:
+		if t.Prim == syntax.PrimKeyset {
+			// P5's renamer reads keyset as guard.
 			return &Type{Kind: TyPrim, Prim: "guard"}, nil
 		}
-		return &Type{Kind: TyPrim, Prim: string(t.Prim)}, nil
+		return primType(t.Prim), nil
 	case *syntax.ListType:
 		e, err := h.resolveType(t.Elem, env)
 		if err != nil {
@@ -1200,9 +1202,7 @@ func (h *p5Hasher) resolveType(t syntax.Type, env p5Env) (*Type, error) {
 			}
 			ms = append(ms, mn)
 		}
-		slices.SortFunc(ms, compareModuleNames)
-		ms = slices.Compact(ms)
-		return &Type{Kind: TyModRef, ModRefs: ms}, nil
+		return modRefType(ms), nil
 	case *syntax.SchemaType:
 		r, err := h.resolveName(t.Schema, env, t.Loc)
 		if err != nil {
