@@ -25,6 +25,8 @@ type compiler struct {
 	// stored, when a stored module is compiled again (RestoreModule), is
 	// the set of modules its record lists as dependencies.
 	stored map[ModuleName]bool
+	// ds is the desugaring pass, kept for the compiler's life.
+	ds desugarer
 }
 
 // load reads a module for name resolution: charged as P5's renamer reads
@@ -67,10 +69,37 @@ func compileErr(loc syntax.Span, msg string) *Error {
 	return &Error{Kind: ErrEval, Msg: msg, Loc: loc, Located: true}
 }
 
+// exprs compiles xs in the current scope: the desugaring pass
+// (desugar.go), then the resolution of its terms.
 func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
-	out := make([]node, len(xs))
-	for i, x := range xs {
-		n, err := c.expr(x)
+	ts, err := c.desugarer().exprs(xs)
+	if err != nil {
+		return nil, err
+	}
+	return c.terms(ts)
+}
+
+func (c *compiler) expr(x syntax.Expr) (node, error) {
+	t, err := c.desugarer().expr(x)
+	if err != nil {
+		return nil, err
+	}
+	return c.term(t)
+}
+
+// desugarer is the desugaring pass in the current scope.
+func (c *compiler) desugarer() *desugarer {
+	c.ds.locals = c.ds.locals[:0]
+	for s := c.scope; s != nil; s = s.up {
+		c.ds.locals = append(c.ds.locals, s.names...)
+	}
+	return &c.ds
+}
+
+func (c *compiler) terms(ts []term) ([]node, error) {
+	out := make([]node, len(ts))
+	for i, t := range ts {
+		n, err := c.term(t)
 		if err != nil {
 			return nil, err
 		}
@@ -79,32 +108,14 @@ func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
 	return out, nil
 }
 
-func (c *compiler) expr(x syntax.Expr) (node, error) {
-	switch x := x.(type) {
-	case *syntax.IntLit:
-		v, ok := x.Value()
-		if !ok {
-			return nil, compileErr(x.Loc, "invalid integer literal")
-		}
-		return &nConst{v: NewIntBig(v), loc: x.Loc}, nil
-	case *syntax.DecimalLit:
-		m, ok := x.Unscaled()
-		if !ok {
-			return nil, compileErr(x.Loc, "invalid decimal literal")
-		}
-		// "-0.5": the sign sits on the integer part; Unscaled keeps it.
-		if len(x.Int) > 0 && x.Int[0] == '-' && m.Sign() > 0 {
-			m.Neg(m)
-		}
-		return &nConst{v: NewDecimal(NewIntBig(m), uint8(x.Places())), loc: x.Loc}, nil
-	case *syntax.StringLit:
-		return &nConst{v: String(x.Value), loc: x.Loc}, nil
-	case *syntax.BoolLit:
-		return &nConst{v: Bool(x.Value), loc: x.Loc}, nil
-	case *syntax.UnitLit:
-		return &nConst{v: UnitValue, loc: x.Loc}, nil
-	case *syntax.List:
-		elems, err := c.exprs(x.Elems)
+func (c *compiler) term(t term) (node, error) {
+	switch t := t.(type) {
+	case *tErr:
+		return nil, t.err
+	case *tLit:
+		return &nConst{v: t.v, loc: t.loc}, nil
+	case *tList:
+		elems, err := c.terms(t.elems)
 		if err != nil {
 			return nil, err
 		}
@@ -115,70 +126,73 @@ func (c *compiler) expr(x syntax.Expr) (node, error) {
 				l[i] = e.(*nConst).v
 				lits = append(lits, e.(*nConst).lits...)
 			}
-			return &nConst{v: l, loc: x.Loc, lits: lits}, nil
+			return &nConst{v: l, loc: t.loc, lits: lits}, nil
 		}
-		return &nList{elems: elems, loc: x.Loc}, nil
-	case *syntax.Object:
-		n := &nObject{loc: x.Loc}
-		written := make([]string, len(x.Fields))
-		for i, f := range x.Fields {
-			v, err := c.expr(f.Value)
+		return &nList{elems: elems, loc: t.loc}, nil
+	case *tObject:
+		n := &nObject{loc: t.loc}
+		for _, v := range t.vals {
+			vn, err := c.term(v)
 			if err != nil {
 				return nil, err
 			}
-			written[i] = f.Key.Name
-			n.vals = append(n.vals, v)
+			n.vals = append(n.vals, vn)
 		}
-		n.keys = slices.Compact(slices.Sorted(slices.Values(written)))
-		n.pos = make([]int, len(written))
-		for i, k := range written {
+		n.keys = slices.Compact(slices.Sorted(slices.Values(t.keys)))
+		n.pos = make([]int, len(t.keys))
+		for i, k := range t.keys {
 			n.pos[i], _ = slices.BinarySearch(n.keys, k)
 		}
 		return n, nil
-	case *syntax.Var:
-		return c.name(x)
-	case *syntax.Let:
-		return c.let(x)
-	case *syntax.Lambda:
-		params, err := c.params(x.Args)
+	case *tVar:
+		return c.name(t.name, t.loc)
+	case *tLet:
+		return c.let(t)
+	case *tLam:
+		params, err := c.params(t.args)
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, len(params))
-		for i, p := range params {
-			names[i] = p.Name
-		}
-		c.push(names...)
-		body, err := c.exprs(x.Body)
+		c.push(argNamesOf(t.args)...)
+		body, err := c.terms(t.body)
 		c.pop()
 		if err != nil {
 			return nil, err
 		}
-		return &nLambda{params: params, body: body, loc: x.Loc}, nil
-	case *syntax.Binding:
-		n := &nBinding{loc: x.Loc}
-		names := make([]string, len(x.Binds))
-		for i, b := range x.Binds {
-			t, err := c.typ(b.Var.Type)
+		return &nLambda{params: params, body: body, loc: t.loc}, nil
+	case *tBinding:
+		n := &nBinding{fields: t.keys, loc: t.loc}
+		for _, v := range t.vars {
+			ty, err := c.typ(v.Type)
 			if err != nil {
 				return nil, err
 			}
-			n.fields = append(n.fields, b.Key.Name)
-			n.params = append(n.params, Param{Name: b.Var.Name, Type: t})
-			names[i] = b.Var.Name
+			n.params = append(n.params, Param{Name: v.Name, Type: ty})
 		}
-		c.push(names...)
-		body, err := c.exprs(x.Body)
+		c.push(argNamesOf(t.vars)...)
+		body, err := c.terms(t.body)
 		c.pop()
 		if err != nil {
 			return nil, err
 		}
 		n.body = body
 		return n, nil
-	case *syntax.App:
-		return c.app(x)
+	case *tApp:
+		fn, err := c.term(t.fn)
+		if err != nil {
+			return nil, err
+		}
+		args, err := c.terms(t.args)
+		if err != nil {
+			return nil, err
+		}
+		return &nApp{fn: fn, args: args, loc: t.loc}, nil
+	case *tForm:
+		return c.special(t)
+	case *tCond:
+		return c.cond(t)
 	}
-	return nil, compileErr(x.Span(), "unsupported expression")
+	return nil, compileErr(t.span(), "unsupported expression")
 }
 
 func allConst(ns []node) bool {
@@ -190,24 +204,24 @@ func allConst(ns []node) bool {
 	return true
 }
 
-func (c *compiler) let(x *syntax.Let) (node, error) {
-	n := &nLet{loc: x.Loc}
+func (c *compiler) let(t *tLet) (node, error) {
+	n := &nLet{loc: t.loc}
 	c.push()
 	defer c.pop()
-	for _, b := range x.Binders {
-		v, err := c.expr(b.Value)
+	for _, b := range t.binders {
+		v, err := c.term(b.val)
 		if err != nil {
 			return nil, err
 		}
-		t, err := c.typ(b.Var.Type)
+		ty, err := c.typ(b.arg.Type)
 		if err != nil {
 			return nil, err
 		}
-		n.params = append(n.params, Param{Name: b.Var.Name, Type: t})
+		n.params = append(n.params, Param{Name: b.arg.Name, Type: ty})
 		n.vals = append(n.vals, v)
-		c.scope.names = append(c.scope.names, b.Var.Name)
+		c.scope.names = append(c.scope.names, b.arg.Name)
 	}
-	body, err := c.exprs(x.Body)
+	body, err := c.terms(t.body)
 	if err != nil {
 		return nil, err
 	}
@@ -227,38 +241,17 @@ func (c *compiler) params(args []syntax.Arg) ([]Param, error) {
 	return out, nil
 }
 
-func (c *compiler) app(x *syntax.App) (node, error) {
-	if v, ok := x.Fn.(*syntax.Var); ok && v.Name.Kind == syntax.BareName && !c.isLocal(v.Name.Name) {
-		if form, ok := specialForms[v.Name.Name]; ok {
-			return c.special(form, x)
-		}
-		if v.Name.Name == "cond" {
-			return c.cond(x)
-		}
-		if v.Name.Name == "map" && len(x.Args) > 0 {
-			x = etaExpandMap(x)
-		}
-	}
-	fn, err := c.expr(x.Fn)
-	if err != nil {
-		return nil, err
-	}
-	args, err := c.exprs(x.Args)
-	if err != nil {
-		return nil, err
-	}
-	return &nApp{fn: fn, args: args, loc: x.Loc}, nil
-}
-
-func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
-	args, err := c.exprs(x.Args)
+// special is a special form, its arity checked as the evaluator wants: a
+// wrong one fails when evaluated (P5 reports these at run time).
+func (c *compiler) special(t *tForm) (node, error) {
+	args, err := c.terms(t.args)
 	if err != nil {
 		return nil, err
 	}
 	bad := func(msg string) (node, error) {
-		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: x.Loc}, nil
+		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: t.loc}, nil
 	}
-	switch form {
+	switch t.form {
 	case sfIf:
 		if len(args) != 3 {
 			return bad("Invalid syntax, if expects 3 arguments")
@@ -266,8 +259,8 @@ func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
 	case sfAnd, sfOr:
 		if len(args) != 2 {
 			// With another arity they are plain function values.
-			fn := &nNative{n: boolFnNative(form), loc: x.Fn.Span()}
-			return &nApp{fn: fn, args: args, loc: x.Loc}, nil
+			fn := &nNative{n: boolFnNative(t.form), loc: t.fnLoc}
+			return &nApp{fn: fn, args: args, loc: t.loc}, nil
 		}
 	case sfEnforce:
 		if len(args) != 2 {
@@ -282,140 +275,106 @@ func (c *compiler) special(form specialForm, x *syntax.App) (node, error) {
 			return bad("Invalid syntax, with-capability expects a capability and a body")
 		}
 	case sfTry, sfCreateUserGuard, sfError, sfPure:
-		want := map[specialForm]int{sfTry: 2, sfCreateUserGuard: 1, sfError: 1, sfPure: 1}[form]
+		want := map[specialForm]int{sfTry: 2, sfCreateUserGuard: 1, sfError: 1, sfPure: 1}[t.form]
 		if len(args) != want {
 			return bad("Invalid syntax, wrong number of arguments")
 		}
 	case sfDo:
 		if len(args) == 0 {
-			return &nConst{v: UnitValue, loc: x.Loc}, nil
+			return &nConst{v: UnitValue, loc: t.loc}, nil
 		}
 	}
-	return &nSpecial{form: form, args: args, loc: x.Loc}, nil
+	return &nSpecial{form: t.form, args: args, loc: t.loc}, nil
 }
 
-// etaExpandMap is P5's desugar1ArgHOF: (map (f a ...) xs) becomes
-// (map (lambda (x) (f a ... x)) xs), so f's other arguments are evaluated,
-// and the lambda applied (and charged), once per element.
-func etaExpandMap(x *syntax.App) *syntax.App {
-	a0, ok := x.Args[0].(*syntax.App)
-	if !ok {
-		return x
-	}
-	v := &syntax.Var{Loc: x.Loc, Name: syntax.Name{Kind: syntax.BareName, Name: etaArg}}
-	lam := &syntax.Lambda{
-		Loc:  a0.Loc,
-		Args: []syntax.Arg{{Loc: a0.Loc, Name: etaArg}},
-		Body: []syntax.Expr{&syntax.App{Loc: a0.Loc, Fn: a0.Fn, Args: append(slices.Clip(a0.Args), v)}},
-	}
-	return &syntax.App{Loc: x.Loc, Fn: x.Fn, Args: append([]syntax.Expr{lam}, x.Args[1:]...)}
-}
-
-// etaArg is the eta-expanded lambda's parameter: not a name Pact code can
-// write.
-const etaArg = ":ijHO1"
-
-// cond: (cond (t1 e1) ... default) is P5's cond native applied to a
-// nullary lambda of nested ifs.
-func (c *compiler) cond(x *syntax.App) (node, error) {
+// cond is P5's cond native applied to a nullary lambda of nested ifs,
+// resolved as the evaluator has always read it: the default first, then
+// the clauses from the last.
+func (c *compiler) cond(t *tCond) (node, error) {
 	// The ifs run in the lambda's own (empty) frame.
 	c.push()
-	ifs, err := c.condIfs(x)
+	ifs, err := c.condIfs(t)
 	c.pop()
 	if err != nil {
 		return nil, err
 	}
-	fn := &nNative{n: c.in.natives["cond"], loc: x.Fn.Span()}
-	return &nApp{fn: fn, args: []node{&nLambda{body: []node{ifs}, loc: x.Loc}}, loc: x.Loc}, nil
+	fn := &nNative{n: c.in.natives["cond"], loc: t.fnLoc}
+	return &nApp{fn: fn, args: []node{&nLambda{body: []node{ifs}, loc: t.loc}}, loc: t.loc}, nil
 }
 
-func (c *compiler) condIfs(x *syntax.App) (node, error) {
-	if len(x.Args) == 0 {
-		return nil, compileErr(x.Loc, "Invalid syntax, cond expects a default branch")
-	}
-	last, err := c.expr(x.Args[len(x.Args)-1])
+func (c *compiler) condIfs(t *tCond) (node, error) {
+	out, err := c.term(t.dflt)
 	if err != nil {
 		return nil, err
 	}
-	out := last
-	for i := len(x.Args) - 2; i >= 0; i-- {
-		clause, ok := x.Args[i].(*syntax.App)
-		if !ok || len(clause.Args) != 1 {
-			return nil, compileErr(x.Args[i].Span(), "Invalid syntax, cond clauses are (test branch)")
+	for i := len(t.clauses) - 1; i >= 0; i-- {
+		cl := t.clauses[i]
+		if cl.err != nil {
+			return nil, cl.err
 		}
-		t, err := c.expr(clause.Fn)
+		test, err := c.term(cl.test)
 		if err != nil {
 			return nil, err
 		}
-		b, err := c.expr(clause.Args[0])
+		b, err := c.term(cl.branch)
 		if err != nil {
 			return nil, err
 		}
-		out = &nSpecial{form: sfIf, condClause: true, args: []node{t, b, out}, loc: clause.Loc}
+		out = &nSpecial{form: sfIf, condClause: true, args: []node{test, b, out}, loc: cl.loc}
 	}
 	return out, nil
 }
 
-func (c *compiler) isLocal(name string) bool {
-	for s := c.scope; s != nil; s = s.up {
-		if slices.Contains(s.names, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *compiler) name(v *syntax.Var) (node, error) {
-	n := v.Name
+func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 	switch n.Kind {
 	case syntax.BareName:
-		return c.bare(n.Name, v.Loc)
+		return c.bare(n.Name, loc)
 	case syntax.DynamicName:
-		ref, err := c.bare(n.Module, v.Loc)
+		ref, err := c.bare(n.Module, loc)
 		if err != nil {
 			return nil, err
 		}
-		return &nDyn{ref: ref, member: n.Name, loc: v.Loc}, nil
+		return &nDyn{ref: ref, member: n.Name, loc: loc}, nil
 	}
 	// Qualified, as P5's resolveQualified: mod.member (or ns.mod.member),
 	// then ns.mod as a module reference, then mod.member in the current
 	// namespace.
 	qmn := ModuleName{Namespace: n.Namespace, Name: n.Module}
 	if c.mod != nil && (c.mod.Name == qmn || n.Namespace == "" && c.mod.Name.Name == n.Module) {
-		return c.member(c.mod.Name, n.Name, v.Loc)
+		return c.member(c.mod.Name, n.Name, loc)
 	}
-	if node, found, err := c.qualifiedMember(qmn, n.Name, v.Loc); found || err != nil {
+	if node, found, err := c.qualifiedMember(qmn, n.Name, loc); found || err != nil {
 		return node, err
 	}
 	if n.Namespace != "" {
 		if m := c.in.lookupModule(qmn); m != nil {
-			return nil, compileErr(v.Loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
+			return nil, compileErr(loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
 		}
-		return nil, compileErr(v.Loc, "Cannot find module: "+qmn.String())
+		return nil, compileErr(loc, "Cannot find module: "+qmn.String())
 	}
 	// ns.mod as a module reference (possibly the module being defined).
 	refName := ModuleName{Namespace: n.Module, Name: n.Name}
 	if c.mod != nil && c.mod.Name == refName {
-		return &nModRef{mod: c.mod.Name, loc: v.Loc}, nil
+		return &nModRef{mod: c.mod.Name, loc: loc}, nil
 	}
-	m, err := c.load(refName, false, v.Loc)
+	m, err := c.load(refName, false, loc)
 	if err != nil {
 		return nil, err
 	}
 	if m != nil && !m.Interface {
 		c.dep(m.Name)
-		return &nModRef{mod: m.Name, loc: v.Loc}, nil
+		return &nModRef{mod: m.Name, loc: loc}, nil
 	}
 	if c.in.namespace != "" {
 		nsName := ModuleName{Namespace: c.in.namespace, Name: n.Module}
-		if node, found, err := c.qualifiedMember(nsName, n.Name, v.Loc); found || err != nil {
+		if node, found, err := c.qualifiedMember(nsName, n.Name, loc); found || err != nil {
 			return node, err
 		}
 	}
 	if m := c.in.lookupModule(qmn); m != nil {
-		return nil, compileErr(v.Loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
+		return nil, compileErr(loc, "Module member does not exist "+m.Name.String()+"."+n.Name)
 	}
-	return nil, compileErr(v.Loc, "Cannot resolve module "+n.Module)
+	return nil, compileErr(loc, "Cannot resolve module "+n.Module)
 }
 
 // qualifiedMember is P5's baseLookup: member name of the module mn, read
@@ -508,10 +467,8 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 	case "constantly":
 		// P5's desugarer makes constantly a two-argument lambda returning
 		// its first argument (applied, and charged, as any lambda).
-		c.push("#constantlyA1", "#constantlyA2")
-		body := &nLocal{up: 0, idx: 0, name: "#constantlyA1", loc: loc}
-		c.pop()
-		return &nLambda{params: []Param{{Name: "#constantlyA1"}, {Name: "#constantlyA2"}}, body: []node{body}, loc: loc}, nil
+		body := &nLocal{up: 0, idx: 0, name: constantlyA1, loc: loc}
+		return &nLambda{params: []Param{{Name: constantlyA1}, {Name: "#constantlyA2"}}, body: []node{body}, loc: loc}, nil
 	case "CHARSET_ASCII":
 		return &nConst{v: NewInt(0), loc: loc}, nil
 	case "CHARSET_LATIN1":
@@ -545,13 +502,7 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 	case nil:
 		return nil, nil
 	case *syntax.PrimType:
-		switch t.Prim {
-		case syntax.PrimList:
-			return &Type{Kind: TyAnyList}, nil
-		case syntax.PrimObject:
-			return &Type{Kind: TyAnyObject}, nil
-		}
-		return &Type{Kind: TyPrim, Prim: string(t.Prim)}, nil
+		return primType(t.Prim), nil
 	case *syntax.ListType:
 		e, err := c.typ(t.Elem)
 		if err != nil {
@@ -570,9 +521,7 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 			}
 			ms[i] = mn
 		}
-		slices.SortFunc(ms, compareModuleNames)
-		ms = slices.Compact(ms)
-		return &Type{Kind: TyModRef, ModRefs: ms}, nil
+		return modRefType(ms), nil
 	case *syntax.SchemaType:
 		s, err := c.schema(t.Schema, t.Loc)
 		if err != nil {
@@ -584,6 +533,25 @@ func (c *compiler) typ(t syntax.Type) (*Type, error) {
 		return &Type{Kind: TyObject, Schema: s}, nil
 	}
 	return nil, nil
+}
+
+// primType is a primitive type annotation's type: list and object
+// without a parameter are any list and any object.
+func primType(p syntax.Prim) *Type {
+	switch p {
+	case syntax.PrimList:
+		return &Type{Kind: TyAnyList}
+	case syntax.PrimObject:
+		return &Type{Kind: TyAnyObject}
+	}
+	return &Type{Kind: TyPrim, Prim: string(p)}
+}
+
+// modRefType is module{...}: its interfaces sorted and unique, as the
+// runtime check compares them.
+func modRefType(ms []ModuleName) *Type {
+	slices.SortFunc(ms, compareModuleNames)
+	return &Type{Kind: TyModRef, ModRefs: slices.Compact(ms)}
 }
 
 // interfaceName resolves a name in a module{...} type to the fully

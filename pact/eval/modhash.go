@@ -18,13 +18,14 @@ import (
 // BLAKE2b-256 of the CBOR serialisation (Pact.Core.Serialise.CBOR_V1) of
 // its desugared, name-resolved IR with every info field set to (), after
 // its defconsts have been evaluated, with the module's own hash and tx hash
-// fields emptied. This file rebuilds that IR from the syntax tree, the way
-// Pact.Core.IR.Desugar does, and writes the CBOR directly:
+// fields emptied. This file rebuilds that IR, the way Pact.Core.IR.Desugar
+// does, from the terms of the desugaring pass the compiler also reads
+// (desugar.go, run as P5 runs it), and writes the CBOR directly:
 //
-//   - desugaring: special forms become BuiltinForm nodes, let and binding
-//     forms nested Lets, lambdas without arguments Nullary, natives Builtin
-//     nodes (arity overloads resolved), cond nested ifs under the cond
-//     native, map's partial-application first argument eta-expanded;
+//   - lowering: the terms take the IR's shape: special forms BuiltinForm
+//     nodes, let and binding forms nested Lets, lambdas without arguments
+//     Nullary, natives Builtin nodes (arity overloads resolved), cond
+//     nested ifs under the cond native;
 //   - renaming: locals are de Bruijn indices, module members NTopLevel with
 //     the module hash (the module's own members with the "#placeholder"
 //     hash, an interface's with "placeholder"), module references NModRef
@@ -291,122 +292,82 @@ func seqTerms(ts []dsTerm) dsTerm {
 	return out
 }
 
-func (h *p5Hasher) dsBlock(xs []syntax.Expr, loc syntax.Span) (dsTerm, error) {
-	if len(xs) == 0 {
-		return nil, compileErr(loc, "Invalid syntax: empty body")
+// desugarer is the shared desugaring pass (desugar.go) as P5 runs it.
+func (h *p5Hasher) desugarer() *desugarer {
+	if h.dsr == nil {
+		h.dsr = &desugarer{p5: true, noPact53: h.noPact53, builtin: h.isBuiltin}
 	}
-	ts, err := h.dsExprs(xs)
+	return h.dsr
+}
+
+// ds desugars an expression into P5's term.
+func (h *p5Hasher) ds(x syntax.Expr) (dsTerm, error) {
+	t, err := h.desugarer().expr(x)
 	if err != nil {
 		return nil, err
 	}
-	return seqTerms(ts), nil
+	return h.lower(t), nil
 }
 
-func (h *p5Hasher) dsExprs(xs []syntax.Expr) ([]dsTerm, error) {
-	out := make([]dsTerm, len(xs))
-	for i, x := range xs {
-		t, err := h.ds(x)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = t
+// dsBlock desugars a body into P5's sequence of terms.
+func (h *p5Hasher) dsBlock(xs []syntax.Expr, loc syntax.Span) (dsTerm, error) {
+	ts, err := h.desugarer().block(xs, loc, emptyBody)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return h.lowerBlock(ts), nil
 }
 
-// ds is desugarLispTerm.
-func (h *p5Hasher) ds(x syntax.Expr) (dsTerm, error) {
-	switch x := x.(type) {
-	case *syntax.IntLit:
-		v, ok := x.Value()
-		if !ok {
-			return nil, compileErr(x.Loc, "invalid integer literal")
+// lower gives a desugared term the shape of P5's IR: one binder a Let,
+// bodies as Sequence, argument-less lambdas Nullary, binding forms a
+// lambda of lets over `at`, forms BuiltinForm nodes, cond its native over
+// nested ifs, natives' arity overloads resolved.
+func (h *p5Hasher) lower(t term) dsTerm {
+	switch t := t.(type) {
+	case *tLit:
+		return dsLit{t.v}
+	case *tVar:
+		return dsVar{t.name}
+	case *tBuiltin:
+		return dsBuiltin{t.name}
+	case *tList:
+		return dsList{h.lowerAll(t.elems)}
+	case *tObject:
+		return dsObject{keys: t.keys, vals: h.lowerAll(t.vals)}
+	case *tLam:
+		body := h.lowerBlock(t.body)
+		if len(t.args) == 0 {
+			return dsNullary{body}
 		}
-		return dsLit{NewIntBig(v)}, nil
-	case *syntax.DecimalLit:
-		d, ok := decimalLitValue(x)
-		if !ok {
-			return nil, compileErr(x.Loc, "invalid decimal literal")
+		return dsLam{args: syntaxArgs(t.args), body: body}
+	case *tLet:
+		body := h.lowerBlock(t.body)
+		for i := len(t.binders) - 1; i >= 0; i-- {
+			b := t.binders[i]
+			body = dsLet{arg: dsArg{b.arg.Name, b.arg.Type}, val: h.lower(b.val), body: body}
 		}
-		return dsLit{d}, nil
-	case *syntax.StringLit:
-		return dsLit{String(x.Value)}, nil
-	case *syntax.BoolLit:
-		return dsLit{Bool(x.Value)}, nil
-	case *syntax.UnitLit:
-		return dsLit{UnitValue}, nil
-	case *syntax.List:
-		es, err := h.dsExprs(x.Elems)
-		if err != nil {
-			return nil, err
-		}
-		return dsList{es}, nil
-	case *syntax.Object:
-		o := dsObject{}
-		for _, f := range x.Fields {
-			v, err := h.ds(f.Value)
-			if err != nil {
-				return nil, err
-			}
-			o.keys = append(o.keys, f.Key.Name)
-			o.vals = append(o.vals, v)
-		}
-		return o, nil
-	case *syntax.Var:
-		return h.dsName(x.Name), nil
-	case *syntax.Let:
-		body, err := h.dsBlock(x.Body, x.Loc)
-		if err != nil {
-			return nil, err
-		}
-		for i := len(x.Binders) - 1; i >= 0; i-- {
-			b := x.Binders[i]
-			v, err := h.ds(b.Value)
-			if err != nil {
-				return nil, err
-			}
-			body = dsLet{arg: dsArg{b.Var.Name, b.Var.Type}, val: v, body: body}
-		}
-		return body, nil
-	case *syntax.Lambda:
-		body, err := h.dsBlock(x.Body, x.Loc)
-		if err != nil {
-			return nil, err
-		}
-		if len(x.Args) == 0 {
-			return dsNullary{body}, nil
-		}
-		return dsLam{args: syntaxArgs(x.Args), body: body}, nil
-	case *syntax.Binding:
-		if len(x.Body) == 0 {
-			return nil, compileErr(x.Loc, "Invalid syntax: empty binding body")
-		}
-		body, err := h.dsBlock(x.Body, x.Loc)
-		if err != nil {
-			return nil, err
-		}
+		return body
+	case *tBinding:
+		body := h.lowerBlock(t.body)
 		obj := dsVar{bareName("#bindObject")}
-		for i := len(x.Binds) - 1; i >= 0; i-- {
-			b := x.Binds[i]
-			access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(b.Key.Name)}, obj}}
-			body = dsLet{arg: dsArg{b.Var.Name, b.Var.Type}, val: access, body: body}
+		for i := len(t.vars) - 1; i >= 0; i-- {
+			access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.keys[i])}, obj}}
+			body = dsLet{arg: dsArg{t.vars[i].Name, t.vars[i].Type}, val: access, body: body}
 		}
-		return dsLam{args: []dsArg{{name: "#bindObject"}}, body: body}, nil
-	case *syntax.App:
-		if v, ok := x.Fn.(*syntax.Var); ok && v.Name.Kind == syntax.BareName {
-			return h.dsSpecial(v.Name.Name, x)
+		return dsLam{args: []dsArg{{name: "#bindObject"}}, body: body}
+	case *tApp:
+		return h.dsApply(h.lower(t.fn), h.lowerAll(t.args))
+	case *tForm:
+		return lowerForm(t.form, h.lowerAll(t.args))
+	case *tCond:
+		body := h.lower(t.dflt)
+		for i := len(t.clauses) - 1; i >= 0; i-- {
+			c := t.clauses[i]
+			body = dsForm{formIf, []dsTerm{h.lower(c.test), h.lower(c.branch), body}}
 		}
-		fn, err := h.ds(x.Fn)
-		if err != nil {
-			return nil, err
-		}
-		args, err := h.dsExprs(x.Args)
-		if err != nil {
-			return nil, err
-		}
-		return h.dsApply(fn, args), nil
+		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}
 	}
-	return nil, compileErr(x.Span(), "unsupported expression")
+	return nil
 }
 
 func syntaxArgs(as []syntax.Arg) []dsArg {
@@ -417,40 +378,37 @@ func syntaxArgs(as []syntax.Arg) []dsArg {
 	return out
 }
 
-func decimalLitValue(x *syntax.DecimalLit) (Decimal, bool) {
-	neg := strings.HasPrefix(x.Int, "-")
-	m, ok := new(big.Int).SetString(strings.TrimPrefix(x.Int, "-")+x.Frac, 10)
-	if !ok || len(x.Frac) > 255 {
-		return Decimal{}, false
+func (h *p5Hasher) lowerAll(ts []term) []dsTerm {
+	out := make([]dsTerm, len(ts))
+	for i, t := range ts {
+		out[i] = h.lower(t)
 	}
-	if neg {
-		m.Neg(m)
-	}
-	return NewDecimal(NewIntBig(m), uint8(len(x.Frac))), true
+	return out
 }
 
-// dsName is desugarLispTerm on a variable: natives first (they shadow
-// everything, locals included), then the two charset constants and
-// constantly.
-func (h *p5Hasher) dsName(n syntax.Name) dsTerm {
-	if n.Kind != syntax.BareName {
-		return dsVar{n}
-	}
-	if h.isBuiltin(n.Name) {
-		return dsBuiltin{n.Name}
-	}
-	switch n.Name {
-	case "constantly":
-		return dsLam{
-			args: []dsArg{{name: "#constantlyA1"}, {name: "#constantlyA2"}},
-			body: dsVar{bareName("#constantlyA1")},
+func (h *p5Hasher) lowerBlock(ts []term) dsTerm { return seqTerms(h.lowerAll(ts)) }
+
+// p5FormTags are the BuiltinForms of the special forms that are one.
+var p5FormTags = map[specialForm]uint64{
+	sfAnd: formAnd, sfOr: formOr, sfIf: formIf, sfEnforceOne: formEnforceOne, sfEnforce: formEnforce,
+	sfTry: formTry, sfCreateUserGuard: formCreateUserGard, sfError: formError, sfPure: formPure,
+}
+
+// lowerForm is a special form in P5's IR: do is a sequence,
+// with-capability's body one, and and, or and enforce at another arity than
+// two a lambda over the form.
+func lowerForm(form specialForm, args []dsTerm) dsTerm {
+	switch form {
+	case sfDo:
+		return seqTerms(args)
+	case sfWithCapability:
+		return dsForm{formWithCapability, []dsTerm{args[0], seqTerms(args[1:])}}
+	case sfAnd, sfOr, sfEnforce:
+		if len(args) != 2 {
+			return dsApp{fn: condLam2(p5FormTags[form]), args: args}
 		}
-	case "CHARSET_ASCII":
-		return dsLit{NewInt(0)}
-	case "CHARSET_LATIN1":
-		return dsLit{NewInt(1)}
 	}
-	return dsVar{n}
+	return dsForm{p5FormTags[form], args}
 }
 
 // dsApply applies fn, resolving a native's arity overloads.
@@ -528,130 +486,6 @@ func condLam2(tag uint64) dsTerm {
 	}
 }
 
-// dsSpecial is desugarSpecial: an application whose head is a bare name.
-func (h *p5Hasher) dsSpecial(name string, x *syntax.App) (dsTerm, error) {
-	args := x.Args
-	form := func(tag uint64, want int) (dsTerm, error) {
-		if len(args) != want {
-			return nil, compileErr(x.Loc, "Invalid syntax: "+name+" expects "+itoa(want)+" arguments")
-		}
-		ts, err := h.dsExprs(args)
-		if err != nil {
-			return nil, err
-		}
-		return dsForm{tag, ts}, nil
-	}
-	orLam := func(tag uint64) (dsTerm, error) {
-		if len(args) == 2 {
-			return form(tag, 2)
-		}
-		ts, err := h.dsExprs(args)
-		if err != nil {
-			return nil, err
-		}
-		return dsApp{fn: condLam2(tag), args: ts}, nil
-	}
-	switch name {
-	case "and":
-		return orLam(formAnd)
-	case "or":
-		return orLam(formOr)
-	case "enforce":
-		return orLam(formEnforce)
-	case "if":
-		return form(formIf, 3)
-	case "enforce-one":
-		return form(formEnforceOne, 2)
-	case "try":
-		return form(formTry, 2)
-	case "error":
-		if !h.noPact53 {
-			return form(formError, 1)
-		}
-	case "pure":
-		if !h.noPact53 {
-			return form(formPure, 1)
-		}
-	case "do":
-		if len(args) == 0 {
-			return nil, compileErr(x.Loc, "Invalid syntax: do form must have at least 1 expression")
-		}
-		return h.dsBlock(args, x.Loc)
-	case "with-capability":
-		if len(args) < 2 {
-			return nil, compileErr(x.Loc, "Invalid syntax: with-capability must take at least 2 expressions")
-		}
-		c, err := h.ds(args[0])
-		if err != nil {
-			return nil, err
-		}
-		body, err := h.dsBlock(args[1:], x.Loc)
-		if err != nil {
-			return nil, err
-		}
-		return dsForm{formWithCapability, []dsTerm{c, body}}, nil
-	case "suspend":
-		if len(args) != 1 {
-			return nil, compileErr(x.Loc, "Invalid syntax: suspend must take only 1 argument")
-		}
-		t, err := h.ds(args[0])
-		if err != nil {
-			return nil, err
-		}
-		return dsNullary{t}, nil
-	case "create-user-guard":
-		if len(args) == 1 {
-			if _, ok := args[0].(*syntax.App); ok {
-				return form(formCreateUserGard, 1)
-			}
-		}
-		return nil, compileErr(x.Loc, "Invalid syntax: create-user-guard must take one argument, which must be an application")
-	case "map":
-		// desugar1ArgHOF: (map (f a) xs) becomes (map (lambda (x) (f a x)) xs)
-		if len(args) > 0 {
-			if a0, ok := args[0].(*syntax.App); ok {
-				v := &syntax.Var{Loc: x.Loc, Name: bareName(":ijHO1")}
-				lam := &syntax.Lambda{
-					Loc:  a0.Loc,
-					Args: []syntax.Arg{{Loc: a0.Loc, Name: ":ijHO1"}},
-					Body: []syntax.Expr{&syntax.App{Loc: a0.Loc, Fn: a0.Fn, Args: append(slices.Clip(a0.Args), v)}},
-				}
-				args = append([]syntax.Expr{lam}, args[1:]...)
-			}
-		}
-	case "cond":
-		if len(args) == 0 {
-			return nil, compileErr(x.Loc, "Invalid syntax: cond: expected list of conditions with a default case")
-		}
-		body, err := h.ds(args[len(args)-1])
-		if err != nil {
-			return nil, err
-		}
-		for i := len(args) - 2; i >= 0; i-- {
-			clause, ok := args[i].(*syntax.App)
-			if !ok || len(clause.Args) != 1 {
-				return nil, compileErr(x.Loc, "Invalid syntax: cond: expected application of conditions")
-			}
-			c, err := h.ds(clause.Fn)
-			if err != nil {
-				return nil, err
-			}
-			b, err := h.ds(clause.Args[0])
-			if err != nil {
-				return nil, err
-			}
-			body = dsForm{formIf, []dsTerm{c, b, body}}
-		}
-		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}, nil
-	}
-	fn := h.dsName(bareName(name))
-	ts, err := h.dsExprs(args)
-	if err != nil {
-		return nil, err
-	}
-	return h.dsApply(fn, ts), nil
-}
-
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
 
 // ---------------------------------------------------------------------------
@@ -668,8 +502,8 @@ type p5Def struct {
 	// term: a defun's Lam or Nullary, a defcap's body, a defconst's value.
 	term  dsTerm
 	steps [][]dsTerm // defpact: [expr] or [expr, rollback]
-	// defconst
-	constExpr syntax.Expr
+	// defconst: its value desugared
+	constTerm term
 	// defschema
 	fields []syntax.Arg
 	// deftable
@@ -740,11 +574,11 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		}
 		return pd, nil
 	case *syntax.DefConst:
-		t, err := h.ds(x.Value)
+		t, err := h.desugarer().expr(x.Value)
 		if err != nil {
 			return nil, err
 		}
-		return &p5Def{kind: DefConstant, name: x.Name, loc: x.Loc, ret: x.Type, term: t, constExpr: x.Value}, nil
+		return &p5Def{kind: DefConstant, name: x.Name, loc: x.Loc, ret: x.Type, term: h.lower(t), constTerm: t}, nil
 	case *syntax.DefSchema:
 		return &p5Def{kind: DefSchemaKind, name: x.Name, loc: x.Loc, fields: x.Fields}, nil
 	case *syntax.DefTable:
@@ -1023,6 +857,8 @@ type p5Hasher struct {
 	body         []syntax.Decl
 	noPact53     bool
 	noPact51     bool
+	// ds is the desugaring pass, run as P5 runs it.
+	dsr *desugarer
 }
 
 // p5Bind is a module member in scope: NTopLevel mod hash, with its kind.
@@ -1346,15 +1182,11 @@ func (h *p5Hasher) resolveName(n syntax.Name, env p5Env, loc syntax.Span) (*p5Re
 func (h *p5Hasher) resolveType(t syntax.Type, env p5Env) (*Type, error) {
 	switch t := t.(type) {
 	case *syntax.PrimType:
-		switch t.Prim {
-		case syntax.PrimList:
-			return &Type{Kind: TyAnyList}, nil
-		case syntax.PrimObject:
-			return &Type{Kind: TyAnyObject}, nil
-		case syntax.PrimKeyset:
+		if t.Prim == syntax.PrimKeyset {
+			// P5's renamer reads keyset as guard.
 			return &Type{Kind: TyPrim, Prim: "guard"}, nil
 		}
-		return &Type{Kind: TyPrim, Prim: string(t.Prim)}, nil
+		return primType(t.Prim), nil
 	case *syntax.ListType:
 		e, err := h.resolveType(t.Elem, env)
 		if err != nil {
@@ -1370,9 +1202,7 @@ func (h *p5Hasher) resolveType(t syntax.Type, env p5Env) (*Type, error) {
 			}
 			ms = append(ms, mn)
 		}
-		slices.SortFunc(ms, compareModuleNames)
-		ms = slices.Compact(ms)
-		return &Type{Kind: TyModRef, ModRefs: ms}, nil
+		return modRefType(ms), nil
 	case *syntax.SchemaType:
 		r, err := h.resolveName(t.Schema, env, t.Loc)
 		if err != nil {
@@ -1860,7 +1690,7 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 // otherwise by compiling the module's members on a scratch module (as the
 // module load will) and evaluating its constants.
 func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
-	if v, ok := literalValue(d.constExpr); ok {
+	if v, ok := termValue(d.constTerm); ok {
 		return v, nil
 	}
 	if !h.constsDone {
@@ -1875,46 +1705,6 @@ func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
 		return nil, compileErr(d.loc, "module hash: no value for constant "+d.name)
 	}
 	return v, nil
-}
-
-func literalValue(x syntax.Expr) (Value, bool) {
-	switch x := x.(type) {
-	case *syntax.IntLit:
-		v, ok := x.Value()
-		if !ok {
-			return nil, false
-		}
-		return NewIntBig(v), true
-	case *syntax.DecimalLit:
-		return decimalLitValue(x)
-	case *syntax.StringLit:
-		return String(x.Value), true
-	case *syntax.BoolLit:
-		return Bool(x.Value), true
-	case *syntax.UnitLit:
-		return UnitValue, true
-	case *syntax.List:
-		l := make(List, len(x.Elems))
-		for i, e := range x.Elems {
-			v, ok := literalValue(e)
-			if !ok {
-				return nil, false
-			}
-			l[i] = v
-		}
-		return l, true
-	case *syntax.Object:
-		fs := make([]Field, len(x.Fields))
-		for i, f := range x.Fields {
-			v, ok := literalValue(f.Value)
-			if !ok {
-				return nil, false
-			}
-			fs[i] = Field{Key: f.Key.Name, Val: v}
-		}
-		return NewObject(fs...), true
-	}
-	return nil, false
 }
 
 // evalConsts evaluates the module's constants by compiling its members on
