@@ -16,6 +16,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/txexec"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
@@ -310,7 +311,7 @@ func (n *node) writeGenesis() error {
 
 // checkGenesis refuses a data directory whose genesis blocks are not this node's. On the
 // development network that happens when it was created with another block delay (the genesis
-// target follows the delay, devnet.go): mixing the two would leave the node on a cut it cannot
+// target follows the delay, pow/devnet.go): mixing the two would leave the node on a cut it cannot
 // extend.
 func (n *node) checkGenesis() error {
 	for _, g := range n.genesis {
@@ -344,14 +345,14 @@ func (n *node) checkGenesis() error {
 		msg := fmt.Sprintf("data directory %s was created with another block delay: its genesis blocks are not those of --block-delay %v",
 			n.cfg.DataDir, time.Duration(n.version.BlockDelay)*time.Microsecond)
 		if stored != nil {
-			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
+			msg += fmt.Sprintf(" (they look like --block-delay %v)", pow.DevBlockDelayOf(stored.Target))
 		}
 		msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
 		// Earlier builds derived the genesis target without the first epoch's speed-up
-		// (devnet.go); a directory of theirs can look like one of this build's at a longer
+		// (pow/devnet.go); a directory of theirs can look like one of this build's at a longer
 		// delay, so both readings are given.
 		if stored != nil {
-			if d := legacyDevBlockDelayOf(stored.Target); d > 0 && legacyDevGenesisTarget(d) == stored.Target {
+			if d := pow.LegacyDevBlockDelayOf(stored.Target); d > 0 && pow.LegacyDevGenesisTarget(d) == stored.Target {
 				msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
 					"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
 			}
