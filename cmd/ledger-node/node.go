@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,8 +16,10 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/pact/txexec"
 	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/private"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
@@ -56,7 +59,7 @@ type node struct {
 	// runner executes Pact on the networks whose genesis this node writes; nil elsewhere.
 	runner *txexec.Runner
 	// priv serves private commands where runner is set.
-	priv *privateChains
+	priv *private.Chains
 	hub  *actors.UpdatesHub
 	rt   *actors.Runtime
 	svc  *transport.Service
@@ -143,14 +146,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		scfg.Backup = n.backups
 	}
 	if n.runner != nil {
-		if n.priv, err = newPrivateChains(cfg, n.version.Name, log); err != nil {
+		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
 			n.close()
 			return nil, err
 		}
 		rt, priv := n.rt, n.priv
 		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
 			cc, _ := rt.Contract(c) // every chain of the version has one
-			return nodeContract{ChainContract: cc, chain: c, priv: priv, slots: rt.EvalSlots()}
+			return priv.Contract(c, cc, rt.EvalSlots())
 		}
 	}
 	n.svc = transport.NewService(scfg)
@@ -158,6 +161,22 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		n.startPeers()
 	}
 	return n, nil
+}
+
+// privateConfig is the private commands' configuration: their state in <dataDir>/private, the
+// keys of cfg.Private (Config.finish checked them).
+func privateConfig(cfg Config, network string, log *slog.Logger) private.Config {
+	pc := private.Config{Dir: filepath.Join(cfg.DataDir, "private"), Network: network, Entity: cfg.Private.Entity,
+		Entities: map[string]server.Entity{}, Logger: log}
+	for name, e := range cfg.Private.Entities {
+		pk, _ := server.ParseBoxKey(e.PublicKey)
+		pc.Entities[name] = server.Entity{PublicKey: pk, URL: e.URL}
+	}
+	if cfg.Private.EntitySecret != "" {
+		secret, _ := server.ParseBoxKey(cfg.Private.EntitySecret)
+		pc.EntitySecret = &secret
+	}
+	return pc
 }
 
 // bindPorts listens on the service port and, on the networks that run the peer API (those
@@ -488,7 +507,7 @@ func (n *node) close() error {
 		n.hub.Close()
 	}
 	if n.priv != nil {
-		n.priv.close()
+		n.priv.Close()
 	}
 	if n.backups != nil {
 		n.backups.Close() // a running job holds a snapshot of the store: it ends (failed) first
