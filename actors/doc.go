@@ -8,6 +8,9 @@
 //	cut.go        the cut actor: keeps the best cut (braided, heaviest), publishes it through an
 //	              atomic pointer, hands the blocks that enter it to the updates hub and the heads
 //	              to the heads writer.
+//	genesis.go    the genesis blocks this node makes (development network, test-singleton): computed
+//	              at start, written into a new data directory with its heads, checked against a
+//	              used one (GenesisMismatchError).
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
