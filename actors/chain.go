@@ -76,23 +76,14 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return insertDone{err: err}
 	}
-	parent, err := a.stored(h.Parent)
+	parent, adj, err := storedParents(a.db, h)
 	if err != nil {
 		return insertDone{err: err}
 	}
-	adj := make([]*ledger.Header, 0, len(h.Adjacents))
-	for _, x := range h.Adjacents {
-		y, err := a.stored(x.Hash)
-		if err != nil {
-			return insertDone{err: err}
-		}
-		if y != nil {
-			adj = append(adj, y)
-		}
-	}
-	// Validate reports a missing parent or adjacent parent as the ephemeral MissingParent or
-	// MissingAdjacentParent, so a peer's header can be retried once they arrive.
-	if err := pow.Validate(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
+	// A missing parent or adjacent parent fails as the ephemeral MissingParent or
+	// MissingAdjacentParent, so a peer's header can be retried once they arrive. Header import
+	// (import.go) validates with the same function.
+	if _, err := pow.ValidateHeader(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
 		return insertDone{err: err}
 	}
 	if err := a.checkPayload(h, m.payload); err != nil {
@@ -122,9 +113,29 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	return insertDone{}
 }
 
+// storedParents returns h's parent and adjacent parents as db holds them: parent nil when it is
+// not stored, and only the stored adjacent parents, which is how pow's validation learns that
+// one is missing.
+func storedParents(db *store.DB, h *ledger.Header) (parent *ledger.Header, adj []*ledger.Header, err error) {
+	if parent, err = stored(db, h.Parent); err != nil {
+		return nil, nil, err
+	}
+	adj = make([]*ledger.Header, 0, len(h.Adjacents))
+	for _, x := range h.Adjacents {
+		y, err := stored(db, x.Hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		if y != nil {
+			adj = append(adj, y)
+		}
+	}
+	return parent, adj, nil
+}
+
 // stored returns the stored header h, nil when it is not stored.
-func (a *chainActor) stored(h ledger.Hash) (*ledger.Header, error) {
-	x, err := a.db.Header(h)
+func stored(db *store.DB, h ledger.Hash) (*ledger.Header, error) {
+	x, err := db.Header(h)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
