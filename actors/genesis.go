@@ -142,7 +142,7 @@ func (g *Genesis) check(db *store.DB, log *slog.Logger) error {
 		if g.Version.Name != ledger.Development.Name {
 			return &GenesisMismatchError{Network: g.Version.Name, Want: h}
 		}
-		stored := g.stored(db, h.ChainID)
+		stored := g.storedAt(db, h.ChainID)
 		if stored == nil && len(db.Recovered()) > 0 {
 			// Lost with a damaged header log (store, integrity.go) and nothing else at its
 			// height: store it again; the chain resumes from it.
@@ -157,8 +157,8 @@ func (g *Genesis) check(db *store.DB, log *slog.Logger) error {
 	return nil
 }
 
-// stored returns the stored block at chain c's genesis height, nil if there is none.
-func (g *Genesis) stored(db *store.DB, c ledger.ChainID) *ledger.Header {
+// storedAt returns the stored block at chain c's genesis height, nil if there is none.
+func (g *Genesis) storedAt(db *store.DB, c ledger.ChainID) *ledger.Header {
 	var found *ledger.Header
 	h, _ := g.Version.GenesisHeight(c)
 	db.ScanChain(c, store.Position{Height: h}, func(x *ledger.Header) bool {
