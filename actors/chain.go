@@ -76,23 +76,14 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return insertDone{err: err}
 	}
-	parent, err := a.stored(h.Parent)
+	parent, adj, err := parentsOf(h, func(x ledger.Hash) (*ledger.Header, error) { return stored(a.db, x) })
 	if err != nil {
 		return insertDone{err: err}
 	}
-	adj := make([]*ledger.Header, 0, len(h.Adjacents))
-	for _, x := range h.Adjacents {
-		y, err := a.stored(x.Hash)
-		if err != nil {
-			return insertDone{err: err}
-		}
-		if y != nil {
-			adj = append(adj, y)
-		}
-	}
-	// Validate reports a missing parent or adjacent parent as the ephemeral MissingParent or
-	// MissingAdjacentParent, so a peer's header can be retried once they arrive.
-	if err := pow.Validate(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
+	// A missing parent or adjacent parent fails as the ephemeral MissingParent or
+	// MissingAdjacentParent, so a peer's header can be retried once they arrive. Header import
+	// (import.go) validates with the same function.
+	if _, err := pow.ValidateHeader(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
 		return insertDone{err: err}
 	}
 	if err := a.checkPayload(h, m.payload); err != nil {
@@ -122,9 +113,30 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	return insertDone{}
 }
 
+// parentsOf returns h's parent and adjacent parents as lookup finds them (nil, nil when a
+// header is not there): parent nil when it is missing, and only the adjacent parents found,
+// which is how pow's validation learns that one is missing. A chain actor looks in the store;
+// an import also among the headers it has yet to write.
+func parentsOf(h *ledger.Header, lookup func(ledger.Hash) (*ledger.Header, error)) (parent *ledger.Header, adj []*ledger.Header, err error) {
+	if parent, err = lookup(h.Parent); err != nil {
+		return nil, nil, err
+	}
+	adj = make([]*ledger.Header, 0, len(h.Adjacents))
+	for _, x := range h.Adjacents {
+		y, err := lookup(x.Hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		if y != nil {
+			adj = append(adj, y)
+		}
+	}
+	return parent, adj, nil
+}
+
 // stored returns the stored header h, nil when it is not stored.
-func (a *chainActor) stored(h ledger.Hash) (*ledger.Header, error) {
-	x, err := a.db.Header(h)
+func stored(db *store.DB, h ledger.Hash) (*ledger.Header, error) {
+	x, err := db.Header(h)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

@@ -9,6 +9,12 @@
 //	cut.go        the cut actor: keeps the best cut (braided, heaviest), publishes it through an
 //	              atomic pointer, hands the blocks that enter it to the updates hub and the heads
 //	              to the heads writer.
+//	genesis.go    the genesis blocks this node makes (development network, test-singleton): computed
+//	              at start, written into a new data directory with its heads, checked against a
+//	              used one (GenesisMismatchError).
+//	import.go     header import (ledger-node import-headers) into a data directory no node runs
+//	              on: the chain actor's validation and store writes, minus its need for parents
+//	              and payloads.
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.

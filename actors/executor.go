@@ -547,11 +547,6 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	return err
 }
 
-// GenesisPayload is chain.GenesisPayload: chain c's development genesis payload.
-func GenesisPayload(r *txexec.Runner, c ledger.ChainID, network string) (*ledger.PayloadWithOutputs, error) {
-	return chain.GenesisPayload(r, c, network)
-}
-
 // startExecution starts a mempool and an executor per chain, and brings every chain's Pact
 // state to its head in the resumed cut hs before anything runs (after a crash the cut can be
 // a few blocks ahead of the state; those are replayed here).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -45,7 +46,7 @@ func newExecFixture(t *testing.T, setup ...execSetup) *execFixture {
 	t.Cleanup(func() { db.Close() })
 	v := ledger.Development
 	run := txexec.New(txexec.Config{})
-	gp, err := GenesisPayload(run, 0, v.Name)
+	gp, err := chain.GenesisPayload(run, 0, v.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

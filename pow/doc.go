@@ -2,7 +2,8 @@
 // proof-of-work hash, difficulty and weight, difficulty adjustment, the fork-state (feature flag)
 // rules and the validation rules of a header against its parent and adjacent parents; and the
 // cut rules (cutrules.go): which sets of heads are braided, how a cut is extended, which chains
-// can be mined, how a header joins a heavier cut, and which blocks enter a cut. The actors
+// can be mined, how a header joins a heavier cut, and which blocks enter a cut; and the
+// development network's genesis target for a block delay, and back (devnet.go). The actors
 // package applies them (its cut actor, miner and start-up); pow/powtest builds braids of mined
 // headers in memory for the tests of both.
 //

@@ -185,25 +185,53 @@ func ValidateWebStep(v *ledger.Version, h, parent *ledger.Header, adjParents []*
 // its missing parents make it look worth keeping. For a genesis header parent and adjParents
 // are ignored (see ValidateChainStep and ValidateWebStep).
 func Validate(v *ledger.Version, h, parent *ledger.Header, adjParents []*ledger.Header, nowMicros int64) error {
+	_, e := validate(v, h, parent, adjParents, nowMicros)
+	return asError(e)
+}
+
+// Passed says which groups of rules a header passed, in the order Validate applies them.
+type Passed uint8
+
+const (
+	PassedNone      Passed = iota
+	PassedIntrinsic        // the header alone and the clock (ValidateIntrinsic)
+	PassedChainStep        // and its parent (ValidateChainStep)
+	PassedAll              // and its adjacent parents (ValidateWebStep): every rule
+)
+
+// ValidateHeader is Validate that also says how far the header got: the groups of rules it
+// passed before the first failure, PassedAll when it returns nil. The chain actors reject a
+// header on any failure; header import, whose files start mid-chain, keeps a header whose only
+// failure is a MissingParent (it passed the intrinsic rules) or a MissingAdjacentParent (and the
+// chain step), and counts the checks it could apply.
+func ValidateHeader(v *ledger.Version, h, parent *ledger.Header, adjParents []*ledger.Header, nowMicros int64) (Passed, error) {
+	passed, e := validate(v, h, parent, adjParents, nowMicros)
+	return passed, asError(e)
+}
+
+func validate(v *ledger.Version, h, parent *ledger.Header, adjParents []*ledger.Header, nowMicros int64) (Passed, *ValidationError) {
 	if e := checkParams(v, h); e != nil {
-		return e
+		return PassedNone, e
 	}
 	if e := intrinsic(v, h, nowMicros); e != nil {
-		return e
+		return PassedNone, e
 	}
 	p, genesis, e := resolveParent(v, h, parent)
 	if e != nil {
-		return e
+		return PassedIntrinsic, e
 	}
 	if e := chainStep(v, h, p, genesis); e != nil {
-		return e
+		return PassedIntrinsic, e
 	}
 	var buf [ledger.MaxAdjacents]*ledger.Header
 	adj, e := resolveAdjacents(v, h, genesis, adjParents, buf[:0])
 	if e != nil {
-		return e
+		return PassedChainStep, e
 	}
-	return asError(webStep(v, h, p, adj, genesis))
+	if e := webStep(v, h, p, adj, genesis); e != nil {
+		return PassedChainStep, e
+	}
+	return PassedAll, nil
 }
 
 // checkParams rejects calls no rule can be evaluated for, and headers of another version: every

@@ -461,3 +461,45 @@ func TestRuleClasses(t *testing.T) {
 		t.Fatal("non-validation errors have no rule")
 	}
 }
+
+// ValidateHeader says which groups of rules a header passed: a caller that lacks the parent (or
+// an adjacent parent) learns that the header passed the rules that need neither, and a failure
+// names the groups before it.
+func TestValidateHeaderPassed(t *testing.T) {
+	tr := loadTriples(t)[0]
+	v := ledger.Mainnet01
+	tampered := tr.h.Clone()
+	tampered.Nonce++
+	heavy := tr.h.Clone()
+	heavy.Weight[0]++
+	heavy.Seal()
+	late := tr.h.Clone()
+	late.CreationTime = tr.p.CreationTime // not after its parent: a web-step rule
+	late.Seal()
+	for _, c := range []struct {
+		name   string
+		h, p   *ledger.Header
+		adj    []*ledger.Header
+		passed Passed
+		rule   Rule
+	}{
+		{"valid", tr.h, tr.p, tr.adj, PassedAll, ""},
+		{"no parent", tr.h, nil, tr.adj, PassedIntrinsic, MissingParent},
+		{"no adjacent parent", tr.h, tr.p, tr.adj[1:], PassedChainStep, MissingAdjacentParent},
+		{"wrong hash", tampered, tr.p, tr.adj, PassedNone, IncorrectHash},
+		{"wrong weight", heavy, tr.p, tr.adj, PassedIntrinsic, IncorrectWeight},
+		{"created with its parent", late, tr.p, tr.adj, PassedChainStep, CreatedBeforeParent},
+	} {
+		vv := v
+		if c.h != tr.h && c.h != tampered {
+			vv = noPow(v)
+		}
+		passed, err := ValidateHeader(vv, c.h, c.p, c.adj, farFuture)
+		if passed != c.passed || RuleOf(err) != c.rule {
+			t.Errorf("%s: passed %d, %v; want %d, %q", c.name, passed, err, c.passed, c.rule)
+		}
+		if (err == nil) != (Validate(vv, c.h, c.p, c.adj, farFuture) == nil) {
+			t.Errorf("%s: Validate and ValidateHeader disagree", c.name)
+		}
+	}
+}

@@ -18,6 +18,7 @@ package main
 
 import (
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
+	"github.com/ledgernode/ledger-node/chain"
 
 	"bytes"
 	"context"
@@ -297,7 +298,7 @@ func writeGenesis(db *store.DB, v *ledger.Version) ([]*ledger.Header, error) {
 	genesis := make([]*ledger.Header, slices.Max(chains)+1)
 	heads := map[ledger.ChainID]ledger.Hash{}
 	for _, c := range chains {
-		p, err := actors.GenesisPayload(runner, c, v.Name)
+		p, err := chain.GenesisPayload(runner, c, v.Name)
 		if err != nil {
 			return nil, fmt.Errorf("genesis payload of chain %d: %w", c, err)
 		}

@@ -110,7 +110,7 @@ type MiningConfig struct {
 	// pow on development, off on the upstream networks, which this node cannot mine.
 	Mode string `yaml:"mode"`
 	// BlockDelay is the development network's target time between blocks of a chain (30 s
-	// when zero). The genesis difficulty and the difficulty adjustment follow it (devnet.go).
+	// when zero). The genesis difficulty and the difficulty adjustment follow it (pow/devnet.go).
 	BlockDelay time.Duration `yaml:"blockDelay"`
 	// Account and PublicKey (64 hex digits) say who mined a block, in its miner data.
 	Account   string `yaml:"account"`

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,9 @@ import (
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/private"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
@@ -50,12 +54,10 @@ type node struct {
 	log     *slog.Logger
 	db      *store.DB
 	genesis []*ledger.Header // by chain id; nil on networks whose genesis this node does not write
-	// payloads are the genesis payloads, by chain id, beside genesis.
-	payloads []*ledger.PayloadWithOutputs
 	// runner executes Pact on the networks whose genesis this node writes; nil elsewhere.
 	runner *txexec.Runner
 	// priv serves private commands where runner is set.
-	priv *privateChains
+	priv *private.Chains
 	hub  *actors.UpdatesHub
 	rt   *actors.Runtime
 	svc  *transport.Service
@@ -142,14 +144,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		scfg.Backup = n.backups
 	}
 	if n.runner != nil {
-		if n.priv, err = newPrivateChains(cfg, n.version.Name, log); err != nil {
+		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
 			n.close()
 			return nil, err
 		}
 		rt, priv := n.rt, n.priv
 		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
 			cc, _ := rt.Contract(c) // every chain of the version has one
-			return nodeContract{ChainContract: cc, chain: c, priv: priv, slots: rt.EvalSlots()}
+			return priv.Contract(c, cc, rt.EvalSlots())
 		}
 	}
 	n.svc = transport.NewService(scfg)
@@ -159,15 +161,31 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	return n, nil
 }
 
+// privateConfig is the private commands' configuration: their state in <dataDir>/private, the
+// keys of cfg.Private (Config.finish checked them).
+func privateConfig(cfg Config, network string, log *slog.Logger) private.Config {
+	pc := private.Config{Dir: filepath.Join(cfg.DataDir, "private"), Network: network, Entity: cfg.Private.Entity,
+		Entities: map[string]server.Entity{}, Logger: log}
+	for name, e := range cfg.Private.Entities {
+		pk, _ := server.ParseBoxKey(e.PublicKey)
+		pc.Entities[name] = server.Entity{PublicKey: pk, URL: e.URL}
+	}
+	if cfg.Private.EntitySecret != "" {
+		secret, _ := server.ParseBoxKey(cfg.Private.EntitySecret)
+		pc.EntitySecret = &secret
+	}
+	return pc
+}
+
 // bindPorts listens on the service port and, on the networks that run the peer API (those
-// whose genesis this node writes, see makeGenesis), on the peer port. The error names the port
+// whose genesis this node writes, see actors.MakeGenesis), on the peer port. The error names the port
 // and the option that sets it.
 func bindPorts(cfg *Config, v *ledger.Version) (service, peer net.Listener, err error) {
 	service, err = net.Listen("tcp", cfg.serviceAddr())
 	if err != nil {
 		return nil, nil, fmt.Errorf("service API: cannot listen on %s (--service-port, YAML serviceApi.port): %w", cfg.serviceAddr(), err)
 	}
-	if !writesGenesis(v) {
+	if !actors.WritesGenesis(v) {
 		return service, nil, nil
 	}
 	peer, err = net.Listen("tcp", cfg.p2pAddr())
@@ -219,159 +237,51 @@ func (n *node) init() error {
 	if err := n.db.CheckVersion(n.version.Name); err != nil {
 		return err
 	}
-	if err := n.makeGenesis(); err != nil {
-		return err
-	}
-	heads, err := n.db.Heads()
-	if err != nil {
-		return fmt.Errorf("read heads: %w", err)
-	}
-	if len(heads) > 0 {
-		return n.checkGenesis()
-	}
-	if err := n.writeGenesis(); err != nil {
-		return fmt.Errorf("write genesis: %w", err)
-	}
-	if n.genesis != nil {
-		n.log.Info("wrote genesis blocks", "network", n.version.Name, "chains", len(n.genesis))
-	}
-	return nil
-}
-
-// makeGenesis computes the genesis blocks of the networks whose genesis this node writes (our
-// development network and test-singleton; DECISIONS.md "development network"): each chain's
-// genesis payload runs pact/contracts' development genesis, and its hash is computed here, at
-// start, never pasted in. The upstream networks keep upstream's genesis payloads, which this node
-// does not carry: their data directories hold only what is imported, and there n.genesis stays
-// nil and no Pact runs.
-func (n *node) makeGenesis() error {
-	v := n.version
-	if !writesGenesis(v) {
-		return nil
-	}
-	n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
-		MaxResultBytes: n.cfg.Execution.MaxResultBytes})
-	chains := v.Chains()
-	size := 0
-	for _, c := range chains {
-		size = max(size, int(c)+1)
-	}
-	n.genesis = make([]*ledger.Header, size)
-	n.payloads = make([]*ledger.PayloadWithOutputs, size)
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for _, c := range chains {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := actors.GenesisPayload(n.runner, c, v.Name)
-			if err != nil {
-				errs[c] = err
-				return
-			}
-			n.payloads[c], n.genesis[c] = p, ledger.GenesisHeader(v, c, p.PayloadHash)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// writesGenesis reports whether this node computes and writes the genesis blocks of network v
-// (and so executes Pact and runs the peer API there).
-func writesGenesis(v *ledger.Version) bool {
-	_, upstream := v.UpstreamGenesisPayloadHash(0)
-	return !upstream || v.Name == ledger.Development.Name
-}
-
-// writeGenesis stores every chain's genesis block and makes them the heads.
-func (n *node) writeGenesis() error {
-	if n.genesis == nil {
-		return nil
-	}
-	for _, p := range n.payloads {
-		if p == nil {
-			continue
-		}
-		if err := n.db.PutPayload(p); err != nil {
+	var g *actors.Genesis
+	if actors.WritesGenesis(n.version) {
+		n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
+			MaxResultBytes: n.cfg.Execution.MaxResultBytes})
+		var err error
+		if g, err = actors.MakeGenesis(n.runner, n.version); err != nil {
 			return err
 		}
+		n.genesis = g.Headers
 	}
-	heads := map[ledger.ChainID]ledger.Hash{}
-	for _, g := range n.genesis {
-		if g != nil {
-			heads[g.ChainID] = g.Hash
-		}
+	err := actors.InitGenesis(n.db, g, n.log)
+	if gm := (*actors.GenesisMismatchError)(nil); errors.As(err, &gm) {
+		return genesisMismatch(n.cfg.DataDir, n.version, gm)
 	}
-	if err := n.db.PutHeaders(n.genesis...); err != nil {
-		return err
-	}
-	return n.db.SetHeads(heads)
+	return err
 }
 
-// checkGenesis refuses a data directory whose genesis blocks are not this node's. On the
-// development network that happens when it was created with another block delay (the genesis
-// target follows the delay, devnet.go): mixing the two would leave the node on a cut it cannot
-// extend.
-func (n *node) checkGenesis() error {
-	for _, g := range n.genesis {
-		if g == nil {
-			continue
-		}
-		if ok, err := n.db.HasHeader(g.Hash); err != nil || ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if n.version.Name != ledger.Development.Name {
-			return fmt.Errorf("data directory %s holds other genesis blocks than this build's %s network", n.cfg.DataDir, n.version.Name)
-		}
-		stored := n.storedGenesis(g.ChainID)
-		if stored == nil && len(n.db.Recovered()) > 0 {
-			// Lost with a damaged header log (store, integrity.go) and nothing else at its
-			// height: store it again; the chain resumes from it.
-			if err := n.db.PutBlock(g, n.payloads[g.ChainID], nil); err != nil {
-				return err
-			}
-			n.log.Warn("stored again a genesis block lost with the damaged header log", "chain", g.ChainID)
-			continue
-		}
-		if stored != nil && stored.Target == g.Target && stored.PayloadHash != g.PayloadHash {
-			return fmt.Errorf("data directory %s was made by a ledger-node build with another development genesis "+
-				"(genesis payload %s, this build's %s), whose Pact state cannot carry over; remove it or use another --data-dir",
-				n.cfg.DataDir, stored.PayloadHash, g.PayloadHash)
-		}
-		msg := fmt.Sprintf("data directory %s was created with another block delay: its genesis blocks are not those of --block-delay %v",
-			n.cfg.DataDir, time.Duration(n.version.BlockDelay)*time.Microsecond)
-		if stored != nil {
-			msg += fmt.Sprintf(" (they look like --block-delay %v)", devBlockDelayOf(stored.Target))
-		}
-		msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
-		// Earlier builds derived the genesis target without the first epoch's speed-up
-		// (devnet.go); a directory of theirs can look like one of this build's at a longer
-		// delay, so both readings are given.
-		if stored != nil {
-			if d := legacyDevBlockDelayOf(stored.Target); d > 0 && legacyDevGenesisTarget(d) == stored.Target {
-				msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
-					"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
-			}
-		}
-		return errors.New(msg)
+// genesisMismatch says why a data directory's genesis blocks are not this node's, and what to
+// do about it.
+func genesisMismatch(dataDir string, v *ledger.Version, e *actors.GenesisMismatchError) error {
+	if v.Name != ledger.Development.Name {
+		return fmt.Errorf("data directory %s holds other genesis blocks than this build's %s network", dataDir, v.Name)
 	}
-	return nil
-}
-
-// storedGenesis returns the stored block at chain c's genesis height, nil if there is none.
-func (n *node) storedGenesis(c ledger.ChainID) *ledger.Header {
-	var g *ledger.Header
-	h, _ := n.version.GenesisHeight(c)
-	n.db.ScanChain(c, store.Position{Height: h}, func(x *ledger.Header) bool {
-		if x.Height == h {
-			g = x
+	stored, g := e.Stored, e.Want
+	if stored != nil && stored.Target == g.Target && stored.PayloadHash != g.PayloadHash {
+		return fmt.Errorf("data directory %s was made by a ledger-node build with another development genesis "+
+			"(genesis payload %s, this build's %s), whose Pact state cannot carry over; remove it or use another --data-dir",
+			dataDir, stored.PayloadHash, g.PayloadHash)
+	}
+	msg := fmt.Sprintf("data directory %s was created with another block delay: its genesis blocks are not those of --block-delay %v",
+		dataDir, time.Duration(v.BlockDelay)*time.Microsecond)
+	if stored != nil {
+		msg += fmt.Sprintf(" (they look like --block-delay %v)", pow.DevBlockDelayOf(stored.Target))
+	}
+	msg += "; start with the block delay it was created with (--block-delay, YAML mining.blockDelay) or use another --data-dir"
+	// Earlier builds derived the genesis target without the first epoch's speed-up
+	// (pow/devnet.go); a directory of theirs can look like one of this build's at a longer
+	// delay, so both readings are given.
+	if stored != nil {
+		if d := pow.LegacyDevBlockDelayOf(stored.Target); d > 0 && pow.LegacyDevGenesisTarget(d) == stored.Target {
+			msg += fmt.Sprintf(". If a ledger-node build from before the development network's first blocks got cheap made it "+
+				"(--block-delay %v then), it cannot be used with this build: remove it or use another --data-dir", d)
 		}
-		return false
-	})
-	return g
+	}
+	return errors.New(msg)
 }
 
 // serve runs the service API until ctx ends, then shuts down gracefully: mining stops, the actors
@@ -487,7 +397,7 @@ func (n *node) close() error {
 		n.hub.Close()
 	}
 	if n.priv != nil {
-		n.priv.close()
+		n.priv.Close()
 	}
 	if n.backups != nil {
 		n.backups.Close() // a running job holds a snapshot of the store: it ends (failed) first

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -218,12 +220,12 @@ func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...stri
 }
 
 // devGenesis returns the development genesis headers of version v, computed as a node computes
-// them (makeGenesis): from the payloads the contracts' genesis produces.
+// them (actors.MakeGenesis): from the payloads the contracts' genesis produces.
 func devGenesis(t testing.TB, v *ledger.Version) []*ledger.Header {
 	t.Helper()
-	n := &node{version: v}
-	if err := n.makeGenesis(); err != nil {
+	g, err := actors.MakeGenesis(txexec.New(txexec.Config{}), v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return n.genesis
+	return g.Headers
 }

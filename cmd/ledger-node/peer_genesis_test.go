@@ -16,7 +16,7 @@ import (
 // one ERROR that says which block delay the peer was probably started with, instead of warning
 // about an invalid block every minute while it stays at height 0 (issue 19).
 func TestPeerWithAnotherGenesisIsDropped(t *testing.T) {
-	// The genesis targets stand in the ratio devGenesisTarget gives them (target ∝ 1/delay),
+	// The genesis targets stand in the ratio pow.DevGenesisTarget gives them (target ∝ 1/delay),
 	// at difficulties a test mines in no time: the leader's 5s target is 6 times the
 	// follower's 30s one.
 	leaderTarget, err := pow.TargetFromDifficulty(ledger.U256{64})

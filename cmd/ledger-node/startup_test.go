@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
 )
 
 // A node whose service or peer port is taken exits with an error naming the port before it
@@ -97,7 +98,7 @@ func TestDevTransferRightAfterHealthCheck(t *testing.T) {
 // speed-up, is refused with a message that says so and names the delay it was made with.
 func TestEarlierBuildsDataDirRefused(t *testing.T) {
 	dir := t.TempDir()
-	old := legacyDevGenesisTarget(30 * time.Second)
+	old := pow.LegacyDevGenesisTarget(30 * time.Second)
 	n := startNodeOpts(t, nodeOptions{genesisTarget: &old}, "--data-dir", dir, "--mining", "off")
 	n.stop()
 	var stderr bytes.Buffer

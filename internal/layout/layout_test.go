@@ -40,6 +40,9 @@ var rules = map[string][]string{
 	"store":        {"ledger"},
 	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi"}, language...),
 	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi"},
+	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
+	// one package of the node that may import pact/server (actors and transport may not).
+	"private": {"ledger", "actors", "pact/api", "pact/server", "transport", "transport/contractapi"},
 	// The contract API's vocabulary, which the node and pact -s implement: commands, results,
 	// the parser (local's validation) and nothing else.
 	"transport/contractapi": {"pact/api", "pact/result", "pact/syntax"},
