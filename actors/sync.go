@@ -444,7 +444,7 @@ func (s *Syncer) checkGenesis(origin string, hs []*ledger.Header) error {
 
 // delayForTarget estimates the block delay a development network with genesis target t was
 // made with. The node derives its genesis target as (2^256 − 1) / (hashes per block), with the
-// hashes per block proportional to the block delay (cmd/ledger-node devnet.go), so the delays
+// hashes per block proportional to the block delay (pow/devnet.go), so the delays
 // of two genesis targets are in the inverse ratio of the targets: d = ours × T_ours / t. The
 // result is rounded to the millisecond, as --block-delay values are; it is 0 when no block delay
 // of a day or less (or under a millisecond) fits, i.e. the genesis was not made that way.
