@@ -11,7 +11,7 @@ const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
 var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
-	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext"}
+	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext", "pact/timefmt"}
 
 // rules says which packages of the module a package may import, by path prefix: the longest
 // prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
@@ -27,6 +27,8 @@ var rules = map[string][]string{
 	"pact/keyorder": {},
 	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.
 	"pact/jsontext": {},
+	// pact-time's formats and calendar, over plain microseconds, imports nothing.
+	"pact/timefmt": {},
 	// pact -s's engine: the language and the contract API it implements, and no blocks.
 	"pact/server": append([]string{"transport/contractapi"}, language...),
 	// txexec runs a command as a chain runs it (gas purchase, coinbase, genesis): block
