@@ -11,7 +11,8 @@ const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
 var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
-	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext", "pact/timefmt"}
+	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
+	"pact/timefmt", "pact/pretty"}
 
 // rules says which packages of the module a package may import, by path prefix: the longest
 // prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
@@ -29,6 +30,8 @@ var rules = map[string][]string{
 	"pact/jsontext": {},
 	// pact-time's formats and calendar, over plain microseconds, imports nothing.
 	"pact/timefmt": {},
+	// Haskell prettyprinter's layout, for the REPL's rendering of values, imports nothing.
+	"pact/pretty": {},
 	// pact -s's engine: the language and the contract API it implements, and no blocks.
 	"pact/server": append([]string{"transport/contractapi"}, language...),
 	// txexec runs a command as a chain runs it (gas purchase, coinbase, genesis): block
