@@ -162,11 +162,18 @@ const maxDepth = jsontext.MaxDepth
 // whitespace allowed). A lone surrogate escape reads as U+FFFD, as aeson
 // reads it into a Text.
 func parseJSON(data []byte) (*node, error) {
-	return jsontext.Parse[*node](data, &nodeBuilder{}, jsontext.Options{ReplaceLoneSurrogates: true, CheckUTF8AtEnd: true})
+	b := &nodeBuilder{}
+	b.slab = b.first[:]
+	return jsontext.Parse[*node](data, b, jsontext.Options{ReplaceLoneSurrogates: true, CheckUTF8AtEnd: true})
 }
 
 // nodeBuilder makes nodes for jsontext.Parse, allocating them in chunks.
-type nodeBuilder struct{ slab []node }
+// The builder escapes to the heap (Parse calls it through an interface),
+// so the first chunk is part of it: one allocation, not two.
+type nodeBuilder struct {
+	slab  []node
+	first [16]node
+}
 
 func (b *nodeBuilder) newNode(k kind) *node {
 	if len(b.slab) == 0 {

@@ -83,19 +83,15 @@ func (jnodeBuilder) String(s string) *jnode      { return &jnode{kind: 's', str:
 func (jnodeBuilder) Number(text string) *jnode   { return &jnode{kind: 'd', str: text} }
 func (jnodeBuilder) Array(elems []*jnode) *jnode { return &jnode{kind: 'a', arr: elems} }
 
-// Object keeps a repeated key's last value, as aeson does.
+// Object keeps a repeated key's last value, as aeson does; keys, which
+// Parse hands over, becomes the sorted set of keys.
 func (jnodeBuilder) Object(keys []string, vals []*jnode) *jnode {
 	n := &jnode{kind: 'o', obj: make(map[string]*jnode, len(keys))}
 	for i, k := range keys {
 		n.obj[k] = vals[i]
 	}
-	if len(n.obj) > 0 {
-		n.keys = make([]string, 0, len(n.obj))
-	}
-	for k := range n.obj {
-		n.keys = append(n.keys, k)
-	}
-	slices.Sort(n.keys)
+	slices.Sort(keys)
+	n.keys = slices.Compact(keys)
 	return n
 }
 
