@@ -11,7 +11,8 @@ const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
 var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
-	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder"}
+	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
+	"pact/timefmt", "pact/pretty"}
 
 // rules says which packages of the module a package may import, by path prefix: the longest
 // prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
@@ -25,6 +26,12 @@ var rules = map[string][]string{
 	"pact": language,
 	// Key order imports nothing: the JSON writers of every layer use it.
 	"pact/keyorder": {},
+	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.
+	"pact/jsontext": {},
+	// pact-time's formats and calendar, over plain microseconds, imports nothing.
+	"pact/timefmt": {},
+	// Haskell prettyprinter's layout, for the REPL's rendering of values, imports nothing.
+	"pact/pretty": {},
 	// pact -s's engine: the language and the contract API it implements, and no blocks (its
 	// development-contract preload is given to it by cmd/pact).
 	"pact/server": append([]string{"transport/contractapi"}, language...),

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgernode/ledger-node/pact/crypto"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/keyorder"
 )
 
@@ -170,24 +171,24 @@ func (sd *SigData) YAML() []byte {
 // combine-sigs read it as they read P5's YAML.
 func (sd *SigData) JSON() []byte {
 	buf := []byte(`{"hash":`)
-	buf = appendString(buf, sd.Hash.String())
+	buf = jsontext.AppendString(buf, sd.Hash.String())
 	buf = append(buf, `,"sigs":{`...)
 	for i, e := range sortSigs(sd.Sigs) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, e.PubKey)
+		buf = jsontext.AppendString(buf, e.PubKey)
 		buf = append(buf, ':')
 		if e.Sig == nil {
 			buf = append(buf, "null"...)
 		} else {
-			buf = appendString(buf, *e.Sig)
+			buf = jsontext.AppendString(buf, *e.Sig)
 		}
 	}
 	buf = append(buf, '}')
 	if sd.Cmd != nil {
 		buf = append(buf, `,"cmd":`...)
-		buf = appendString(buf, *sd.Cmd)
+		buf = jsontext.AppendString(buf, *sd.Cmd)
 	}
 	return append(buf, '}')
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -108,9 +109,9 @@ func verifyPairs(h Hash, pairs []sigPair) string {
 			} else {
 				failed = append(failed, ',')
 			}
-			failed = appendString(failed, p.signer.PubKey)
+			failed = jsontext.AppendString(failed, p.signer.PubKey)
 			failed = append(failed, ':')
-			failed = appendString(failed, err.Error())
+			failed = jsontext.AppendString(failed, err.Error())
 		}
 	}
 	if failed == nil {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/cryptobyte/asn1"
 
 	"github.com/ledgernode/ledger-node/pact/crypto"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 )
 
 // WebAuthn signatures (spec §1.3). The signer's pubKey is the hex of a
@@ -72,11 +73,11 @@ func (s UserSig) WebAuthn() (*WebAuthnSignature, bool) {
 // {"authenticatorData","clientDataJSON","signature"}.
 func (w *WebAuthnSignature) JSON() []byte {
 	buf := []byte(`{"authenticatorData":`)
-	buf = appendString(buf, w.AuthenticatorData)
+	buf = jsontext.AppendString(buf, w.AuthenticatorData)
 	buf = append(buf, `,"clientDataJSON":`...)
-	buf = appendString(buf, w.ClientDataJSON)
+	buf = jsontext.AppendString(buf, w.ClientDataJSON)
 	buf = append(buf, `,"signature":`...)
-	buf = appendString(buf, w.Signature)
+	buf = jsontext.AppendString(buf, w.Signature)
 	return append(buf, '}')
 }
 
@@ -303,7 +304,7 @@ func decodeStdBase64(s string) ([]byte, error) {
 // clientDataJSON is {"challenge":"<h>"}, and secret is the 32-byte Ed25519
 // seed or P-256 scalar of the key. random feeds ECDSA (nil: crypto/rand).
 func SignWebAuthn(key *COSEKey, secret, authData []byte, h Hash, random io.Reader) (*WebAuthnSignature, error) {
-	clientData := appendString([]byte(`{"challenge":`), h.String())
+	clientData := jsontext.AppendString([]byte(`{"challenge":`), h.String())
 	clientData = append(clientData, '}')
 	digest := sha256.Sum256(clientData)
 	msg := append(bytes.Clone(authData), digest[:]...)

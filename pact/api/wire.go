@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 )
 
 // The command wire format (spec §1.3). Decoders check every field they
@@ -720,18 +721,18 @@ func gasPriceValue(n *node, path string) (eval.Decimal, error) {
 // AppendJSON appends {"hash","sigs","cmd"}.
 func (c *Command) AppendJSON(buf []byte) []byte {
 	buf = append(buf, `{"hash":`...)
-	buf = appendString(buf, c.Hash.String())
+	buf = jsontext.AppendString(buf, c.Hash.String())
 	buf = append(buf, `,"sigs":[`...)
 	for i, s := range c.Sigs {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `{"sig":`...)
-		buf = appendString(buf, s.Sig)
+		buf = jsontext.AppendString(buf, s.Sig)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, `],"cmd":`...)
-	buf = appendString(buf, c.Cmd)
+	buf = jsontext.AppendString(buf, c.Cmd)
 	return append(buf, '}')
 }
 
@@ -759,7 +760,7 @@ func (p *Payload) AppendJSON(buf []byte) ([]byte, error) {
 	if p.NetworkID == nil {
 		buf = append(buf, "null"...)
 	} else {
-		buf = appendString(buf, *p.NetworkID)
+		buf = jsontext.AppendString(buf, *p.NetworkID)
 	}
 	buf = append(buf, `,"payload":`...)
 	switch {
@@ -769,7 +770,7 @@ func (p *Payload) AppendJSON(buf []byte) ([]byte, error) {
 			return nil, err
 		}
 		buf = append(buf, `,"code":`...)
-		buf = appendString(buf, p.Exec.Code)
+		buf = jsontext.AppendString(buf, p.Exec.Code)
 		buf = append(buf, "}}"...)
 	case p.Cont != nil:
 		c := p.Cont
@@ -777,14 +778,14 @@ func (p *Payload) AppendJSON(buf []byte) ([]byte, error) {
 		if c.Proof == nil {
 			buf = append(buf, "null"...)
 		} else {
-			buf = appendString(buf, *c.Proof)
+			buf = jsontext.AppendString(buf, *c.Proof)
 		}
 		buf = append(buf, `,"data":`...)
 		if buf, err = appendValue(buf, c.Data); err != nil {
 			return nil, err
 		}
 		buf = append(buf, `,"pactId":`...)
-		buf = appendString(buf, c.PactID)
+		buf = jsontext.AppendString(buf, c.PactID)
 		buf = append(buf, `,"rollback":`...)
 		buf = strconv.AppendBool(buf, c.Rollback)
 		buf = append(buf, `,"step":`...)
@@ -818,7 +819,7 @@ func (p *Payload) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `,"meta":`...)
 	buf = p.Meta.AppendJSON(buf)
 	buf = append(buf, `,"nonce":`...)
-	buf = appendString(buf, p.Nonce)
+	buf = jsontext.AppendString(buf, p.Nonce)
 	return append(buf, '}'), nil
 }
 
@@ -837,16 +838,16 @@ func (s *Signer) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, '{')
 	if s.Addr != nil {
 		buf = append(buf, `"addr":`...)
-		buf = appendString(buf, *s.Addr)
+		buf = jsontext.AppendString(buf, *s.Addr)
 		buf = append(buf, ',')
 	}
 	if s.Scheme != SchemeNone {
 		buf = append(buf, `"scheme":`...)
-		buf = appendString(buf, string(s.Scheme))
+		buf = jsontext.AppendString(buf, string(s.Scheme))
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"pubKey":`...)
-	buf = appendString(buf, s.PubKey)
+	buf = jsontext.AppendString(buf, s.PubKey)
 	if len(s.Clist) > 0 {
 		buf = append(buf, `,"clist":`...)
 		var err error
@@ -874,7 +875,7 @@ func appendCaps(buf []byte, caps []SigCapability) ([]byte, error) {
 // AppendJSON appends {"name","args"} (P5's order).
 func (c *SigCapability) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `{"name":`...)
-	buf = appendString(buf, c.Name)
+	buf = jsontext.AppendString(buf, c.Name)
 	buf = append(buf, `,"args":[`...)
 	for i, a := range c.Args {
 		if i > 0 {
@@ -891,7 +892,7 @@ func (c *SigCapability) AppendJSON(buf []byte) ([]byte, error) {
 // AppendJSON appends {"name","proof","clist"} ("clist" even when empty).
 func (v *Verifier) AppendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `{"name":`...)
-	buf = appendString(buf, v.Name)
+	buf = jsontext.AppendString(buf, v.Name)
 	buf = append(buf, `,"proof":`...)
 	var err error
 	if buf, err = appendValue(buf, v.Proof); err != nil {
@@ -917,10 +918,10 @@ func (m Meta) AppendJSON(buf []byte) []byte {
 				if i > 0 {
 					buf = append(buf, ',')
 				}
-				buf = appendString(buf, t)
+				buf = jsontext.AppendString(buf, t)
 			}
 			buf = append(buf, `],"from":`...)
-			buf = appendString(buf, a.From)
+			buf = jsontext.AppendString(buf, a.From)
 			buf = append(buf, '}')
 		}
 		return append(buf, '}')
@@ -940,10 +941,10 @@ func (m *PublicMeta) AppendJSON(buf []byte) []byte {
 	buf = append(buf, `,"gasLimit":`...)
 	buf = strconv.AppendUint(buf, m.GasLimit, 10)
 	buf = append(buf, `,"chainId":`...)
-	buf = appendString(buf, m.ChainID)
+	buf = jsontext.AppendString(buf, m.ChainID)
 	buf = append(buf, `,"gasPrice":`...)
 	buf = append(buf, eval.ScientificText(m.GasPrice)...)
 	buf = append(buf, `,"sender":`...)
-	buf = appendString(buf, m.Sender)
+	buf = jsontext.AppendString(buf, m.Sender)
 	return append(buf, '}')
 }

@@ -447,13 +447,8 @@ func parseChainID(s string) (uint16, error) {
 // keyset reference, user, capability, module and defpact guard shapes
 // that parses.
 func decodeGuardJSON(b []byte) (Value, bool) {
-	p := jsonParser{s: b}
-	p.skipWS()
-	n, err := p.value(0)
+	n, err := parseJSONTree(b)
 	if err != nil {
-		return nil, false
-	}
-	if p.skipWS(); p.i != len(p.s) {
 		return nil, false
 	}
 	if n.kind == 'a' {

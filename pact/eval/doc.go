@@ -1,188 +1,40 @@
-package eval
-
-import (
-	"strings"
-	"unicode/utf8"
-)
-
-// A minimal port of the parts of Haskell's prettyprinter that P5's REPL
-// rendering of values goes through. Guards are printed with `encloseSep`
-// and `list`, which break lines when a value does not fit the 80-column
-// page of `layoutPretty defaultLayoutOptions`; a long keyset therefore
-// prints over two lines in the REPL, and we reproduce that exactly.
+// Package eval holds the Pact interpreter's runtime: values, their pure
+// operations, and (on top of them) the evaluator.
 //
-// Only the constructors our values use exist here. There is no nesting:
-// P5's value documents never indent.
-
-type doc interface{ isDoc() }
-
-type (
-	dText    string
-	dLine    struct{}                   // a hard line break
-	dFlatAlt struct{ broken, flat doc } // `broken` normally, `flat` once flattened
-	dCat     struct{ a, b doc }
-	dUnion   struct{ flat, broken doc } // a group's two layouts
-	dFail    struct{}
-)
-
-func (dText) isDoc()    {}
-func (dLine) isDoc()    {}
-func (dFlatAlt) isDoc() {}
-func (dCat) isDoc()     {}
-func (dUnion) isDoc()   {}
-func (dFail) isDoc()    {}
-
-const pageWidth = 80
-
-func cat(ds ...doc) doc {
-	var out doc = dText("")
-	for i, d := range ds {
-		if i == 0 {
-			out = d
-			continue
-		}
-		out = dCat{out, d}
-	}
-	return out
-}
-
-// lineBreak is prettyprinter's line': a newline, or nothing when grouped
-// onto one line.
-var lineBreak doc = dFlatAlt{dLine{}, dText("")}
-
-func flatten(d doc) doc {
-	switch x := d.(type) {
-	case dFlatAlt:
-		return flatten(x.flat)
-	case dLine:
-		return dFail{}
-	case dUnion:
-		return flatten(x.flat)
-	case dCat:
-		return dCat{flatten(x.a), flatten(x.b)}
-	}
-	return d
-}
-
-func group(d doc) doc { return dUnion{flatten(d), d} }
-
-// encloseSep is prettyprinter's: l d1 s d2 s ... r, with a possible line
-// break before each separator.
-func encloseSep(l, r, s doc, ds []doc) doc {
-	switch len(ds) {
-	case 0:
-		return cat(l, r)
-	case 1:
-		return cat(l, ds[0], r)
-	}
-	var body doc
-	for i, d := range ds {
-		item := d
-		if i == 0 {
-			item = cat(l, d)
-		} else {
-			item = cat(s, d)
-		}
-		if body == nil {
-			body = item
-		} else {
-			body = cat(body, lineBreak, item)
-		}
-	}
-	return cat(group(body), r)
-}
-
-// prettyList is prettyprinter's `list`.
-func prettyList(ds []doc) doc {
-	return group(encloseSep(dFlatAlt{dText("[ "), dText("[")}, dFlatAlt{dText(" ]"), dText("]")},
-		dText(", "), ds))
-}
-
-// commaBraces is P5's encloseSep "{" "}" ",".
-func commaBraces(ds ...doc) doc { return encloseSep(dText("{"), dText("}"), dText(","), ds) }
-
-// Layout: Wadler-Leijen's `best` with layoutPretty's fitting predicate
-// (the rest of the current line must fit the page). The token stream is
-// lazy, as in Haskell, so each choice looks ahead only to the next line
-// break.
-
-type docList struct {
-	d    doc
-	next *docList
-}
-
-type token struct {
-	text string
-	line bool
-	fail bool
-	end  bool
-	rest *lazyToken
-}
-
-type lazyToken struct {
-	f   func() *token
-	val *token
-}
-
-func (l *lazyToken) get() *token {
-	if l.val == nil {
-		l.val = l.f()
-		l.f = nil
-	}
-	return l.val
-}
-
-func best(col int, ds *docList) *token {
-	for ds != nil {
-		switch x := ds.d.(type) {
-		case dText:
-			if x == "" {
-				ds = ds.next
-				continue
-			}
-			next, w := ds.next, col+utf8.RuneCountInString(string(x))
-			return &token{text: string(x), rest: &lazyToken{f: func() *token { return best(w, next) }}}
-		case dLine:
-			next := ds.next
-			return &token{line: true, rest: &lazyToken{f: func() *token { return best(0, next) }}}
-		case dFlatAlt:
-			ds = &docList{x.broken, ds.next}
-		case dCat:
-			ds = &docList{x.a, &docList{x.b, ds.next}}
-		case dUnion:
-			flat := best(col, &docList{x.flat, ds.next})
-			if fits(pageWidth-col, flat) {
-				return flat
-			}
-			ds = &docList{x.broken, ds.next}
-		case dFail:
-			return &token{fail: true}
-		}
-	}
-	return &token{end: true}
-}
-
-func fits(w int, t *token) bool {
-	for {
-		if w < 0 || t.fail {
-			return false
-		}
-		if t.end || t.line {
-			return true
-		}
-		w -= utf8.RuneCountInString(t.text)
-		t = t.rest.get()
-	}
-}
-
-func layout(d doc) string {
-	var b strings.Builder
-	for t := best(0, &docList{d: d}); !t.end && !t.fail; t = t.rest.get() {
-		if t.line {
-			b.WriteByte('\n')
-		} else {
-			b.WriteString(t.text)
-		}
-	}
-	return b.String()
-}
+// The value layer follows starlark-go: one Value interface, one concrete
+// type per runtime kind, and the natives' pure cores as small functions over
+// Values that return a *Error carrying P5's message text. Semantics follow
+// Pact 5.4 (see shared/spec/pact.md §2.6, §3.4, §3.6 and §4).
+//
+// Values are immutable: every operation returns a new value and never
+// mutates an argument, so values can be shared freely between the
+// evaluator, the database layer and concurrent readers.
+//
+// Evaluation is metered as P5's is (gas.go, nativegas.go, sizeof.go, and
+// the module costs of irwriter.go, p5image.go and modload.go): Interp.Gas
+// charges Pact 5's table model (package gas) at P5's charging points and in
+// P5's order, so totals, the gas log and out-of-gas errors match upstream.
+// Without a gas limit an evaluation is still bounded: an evaluation budget
+// priced by the table model, an element limit on list-building natives and
+// a call depth (interp.go), and Pretty cuts values too large to render.
+//
+// Its files, by layer:
+//
+//   - values: value.go, integer.go, decimal.go, object.go, time.go (the Time
+//     value and the time natives over package timefmt), types.go, defs.go,
+//     guards.go, compare.go, hash.go, names.go, principal.go;
+//   - their pure operations (the natives' cores): numeric.go,
+//     transcendental.go, strings.go, msgdata.go, crypto.go, natives_crypto.go;
+//   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go
+//     and jsonparse.go (reading them, through package jsontext's parser);
+//   - rendering: render.go (Pretty and Show, over package pretty's layout);
+//   - resolution and compilation: compile.go, load.go, ir.go, modhash.go
+//     (module hashes), irwriter.go and p5image.go (P5's stored images),
+//     restore.go, modload.go, deploy.go;
+//   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
+//     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
+//   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
+//
+// It imports the language's other packages only: syntax, gas, db, crypto,
+// jsontext, timefmt, pretty and keyorder.
+package eval

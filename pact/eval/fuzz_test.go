@@ -17,7 +17,11 @@ func truncateJSONTimes(v Value) Value {
 	switch x := v.(type) {
 	case Time:
 		if x.micros%1000 == 0 {
-			return TimeFromMicros(floorDiv(x.micros, microsPerSecond) * microsPerSecond)
+			secs := x.micros / microsPerSecond // floored, below
+			if x.micros%microsPerSecond < 0 {
+				secs--
+			}
+			return TimeFromMicros(secs * microsPerSecond)
 		}
 	case List:
 		return List(mapAll(x))

@@ -2,9 +2,8 @@ package eval
 
 import (
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/keyorder"
 )
 
@@ -28,7 +27,7 @@ func EncodeJSON(v Value) ([]byte, error) {
 func AppendJSON(buf []byte, v Value) ([]byte, error) {
 	switch x := v.(type) {
 	case String:
-		return appendJSONString(buf, string(x)), nil
+		return jsontext.AppendString(buf, string(x)), nil
 	case Bool:
 		return strconv.AppendBool(buf, bool(x)), nil
 	case Unit:
@@ -43,10 +42,10 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 			// mainnet replay): whole milliseconds print truncated to the
 			// second.
 			buf = append(buf, `{"time":`...)
-			buf = appendJSONString(buf, FormatTime(ISO8601, x))
+			buf = jsontext.AppendString(buf, FormatTime(ISO8601, x))
 		} else {
 			buf = append(buf, `{"timep":`...)
-			buf = appendJSONString(buf, FormatTime(isoHighPrec, x))
+			buf = jsontext.AppendString(buf, FormatTime(isoHighPrec, x))
 		}
 		return append(buf, '}'), nil
 	case List:
@@ -57,7 +56,7 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 			if n > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSONString(buf, x.keys[i])
+			buf = jsontext.AppendString(buf, x.keys[i])
 			buf = append(buf, ':')
 			var err error
 			if buf, err = AppendJSON(buf, x.vals[i]); err != nil {
@@ -67,24 +66,24 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 		return append(buf, '}'), nil
 	case *KeySet:
 		buf = append(buf, `{"pred":`...)
-		buf = appendJSONString(buf, x.Pred)
+		buf = jsontext.AppendString(buf, x.Pred)
 		buf = append(buf, `,"keys":[`...)
 		for i, k := range x.Keys {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSONString(buf, k)
+			buf = jsontext.AppendString(buf, k)
 		}
 		return append(buf, "]}"...), nil
 	case *KeySetRef:
 		buf = append(buf, `{"keysetref":`...)
 		if x.Namespace == "" {
-			buf = appendJSONString(buf, x.Name)
+			buf = jsontext.AppendString(buf, x.Name)
 		} else {
 			buf = append(buf, `{"ns":`...)
-			buf = appendJSONString(buf, x.Namespace)
+			buf = jsontext.AppendString(buf, x.Namespace)
 			buf = append(buf, `,"ksn":`...)
-			buf = appendJSONString(buf, x.Name)
+			buf = jsontext.AppendString(buf, x.Name)
 			buf = append(buf, '}')
 		}
 		return append(buf, '}'), nil
@@ -95,12 +94,12 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 			return nil, err
 		}
 		buf = append(buf, `,"fun":`...)
-		buf = appendJSONString(buf, x.Fun.String())
+		buf = jsontext.AppendString(buf, x.Fun.String())
 		return append(buf, '}'), nil
 	case *CapabilityGuard:
 		buf = append(buf, `{"cgPactId":`...)
 		if x.HasPactID {
-			buf = appendJSONString(buf, x.PactID)
+			buf = jsontext.AppendString(buf, x.PactID)
 		} else {
 			buf = append(buf, "null"...)
 		}
@@ -110,19 +109,19 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 			return nil, err
 		}
 		buf = append(buf, `,"cgName":`...)
-		buf = appendJSONString(buf, x.Name.String())
+		buf = jsontext.AppendString(buf, x.Name.String())
 		return append(buf, '}'), nil
 	case *ModuleGuard:
 		buf = append(buf, `{"moduleName":`...)
 		buf = appendJSONModuleName(buf, x.Module)
 		buf = append(buf, `,"name":`...)
-		buf = appendJSONString(buf, x.Name)
+		buf = jsontext.AppendString(buf, x.Name)
 		return append(buf, '}'), nil
 	case *PactGuard:
 		buf = append(buf, `{"pactId":`...)
-		buf = appendJSONString(buf, x.PactID)
+		buf = jsontext.AppendString(buf, x.PactID)
 		buf = append(buf, `,"name":`...)
-		buf = appendJSONString(buf, x.Name)
+		buf = jsontext.AppendString(buf, x.Name)
 		return append(buf, '}'), nil
 	case *ModRef:
 		buf = append(buf, `{"refSpec":[`...)
@@ -138,7 +137,7 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 	case *CapToken:
 		// P5 writes the fully qualified name, module hash included.
 		buf = append(buf, `{"#ctName":`...)
-		buf = appendJSONString(buf, x.Name.String())
+		buf = jsontext.AppendString(buf, x.Name.String())
 		buf = append(buf, `,"#ctArgs":`...)
 		buf, err := appendJSONList(buf, x.Args)
 		if err != nil {
@@ -147,9 +146,9 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 		return append(buf, '}'), nil
 	case *Table:
 		buf = append(buf, `{":tableName":`...)
-		buf = appendJSONString(buf, x.Module.String()+":"+x.Name)
+		buf = jsontext.AppendString(buf, x.Module.String()+":"+x.Name)
 		buf = append(buf, `,":moduleHash":`...)
-		buf = appendJSONString(buf, x.Hash)
+		buf = jsontext.AppendString(buf, x.Hash)
 		buf = append(buf, `,":schema":`...)
 		buf = appendJSONSchema(buf, &x.Schema)
 		return append(buf, '}'), nil
@@ -180,7 +179,7 @@ func appendJSONInteger(buf []byte, i Integer) []byte {
 	if isSafeInteger(i) {
 		buf = strconv.AppendInt(buf, i.small, 10)
 	} else {
-		buf = appendJSONString(buf, i.Text())
+		buf = jsontext.AppendString(buf, i.Text())
 	}
 	return append(buf, '}')
 }
@@ -191,7 +190,7 @@ func appendJSONInteger(buf []byte, i Integer) []byte {
 func appendJSONDecimal(buf []byte, d Decimal) []byte {
 	if !isSafeInteger(d.mant) {
 		buf = append(buf, `{"decimal":`...)
-		buf = appendJSONString(buf, d.Text())
+		buf = jsontext.AppendString(buf, d.Text())
 		return append(buf, '}')
 	}
 	return append(buf, ScientificText(d)...)
@@ -228,16 +227,16 @@ func appendJSONModuleName(buf []byte, m ModuleName) []byte {
 	if m.Namespace == "" {
 		buf = append(buf, "null"...)
 	} else {
-		buf = appendJSONString(buf, m.Namespace)
+		buf = jsontext.AppendString(buf, m.Namespace)
 	}
 	buf = append(buf, `,"name":`...)
-	buf = appendJSONString(buf, m.Name)
+	buf = jsontext.AppendString(buf, m.Name)
 	return append(buf, '}')
 }
 
 func appendJSONSchema(buf []byte, s *Schema) []byte {
 	buf = append(buf, `{"sc_name":`...)
-	buf = appendJSONString(buf, s.Name.String())
+	buf = jsontext.AppendString(buf, s.Name.String())
 	buf = append(buf, `,"sc_fields":{`...)
 	names := make([]string, len(s.Fields))
 	for i, f := range s.Fields {
@@ -247,7 +246,7 @@ func appendJSONSchema(buf []byte, s *Schema) []byte {
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendJSONString(buf, s.Fields[i].Name)
+		buf = jsontext.AppendString(buf, s.Fields[i].Name)
 		buf = append(buf, ':')
 		buf = appendJSONType(buf, &s.Fields[i].Type)
 	}
@@ -257,7 +256,7 @@ func appendJSONSchema(buf []byte, s *Schema) []byte {
 func appendJSONType(buf []byte, t *Type) []byte {
 	switch t.Kind {
 	case TyPrim:
-		return appendJSONString(buf, t.Prim)
+		return jsontext.AppendString(buf, t.Prim)
 	case TyAnyList:
 		return append(buf, `"list"`...)
 	case TyAnyObject:
@@ -286,42 +285,4 @@ func appendJSONType(buf []byte, t *Type) []byte {
 		buf = append(buf, ']')
 	}
 	return append(buf, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString escapes as aeson does: backslash and quote, \n \r \t,
-// other control characters as \u00XX (lowercase hex); everything else,
-// non-ASCII included, is copied as UTF-8. Invalid UTF-8 (which a Haskell
-// Text cannot hold) is replaced by U+FFFD.
-func appendJSONString(buf []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"':
-			buf = append(buf, `\"`...)
-		case '\\':
-			buf = append(buf, `\\`...)
-		case '\n':
-			buf = append(buf, `\n`...)
-		case '\r':
-			buf = append(buf, `\r`...)
-		case '\t':
-			buf = append(buf, `\t`...)
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }

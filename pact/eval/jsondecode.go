@@ -19,21 +19,11 @@ package eval
 //
 // Extra keys never stop a shape from matching, as with aeson's parsers.
 
-// maxJSONDepth bounds nesting; aeson has no limit, but a deep document
-// would exhaust the goroutine stack.
-const maxJSONDepth = 512
-
 // DecodeJSON decodes one JSON document (surrounding whitespace allowed).
 func DecodeJSON(data []byte) (Value, error) {
-	p := jsonParser{s: data}
-	p.skipWS()
-	n, err := p.value(0)
+	n, err := parseJSONTree(data)
 	if err != nil {
 		return nil, err
-	}
-	p.skipWS()
-	if p.i != len(p.s) {
-		return nil, p.fail("trailing data")
 	}
 	return n.toValue()
 }

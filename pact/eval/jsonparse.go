@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 )
 
-// A strict RFC 8259 parser into a small tree (aeson accepts the same
-// documents), plus the number conversions aeson's Scientific and
-// Haskell's Read perform.
+// JSON documents are read by package jsontext into a small tree of jnodes
+// (aeson accepts the same documents); this file also holds the number
+// conversions aeson's Scientific and Haskell's Read perform.
 
 // jnode is the parsed JSON tree.
 type jnode struct {
@@ -23,242 +23,76 @@ type jnode struct {
 	keys []string // object keys, sorted, unique
 }
 
-type jsonParser struct {
-	s []byte
-	i int
-}
-
-func (p *jsonParser) fail(msg string) error {
-	return &Error{Kind: ErrJSON, Msg: "JSON decode error at offset " + strconv.Itoa(p.i) + ": " + msg}
-}
-
-func (p *jsonParser) skipWS() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+// parseJSONTree reads one document (surrounding whitespace allowed). A
+// lone surrogate escape and invalid UTF-8 are errors, reported where they
+// stand.
+func parseJSONTree(data []byte) (*jnode, error) {
+	n, err := jsontext.Parse[*jnode](data, jnodeBuilder{}, jsontext.Options{})
+	if err != nil {
+		return nil, jsonSyntaxError(err.(*jsontext.SyntaxError))
 	}
-}
-
-func (p *jsonParser) lit(word string) bool {
-	if strings.HasPrefix(string(p.s[p.i:min(len(p.s), p.i+len(word))]), word) {
-		p.i += len(word)
-		return true
-	}
-	return false
-}
-
-func (p *jsonParser) value(depth int) (*jnode, error) {
-	if depth > maxJSONDepth {
-		return nil, p.fail("nesting too deep")
-	}
-	if p.i >= len(p.s) {
-		return nil, p.fail("unexpected end of input")
-	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		p.i++
-		n := &jnode{kind: 'a'}
-		p.skipWS()
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-			return n, nil
-		}
-		for {
-			p.skipWS()
-			e, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			n.arr = append(n.arr, e)
-			p.skipWS()
-			if p.i < len(p.s) && p.s[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.s) && p.s[p.i] == ']' {
-				p.i++
-				return n, nil
-			}
-			return nil, p.fail("expected ',' or ']'")
-		}
-	case c == '"':
-		s, err := p.string()
-		if err != nil {
-			return nil, err
-		}
-		return &jnode{kind: 's', str: s}, nil
-	case c == 't' && p.lit("true"):
-		return &jnode{kind: 'b', b: true}, nil
-	case c == 'f' && p.lit("false"):
-		return &jnode{kind: 'b'}, nil
-	case c == 'n' && p.lit("null"):
-		return &jnode{kind: 'n'}, nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
-	}
-	return nil, p.fail("unexpected character")
-}
-
-func (p *jsonParser) object(depth int) (*jnode, error) {
-	p.i++
-	n := &jnode{kind: 'o', obj: map[string]*jnode{}}
-	p.skipWS()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		return n, nil
-	}
-	for {
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return nil, p.fail("expected object key")
-		}
-		k, err := p.string()
-		if err != nil {
-			return nil, err
-		}
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return nil, p.fail("expected ':'")
-		}
-		p.i++
-		p.skipWS()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		n.obj[k] = v // a repeated key keeps its last value
-		p.skipWS()
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == '}' {
-			p.i++
-			break
-		}
-		return nil, p.fail("expected ',' or '}'")
-	}
-	for k := range n.obj {
-		n.keys = append(n.keys, k)
-	}
-	slices.Sort(n.keys)
 	return n, nil
 }
 
-func (p *jsonParser) string() (string, error) {
-	p.i++ // opening quote
-	var b strings.Builder
-	for {
-		if p.i >= len(p.s) {
-			return "", p.fail("unterminated string")
-		}
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return b.String(), nil
-		case c < 0x20:
-			return "", p.fail("control character in string")
-		case c == '\\':
-			if p.i+1 >= len(p.s) {
-				return "", p.fail("unterminated escape")
-			}
-			e := p.s[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", p.fail("bad \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					if r >= 0xdc00 || !p.lit(`\u`) {
-						return "", p.fail("lone surrogate")
-					}
-					lo, ok := p.hex4()
-					if !ok || lo < 0xdc00 || lo > 0xdfff {
-						return "", p.fail("lone surrogate")
-					}
-					r = utf16.DecodeRune(r, lo)
-				}
-				b.WriteRune(r)
-			default:
-				return "", p.fail("bad escape")
-			}
-		default:
-			r, size := utf8.DecodeRune(p.s[p.i:])
-			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail("invalid UTF-8")
-			}
-			b.Write(p.s[p.i : p.i+size])
-			p.i += size
-		}
-	}
-}
-
-func (p *jsonParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(p.s[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(v), true
-}
-
-func (p *jsonParser) number() (*jnode, error) {
-	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	switch {
-	case p.i < len(p.s) && p.s[p.i] == '0':
-		p.i++
-	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
-		p.i += digitRun(string(p.s[p.i:]))
+// jsonSyntaxError words a malformed document as DecodeJSON always has.
+func jsonSyntaxError(e *jsontext.SyntaxError) error {
+	at, msg := e.Offset, ""
+	switch e.Problem {
+	case jsontext.EndOfInput:
+		msg = "unexpected end of input"
+	case jsontext.TooDeep:
+		msg = "nesting too deep"
+	case jsontext.UnexpectedChar:
+		msg = "unexpected character"
+	case jsontext.ExpectedKey:
+		msg = "expected object key"
+	case jsontext.ExpectedColon:
+		msg = "expected ':'"
+	case jsontext.ExpectedObjectEnd:
+		msg = "expected ',' or '}'"
+	case jsontext.ExpectedArrayEnd:
+		msg = "expected ',' or ']'"
+	case jsontext.UnterminatedString:
+		msg = "unterminated string"
+	case jsontext.EndInEscape:
+		at, msg = at-1, "unterminated escape" // at the backslash
+	case jsontext.ControlChar:
+		msg = "control character in string"
+	case jsontext.BadEscape:
+		msg = "bad escape"
+	case jsontext.BadUnicodeEscape:
+		msg = "bad \\u escape"
+	case jsontext.LoneSurrogate:
+		msg = "lone surrogate"
+	case jsontext.InvalidUTF8:
+		msg = "invalid UTF-8"
+	case jsontext.NumberNoDigits, jsontext.NumberNoFraction, jsontext.NumberNoExponent:
+		msg = "bad number"
 	default:
-		return nil, p.fail("bad number")
+		msg = "trailing data"
 	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
-		p.i++
-		k := digitRun(string(p.s[p.i:]))
-		if k == 0 {
-			return nil, p.fail("bad number")
-		}
-		p.i += k
+	return &Error{Kind: ErrJSON, Msg: "JSON decode error at offset " + strconv.Itoa(at) + ": " + msg}
+}
+
+// jnodeBuilder makes jnodes for jsontext.Parse.
+type jnodeBuilder struct{}
+
+func (jnodeBuilder) Null() *jnode                { return &jnode{kind: 'n'} }
+func (jnodeBuilder) Bool(v bool) *jnode          { return &jnode{kind: 'b', b: v} }
+func (jnodeBuilder) String(s string) *jnode      { return &jnode{kind: 's', str: s} }
+func (jnodeBuilder) Number(text string) *jnode   { return &jnode{kind: 'd', str: text} }
+func (jnodeBuilder) Array(elems []*jnode) *jnode { return &jnode{kind: 'a', arr: elems} }
+
+// Object keeps a repeated key's last value, as aeson does; keys, which
+// Parse hands over, becomes the sorted set of keys.
+func (jnodeBuilder) Object(keys []string, vals []*jnode) *jnode {
+	n := &jnode{kind: 'o', obj: make(map[string]*jnode, len(keys))}
+	for i, k := range keys {
+		n.obj[k] = vals[i]
 	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
-		}
-		k := digitRun(string(p.s[p.i:]))
-		if k == 0 {
-			return nil, p.fail("bad number")
-		}
-		p.i += k
-	}
-	return &jnode{kind: 'd', str: string(p.s[start:p.i])}, nil
+	slices.Sort(keys)
+	n.keys = slices.Compact(keys)
+	return n
 }
 
 // splitNumber returns a JSON number as digits * 10^exp10 with its sign.

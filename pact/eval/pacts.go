@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -175,7 +176,7 @@ func nestedPactID(parent string, d *Def, args []Value) string {
 		return ""
 	}
 	buf = append(buf, `,"def":`...)
-	buf = appendJSONString(buf, d.qualText())
+	buf = jsontext.AppendString(buf, d.qualText())
 	buf = append(buf, '}')
 	return HashBytes(buf)
 }

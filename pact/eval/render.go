@@ -1,6 +1,10 @@
 package eval
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/pretty"
+)
 
 // Two text renderings exist in P5 and they differ:
 //
@@ -36,7 +40,7 @@ func Pretty(v Value) string {
 		prettyFlat(&b, v)
 		return b.String()
 	}
-	return layout(prettyDoc(v))
+	return pretty.Render(prettyDoc(v))
 }
 
 const (
@@ -240,64 +244,69 @@ func prettyAtom(v Value) string {
 	return v.String()
 }
 
-func prettyDoc(v Value) doc {
+func prettyDoc(v Value) pretty.Doc {
 	switch x := v.(type) {
 	case List:
-		ds := make([]doc, 0, 2*len(x)+2)
-		ds = append(ds, dText("["))
+		ds := make([]pretty.Doc, 0, 2*len(x)+2)
+		ds = append(ds, pretty.Text("["))
 		for i, e := range x {
 			if i > 0 {
-				ds = append(ds, dText(" "))
+				ds = append(ds, pretty.Text(" "))
 			}
 			ds = append(ds, prettyDoc(e))
 		}
-		return cat(append(ds, dText("]"))...)
+		return pretty.Cat(append(ds, pretty.Text("]"))...)
 	case *Object:
-		ds := []doc{dText("{")}
+		ds := []pretty.Doc{pretty.Text("{")}
 		for i, k := range x.keys {
 			if i > 0 {
-				ds = append(ds, dText(","))
+				ds = append(ds, pretty.Text(","))
 			}
-			ds = append(ds, dText(`"`+k+`": `), prettyDoc(x.vals[i]))
+			ds = append(ds, pretty.Text(`"`+k+`": `), prettyDoc(x.vals[i]))
 		}
-		return cat(append(ds, dText("}"))...)
+		return pretty.Cat(append(ds, pretty.Text("}"))...)
 	case *CapToken:
-		ds := []doc{dText("CapToken(" + x.Name.QualName().String())}
+		ds := []pretty.Doc{pretty.Text("CapToken(" + x.Name.QualName().String())}
 		for _, a := range x.Args {
-			ds = append(ds, dText(" "), prettyDoc(a))
+			ds = append(ds, pretty.Text(" "), prettyDoc(a))
 		}
-		return cat(append(ds, dText(")"))...)
+		return pretty.Cat(append(ds, pretty.Text(")"))...)
 	case *KeySet:
-		keys := make([]doc, len(x.Keys))
+		keys := make([]pretty.Doc, len(x.Keys))
 		for i, k := range x.Keys {
-			keys[i] = dText(k)
+			keys[i] = pretty.Text(k)
 		}
-		return cat(dText("KeySet "), commaBraces(
-			cat(dText("keys: "), prettyList(keys)),
-			dText("pred: "+x.Pred)))
+		return pretty.Cat(pretty.Text("KeySet "), commaBraces(
+			pretty.Cat(pretty.Text("keys: "), pretty.List(keys)),
+			pretty.Text("pred: "+x.Pred)))
 	case *UserGuard:
-		return cat(dText("UserGuard "), commaBraces(
-			dText("fun: "+x.Fun.String()),
-			cat(dText("args: "), prettyList(prettyDocs(x.Args)))))
+		return pretty.Cat(pretty.Text("UserGuard "), commaBraces(
+			pretty.Text("fun: "+x.Fun.String()),
+			pretty.Cat(pretty.Text("args: "), pretty.List(prettyDocs(x.Args)))))
 	case *CapabilityGuard:
-		return cat(dText("CapabilityGuard "), commaBraces(
-			dText("name: "+x.Name.String()),
-			cat(dText("args: "), prettyList(prettyDocs(x.Args))),
-			dText("pactId: "+x.PactID)))
+		return pretty.Cat(pretty.Text("CapabilityGuard "), commaBraces(
+			pretty.Text("name: "+x.Name.String()),
+			pretty.Cat(pretty.Text("args: "), pretty.List(prettyDocs(x.Args))),
+			pretty.Text("pactId: "+x.PactID)))
 	case *ModuleGuard:
-		return cat(dText("ModuleGuard "), commaBraces(
-			dText("module: "+x.Module.String()),
-			dText("name: "+x.Name)))
+		return pretty.Cat(pretty.Text("ModuleGuard "), commaBraces(
+			pretty.Text("module: "+x.Module.String()),
+			pretty.Text("name: "+x.Name)))
 	case *PactGuard:
-		return cat(dText("PactGuard "), commaBraces(
-			dText("pactId: "+x.PactID),
-			dText("name: "+x.Name)))
+		return pretty.Cat(pretty.Text("PactGuard "), commaBraces(
+			pretty.Text("pactId: "+x.PactID),
+			pretty.Text("name: "+x.Name)))
 	}
-	return dText(prettyAtom(v))
+	return pretty.Text(prettyAtom(v))
 }
 
-func prettyDocs(vs []Value) []doc {
-	ds := make([]doc, len(vs))
+// commaBraces is P5's encloseSep "{" "}" ",".
+func commaBraces(ds ...pretty.Doc) pretty.Doc {
+	return pretty.EncloseSep(pretty.Text("{"), pretty.Text("}"), pretty.Text(","), ds)
+}
+
+func prettyDocs(vs []Value) []pretty.Doc {
+	ds := make([]pretty.Doc, len(vs))
 	for i, v := range vs {
 		ds[i] = prettyDoc(v)
 	}

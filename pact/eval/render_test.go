@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/pact/pretty"
 )
 
 // Vectors from P5 format-regression.repl (Show, through `format`) and
@@ -181,7 +183,7 @@ func TestPrettyBoundsHugeValues(t *testing.T) {
 	}
 	// Small values keep P5's layout (guards break lines past 80 columns).
 	small := List{ks, ks, ks}
-	if got := Pretty(small); got != layout(prettyDoc(small)) {
+	if got := Pretty(small); got != pretty.Render(prettyDoc(small)) {
 		t.Errorf("small value: %q", got)
 	}
 	if got := Pretty(&CapToken{Name: FullyQualifiedName{Module: someModule, Name: "C"}}); got != "CapToken(some-module.C)" {

@@ -1,5 +1,7 @@
 package eval
 
+import "github.com/ledgernode/ledger-node/pact/timefmt"
+
 // Time is a Pact time: UTC with microsecond resolution, stored as
 // microseconds since the POSIX epoch. pact-time stores microseconds since
 // the Modified Julian Day epoch in an Int64; the two differ by a constant,
@@ -27,14 +29,21 @@ const (
 // mjdMicros is the pact-time internal representation.
 func (t Time) mjdMicros() int64 { return t.micros + posixEpochMJD*microsPerDay }
 
-func timeFromMJDMicros(us int64) Time { return Time{micros: us - posixEpochMJD*microsPerDay} }
-
 // ISO8601 is the format of `time`, of the {"time": ...} JSON form and of
 // time display.
-const ISO8601 = "%Y-%m-%dT%H:%M:%SZ"
+const ISO8601 = timefmt.ISO8601
 
 // isoHighPrec is the {"timep": ...} JSON form.
-const isoHighPrec = "%Y-%m-%dT%H:%M:%S.%vZ"
+const isoHighPrec = timefmt.ISO8601Micros
+
+// FormatTime is pact-time's formatTime (package timefmt has the codes).
+func FormatTime(format string, t Time) string { return timefmt.Format(format, t.micros) }
+
+// ParseTime is pact-time's parseTime (package timefmt has the codes).
+func ParseTime(format, s string) (Time, bool) {
+	us, ok := timefmt.Parse(format, s)
+	return Time{micros: us}, ok
+}
 
 // ParseISOTime is the `time` native.
 func ParseISOTime(s string) (Value, error) {

@@ -1,22 +1,3 @@
-// Package eval holds the Pact interpreter's runtime: values, their pure
-// operations, and (on top of them) the evaluator.
-//
-// The value layer follows starlark-go: one Value interface, one concrete
-// type per runtime kind, and the natives' pure cores as small functions over
-// Values that return a *Error carrying P5's message text. Semantics follow
-// Pact 5.4 (see shared/spec/pact.md §2.6, §3.4, §3.6 and §4).
-//
-// Values are immutable: every operation returns a new value and never
-// mutates an argument, so values can be shared freely between the
-// evaluator, the database layer and concurrent readers.
-//
-// Evaluation is metered as P5's is (gas.go, nativegas.go, sizeof.go, and
-// the module costs of irwriter.go, p5image.go and modload.go): Interp.Gas
-// charges Pact 5's table model (package gas) at P5's charging points and in
-// P5's order, so totals, the gas log and out-of-gas errors match upstream.
-// Without a gas limit an evaluation is still bounded: an evaluation budget
-// priced by the table model, an element limit on list-building natives and
-// a call depth (interp.go), and Pretty cuts values too large to render.
 package eval
 
 // Kind is the runtime kind of a Value.

@@ -1,4 +1,4 @@
-package eval
+package timefmt
 
 import (
 	"strconv"
@@ -21,6 +21,23 @@ var (
 	monthLengths     = [12]int64{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 	monthLengthsLeap = [12]int64{31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 )
+
+const (
+	microsPerSecond = 1_000_000
+	microsPerDay    = 86_400 * microsPerSecond
+	// posixEpochMJD is 1970-01-01 as a Modified Julian Day. pact-time counts
+	// microseconds from the MJD epoch in an Int64, POSIX microseconds differ
+	// by a constant, so wrapping int64 arithmetic matches its overflow.
+	posixEpochMJD = 40587
+)
+
+// ISO8601 is the format of Pact's `time` native, of the {"time": ...} JSON
+// form and of time display.
+const ISO8601 = "%Y-%m-%dT%H:%M:%SZ"
+
+// ISO8601Micros is the {"timep": ...} JSON form: ISO8601 with
+// microseconds.
+const ISO8601Micros = "%Y-%m-%dT%H:%M:%S.%vZ"
 
 // Locale aggregates (defaultTimeLocale).
 const (
@@ -235,9 +252,9 @@ type timeFields struct {
 	sunWeek, monWeek    int64
 }
 
-func fieldsOf(t Time) timeFields {
-	mjd, tod := floorDivMod(t.mjdMicros(), microsPerDay)
-	f := timeFields{posixMicros: t.micros, mjd: mjd}
+func fieldsOf(posixMicros int64) timeFields {
+	mjd, tod := floorDivMod(posixMicros+posixEpochMJD*microsPerDay, microsPerDay)
+	f := timeFields{posixMicros: posixMicros, mjd: mjd}
 	f.ordYear, f.ordDay = toOrdinalDate(mjd)
 	f.month, f.mday = monthDayFromDayOfYear(isLeapYear(f.ordYear), f.ordDay)
 	h, ms := tod/3_600_000_000, tod%3_600_000_000
@@ -258,13 +275,14 @@ func (f *timeFields) weeks() {
 	f.monWeek = d7div - floorDiv(f.mjd+2-f.ordDay, 7)
 }
 
-// FormatTime is pact-time's formatTime with the given strftime-like format.
+// Format is pact-time's formatTime of a time given as microseconds since
+// the POSIX epoch, with the given strftime-like format.
 // Supported codes: %% %c %r %X %x %R %T %P %p %H %I %k %l %M %S %q %v %Q
 // %D %F %Y %y %C %B %b %h %m %d %e %j %G %g %f %V %u %w %A %a %U %W %s %z
 // %N %Z; the modifiers - _ 0 ^ # are ignored; any other code is copied
 // through unchanged.
-func FormatTime(format string, t Time) string {
-	f := fieldsOf(t)
+func Format(format string, posixMicros int64) string {
+	f := fieldsOf(posixMicros)
 	var b strings.Builder
 	formatInto(&b, format, &f)
 	return b.String()

@@ -1,20 +1,21 @@
-package eval
+package timefmt
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// ParseTime is pact-time's parseTime: the whole input (surrounding ASCII
+// Parse is pact-time's parseTime, giving microseconds since the POSIX
+// epoch: the whole input (surrounding ASCII
 // whitespace allowed) must match the format. Like the attoparsec parser it
 // mirrors, %k, %l, %e (two or one digits) and %Y, %G (any signed number,
 // else exactly four digits) backtrack over the rest of the format when
 // their first reading leads to a failure.
-func ParseTime(format, s string) (Time, bool) {
+func Parse(format, s string) (posixMicros int64, ok bool) {
 	p := timeParser{in: s}
 	st, i, ok := p.run(format, skipASCIISpace(s, 0), unixEpochParse)
 	if !ok || skipASCIISpace(s, i) != len(s) {
-		return Time{}, false
+		return 0, false
 	}
 	return st.build(), true
 }
@@ -56,9 +57,10 @@ func (st *timeParse) year() int64 {
 	return st.centuryYear + 100*c
 }
 
-func (st timeParse) build() Time {
+// build gives the parsed time in POSIX microseconds.
+func (st timeParse) build() int64 {
 	if st.flags&flagPOSIX != 0 {
-		return Time{micros: st.posixMicros}
+		return st.posixMicros
 	}
 	y := st.year()
 	var mjd int64
@@ -98,7 +100,7 @@ func (st timeParse) build() Time {
 		}
 	}
 	tod := st.second*microsPerSecond + st.secFrac + st.minute*60_000_000 + h*3_600_000_000
-	return timeFromMJDMicros(mjd*microsPerDay + tod - st.tzMinute*60_000_000)
+	return mjd*microsPerDay + tod - st.tzMinute*60_000_000 - posixEpochMJD*microsPerDay
 }
 
 // maxParseSteps bounds the work of one parse. Backtracking makes formats
