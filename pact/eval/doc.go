@@ -28,9 +28,12 @@
 //   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go
 //     and jsonparse.go (reading them, through package jsontext's parser);
 //   - rendering: render.go (Pretty and Show, over package pretty's layout);
-//   - resolution and compilation: compile.go, load.go, ir.go, modhash.go
-//     (module hashes), irwriter.go and p5image.go (P5's stored images),
-//     restore.go, modload.go, deploy.go;
+//   - resolution and compilation: desugar.go (the one desugaring pass over
+//     the syntax, for the compiler and the module hasher both), compile.go
+//     (its terms resolved into the evaluator's nodes), load.go, ir.go,
+//     modhash.go (P5's module hashes: the same terms lowered into P5's IR,
+//     renamed and CBOR-encoded), irwriter.go and p5image.go (P5's stored
+//     images), restore.go, modload.go, deploy.go;
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
 //     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
 //   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
