@@ -327,7 +327,7 @@ func (h *p5Hasher) lower(t term) dsTerm {
 	case *tLit:
 		return dsLit{t.v}
 	case *tVar:
-		return dsVar{t.name}
+		return dsVar{t.Name}
 	case *tBuiltin:
 		return dsBuiltin{t.name}
 	case *tList:
