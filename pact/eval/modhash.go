@@ -263,10 +263,9 @@ type (
 	}
 )
 
-type dsArg struct {
-	name string
-	ty   syntax.Type
-}
+// dsArg is an argument as written: its name and type annotation (its
+// span is not the IR's, which carries the definition's).
+type dsArg = syntax.Arg
 
 // BuiltinForm serialisation tags.
 const (
@@ -339,12 +338,12 @@ func (h *p5Hasher) lower(t term) dsTerm {
 		if len(t.args) == 0 {
 			return dsNullary{body}
 		}
-		return dsLam{args: syntaxArgs(t.args), body: body}
+		return dsLam{args: t.args, body: body}
 	case *tLet:
 		body := h.lowerBlock(t.body)
 		for i := len(t.binders) - 1; i >= 0; i-- {
 			b := t.binders[i]
-			body = dsLet{arg: dsArg{b.arg.Name, b.arg.Type}, val: h.lower(b.val), body: body}
+			body = dsLet{arg: b.arg, val: h.lower(b.val), body: body}
 		}
 		return body
 	case *tBinding:
@@ -352,9 +351,9 @@ func (h *p5Hasher) lower(t term) dsTerm {
 		obj := dsVar{bareName("#bindObject")}
 		for i := len(t.vars) - 1; i >= 0; i-- {
 			access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.keys[i])}, obj}}
-			body = dsLet{arg: dsArg{t.vars[i].Name, t.vars[i].Type}, val: access, body: body}
+			body = dsLet{arg: t.vars[i], val: access, body: body}
 		}
-		return dsLam{args: []dsArg{{name: "#bindObject"}}, body: body}
+		return dsLam{args: []dsArg{{Name: "#bindObject"}}, body: body}
 	case *tApp:
 		return h.dsApply(h.lower(t.fn), h.lowerAll(t.args))
 	case *tForm:
@@ -368,14 +367,6 @@ func (h *p5Hasher) lower(t term) dsTerm {
 		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}
 	}
 	return nil
-}
-
-func syntaxArgs(as []syntax.Arg) []dsArg {
-	out := make([]dsArg, len(as))
-	for i, a := range as {
-		out[i] = dsArg{a.Name, a.Type}
-	}
-	return out
 }
 
 func (h *p5Hasher) lowerAll(ts []term) []dsTerm {
@@ -481,7 +472,7 @@ func (h *p5Hasher) arity(b string, args []dsTerm) dsTerm {
 func condLam2(tag uint64) dsTerm {
 	boolTy := &syntax.PrimType{Prim: syntax.PrimBool}
 	return dsLam{
-		args: []dsArg{{"#condArg1", boolTy}, {"#condArg2", boolTy}},
+		args: []dsArg{{Name: "#condArg1", Type: boolTy}, {Name: "#condArg2", Type: boolTy}},
 		body: dsForm{tag, []dsTerm{dsVar{bareName("#condArg1")}, dsVar{bareName("#condArg2")}}},
 	}
 }
@@ -515,7 +506,7 @@ type p5Def struct {
 func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 	switch x := d.(type) {
 	case *syntax.Defun:
-		pd := &p5Def{kind: DefFun, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret}
+		pd := &p5Def{kind: DefFun, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret}
 		if h.iface {
 			pd.sig = true
 			return pd, nil
@@ -531,7 +522,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		}
 		return pd, nil
 	case *syntax.DefCap:
-		pd := &p5Def{kind: DefCapability, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret, meta: x.Meta}
+		pd := &p5Def{kind: DefCapability, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret, meta: x.Meta}
 		if x.Meta != nil && !x.Meta.Event && x.Meta.Manager != nil && managedIndex(x) < 0 {
 			return nil, compileErr(x.Meta.Loc, "Invalid managed argument: "+x.Meta.Param)
 		}
@@ -546,7 +537,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		pd.term = body
 		return pd, nil
 	case *syntax.DefPact:
-		pd := &p5Def{kind: DefPactKind, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret}
+		pd := &p5Def{kind: DefPactKind, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret}
 		if h.iface {
 			pd.sig = true
 			return pd, nil
@@ -646,7 +637,7 @@ func (h *p5Hasher) typeDeps(t syntax.Type, cd nameSet, out nameSet) {
 
 func (h *p5Hasher) argDeps(as []dsArg, cd nameSet, out nameSet) {
 	for _, a := range as {
-		h.typeDeps(a.ty, cd, out)
+		h.typeDeps(a.Type, cd, out)
 	}
 }
 
@@ -658,13 +649,13 @@ func (h *p5Hasher) termDeps(t dsTerm, cd nameSet, out nameSet) {
 		h.argDeps(t.args, cd, out)
 		names := make([]string, len(t.args))
 		for i, a := range t.args {
-			names[i] = a.name
+			names[i] = a.Name
 		}
 		h.termDeps(t.body, cd.without(names...), out)
 	case dsLet:
-		h.typeDeps(t.arg.ty, cd, out)
+		h.typeDeps(t.arg.Type, cd, out)
 		h.termDeps(t.val, cd, out)
-		h.termDeps(t.body, cd.without(t.arg.name), out)
+		h.termDeps(t.body, cd.without(t.arg.Name), out)
 	case dsApp:
 		h.termDeps(t.fn, cd, out)
 		for _, a := range t.args {
@@ -1274,11 +1265,11 @@ func (h *p5Hasher) encFields(w *irW, fs []SchemaField) {
 
 func (h *p5Hasher) encArg(w *irW, a dsArg, env p5Env, loc syntax.Span) error {
 	w.rec(3)
-	w.text(a.name)
-	if a.ty == nil {
+	w.text(a.Name)
+	if a.Type == nil {
 		w.maybe(false, nil)
 	} else {
-		t, err := h.resolveType(a.ty, env)
+		t, err := h.resolveType(a.Type, env)
 		if err != nil {
 			return err
 		}
@@ -1362,7 +1353,7 @@ func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
 		}
 		names := make([]string, len(t.args))
 		for i, a := range t.args {
-			names[i] = a.name
+			names[i] = a.Name
 		}
 		if err := h.encTerm(w, t.body, env.bind(names...), loc); err != nil {
 			return err
@@ -1376,7 +1367,7 @@ func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
 		if err := h.encTerm(w, t.val, env, loc); err != nil {
 			return err
 		}
-		if err := h.encTerm(w, t.body, env.bind(t.arg.name), loc); err != nil {
+		if err := h.encTerm(w, t.body, env.bind(t.arg.Name), loc); err != nil {
 			return err
 		}
 		w.info(loc)
@@ -1450,13 +1441,13 @@ func (h *p5Hasher) encTerms(w *irW, ts []dsTerm, env p5Env, loc syntax.Span) err
 
 // encSpec writes a definition's name and return type (an Arg).
 func (h *p5Hasher) encSpec(w *irW, d *p5Def) error {
-	return h.encArg(w, dsArg{d.name, d.ret}, p5Env{}, d.loc)
+	return h.encArg(w, dsArg{Name: d.name, Type: d.ret}, p5Env{}, d.loc)
 }
 
 func argNames(as []dsArg) []string {
 	out := make([]string, len(as))
 	for i, a := range as {
-		out[i] = a.name
+		out[i] = a.Name
 	}
 	return out
 }
@@ -1653,7 +1644,7 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 	}
 	idx := -1
 	for i, a := range d.args {
-		if a.name == m.Param {
+		if a.Name == m.Param {
 			idx = i
 			break
 		}
