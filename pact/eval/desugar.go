@@ -50,12 +50,9 @@ type (
 	// commonest terms.
 	tVar syntax.Var
 	// tBuiltin is a native (p5 only: the compiler resolves natives with
-	// the other names).
-	tBuiltin struct {
-		name string
-		loc  syntax.Span
-	}
-	tList struct {
+	// the other names), the syntax's variable that names it.
+	tBuiltin syntax.Var
+	tList    struct {
 		elems []term
 		src   *syntax.List
 	}
@@ -123,7 +120,7 @@ type tClause struct {
 
 func (t *tLit) span() syntax.Span     { return t.src.Span() }
 func (t *tVar) span() syntax.Span     { return t.Loc }
-func (t *tBuiltin) span() syntax.Span { return t.loc }
+func (t *tBuiltin) span() syntax.Span { return t.Loc }
 func (t *tList) span() syntax.Span    { return t.src.Loc }
 func (t *tObject) span() syntax.Span  { return t.loc }
 func (t *tLam) span() syntax.Span     { return t.loc }
@@ -248,22 +245,9 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 		return d.name(x), nil
 	case *syntax.Let:
 		n := len(d.locals)
-		defer func() { d.locals = d.locals[:n] }()
-		l := &tLet{binders: make([]tBinder, len(x.Binders)), loc: x.Loc}
-		for i, b := range x.Binders {
-			v, err := d.expr(b.Value)
-			if err != nil {
-				return nil, err
-			}
-			l.binders[i] = tBinder{arg: b.Var, val: v}
-			d.locals = append(d.locals, b.Var.Name)
-		}
-		body, err := d.block(x.Body, x.Loc, emptyBody)
-		if err != nil {
-			return nil, err
-		}
-		l.body = body
-		return l, nil
+		t, err := d.let(x)
+		d.locals = d.locals[:n]
+		return t, err
 	case *syntax.Lambda:
 		body, err := d.scoped(argNamesOf(x.Args), x.Body, x.Loc, emptyBody)
 		if err != nil {
@@ -285,6 +269,26 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 		return d.app(x)
 	}
 	return d.fail(compileErr(x.Span(), "unsupported expression"))
+}
+
+// let binds its values in order (in d.locals, which the caller restores:
+// a deferred restore would cost every expression).
+func (d *desugarer) let(x *syntax.Let) (term, error) {
+	l := &tLet{binders: make([]tBinder, len(x.Binders)), loc: x.Loc}
+	for i, b := range x.Binders {
+		v, err := d.expr(b.Value)
+		if err != nil {
+			return nil, err
+		}
+		l.binders[i] = tBinder{arg: b.Var, val: v}
+		d.locals = append(d.locals, b.Var.Name)
+	}
+	body, err := d.block(x.Body, x.Loc, emptyBody)
+	if err != nil {
+		return nil, err
+	}
+	l.body = body
+	return l, nil
 }
 
 // literal is a literal's value.
@@ -319,7 +323,7 @@ func (d *desugarer) name(x *syntax.Var) term {
 		return (*tVar)(x)
 	}
 	if d.builtin(n.Name) {
-		return &tBuiltin{name: n.Name, loc: loc}
+		return (*tBuiltin)(x)
 	}
 	switch n.Name {
 	case "constantly":

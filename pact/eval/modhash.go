@@ -311,7 +311,7 @@ func (h *p5Hasher) lowered(t term) dsTerm {
 		}
 		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}
 	case *tApp:
-		b := t.fn.(*tBuiltin).name
+		b := t.fn.(*tBuiltin).Name.Name
 		name, _ := appArity(b, t.args)
 		return wrapArgs(b, name, asTerms(t.args))
 	case *tForm:
@@ -1353,7 +1353,7 @@ func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) erro
 		return nil
 	case *tBuiltin:
 		h.trace.node()
-		encBuiltin(w, t.name, loc)
+		encBuiltin(w, t.Name.Name, loc)
 		return nil
 	case *tList:
 		h.trace.node()
@@ -1385,11 +1385,11 @@ func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) erro
 	case *tApp:
 		fn := dsTerm(t.fn)
 		if b, ok := t.fn.(*tBuiltin); ok {
-			name, wraps := appArity(b.name, t.args)
+			name, wraps := appArity(b.Name.Name, t.args)
 			if wraps {
 				break
 			}
-			if name != b.name {
+			if name != b.Name.Name {
 				fn = dsBuiltin{name}
 			}
 		}
