@@ -12,8 +12,8 @@ import (
 //
 //   - the compiler (compile.go) resolves it into the evaluator's nodes
 //     (ir.go);
-//   - the module hasher (modhash.go) lowers it into P5's IR shape and
-//     renames and encodes that.
+//   - the module hasher (modhash.go) renames and encodes it as its
+//     lowering into P5's IR shape would be, lowering only the rarer terms.
 //
 // What is desugared here, for both: literals to values, special forms
 // recognised by their head (forms), let and binding forms with their

@@ -22,7 +22,8 @@ import (
 // does, from the terms of the desugaring pass the compiler also reads
 // (desugar.go, run as P5 runs it), and writes the CBOR directly:
 //
-//   - lowering: the terms take the IR's shape: special forms BuiltinForm
+//   - lowering: the terms are written in the IR's shape (most without
+//     building it, see encDesugared): special forms BuiltinForm
 //     nodes, let and binding forms nested Lets, lambdas without arguments
 //     Nullary, natives Builtin nodes (arity overloads resolved), cond
 //     nested ifs under the cond native;
