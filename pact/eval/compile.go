@@ -113,7 +113,7 @@ func (c *compiler) term(t term) (node, error) {
 	case *tErr:
 		return nil, t.err
 	case *tLit:
-		return &nConst{v: t.v, loc: t.loc}, nil
+		return &nConst{v: t.v, loc: t.span()}, nil
 	case *tList:
 		elems, err := c.terms(t.elems)
 		if err != nil {
@@ -126,9 +126,9 @@ func (c *compiler) term(t term) (node, error) {
 				l[i] = e.(*nConst).v
 				lits = append(lits, e.(*nConst).lits...)
 			}
-			return &nConst{v: l, loc: t.loc, lits: lits}, nil
+			return &nConst{v: l, loc: t.src.Loc, lits: lits}, nil
 		}
-		return &nList{elems: elems, loc: t.loc}, nil
+		return &nList{elems: elems, loc: t.src.Loc}, nil
 	case *tObject:
 		n := &nObject{loc: t.loc}
 		for _, v := range t.vals {
@@ -145,7 +145,7 @@ func (c *compiler) term(t term) (node, error) {
 		}
 		return n, nil
 	case *tVar:
-		return c.name(t.name, t.loc)
+		return c.name(t.Name, t.Loc)
 	case *tLet:
 		return c.let(t)
 	case *tLam:
@@ -186,7 +186,7 @@ func (c *compiler) term(t term) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &nApp{fn: fn, args: args, loc: t.loc}, nil
+		return &nApp{fn: fn, args: args, loc: t.src.Loc}, nil
 	case *tForm:
 		return c.special(t)
 	case *tCond:
@@ -248,8 +248,9 @@ func (c *compiler) special(t *tForm) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	loc := t.src.Loc
 	bad := func(msg string) (node, error) {
-		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: t.loc}, nil
+		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: loc}, nil
 	}
 	switch t.form {
 	case sfIf:
@@ -259,8 +260,8 @@ func (c *compiler) special(t *tForm) (node, error) {
 	case sfAnd, sfOr:
 		if len(args) != 2 {
 			// With another arity they are plain function values.
-			fn := &nNative{n: boolFnNative(t.form), loc: t.fnLoc}
-			return &nApp{fn: fn, args: args, loc: t.loc}, nil
+			fn := &nNative{n: boolFnNative(t.form), loc: t.src.Fn.Span()}
+			return &nApp{fn: fn, args: args, loc: loc}, nil
 		}
 	case sfEnforce:
 		if len(args) != 2 {
@@ -281,10 +282,10 @@ func (c *compiler) special(t *tForm) (node, error) {
 		}
 	case sfDo:
 		if len(args) == 0 {
-			return &nConst{v: UnitValue, loc: t.loc}, nil
+			return &nConst{v: UnitValue, loc: loc}, nil
 		}
 	}
-	return &nSpecial{form: t.form, args: args, loc: t.loc}, nil
+	return &nSpecial{form: t.form, args: args, loc: loc}, nil
 }
 
 // cond is P5's cond native applied to a nullary lambda of nested ifs,

@@ -12,8 +12,8 @@ import (
 //
 //   - the compiler (compile.go) resolves it into the evaluator's nodes
 //     (ir.go);
-//   - the module hasher (modhash.go) lowers it into P5's IR shape and
-//     renames and encodes that.
+//   - the module hasher (modhash.go) renames and encodes it as its
+//     lowering into P5's IR shape would be, lowering only the rarer terms.
 //
 // What is desugared here, for both: literals to values, special forms
 // recognised by their head (forms), let and binding forms with their
@@ -38,26 +38,23 @@ import (
 type term interface{ span() syntax.Span }
 
 type (
+	// tLit is a literal's value; src is what was written (its span).
 	tLit struct {
 		v   Value
-		loc syntax.Span
+		src syntax.Expr
 		// named is set for a constant written by name (CHARSET_ASCII):
 		// not a literal.
 		named bool
 	}
-	tVar struct {
-		name syntax.Name
-		loc  syntax.Span
-	}
+	// tVar is the syntax's own variable, not a copy: variables are the
+	// commonest terms.
+	tVar syntax.Var
 	// tBuiltin is a native (p5 only: the compiler resolves natives with
-	// the other names).
-	tBuiltin struct {
-		name string
-		loc  syntax.Span
-	}
-	tList struct {
+	// the other names), the syntax's variable that names it.
+	tBuiltin syntax.Var
+	tList    struct {
 		elems []term
-		loc   syntax.Span
+		src   *syntax.List
 	}
 	// tObject is an object literal, its keys as written.
 	tObject struct {
@@ -83,18 +80,19 @@ type (
 		body []term
 		loc  syntax.Span
 	}
+	// tApp's src is the application as written (or as eta-expanded).
 	tApp struct {
 		fn   term
 		args []term
-		loc  syntax.Span
+		src  *syntax.App
 	}
 	// tForm is a special form applied to its arguments, as written (the
-	// consumer checks the arity the evaluator wants). fnLoc is the head's.
+	// consumer checks the arity the evaluator wants); src is the
+	// application.
 	tForm struct {
-		form  specialForm
-		args  []term
-		loc   syntax.Span
-		fnLoc syntax.Span
+		form specialForm
+		args []term
+		src  *syntax.App
 	}
 	// tCond is (cond (test branch) ... default).
 	tCond struct {
@@ -120,16 +118,16 @@ type tClause struct {
 	err          *Error
 }
 
-func (t *tLit) span() syntax.Span     { return t.loc }
-func (t *tVar) span() syntax.Span     { return t.loc }
-func (t *tBuiltin) span() syntax.Span { return t.loc }
-func (t *tList) span() syntax.Span    { return t.loc }
+func (t *tLit) span() syntax.Span     { return t.src.Span() }
+func (t *tVar) span() syntax.Span     { return t.Loc }
+func (t *tBuiltin) span() syntax.Span { return t.Loc }
+func (t *tList) span() syntax.Span    { return t.src.Loc }
 func (t *tObject) span() syntax.Span  { return t.loc }
 func (t *tLam) span() syntax.Span     { return t.loc }
 func (t *tLet) span() syntax.Span     { return t.loc }
 func (t *tBinding) span() syntax.Span { return t.loc }
-func (t *tApp) span() syntax.Span     { return t.loc }
-func (t *tForm) span() syntax.Span    { return t.loc }
+func (t *tApp) span() syntax.Span     { return t.src.Loc }
+func (t *tForm) span() syntax.Span    { return t.src.Loc }
 func (t *tCond) span() syntax.Span    { return t.loc }
 func (t *tErr) span() syntax.Span     { return t.err.Loc }
 
@@ -145,7 +143,6 @@ type desugarer struct {
 	locals []string
 	// The commonest terms and the term lists are carved from blocks: a
 	// module's terms are many, short-lived, and read once.
-	vars  block[tVar]
 	lits  block[tLit]
 	apps  block[tApp]
 	lists []term
@@ -226,14 +223,14 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 			return d.fail(err)
 		}
 		t := d.lits.new()
-		t.v, t.loc = v, x.Span()
+		t.v, t.src = v, x
 		return t, nil
 	case *syntax.List:
 		elems, err := d.exprs(x.Elems)
 		if err != nil {
 			return nil, err
 		}
-		return &tList{elems: elems, loc: x.Loc}, nil
+		return &tList{elems: elems, src: x}, nil
 	case *syntax.Object:
 		o := &tObject{keys: make([]string, len(x.Fields)), vals: make([]term, len(x.Fields)), loc: x.Loc}
 		for i, f := range x.Fields {
@@ -245,25 +242,12 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 		}
 		return o, nil
 	case *syntax.Var:
-		return d.name(x.Name, x.Loc), nil
+		return d.name(x), nil
 	case *syntax.Let:
 		n := len(d.locals)
-		defer func() { d.locals = d.locals[:n] }()
-		l := &tLet{binders: make([]tBinder, len(x.Binders)), loc: x.Loc}
-		for i, b := range x.Binders {
-			v, err := d.expr(b.Value)
-			if err != nil {
-				return nil, err
-			}
-			l.binders[i] = tBinder{arg: b.Var, val: v}
-			d.locals = append(d.locals, b.Var.Name)
-		}
-		body, err := d.block(x.Body, x.Loc, emptyBody)
-		if err != nil {
-			return nil, err
-		}
-		l.body = body
-		return l, nil
+		t, err := d.let(x)
+		d.locals = d.locals[:n]
+		return t, err
 	case *syntax.Lambda:
 		body, err := d.scoped(argNamesOf(x.Args), x.Body, x.Loc, emptyBody)
 		if err != nil {
@@ -285,6 +269,26 @@ func (d *desugarer) expr(x syntax.Expr) (term, error) {
 		return d.app(x)
 	}
 	return d.fail(compileErr(x.Span(), "unsupported expression"))
+}
+
+// let binds its values in order (in d.locals, which the caller restores:
+// a deferred restore would cost every expression).
+func (d *desugarer) let(x *syntax.Let) (term, error) {
+	l := &tLet{binders: make([]tBinder, len(x.Binders)), loc: x.Loc}
+	for i, b := range x.Binders {
+		v, err := d.expr(b.Value)
+		if err != nil {
+			return nil, err
+		}
+		l.binders[i] = tBinder{arg: b.Var, val: v}
+		d.locals = append(d.locals, b.Var.Name)
+	}
+	body, err := d.block(x.Body, x.Loc, emptyBody)
+	if err != nil {
+		return nil, err
+	}
+	l.body = body
+	return l, nil
 }
 
 // literal is a literal's value.
@@ -313,31 +317,26 @@ func (d *desugarer) literal(x syntax.Expr) (Value, *Error) {
 
 // name is a variable. P5 desugars natives (before locals), the charset
 // constants and constantly here; the compiler resolves every name itself.
-func (d *desugarer) name(n syntax.Name, loc syntax.Span) term {
+func (d *desugarer) name(x *syntax.Var) term {
+	n, loc := x.Name, x.Loc
 	if !d.p5 || n.Kind != syntax.BareName {
-		return d.newVar(n, loc)
+		return (*tVar)(x)
 	}
 	if d.builtin(n.Name) {
-		return &tBuiltin{name: n.Name, loc: loc}
+		return (*tBuiltin)(x)
 	}
 	switch n.Name {
 	case "constantly":
 		// A two-argument lambda returning its first argument.
 		a1 := syntax.Arg{Loc: loc, Name: constantlyA1}
 		a2 := syntax.Arg{Loc: loc, Name: "#constantlyA2"}
-		return &tLam{args: []syntax.Arg{a1, a2}, body: []term{&tVar{name: bareName(constantlyA1), loc: loc}}, loc: loc}
+		return &tLam{args: []syntax.Arg{a1, a2}, body: []term{&tVar{Name: bareName(constantlyA1), Loc: loc}}, loc: loc}
 	case "CHARSET_ASCII":
-		return &tLit{v: NewInt(0), loc: loc, named: true}
+		return &tLit{v: NewInt(0), src: x, named: true}
 	case "CHARSET_LATIN1":
-		return &tLit{v: NewInt(1), loc: loc, named: true}
+		return &tLit{v: NewInt(1), src: x, named: true}
 	}
-	return d.newVar(n, loc)
-}
-
-func (d *desugarer) newVar(n syntax.Name, loc syntax.Span) *tVar {
-	t := d.vars.new()
-	t.name, t.loc = n, loc
-	return t
+	return (*tVar)(x)
 }
 
 const constantlyA1 = "#constantlyA1"
@@ -375,7 +374,7 @@ func (d *desugarer) app(x *syntax.App) (term, error) {
 		return nil, err
 	}
 	t := d.apps.new()
-	t.fn, t.args, t.loc = fn, args, x.Loc
+	t.fn, t.args, t.src = fn, args, x
 	return t, nil
 }
 
@@ -411,7 +410,7 @@ func (d *desugarer) form(form specialForm, name string, x *syntax.App) (term, er
 	if err != nil {
 		return nil, err
 	}
-	return &tForm{form: form, args: args, loc: x.Loc, fnLoc: x.Fn.Span()}, nil
+	return &tForm{form: form, args: args, src: x}, nil
 }
 
 // etaExpandMap is P5's desugar1ArgHOF: (map (f a ...) xs) becomes

@@ -31,8 +31,8 @@
 //   - resolution and compilation: desugar.go (the one desugaring pass over
 //     the syntax, for the compiler and the module hasher both), compile.go
 //     (its terms resolved into the evaluator's nodes), load.go, ir.go,
-//     modhash.go (P5's module hashes: the same terms lowered into P5's IR,
-//     renamed and CBOR-encoded), irwriter.go and p5image.go (P5's stored
+//     modhash.go (P5's module hashes: the same terms written as their
+//     lowering into P5's IR, renamed and CBOR-encoded), irwriter.go and p5image.go (P5's stored
 //     images), restore.go, modload.go, deploy.go;
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
 //     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;

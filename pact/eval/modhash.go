@@ -22,7 +22,8 @@ import (
 // does, from the terms of the desugaring pass the compiler also reads
 // (desugar.go, run as P5 runs it), and writes the CBOR directly:
 //
-//   - lowering: the terms take the IR's shape: special forms BuiltinForm
+//   - lowering: the terms are written in the IR's shape (most without
+//     building it, see encDesugared): special forms BuiltinForm
 //     nodes, let and binding forms nested Lets, lambdas without arguments
 //     Nullary, natives Builtin nodes (arity overloads resolved), cond
 //     nested ifs under the cond native;
@@ -230,6 +231,13 @@ func (h *p5Hasher) isBuiltin(name string) bool {
 
 // ---------------------------------------------------------------------------
 // The desugared term (Term ParsedName DesugarType b i).
+//
+// The renamer reads the desugaring pass's terms (desugar.go) and writes
+// each as its lowering into P5's IR shape would be written, without
+// building that lowering (encDesugared); only the rarer shapes (cond,
+// natives whose overload wraps their arguments, and, or and enforce at
+// another arity than two) are lowered, one level deep, into the nodes
+// below, whose children may be terms again.
 
 type dsTerm interface{}
 
@@ -239,15 +247,10 @@ type (
 		args []dsArg
 		body dsTerm
 	}
-	dsLet struct {
-		arg       dsArg
-		val, body dsTerm
-	}
 	dsApp struct {
 		fn   dsTerm
 		args []dsTerm
 	}
-	dsSeq     struct{ a, b dsTerm }
 	dsNullary struct{ body dsTerm }
 	// dsForm is a BuiltinForm; tag is its serialisation tag.
 	dsForm struct {
@@ -257,16 +260,14 @@ type (
 	dsBuiltin struct{ name string }
 	dsLit     struct{ v Value }
 	dsList    struct{ elems []dsTerm }
-	dsObject  struct {
-		keys []string
-		vals []dsTerm
-	}
+	// dsBlock is a body, in P5's IR its terms in a Sequence (one term
+	// alone).
+	dsBlock []term
 )
 
-type dsArg struct {
-	name string
-	ty   syntax.Type
-}
+// dsArg is an argument as written: its name and type annotation (its
+// span is not the IR's, which carries the definition's).
+type dsArg = syntax.Arg
 
 // BuiltinForm serialisation tags.
 const (
@@ -284,14 +285,6 @@ const (
 
 func bareName(s string) syntax.Name { return syntax.Name{Kind: syntax.BareName, Name: s} }
 
-func seqTerms(ts []dsTerm) dsTerm {
-	out := ts[len(ts)-1]
-	for i := len(ts) - 2; i >= 0; i-- {
-		out = dsSeq{ts[i], out}
-	}
-	return out
-}
-
 // desugarer is the shared desugaring pass (desugar.go) as P5 runs it.
 func (h *p5Hasher) desugarer() *desugarer {
 	if h.dsr == nil {
@@ -300,93 +293,41 @@ func (h *p5Hasher) desugarer() *desugarer {
 	return h.dsr
 }
 
-// ds desugars an expression into P5's term.
-func (h *p5Hasher) ds(x syntax.Expr) (dsTerm, error) {
-	t, err := h.desugarer().expr(x)
-	if err != nil {
-		return nil, err
-	}
-	return h.lower(t), nil
+// dsBlock desugars a body.
+func (h *p5Hasher) dsBlock(xs []syntax.Expr, loc syntax.Span) (dsBlock, error) {
+	return h.desugarer().block(xs, loc, emptyBody)
 }
 
-// dsBlock desugars a body into P5's sequence of terms.
-func (h *p5Hasher) dsBlock(xs []syntax.Expr, loc syntax.Span) (dsTerm, error) {
-	ts, err := h.desugarer().block(xs, loc, emptyBody)
-	if err != nil {
-		return nil, err
-	}
-	return h.lowerBlock(ts), nil
-}
-
-// lower gives a desugared term the shape of P5's IR: one binder a Let,
-// bodies as Sequence, argument-less lambdas Nullary, binding forms a
-// lambda of lets over `at`, forms BuiltinForm nodes, cond its native over
-// nested ifs, natives' arity overloads resolved.
-func (h *p5Hasher) lower(t term) dsTerm {
+// lowered gives the rarer terms the shape of P5's IR, one level deep: cond
+// its native over a Nullary of nested ifs, a native's overload that wraps
+// its arguments, and, or and enforce at another arity than two a lambda
+// over the form. Every other term encDesugared writes itself.
+func (h *p5Hasher) lowered(t term) dsTerm {
 	switch t := t.(type) {
-	case *tLit:
-		return dsLit{t.v}
-	case *tVar:
-		return dsVar{t.name}
-	case *tBuiltin:
-		return dsBuiltin{t.name}
-	case *tList:
-		return dsList{h.lowerAll(t.elems)}
-	case *tObject:
-		return dsObject{keys: t.keys, vals: h.lowerAll(t.vals)}
-	case *tLam:
-		body := h.lowerBlock(t.body)
-		if len(t.args) == 0 {
-			return dsNullary{body}
-		}
-		return dsLam{args: syntaxArgs(t.args), body: body}
-	case *tLet:
-		body := h.lowerBlock(t.body)
-		for i := len(t.binders) - 1; i >= 0; i-- {
-			b := t.binders[i]
-			body = dsLet{arg: dsArg{b.arg.Name, b.arg.Type}, val: h.lower(b.val), body: body}
-		}
-		return body
-	case *tBinding:
-		body := h.lowerBlock(t.body)
-		obj := dsVar{bareName("#bindObject")}
-		for i := len(t.vars) - 1; i >= 0; i-- {
-			access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.keys[i])}, obj}}
-			body = dsLet{arg: dsArg{t.vars[i].Name, t.vars[i].Type}, val: access, body: body}
-		}
-		return dsLam{args: []dsArg{{name: "#bindObject"}}, body: body}
-	case *tApp:
-		return h.dsApply(h.lower(t.fn), h.lowerAll(t.args))
-	case *tForm:
-		return lowerForm(t.form, h.lowerAll(t.args))
 	case *tCond:
-		body := h.lower(t.dflt)
+		var body dsTerm = t.dflt
 		for i := len(t.clauses) - 1; i >= 0; i-- {
 			c := t.clauses[i]
-			body = dsForm{formIf, []dsTerm{h.lower(c.test), h.lower(c.branch), body}}
+			body = dsForm{formIf, []dsTerm{c.test, c.branch, body}}
 		}
 		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}
+	case *tApp:
+		b := t.fn.(*tBuiltin).Name.Name
+		name, _ := appArity(b, t.args)
+		return wrapArgs(b, name, asTerms(t.args))
+	case *tForm:
+		return dsApp{fn: condLam2(p5FormTags[t.form]), args: asTerms(t.args)}
 	}
 	return nil
 }
 
-func syntaxArgs(as []syntax.Arg) []dsArg {
-	out := make([]dsArg, len(as))
-	for i, a := range as {
-		out[i] = dsArg{a.Name, a.Type}
-	}
-	return out
-}
-
-func (h *p5Hasher) lowerAll(ts []term) []dsTerm {
+func asTerms(ts []term) []dsTerm {
 	out := make([]dsTerm, len(ts))
 	for i, t := range ts {
-		out[i] = h.lower(t)
+		out[i] = t
 	}
 	return out
 }
-
-func (h *p5Hasher) lowerBlock(ts []term) dsTerm { return seqTerms(h.lowerAll(ts)) }
 
 // p5FormTags are the BuiltinForms of the special forms that are one.
 var p5FormTags = map[specialForm]uint64{
@@ -394,86 +335,90 @@ var p5FormTags = map[specialForm]uint64{
 	sfTry: formTry, sfCreateUserGuard: formCreateUserGard, sfError: formError, sfPure: formPure,
 }
 
-// lowerForm is a special form in P5's IR: do is a sequence,
-// with-capability's body one, and and, or and enforce at another arity than
-// two a lambda over the form.
-func lowerForm(form specialForm, args []dsTerm) dsTerm {
-	switch form {
-	case sfDo:
-		return seqTerms(args)
-	case sfWithCapability:
-		return dsForm{formWithCapability, []dsTerm{args[0], seqTerms(args[1:])}}
-	case sfAnd, sfOr, sfEnforce:
-		if len(args) != 2 {
-			return dsApp{fn: condLam2(p5FormTags[form]), args: args}
-		}
+// lowersToNullary says whether t's lowering is a Nullary: an argument-less
+// lambda, or a do or a let without binders around one term that is.
+func lowersToNullary(t term) bool {
+	switch t := t.(type) {
+	case *tLam:
+		return len(t.args) == 0
+	case *tForm:
+		return t.form == sfDo && len(t.args) == 1 && lowersToNullary(t.args[0])
+	case *tLet:
+		return len(t.binders) == 0 && len(t.body) == 1 && lowersToNullary(t.body[0])
 	}
-	return dsForm{p5FormTags[form], args}
+	return false
 }
 
-// dsApply applies fn, resolving a native's arity overloads.
-func (h *p5Hasher) dsApply(fn dsTerm, args []dsTerm) dsTerm {
-	if b, ok := fn.(dsBuiltin); ok {
-		return h.arity(b.name, args)
-	}
-	return dsApp{fn: fn, args: args}
-}
-
-// arity is desugarAppArity.
-func (h *p5Hasher) arity(b string, args []dsTerm) dsTerm {
-	app := func(name string, as ...dsTerm) dsTerm { return dsApp{fn: dsBuiltin{name}, args: as} }
-	isNullary := func(t dsTerm) bool { _, ok := t.(dsNullary); return ok }
+// appArity is desugarAppArity's choice of native for b applied to args, and
+// whether it also wraps them (wrapArgs).
+func appArity(b string, args []term) (name string, wraps bool) {
 	n := len(args)
 	switch {
 	case b == "-" && n == 1:
-		return app("negate", args...)
+		return "negate", false
 	case b == "enumerate" && n == 3:
-		return app("enumerate-step", args...)
+		return "enumerate-step", false
 	case b == "select" && n == 3:
-		return app("select-with-fields", args...)
+		return "select-with-fields", false
 	case b == "sort" && n == 2:
-		return app("sort-object", args...)
+		return "sort-object", false
 	case (b == "round" || b == "ceiling" || b == "floor") && n == 2:
-		return app(b+"-prec", args...)
+		return b + "-prec", false
 	case b == "str-to-int" && n == 2:
-		return app("str-to-int-base", args...)
+		return "str-to-int-base", false
 	case b == "read-msg" && n == 0:
-		return app("read-msg-default")
+		return "read-msg-default", false
 	case b == "define-keyset" && n == 1:
-		return app("define-read-keyset", args...)
+		return "define-read-keyset", false
 	case b == "poseidon-hash-hack-a-chain" || b == "hash-poseidon":
-		return app(b, dsList{args})
+		return b, true
 	case b == "yield" && n == 2:
-		return app("yield-to-chain", args...)
+		return "yield-to-chain", false
 	case b == "read" && n == 3:
-		return app("read-with-fields", args...)
+		return "read-with-fields", false
 	// REPL natives
 	case b == "load" && n == 2:
-		return app("load-with-env", args...)
-	case b == "expect" && n == 3 && !isNullary(args[2]):
-		return app("expect", args[0], dsNullary{args[1]}, dsNullary{args[2]})
-	case b == "expect-failure" && n == 2 && !isNullary(args[1]):
-		return app("expect-failure", args[0], dsNullary{args[1]})
-	case b == "expect-failure" && n == 3 && !isNullary(args[1]):
-		return app("expect-failure-match", args[0], args[1], dsNullary{args[2]})
+		return "load-with-env", false
+	case b == "expect" && n == 3 && !lowersToNullary(args[2]):
+		return "expect", true
+	case b == "expect-failure" && n == 2 && !lowersToNullary(args[1]):
+		return "expect-failure", true
+	case b == "expect-failure" && n == 3 && !lowersToNullary(args[1]):
+		return "expect-failure-match", true
 	case b == "pact-state" && n == 1:
-		return app("reset-pact-state", args...)
+		return "reset-pact-state", false
 	case b == "continue-pact" && n == 2:
-		return app("continue-pact-with-rollback", args...)
+		return "continue-pact-with-rollback", false
 	case b == "continue-pact" && n == 3:
-		return app("continue-pact-rollback-yield", args...)
+		return "continue-pact-rollback-yield", false
 	case b == "continue-pact" && n == 4:
-		return app("continue-pact-rollback-yield-object", args...)
+		return "continue-pact-rollback-yield-object", false
 	case b == "env-gas" && n == 1:
-		return app("env-set-gas", args...)
+		return "env-set-gas", false
 	case b == "env-gasmodel" && n == 0:
-		return app("env-ask-gasmodel")
+		return "env-ask-gasmodel", false
 	case b == "begin-tx" && n == 1:
-		return app("begin-named-tx", args...)
+		return "begin-named-tx", false
 	case b == "enforce-pact-version" && n == 2:
-		return app("enforce-pact-version-range", args...)
+		return "enforce-pact-version-range", false
 	}
-	return app(b, args...)
+	return b, false
+}
+
+// wrapArgs is the native name, chosen by appArity for b, applied to args as
+// it wraps them: poseidon's in a list, expect's and expect-failure's
+// expressions in Nullary lambdas.
+func wrapArgs(b, name string, args []dsTerm) dsTerm {
+	app := func(as ...dsTerm) dsTerm { return dsApp{fn: dsBuiltin{name}, args: as} }
+	switch {
+	case b == "expect":
+		return app(args[0], dsNullary{args[1]}, dsNullary{args[2]})
+	case b == "expect-failure" && len(args) == 2:
+		return app(args[0], dsNullary{args[1]})
+	case b == "expect-failure":
+		return app(args[0], args[1], dsNullary{args[2]})
+	}
+	return app(dsList{args})
 }
 
 // condLam2 is conditionalLam2Arg: and, or and enforce used at another
@@ -481,7 +426,7 @@ func (h *p5Hasher) arity(b string, args []dsTerm) dsTerm {
 func condLam2(tag uint64) dsTerm {
 	boolTy := &syntax.PrimType{Prim: syntax.PrimBool}
 	return dsLam{
-		args: []dsArg{{"#condArg1", boolTy}, {"#condArg2", boolTy}},
+		args: []dsArg{{Name: "#condArg1", Type: boolTy}, {Name: "#condArg2", Type: boolTy}},
 		body: dsForm{tag, []dsTerm{dsVar{bareName("#condArg1")}, dsVar{bareName("#condArg2")}}},
 	}
 }
@@ -515,7 +460,7 @@ type p5Def struct {
 func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 	switch x := d.(type) {
 	case *syntax.Defun:
-		pd := &p5Def{kind: DefFun, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret}
+		pd := &p5Def{kind: DefFun, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret}
 		if h.iface {
 			pd.sig = true
 			return pd, nil
@@ -531,7 +476,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		}
 		return pd, nil
 	case *syntax.DefCap:
-		pd := &p5Def{kind: DefCapability, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret, meta: x.Meta}
+		pd := &p5Def{kind: DefCapability, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret, meta: x.Meta}
 		if x.Meta != nil && !x.Meta.Event && x.Meta.Manager != nil && managedIndex(x) < 0 {
 			return nil, compileErr(x.Meta.Loc, "Invalid managed argument: "+x.Meta.Param)
 		}
@@ -546,7 +491,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		pd.term = body
 		return pd, nil
 	case *syntax.DefPact:
-		pd := &p5Def{kind: DefPactKind, name: x.Name, loc: x.Loc, args: syntaxArgs(x.Args), ret: x.Ret}
+		pd := &p5Def{kind: DefPactKind, name: x.Name, loc: x.Loc, args: x.Args, ret: x.Ret}
 		if h.iface {
 			pd.sig = true
 			return pd, nil
@@ -555,7 +500,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 			if s.Entity != nil {
 				return nil, compileErr(s.Loc, "entity expressions are not allowed in defpact steps")
 			}
-			e, err := h.ds(s.Expr)
+			e, err := h.desugarer().expr(s.Expr)
 			if err != nil {
 				return nil, err
 			}
@@ -564,7 +509,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 				if i == len(x.Steps)-1 {
 					return nil, compileErr(s.Loc, "rollbacks aren't allowed on the last step")
 				}
-				rb, err := h.ds(s.Rollback)
+				rb, err := h.desugarer().expr(s.Rollback)
 				if err != nil {
 					return nil, err
 				}
@@ -578,7 +523,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &p5Def{kind: DefConstant, name: x.Name, loc: x.Loc, ret: x.Type, term: h.lower(t), constTerm: t}, nil
+		return &p5Def{kind: DefConstant, name: x.Name, loc: x.Loc, ret: x.Type, term: t, constTerm: t}, nil
 	case *syntax.DefSchema:
 		return &p5Def{kind: DefSchemaKind, name: x.Name, loc: x.Loc, fields: x.Fields}, nil
 	case *syntax.DefTable:
@@ -646,48 +591,68 @@ func (h *p5Hasher) typeDeps(t syntax.Type, cd nameSet, out nameSet) {
 
 func (h *p5Hasher) argDeps(as []dsArg, cd nameSet, out nameSet) {
 	for _, a := range as {
-		h.typeDeps(a.ty, cd, out)
+		h.typeDeps(a.Type, cd, out)
 	}
 }
 
+// termDeps collects the names t depends on as its lowering binds them: a
+// lambda's arguments, and each let and binding variable, are not the
+// members of those names in what they scope over. t is a term, or a
+// definition's body (dsLam, dsNullary, dsBlock) around terms.
 func (h *p5Hasher) termDeps(t dsTerm, cd nameSet, out nameSet) {
 	switch t := t.(type) {
-	case dsVar:
-		h.nameDeps(t.n, cd, out)
-	case dsLam:
-		h.argDeps(t.args, cd, out)
-		names := make([]string, len(t.args))
-		for i, a := range t.args {
-			names[i] = a.name
-		}
-		h.termDeps(t.body, cd.without(names...), out)
-	case dsLet:
-		h.typeDeps(t.arg.ty, cd, out)
-		h.termDeps(t.val, cd, out)
-		h.termDeps(t.body, cd.without(t.arg.name), out)
-	case dsApp:
+	case *tVar:
+		h.nameDeps(t.Name, cd, out)
+	case *tList:
+		h.termsDeps(t.elems, cd, out)
+	case *tObject:
+		h.termsDeps(t.vals, cd, out)
+	case *tApp:
 		h.termDeps(t.fn, cd, out)
-		for _, a := range t.args {
-			h.termDeps(a, cd, out)
+		h.termsDeps(t.args, cd, out)
+	case *tForm:
+		h.termsDeps(t.args, cd, out)
+	case *tCond:
+		for _, c := range t.clauses {
+			h.termDeps(c.test, cd, out)
+			h.termDeps(c.branch, cd, out)
 		}
-	case dsSeq:
-		h.termDeps(t.a, cd, out)
-		h.termDeps(t.b, cd, out)
+		h.termDeps(t.dflt, cd, out)
+	case *tLam:
+		h.lamDeps(t.args, dsBlock(t.body), cd, out)
+	case dsLam:
+		h.lamDeps(t.args, t.body, cd, out)
 	case dsNullary:
 		h.termDeps(t.body, cd, out)
-	case dsForm:
-		for _, a := range t.args {
-			h.termDeps(a, cd, out)
+	case dsBlock:
+		h.termsDeps(t, cd, out)
+	case *tLet:
+		for _, b := range t.binders {
+			h.typeDeps(b.arg.Type, cd, out)
+			h.termDeps(b.val, cd, out)
+			cd = cd.without(b.arg.Name)
 		}
-	case dsList:
-		for _, e := range t.elems {
-			h.termDeps(e, cd, out)
+		h.termsDeps(t.body, cd, out)
+	case *tBinding:
+		cd = cd.without(bindObject)
+		for _, v := range t.vars {
+			h.typeDeps(v.Type, cd, out)
+			h.nameDeps(bareName(bindObject), cd, out)
+			cd = cd.without(v.Name)
 		}
-	case dsObject:
-		for _, v := range t.vals {
-			h.termDeps(v, cd, out)
-		}
+		h.termsDeps(t.body, cd, out)
 	}
+}
+
+func (h *p5Hasher) termsDeps(ts []term, cd nameSet, out nameSet) {
+	for _, t := range ts {
+		h.termDeps(t, cd, out)
+	}
+}
+
+func (h *p5Hasher) lamDeps(args []dsArg, body dsTerm, cd nameSet, out nameSet) {
+	h.argDeps(args, cd, out)
+	h.termDeps(body, cd.without(argNames(args)...), out)
 }
 
 func (h *p5Hasher) defDeps(d *p5Def, cd nameSet) []string {
@@ -1274,11 +1239,11 @@ func (h *p5Hasher) encFields(w *irW, fs []SchemaField) {
 
 func (h *p5Hasher) encArg(w *irW, a dsArg, env p5Env, loc syntax.Span) error {
 	w.rec(3)
-	w.text(a.name)
-	if a.ty == nil {
+	w.text(a.Name)
+	if a.Type == nil {
 		w.maybe(false, nil)
 	} else {
-		t, err := h.resolveType(a.ty, env)
+		t, err := h.resolveType(a.Type, env)
 		if err != nil {
 			return err
 		}
@@ -1339,124 +1304,279 @@ func encLiteral(w *irW, v Value) {
 	}
 }
 
-// encTerm renames t in env and writes it. Every term is one node of the
-// transitive-dependency walk.
+// encTerm renames t in env and writes it: a term of the desugaring pass
+// (encDesugared), a body, or a node of the lowered shape. Every node of
+// the lowered shape is one node of the transitive-dependency walk.
 func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
+	switch t := t.(type) {
+	case term:
+		return h.encDesugared(w, t, env, loc)
+	case dsBlock:
+		return encSeq(h, w, t, env, loc)
+	}
 	h.trace.node()
 	switch t := t.(type) {
 	case dsVar:
-		r, err := h.resolveName(t.n, env, loc)
-		if err != nil {
-			return err
-		}
-		if r.bind != nil && r.bind.kind == DefSchemaKind {
-			return compileErr(loc, "Invalid definition in term variable position: "+t.n.String())
-		}
-		w.con(0, 2)
-		h.encRef(w, r)
-		w.info(loc)
+		return h.encVar(w, t.n, env, loc)
 	case dsLam:
-		w.con(1, 3)
-		if err := h.encArgs(w, t.args, env, loc); err != nil {
-			return err
-		}
-		names := make([]string, len(t.args))
-		for i, a := range t.args {
-			names[i] = a.name
-		}
-		if err := h.encTerm(w, t.body, env.bind(names...), loc); err != nil {
-			return err
-		}
-		w.info(loc)
-	case dsLet:
-		w.con(2, 4)
-		if err := h.encArg(w, t.arg, env, loc); err != nil {
-			return err
-		}
-		if err := h.encTerm(w, t.val, env, loc); err != nil {
-			return err
-		}
-		if err := h.encTerm(w, t.body, env.bind(t.arg.name), loc); err != nil {
-			return err
-		}
-		w.info(loc)
+		return h.encLam(w, t.args, t.body, env, loc)
 	case dsApp:
-		w.con(3, 3)
-		if err := h.encTerm(w, t.fn, env, loc); err != nil {
-			return err
-		}
-		if err := h.encTerms(w, t.args, env, loc); err != nil {
-			return err
-		}
-		w.info(loc)
-	case dsSeq:
-		w.con(4, 3)
-		if err := h.encTerm(w, t.a, env, loc); err != nil {
-			return err
-		}
-		if err := h.encTerm(w, t.b, env, loc); err != nil {
-			return err
-		}
-		w.info(loc)
+		return encApp(h, w, t.fn, t.args, env, loc)
 	case dsNullary:
-		w.con(5, 2)
-		if err := h.encTerm(w, t.body, env, loc); err != nil {
-			return err
-		}
-		w.info(loc)
+		return h.encNullary(w, t.body, env, loc)
 	case dsForm:
-		w.con(6, 2)
-		w.con(t.tag, len(t.args))
-		for _, a := range t.args {
-			if err := h.encTerm(w, a, env, loc); err != nil {
-				return err
-			}
-		}
-		w.info(loc)
+		return encForm(h, w, t.tag, t.args, env, loc)
 	case dsBuiltin:
-		w.con(7, 2)
-		w.builtin(uint64(p5BuiltinIndex[t.name]))
-		w.info(loc)
+		encBuiltin(w, t.name, loc)
 	case dsLit:
-		w.con(8, 2)
-		encLiteral(w, t.v)
-		w.info(loc)
+		encLit(w, t.v, loc)
 	case dsList:
-		w.con(9, 2)
-		if err := h.encTerms(w, t.elems, env, loc); err != nil {
-			return err
-		}
-		w.info(loc)
-	case dsObject:
-		w.con(10, 2)
-		err := w.hlist(len(t.keys), func(i int) error {
-			w.rec(2)
-			w.text(t.keys[i])
-			return h.encTerm(w, t.vals[i], env, loc)
-		})
-		if err != nil {
-			return err
-		}
-		w.info(loc)
+		return encList(h, w, t.elems, env, loc)
 	default:
 		return compileErr(loc, "module hash: unexpected term")
 	}
 	return nil
 }
 
-func (h *p5Hasher) encTerms(w *irW, ts []dsTerm, env p5Env, loc syntax.Span) error {
+// encDesugared writes a term of the desugaring pass as its lowering into
+// P5's IR (one Let a binder, a body a Sequence, an argument-less lambda
+// Nullary, a binding form a lambda of lets over `at`, a special form its
+// BuiltinForm, a native its arity overload) would be written; the rarer
+// shapes it lowers (lowered).
+func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) error {
+	switch t := t.(type) {
+	case *tVar:
+		h.trace.node()
+		return h.encVar(w, t.Name, env, loc)
+	case *tLit:
+		h.trace.node()
+		encLit(w, t.v, loc)
+		return nil
+	case *tBuiltin:
+		h.trace.node()
+		encBuiltin(w, t.Name.Name, loc)
+		return nil
+	case *tList:
+		h.trace.node()
+		return encList(h, w, t.elems, env, loc)
+	case *tObject:
+		h.trace.node()
+		w.con(10, 2)
+		err := w.hlist(len(t.keys), func(i int) error {
+			w.rec(2)
+			w.text(t.keys[i])
+			return h.encDesugared(w, t.vals[i], env, loc)
+		})
+		if err != nil {
+			return err
+		}
+		w.info(loc)
+		return nil
+	case *tLam:
+		h.trace.node()
+		if len(t.args) == 0 {
+			return h.encNullary(w, dsBlock(t.body), env, loc)
+		}
+		return h.encLam(w, t.args, dsBlock(t.body), env, loc)
+	case *tLet:
+		return h.encLets(w, t.binders, t.body, env, loc)
+	case *tBinding:
+		h.trace.node()
+		return h.encLam(w, []dsArg{{Name: bindObject}}, t, env, loc)
+	case *tApp:
+		fn := dsTerm(t.fn)
+		if b, ok := t.fn.(*tBuiltin); ok {
+			name, wraps := appArity(b.Name.Name, t.args)
+			if wraps {
+				break
+			}
+			if name != b.Name.Name {
+				fn = dsBuiltin{name}
+			}
+		}
+		h.trace.node()
+		return encApp(h, w, fn, t.args, env, loc)
+	case *tForm:
+		switch t.form {
+		case sfDo:
+			return encSeq(h, w, t.args, env, loc)
+		case sfWithCapability:
+			h.trace.node()
+			return encForm(h, w, formWithCapability, []dsTerm{t.args[0], dsBlock(t.args[1:])}, env, loc)
+		case sfAnd, sfOr, sfEnforce:
+			if len(t.args) != 2 {
+				return h.encTerm(w, h.lowered(t), env, loc)
+			}
+		}
+		h.trace.node()
+		return encForm(h, w, p5FormTags[t.form], t.args, env, loc)
+	}
+	return h.encTerm(w, h.lowered(t), env, loc)
+}
+
+// bindObject is the parameter of a binding form's lambda.
+const bindObject = "#bindObject"
+
+// encLets writes a let's binders, each a Let over the rest, then its body.
+func (h *p5Hasher) encLets(w *irW, bs []tBinder, body []term, env p5Env, loc syntax.Span) error {
+	if len(bs) == 0 {
+		return encSeq(h, w, body, env, loc)
+	}
+	return h.encLet(w, bs[0].arg, bs[0].val, env, loc, func(env p5Env) error {
+		return h.encLets(w, bs[1:], body, env, loc)
+	})
+}
+
+// encBindings writes a binding form's variables, each a Let of the
+// object's field (at "key" obj) over the rest, then its body.
+func (h *p5Hasher) encBindings(w *irW, t *tBinding, i int, env p5Env, loc syntax.Span) error {
+	if i == len(t.vars) {
+		return encSeq(h, w, t.body, env, loc)
+	}
+	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.keys[i])}, dsVar{bareName(bindObject)}}}
+	return h.encLet(w, t.vars[i], access, env, loc, func(env p5Env) error {
+		return h.encBindings(w, t, i+1, env, loc)
+	})
+}
+
+// encLet writes a Let of arg to val over what body writes.
+func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env p5Env, loc syntax.Span, body func(p5Env) error) error {
+	h.trace.node()
+	w.con(2, 4)
+	if err := h.encArg(w, arg, env, loc); err != nil {
+		return err
+	}
+	if err := h.encTerm(w, val, env, loc); err != nil {
+		return err
+	}
+	if err := body(env.bind(arg.Name)); err != nil {
+		return err
+	}
+	w.info(loc)
+	return nil
+}
+
+func (h *p5Hasher) encVar(w *irW, n syntax.Name, env p5Env, loc syntax.Span) error {
+	r, err := h.resolveName(n, env, loc)
+	if err != nil {
+		return err
+	}
+	if r.bind != nil && r.bind.kind == DefSchemaKind {
+		return compileErr(loc, "Invalid definition in term variable position: "+n.String())
+	}
+	w.con(0, 2)
+	h.encRef(w, r)
+	w.info(loc)
+	return nil
+}
+
+// encLam writes a Lam; body is written in env with args bound, a binding
+// form's as encBindings writes them.
+func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env p5Env, loc syntax.Span) error {
+	w.con(1, 3)
+	if err := h.encArgs(w, args, env, loc); err != nil {
+		return err
+	}
+	env = env.bind(argNames(args)...)
+	var err error
+	if b, ok := body.(*tBinding); ok {
+		err = h.encBindings(w, b, 0, env, loc)
+	} else {
+		err = h.encTerm(w, body, env, loc)
+	}
+	if err != nil {
+		return err
+	}
+	w.info(loc)
+	return nil
+}
+
+func (h *p5Hasher) encNullary(w *irW, body dsTerm, env p5Env, loc syntax.Span) error {
+	w.con(5, 2)
+	if err := h.encTerm(w, body, env, loc); err != nil {
+		return err
+	}
+	w.info(loc)
+	return nil
+}
+
+func encBuiltin(w *irW, name string, loc syntax.Span) {
+	w.con(7, 2)
+	w.builtin(uint64(p5BuiltinIndex[name]))
+	w.info(loc)
+}
+
+func encLit(w *irW, v Value, loc syntax.Span) {
+	w.con(8, 2)
+	encLiteral(w, v)
+	w.info(loc)
+}
+
+// The writers below take the terms of the pass or lowered nodes alike.
+
+// encSeq writes ts as nested Sequences (one term alone).
+func encSeq[T dsTerm](h *p5Hasher, w *irW, ts []T, env p5Env, loc syntax.Span) error {
+	for i, t := range ts {
+		if i < len(ts)-1 {
+			h.trace.node()
+			w.con(4, 3)
+		}
+		if err := h.encTerm(w, t, env, loc); err != nil {
+			return err
+		}
+	}
+	for range len(ts) - 1 {
+		w.info(loc)
+	}
+	return nil
+}
+
+func encApp[T dsTerm](h *p5Hasher, w *irW, fn dsTerm, args []T, env p5Env, loc syntax.Span) error {
+	w.con(3, 3)
+	if err := h.encTerm(w, fn, env, loc); err != nil {
+		return err
+	}
+	if err := encTerms(h, w, args, env, loc); err != nil {
+		return err
+	}
+	w.info(loc)
+	return nil
+}
+
+func encForm[T dsTerm](h *p5Hasher, w *irW, tag uint64, args []T, env p5Env, loc syntax.Span) error {
+	w.con(6, 2)
+	w.con(tag, len(args))
+	for _, a := range args {
+		if err := h.encTerm(w, a, env, loc); err != nil {
+			return err
+		}
+	}
+	w.info(loc)
+	return nil
+}
+
+func encList[T dsTerm](h *p5Hasher, w *irW, elems []T, env p5Env, loc syntax.Span) error {
+	w.con(9, 2)
+	if err := encTerms(h, w, elems, env, loc); err != nil {
+		return err
+	}
+	w.info(loc)
+	return nil
+}
+
+func encTerms[T dsTerm](h *p5Hasher, w *irW, ts []T, env p5Env, loc syntax.Span) error {
 	return w.hlist(len(ts), func(i int) error { return h.encTerm(w, ts[i], env, loc) })
 }
 
 // encSpec writes a definition's name and return type (an Arg).
 func (h *p5Hasher) encSpec(w *irW, d *p5Def) error {
-	return h.encArg(w, dsArg{d.name, d.ret}, p5Env{}, d.loc)
+	return h.encArg(w, dsArg{Name: d.name, Type: d.ret}, p5Env{}, d.loc)
 }
 
 func argNames(as []dsArg) []string {
 	out := make([]string, len(as))
 	for i, a := range as {
-		out[i] = a.name
+		out[i] = a.Name
 	}
 	return out
 }
@@ -1653,7 +1773,7 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 	}
 	idx := -1
 	for i, a := range d.args {
-		if a.name == m.Param {
+		if a.Name == m.Param {
 			idx = i
 			break
 		}
