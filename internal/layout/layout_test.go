@@ -10,7 +10,7 @@ import (
 const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
-var language = []string{"pact/syntax", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
+var language = []string{"pact/syntax", "pact/resolve", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
 	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
 	"pact/timefmt", "pact/pretty"}
 
@@ -24,6 +24,8 @@ var rules = map[string][]string{
 	"pow/powtest": {"ledger", "pow"},
 	// The language: no ledger, pow, chain, store, actors, transport, mempool or server.
 	"pact": language,
+	// The desugaring pass, which the compiler and the module hasher share, reads the syntax only.
+	"pact/resolve": {"pact/syntax"},
 	// Key order imports nothing: the JSON writers of every layer use it.
 	"pact/keyorder": {},
 	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.

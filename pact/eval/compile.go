@@ -3,6 +3,7 @@ package eval
 import (
 	"slices"
 
+	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -26,7 +27,7 @@ type compiler struct {
 	// the set of modules its record lists as dependencies.
 	stored map[ModuleName]bool
 	// ds is the desugaring pass, kept for the compiler's life.
-	ds desugarer
+	ds resolve.Desugarer
 }
 
 // load reads a module for name resolution: charged as P5's renamer reads
@@ -70,9 +71,9 @@ func compileErr(loc syntax.Span, msg string) *Error {
 }
 
 // exprs compiles xs in the current scope: the desugaring pass
-// (desugar.go), then the resolution of its terms.
+// (package resolve), then the resolution of its terms.
 func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
-	ts, err := c.desugarer().exprs(xs)
+	ts, err := desugared(c.desugarer().Exprs(xs))
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {
 }
 
 func (c *compiler) expr(x syntax.Expr) (node, error) {
-	t, err := c.desugarer().expr(x)
+	t, err := desugared(c.desugarer().Expr(x))
 	if err != nil {
 		return nil, err
 	}
@@ -88,15 +89,15 @@ func (c *compiler) expr(x syntax.Expr) (node, error) {
 }
 
 // desugarer is the desugaring pass in the current scope.
-func (c *compiler) desugarer() *desugarer {
-	c.ds.locals = c.ds.locals[:0]
+func (c *compiler) desugarer() *resolve.Desugarer {
+	c.ds.Locals = c.ds.Locals[:0]
 	for s := c.scope; s != nil; s = s.up {
-		c.ds.locals = append(c.ds.locals, s.names...)
+		c.ds.Locals = append(c.ds.Locals, s.names...)
 	}
 	return &c.ds
 }
 
-func (c *compiler) terms(ts []term) ([]node, error) {
+func (c *compiler) terms(ts []resolve.Term) ([]node, error) {
 	out := make([]node, len(ts))
 	for i, t := range ts {
 		n, err := c.term(t)
@@ -108,14 +109,14 @@ func (c *compiler) terms(ts []term) ([]node, error) {
 	return out, nil
 }
 
-func (c *compiler) term(t term) (node, error) {
+func (c *compiler) term(t resolve.Term) (node, error) {
 	switch t := t.(type) {
-	case *tErr:
-		return nil, t.err
-	case *tLit:
-		return &nConst{v: t.v, loc: t.span()}, nil
-	case *tList:
-		elems, err := c.terms(t.elems)
+	case *resolve.Invalid:
+		return nil, desugarErr(t.Err)
+	case *resolve.Lit:
+		return &nConst{v: litValue(t), loc: t.Span()}, nil
+	case *resolve.List:
+		elems, err := c.terms(t.Elems)
 		if err != nil {
 			return nil, err
 		}
@@ -126,73 +127,73 @@ func (c *compiler) term(t term) (node, error) {
 				l[i] = e.(*nConst).v
 				lits = append(lits, e.(*nConst).lits...)
 			}
-			return &nConst{v: l, loc: t.src.Loc, lits: lits}, nil
+			return &nConst{v: l, loc: t.Src.Loc, lits: lits}, nil
 		}
-		return &nList{elems: elems, loc: t.src.Loc}, nil
-	case *tObject:
-		n := &nObject{loc: t.loc}
-		for _, v := range t.vals {
+		return &nList{elems: elems, loc: t.Src.Loc}, nil
+	case *resolve.Object:
+		n := &nObject{loc: t.Loc}
+		for _, v := range t.Vals {
 			vn, err := c.term(v)
 			if err != nil {
 				return nil, err
 			}
 			n.vals = append(n.vals, vn)
 		}
-		n.keys = slices.Compact(slices.Sorted(slices.Values(t.keys)))
-		n.pos = make([]int, len(t.keys))
-		for i, k := range t.keys {
+		n.keys = slices.Compact(slices.Sorted(slices.Values(t.Keys)))
+		n.pos = make([]int, len(t.Keys))
+		for i, k := range t.Keys {
 			n.pos[i], _ = slices.BinarySearch(n.keys, k)
 		}
 		return n, nil
-	case *tVar:
+	case *resolve.Var:
 		return c.name(t.Name, t.Loc)
-	case *tLet:
+	case *resolve.Let:
 		return c.let(t)
-	case *tLam:
-		params, err := c.params(t.args)
+	case *resolve.Lam:
+		params, err := c.params(t.Args)
 		if err != nil {
 			return nil, err
 		}
-		c.push(argNamesOf(t.args)...)
-		body, err := c.terms(t.body)
+		c.push(resolve.ArgNames(t.Args)...)
+		body, err := c.terms(t.Body)
 		c.pop()
 		if err != nil {
 			return nil, err
 		}
-		return &nLambda{params: params, body: body, loc: t.loc}, nil
-	case *tBinding:
-		n := &nBinding{fields: t.keys, loc: t.loc}
-		for _, v := range t.vars {
+		return &nLambda{params: params, body: body, loc: t.Loc}, nil
+	case *resolve.Binding:
+		n := &nBinding{fields: t.Keys, loc: t.Loc}
+		for _, v := range t.Vars {
 			ty, err := c.typ(v.Type)
 			if err != nil {
 				return nil, err
 			}
 			n.params = append(n.params, Param{Name: v.Name, Type: ty})
 		}
-		c.push(argNamesOf(t.vars)...)
-		body, err := c.terms(t.body)
+		c.push(resolve.ArgNames(t.Vars)...)
+		body, err := c.terms(t.Body)
 		c.pop()
 		if err != nil {
 			return nil, err
 		}
 		n.body = body
 		return n, nil
-	case *tApp:
-		fn, err := c.term(t.fn)
+	case *resolve.App:
+		fn, err := c.term(t.Fn)
 		if err != nil {
 			return nil, err
 		}
-		args, err := c.terms(t.args)
+		args, err := c.terms(t.Args)
 		if err != nil {
 			return nil, err
 		}
-		return &nApp{fn: fn, args: args, loc: t.src.Loc}, nil
-	case *tForm:
+		return &nApp{fn: fn, args: args, loc: t.Src.Loc}, nil
+	case *resolve.Special:
 		return c.special(t)
-	case *tCond:
+	case *resolve.Cond:
 		return c.cond(t)
 	}
-	return nil, compileErr(t.span(), "unsupported expression")
+	return nil, compileErr(t.Span(), "unsupported expression")
 }
 
 func allConst(ns []node) bool {
@@ -204,24 +205,24 @@ func allConst(ns []node) bool {
 	return true
 }
 
-func (c *compiler) let(t *tLet) (node, error) {
-	n := &nLet{loc: t.loc}
+func (c *compiler) let(t *resolve.Let) (node, error) {
+	n := &nLet{loc: t.Loc}
 	c.push()
 	defer c.pop()
-	for _, b := range t.binders {
-		v, err := c.term(b.val)
+	for _, b := range t.Binders {
+		v, err := c.term(b.Val)
 		if err != nil {
 			return nil, err
 		}
-		ty, err := c.typ(b.arg.Type)
+		ty, err := c.typ(b.Arg.Type)
 		if err != nil {
 			return nil, err
 		}
-		n.params = append(n.params, Param{Name: b.arg.Name, Type: ty})
+		n.params = append(n.params, Param{Name: b.Arg.Name, Type: ty})
 		n.vals = append(n.vals, v)
-		c.scope.names = append(c.scope.names, b.arg.Name)
+		c.scope.names = append(c.scope.names, b.Arg.Name)
 	}
-	body, err := c.terms(t.body)
+	body, err := c.terms(t.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -243,55 +244,55 @@ func (c *compiler) params(args []syntax.Arg) ([]Param, error) {
 
 // special is a special form, its arity checked as the evaluator wants: a
 // wrong one fails when evaluated (P5 reports these at run time).
-func (c *compiler) special(t *tForm) (node, error) {
-	args, err := c.terms(t.args)
+func (c *compiler) special(t *resolve.Special) (node, error) {
+	args, err := c.terms(t.Args)
 	if err != nil {
 		return nil, err
 	}
-	loc := t.src.Loc
+	loc := t.Src.Loc
 	bad := func(msg string) (node, error) {
 		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: loc}, nil
 	}
-	switch t.form {
-	case sfIf:
+	switch t.Form {
+	case resolve.FormIf:
 		if len(args) != 3 {
 			return bad("Invalid syntax, if expects 3 arguments")
 		}
-	case sfAnd, sfOr:
+	case resolve.FormAnd, resolve.FormOr:
 		if len(args) != 2 {
 			// With another arity they are plain function values.
-			fn := &nNative{n: boolFnNative(t.form), loc: t.src.Fn.Span()}
+			fn := &nNative{n: boolFnNative(t.Form), loc: t.Src.Fn.Span()}
 			return &nApp{fn: fn, args: args, loc: loc}, nil
 		}
-	case sfEnforce:
+	case resolve.FormEnforce:
 		if len(args) != 2 {
 			return bad("Invalid syntax, enforce expects 2 arguments")
 		}
-	case sfEnforceOne:
+	case resolve.FormEnforceOne:
 		if len(args) != 2 {
 			return bad("Invalid syntax, enforce-one expects 2 arguments")
 		}
-	case sfWithCapability:
+	case resolve.FormWithCapability:
 		if len(args) < 2 {
 			return bad("Invalid syntax, with-capability expects a capability and a body")
 		}
-	case sfTry, sfCreateUserGuard, sfError, sfPure:
-		want := map[specialForm]int{sfTry: 2, sfCreateUserGuard: 1, sfError: 1, sfPure: 1}[t.form]
+	case resolve.FormTry, resolve.FormCreateUserGuard, resolve.FormError, resolve.FormPure:
+		want := map[resolve.Form]int{resolve.FormTry: 2, resolve.FormCreateUserGuard: 1, resolve.FormError: 1, resolve.FormPure: 1}[t.Form]
 		if len(args) != want {
 			return bad("Invalid syntax, wrong number of arguments")
 		}
-	case sfDo:
+	case resolve.FormDo:
 		if len(args) == 0 {
 			return &nConst{v: UnitValue, loc: loc}, nil
 		}
 	}
-	return &nSpecial{form: t.form, args: args, loc: loc}, nil
+	return &nSpecial{form: t.Form, args: args, loc: loc}, nil
 }
 
 // cond is P5's cond native applied to a nullary lambda of nested ifs,
 // resolved as the evaluator has always read it: the default first, then
 // the clauses from the last.
-func (c *compiler) cond(t *tCond) (node, error) {
+func (c *compiler) cond(t *resolve.Cond) (node, error) {
 	// The ifs run in the lambda's own (empty) frame.
 	c.push()
 	ifs, err := c.condIfs(t)
@@ -299,29 +300,29 @@ func (c *compiler) cond(t *tCond) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	fn := &nNative{n: c.in.natives["cond"], loc: t.fnLoc}
-	return &nApp{fn: fn, args: []node{&nLambda{body: []node{ifs}, loc: t.loc}}, loc: t.loc}, nil
+	fn := &nNative{n: c.in.natives["cond"], loc: t.FnLoc}
+	return &nApp{fn: fn, args: []node{&nLambda{body: []node{ifs}, loc: t.Loc}}, loc: t.Loc}, nil
 }
 
-func (c *compiler) condIfs(t *tCond) (node, error) {
-	out, err := c.term(t.dflt)
+func (c *compiler) condIfs(t *resolve.Cond) (node, error) {
+	out, err := c.term(t.Default)
 	if err != nil {
 		return nil, err
 	}
-	for i := len(t.clauses) - 1; i >= 0; i-- {
-		cl := t.clauses[i]
-		if cl.err != nil {
-			return nil, cl.err
+	for i := len(t.Clauses) - 1; i >= 0; i-- {
+		cl := t.Clauses[i]
+		if cl.Err != nil {
+			return nil, desugarErr(cl.Err)
 		}
-		test, err := c.term(cl.test)
+		test, err := c.term(cl.Test)
 		if err != nil {
 			return nil, err
 		}
-		b, err := c.term(cl.branch)
+		b, err := c.term(cl.Branch)
 		if err != nil {
 			return nil, err
 		}
-		out = &nSpecial{form: sfIf, condClause: true, args: []node{test, b, out}, loc: cl.loc}
+		out = &nSpecial{form: resolve.FormIf, condClause: true, args: []node{test, b, out}, loc: cl.Loc}
 	}
 	return out, nil
 }
@@ -468,8 +469,8 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 	case "constantly":
 		// P5's desugarer makes constantly a two-argument lambda returning
 		// its first argument (applied, and charged, as any lambda).
-		body := &nLocal{up: 0, idx: 0, name: constantlyA1, loc: loc}
-		return &nLambda{params: []Param{{Name: constantlyA1}, {Name: "#constantlyA2"}}, body: []node{body}, loc: loc}, nil
+		body := &nLocal{up: 0, idx: 0, name: resolve.ConstantlyArg1, loc: loc}
+		return &nLambda{params: []Param{{Name: resolve.ConstantlyArg1}, {Name: resolve.ConstantlyArg2}}, body: []node{body}, loc: loc}, nil
 	case "CHARSET_ASCII":
 		return &nConst{v: NewInt(0), loc: loc}, nil
 	case "CHARSET_LATIN1":
@@ -487,9 +488,9 @@ func (c *compiler) bare(name string, loc syntax.Span) (node, error) {
 		c.dep(m.Name)
 		return &nModRef{mod: m.Name, loc: loc}, nil
 	}
-	if form, ok := specialForms[name]; ok {
+	if form, ok := resolve.LookupForm(name); ok {
 		switch form {
-		case sfAnd, sfOr:
+		case resolve.FormAnd, resolve.FormOr:
 			return &nNative{n: boolFnNative(form), loc: loc}, nil
 		}
 	}

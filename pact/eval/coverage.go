@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/syntax"
+import (
+	"github.com/ledgernode/ledger-node/pact/resolve"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
 
 // Coverage hooks (`pact -c`). A report that tells the truth needs, besides
 // what ran, what could have run and did not: so the interpreter describes
@@ -144,19 +147,19 @@ func (w *coverWalker) node(n node) {
 		switch n.form {
 		case sfInvalid:
 			return
-		case sfIf:
+		case resolve.FormIf:
 			if !n.condClause {
 				w.m.Branches = append(w.m.Branches, BranchSite{Loc: n.loc,
 					Arms: []BranchArm{{If: n.loc, Then: true}, {If: n.loc, Then: false}}})
 			}
-		case sfEnforceOne:
+		case resolve.FormEnforceOne:
 			// The conditions are evaluated one by one, never the list.
 			if l, ok := n.args[1].(*nList); ok {
 				w.node(n.args[0])
 				w.nodes(l.elems)
 				return
 			}
-		case sfCreateUserGuard:
+		case resolve.FormCreateUserGuard:
 			// The application is taken apart: its arguments are evaluated.
 			if app, ok := n.args[0].(*nApp); ok {
 				if d, ok := app.fn.(*nDyn); ok {
@@ -181,7 +184,7 @@ func (w *coverWalker) cond(n *nApp) {
 	var last *nSpecial
 	for x := lam.body[0]; ; {
 		s, ok := x.(*nSpecial)
-		if !ok || s.form != sfIf || !s.condClause {
+		if !ok || s.form != resolve.FormIf || !s.condClause {
 			break
 		}
 		site.Arms = append(site.Arms, BranchArm{If: s.loc, Then: true})

@@ -28,9 +28,11 @@
 //   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go
 //     and jsonparse.go (reading them, through package jsontext's parser);
 //   - rendering: render.go (Pretty and Show, over package pretty's layout);
-//   - resolution and compilation: desugar.go (the one desugaring pass over
-//     the syntax, for the compiler and the module hasher both), compile.go
-//     (its terms resolved into the evaluator's nodes), load.go, ir.go,
+//   - resolution and compilation: over package resolve's desugaring pass
+//     (the one pass over the syntax, for the compiler and the module hasher
+//     both), resolved.go (its literals' values and its errors as eval's),
+//     compile.go (its terms resolved into the evaluator's nodes), load.go,
+//     ir.go,
 //     modhash.go (P5's module hashes: the same terms written as their
 //     lowering into P5's IR, renamed and CBOR-encoded), irwriter.go and p5image.go (P5's stored
 //     images), restore.go, modload.go, deploy.go;
@@ -38,6 +40,6 @@
 //     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
 //   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
 //
-// It imports the language's other packages only: syntax, gas, db, crypto,
-// jsontext, timefmt, pretty and keyorder.
+// It imports the language's other packages only: syntax, resolve, gas, db,
+// crypto, jsontext, timefmt, pretty and keyorder.
 package eval

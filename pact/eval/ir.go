@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/syntax"
+import (
+	"github.com/ledgernode/ledger-node/pact/resolve"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
 
 // The compiled form of Pact code: the syntax tree with names resolved
 // (locals to frame slots, module members to their *Def, natives to their
@@ -75,7 +78,7 @@ type (
 		loc    syntax.Span
 	}
 	nSpecial struct {
-		form specialForm
+		form resolve.Form
 		// condClause marks an if made from a cond clause (coverage counts
 		// the cond's branches, not the ifs').
 		condClause bool
@@ -106,39 +109,11 @@ func (n *nLet) span() syntax.Span     { return n.loc }
 func (n *nSpecial) span() syntax.Span { return n.loc }
 func (n *nBinding) span() syntax.Span { return n.loc }
 
-type specialForm uint8
-
-const (
-	sfIf specialForm = iota
-	sfAnd
-	sfOr
-	sfEnforce
-	sfEnforceOne
-	sfWithCapability
-	sfTry
-	sfCreateUserGuard
-	sfDo
-	sfError
-	sfPure
-	// sfInvalid is a special form applied wrongly; evaluating it fails
-	// with the message in its one constant argument (P5 reports these at
-	// run time, so expect-failure can catch them).
-	sfInvalid
-)
-
-var specialForms = map[string]specialForm{
-	"if":                sfIf,
-	"and":               sfAnd,
-	"or":                sfOr,
-	"enforce":           sfEnforce,
-	"enforce-one":       sfEnforceOne,
-	"with-capability":   sfWithCapability,
-	"try":               sfTry,
-	"create-user-guard": sfCreateUserGuard,
-	"do":                sfDo,
-	"error":             sfError,
-	"pure":              sfPure,
-}
+// sfInvalid is a special form applied wrongly, not one of package
+// resolve's: evaluating it fails with the message in its one constant
+// argument (P5 reports these at run time, so expect-failure can catch
+// them).
+const sfInvalid = ^resolve.Form(0)
 
 // env is a chain of frames of local variables.
 type env struct {

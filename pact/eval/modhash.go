@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/blake2b"
 
+	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -20,7 +21,7 @@ import (
 // its defconsts have been evaluated, with the module's own hash and tx hash
 // fields emptied. This file rebuilds that IR, the way Pact.Core.IR.Desugar
 // does, from the terms of the desugaring pass the compiler also reads
-// (desugar.go, run as P5 runs it), and writes the CBOR directly:
+// (package resolve, run as P5 runs it), and writes the CBOR directly:
 //
 //   - lowering: the terms are written in the IR's shape (most without
 //     building it, see encDesugared): special forms BuiltinForm
@@ -232,7 +233,7 @@ func (h *p5Hasher) isBuiltin(name string) bool {
 // ---------------------------------------------------------------------------
 // The desugared term (Term ParsedName DesugarType b i).
 //
-// The renamer reads the desugaring pass's terms (desugar.go) and writes
+// The renamer reads the desugaring pass's terms (package resolve) and writes
 // each as its lowering into P5's IR shape would be written, without
 // building that lowering (encDesugared); only the rarer shapes (cond,
 // natives whose overload wraps their arguments, and, or and enforce at
@@ -262,7 +263,7 @@ type (
 	dsList    struct{ elems []dsTerm }
 	// dsBlock is a body, in P5's IR its terms in a Sequence (one term
 	// alone).
-	dsBlock []term
+	dsBlock []resolve.Term
 )
 
 // dsArg is an argument as written: its name and type annotation (its
@@ -285,43 +286,43 @@ const (
 
 func bareName(s string) syntax.Name { return syntax.Name{Kind: syntax.BareName, Name: s} }
 
-// desugarer is the shared desugaring pass (desugar.go) as P5 runs it.
-func (h *p5Hasher) desugarer() *desugarer {
+// desugarer is the shared desugaring pass (package resolve) as P5 runs it.
+func (h *p5Hasher) desugarer() *resolve.Desugarer {
 	if h.dsr == nil {
-		h.dsr = &desugarer{p5: true, noPact53: h.noPact53, builtin: h.isBuiltin}
+		h.dsr = &resolve.Desugarer{P5: true, NoPact53: h.noPact53, Builtin: h.isBuiltin}
 	}
 	return h.dsr
 }
 
 // dsBlock desugars a body.
 func (h *p5Hasher) dsBlock(xs []syntax.Expr, loc syntax.Span) (dsBlock, error) {
-	return h.desugarer().block(xs, loc, emptyBody)
+	return desugared(h.desugarer().Block(xs, loc, resolve.EmptyBody))
 }
 
 // lowered gives the rarer terms the shape of P5's IR, one level deep: cond
 // its native over a Nullary of nested ifs, a native's overload that wraps
 // its arguments, and, or and enforce at another arity than two a lambda
 // over the form. Every other term encDesugared writes itself.
-func (h *p5Hasher) lowered(t term) dsTerm {
+func (h *p5Hasher) lowered(t resolve.Term) dsTerm {
 	switch t := t.(type) {
-	case *tCond:
-		var body dsTerm = t.dflt
-		for i := len(t.clauses) - 1; i >= 0; i-- {
-			c := t.clauses[i]
-			body = dsForm{formIf, []dsTerm{c.test, c.branch, body}}
+	case *resolve.Cond:
+		var body dsTerm = t.Default
+		for i := len(t.Clauses) - 1; i >= 0; i-- {
+			c := t.Clauses[i]
+			body = dsForm{formIf, []dsTerm{c.Test, c.Branch, body}}
 		}
 		return dsApp{fn: dsBuiltin{"cond"}, args: []dsTerm{dsNullary{body}}}
-	case *tApp:
-		b := t.fn.(*tBuiltin).Name.Name
-		name, _ := appArity(b, t.args)
-		return wrapArgs(b, name, asTerms(t.args))
-	case *tForm:
-		return dsApp{fn: condLam2(p5FormTags[t.form]), args: asTerms(t.args)}
+	case *resolve.App:
+		b := t.Fn.(*resolve.Builtin).Name.Name
+		name, _ := appArity(b, t.Args)
+		return wrapArgs(b, name, asTerms(t.Args))
+	case *resolve.Special:
+		return dsApp{fn: condLam2(p5FormTags[t.Form]), args: asTerms(t.Args)}
 	}
 	return nil
 }
 
-func asTerms(ts []term) []dsTerm {
+func asTerms(ts []resolve.Term) []dsTerm {
 	out := make([]dsTerm, len(ts))
 	for i, t := range ts {
 		out[i] = t
@@ -330,28 +331,28 @@ func asTerms(ts []term) []dsTerm {
 }
 
 // p5FormTags are the BuiltinForms of the special forms that are one.
-var p5FormTags = map[specialForm]uint64{
-	sfAnd: formAnd, sfOr: formOr, sfIf: formIf, sfEnforceOne: formEnforceOne, sfEnforce: formEnforce,
-	sfTry: formTry, sfCreateUserGuard: formCreateUserGard, sfError: formError, sfPure: formPure,
+var p5FormTags = map[resolve.Form]uint64{
+	resolve.FormAnd: formAnd, resolve.FormOr: formOr, resolve.FormIf: formIf, resolve.FormEnforceOne: formEnforceOne, resolve.FormEnforce: formEnforce,
+	resolve.FormTry: formTry, resolve.FormCreateUserGuard: formCreateUserGard, resolve.FormError: formError, resolve.FormPure: formPure,
 }
 
 // lowersToNullary says whether t's lowering is a Nullary: an argument-less
 // lambda, or a do or a let without binders around one term that is.
-func lowersToNullary(t term) bool {
+func lowersToNullary(t resolve.Term) bool {
 	switch t := t.(type) {
-	case *tLam:
-		return len(t.args) == 0
-	case *tForm:
-		return t.form == sfDo && len(t.args) == 1 && lowersToNullary(t.args[0])
-	case *tLet:
-		return len(t.binders) == 0 && len(t.body) == 1 && lowersToNullary(t.body[0])
+	case *resolve.Lam:
+		return len(t.Args) == 0
+	case *resolve.Special:
+		return t.Form == resolve.FormDo && len(t.Args) == 1 && lowersToNullary(t.Args[0])
+	case *resolve.Let:
+		return len(t.Binders) == 0 && len(t.Body) == 1 && lowersToNullary(t.Body[0])
 	}
 	return false
 }
 
 // appArity is desugarAppArity's choice of native for b applied to args, and
 // whether it also wraps them (wrapArgs).
-func appArity(b string, args []term) (name string, wraps bool) {
+func appArity(b string, args []resolve.Term) (name string, wraps bool) {
 	n := len(args)
 	switch {
 	case b == "-" && n == 1:
@@ -448,7 +449,7 @@ type p5Def struct {
 	term  dsTerm
 	steps [][]dsTerm // defpact: [expr] or [expr, rollback]
 	// defconst: its value desugared
-	constTerm term
+	constTerm resolve.Term
 	// defschema
 	fields []syntax.Arg
 	// deftable
@@ -500,7 +501,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 			if s.Entity != nil {
 				return nil, compileErr(s.Loc, "entity expressions are not allowed in defpact steps")
 			}
-			e, err := h.desugarer().expr(s.Expr)
+			e, err := desugared(h.desugarer().Expr(s.Expr))
 			if err != nil {
 				return nil, err
 			}
@@ -509,7 +510,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 				if i == len(x.Steps)-1 {
 					return nil, compileErr(s.Loc, "rollbacks aren't allowed on the last step")
 				}
-				rb, err := h.desugarer().expr(s.Rollback)
+				rb, err := desugared(h.desugarer().Expr(s.Rollback))
 				if err != nil {
 					return nil, err
 				}
@@ -519,7 +520,7 @@ func (h *p5Hasher) desugarDef(d syntax.Decl) (*p5Def, error) {
 		}
 		return pd, nil
 	case *syntax.DefConst:
-		t, err := h.desugarer().expr(x.Value)
+		t, err := desugared(h.desugarer().Expr(x.Value))
 		if err != nil {
 			return nil, err
 		}
@@ -601,50 +602,50 @@ func (h *p5Hasher) argDeps(as []dsArg, cd nameSet, out nameSet) {
 // definition's body (dsLam, dsNullary, dsBlock) around terms.
 func (h *p5Hasher) termDeps(t dsTerm, cd nameSet, out nameSet) {
 	switch t := t.(type) {
-	case *tVar:
+	case *resolve.Var:
 		h.nameDeps(t.Name, cd, out)
-	case *tList:
-		h.termsDeps(t.elems, cd, out)
-	case *tObject:
-		h.termsDeps(t.vals, cd, out)
-	case *tApp:
-		h.termDeps(t.fn, cd, out)
-		h.termsDeps(t.args, cd, out)
-	case *tForm:
-		h.termsDeps(t.args, cd, out)
-	case *tCond:
-		for _, c := range t.clauses {
-			h.termDeps(c.test, cd, out)
-			h.termDeps(c.branch, cd, out)
+	case *resolve.List:
+		h.termsDeps(t.Elems, cd, out)
+	case *resolve.Object:
+		h.termsDeps(t.Vals, cd, out)
+	case *resolve.App:
+		h.termDeps(t.Fn, cd, out)
+		h.termsDeps(t.Args, cd, out)
+	case *resolve.Special:
+		h.termsDeps(t.Args, cd, out)
+	case *resolve.Cond:
+		for _, c := range t.Clauses {
+			h.termDeps(c.Test, cd, out)
+			h.termDeps(c.Branch, cd, out)
 		}
-		h.termDeps(t.dflt, cd, out)
-	case *tLam:
-		h.lamDeps(t.args, dsBlock(t.body), cd, out)
+		h.termDeps(t.Default, cd, out)
+	case *resolve.Lam:
+		h.lamDeps(t.Args, dsBlock(t.Body), cd, out)
 	case dsLam:
 		h.lamDeps(t.args, t.body, cd, out)
 	case dsNullary:
 		h.termDeps(t.body, cd, out)
 	case dsBlock:
 		h.termsDeps(t, cd, out)
-	case *tLet:
-		for _, b := range t.binders {
-			h.typeDeps(b.arg.Type, cd, out)
-			h.termDeps(b.val, cd, out)
-			cd = cd.without(b.arg.Name)
+	case *resolve.Let:
+		for _, b := range t.Binders {
+			h.typeDeps(b.Arg.Type, cd, out)
+			h.termDeps(b.Val, cd, out)
+			cd = cd.without(b.Arg.Name)
 		}
-		h.termsDeps(t.body, cd, out)
-	case *tBinding:
+		h.termsDeps(t.Body, cd, out)
+	case *resolve.Binding:
 		cd = cd.without(bindObject)
-		for _, v := range t.vars {
+		for _, v := range t.Vars {
 			h.typeDeps(v.Type, cd, out)
 			h.nameDeps(bareName(bindObject), cd, out)
 			cd = cd.without(v.Name)
 		}
-		h.termsDeps(t.body, cd, out)
+		h.termsDeps(t.Body, cd, out)
 	}
 }
 
-func (h *p5Hasher) termsDeps(ts []term, cd nameSet, out nameSet) {
+func (h *p5Hasher) termsDeps(ts []resolve.Term, cd nameSet, out nameSet) {
 	for _, t := range ts {
 		h.termDeps(t, cd, out)
 	}
@@ -823,7 +824,7 @@ type p5Hasher struct {
 	noPact53     bool
 	noPact51     bool
 	// ds is the desugaring pass, run as P5 runs it.
-	dsr *desugarer
+	dsr *resolve.Desugarer
 }
 
 // p5Bind is a module member in scope: NTopLevel mod hash, with its kind.
@@ -1309,7 +1310,7 @@ func encLiteral(w *irW, v Value) {
 // the lowered shape is one node of the transitive-dependency walk.
 func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
 	switch t := t.(type) {
-	case term:
+	case resolve.Term:
 		return h.encDesugared(w, t, env, loc)
 	case dsBlock:
 		return encSeq(h, w, t, env, loc)
@@ -1343,50 +1344,50 @@ func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
 // Nullary, a binding form a lambda of lets over `at`, a special form its
 // BuiltinForm, a native its arity overload) would be written; the rarer
 // shapes it lowers (lowered).
-func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env p5Env, loc syntax.Span) error {
 	switch t := t.(type) {
-	case *tVar:
+	case *resolve.Var:
 		h.trace.node()
 		return h.encVar(w, t.Name, env, loc)
-	case *tLit:
+	case *resolve.Lit:
 		h.trace.node()
-		encLit(w, t.v, loc)
+		encLit(w, litValue(t), loc)
 		return nil
-	case *tBuiltin:
+	case *resolve.Builtin:
 		h.trace.node()
 		encBuiltin(w, t.Name.Name, loc)
 		return nil
-	case *tList:
+	case *resolve.List:
 		h.trace.node()
-		return encList(h, w, t.elems, env, loc)
-	case *tObject:
+		return encList(h, w, t.Elems, env, loc)
+	case *resolve.Object:
 		h.trace.node()
 		w.con(10, 2)
-		err := w.hlist(len(t.keys), func(i int) error {
+		err := w.hlist(len(t.Keys), func(i int) error {
 			w.rec(2)
-			w.text(t.keys[i])
-			return h.encDesugared(w, t.vals[i], env, loc)
+			w.text(t.Keys[i])
+			return h.encDesugared(w, t.Vals[i], env, loc)
 		})
 		if err != nil {
 			return err
 		}
 		w.info(loc)
 		return nil
-	case *tLam:
+	case *resolve.Lam:
 		h.trace.node()
-		if len(t.args) == 0 {
-			return h.encNullary(w, dsBlock(t.body), env, loc)
+		if len(t.Args) == 0 {
+			return h.encNullary(w, dsBlock(t.Body), env, loc)
 		}
-		return h.encLam(w, t.args, dsBlock(t.body), env, loc)
-	case *tLet:
-		return h.encLets(w, t.binders, t.body, env, loc)
-	case *tBinding:
+		return h.encLam(w, t.Args, dsBlock(t.Body), env, loc)
+	case *resolve.Let:
+		return h.encLets(w, t.Binders, t.Body, env, loc)
+	case *resolve.Binding:
 		h.trace.node()
 		return h.encLam(w, []dsArg{{Name: bindObject}}, t, env, loc)
-	case *tApp:
-		fn := dsTerm(t.fn)
-		if b, ok := t.fn.(*tBuiltin); ok {
-			name, wraps := appArity(b.Name.Name, t.args)
+	case *resolve.App:
+		fn := dsTerm(t.Fn)
+		if b, ok := t.Fn.(*resolve.Builtin); ok {
+			name, wraps := appArity(b.Name.Name, t.Args)
 			if wraps {
 				break
 			}
@@ -1395,21 +1396,21 @@ func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) erro
 			}
 		}
 		h.trace.node()
-		return encApp(h, w, fn, t.args, env, loc)
-	case *tForm:
-		switch t.form {
-		case sfDo:
-			return encSeq(h, w, t.args, env, loc)
-		case sfWithCapability:
+		return encApp(h, w, fn, t.Args, env, loc)
+	case *resolve.Special:
+		switch t.Form {
+		case resolve.FormDo:
+			return encSeq(h, w, t.Args, env, loc)
+		case resolve.FormWithCapability:
 			h.trace.node()
-			return encForm(h, w, formWithCapability, []dsTerm{t.args[0], dsBlock(t.args[1:])}, env, loc)
-		case sfAnd, sfOr, sfEnforce:
-			if len(t.args) != 2 {
+			return encForm(h, w, formWithCapability, []dsTerm{t.Args[0], dsBlock(t.Args[1:])}, env, loc)
+		case resolve.FormAnd, resolve.FormOr, resolve.FormEnforce:
+			if len(t.Args) != 2 {
 				return h.encTerm(w, h.lowered(t), env, loc)
 			}
 		}
 		h.trace.node()
-		return encForm(h, w, p5FormTags[t.form], t.args, env, loc)
+		return encForm(h, w, p5FormTags[t.Form], t.Args, env, loc)
 	}
 	return h.encTerm(w, h.lowered(t), env, loc)
 }
@@ -1418,23 +1419,23 @@ func (h *p5Hasher) encDesugared(w *irW, t term, env p5Env, loc syntax.Span) erro
 const bindObject = "#bindObject"
 
 // encLets writes a let's binders, each a Let over the rest, then its body.
-func (h *p5Hasher) encLets(w *irW, bs []tBinder, body []term, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encLets(w *irW, bs []resolve.Binder, body []resolve.Term, env p5Env, loc syntax.Span) error {
 	if len(bs) == 0 {
 		return encSeq(h, w, body, env, loc)
 	}
-	return h.encLet(w, bs[0].arg, bs[0].val, env, loc, func(env p5Env) error {
+	return h.encLet(w, bs[0].Arg, bs[0].Val, env, loc, func(env p5Env) error {
 		return h.encLets(w, bs[1:], body, env, loc)
 	})
 }
 
 // encBindings writes a binding form's variables, each a Let of the
 // object's field (at "key" obj) over the rest, then its body.
-func (h *p5Hasher) encBindings(w *irW, t *tBinding, i int, env p5Env, loc syntax.Span) error {
-	if i == len(t.vars) {
-		return encSeq(h, w, t.body, env, loc)
+func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env p5Env, loc syntax.Span) error {
+	if i == len(t.Vars) {
+		return encSeq(h, w, t.Body, env, loc)
 	}
-	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.keys[i])}, dsVar{bareName(bindObject)}}}
-	return h.encLet(w, t.vars[i], access, env, loc, func(env p5Env) error {
+	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.Keys[i])}, dsVar{bareName(bindObject)}}}
+	return h.encLet(w, t.Vars[i], access, env, loc, func(env p5Env) error {
 		return h.encBindings(w, t, i+1, env, loc)
 	})
 }
@@ -1479,7 +1480,7 @@ func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env p5Env, loc synt
 	}
 	env = env.bind(argNames(args)...)
 	var err error
-	if b, ok := body.(*tBinding); ok {
+	if b, ok := body.(*resolve.Binding); ok {
 		err = h.encBindings(w, b, 0, env, loc)
 	} else {
 		err = h.encTerm(w, body, env, loc)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -64,9 +65,9 @@ func pure2(name string, f func(Value, Value) (Value, error)) *Native {
 
 // boolFnNative is `and`/`or` used as a function value: both arguments
 // already evaluated.
-func boolFnNative(form specialForm) *Native {
+func boolFnNative(form resolve.Form) *Native {
 	name := "and"
-	if form == sfOr {
+	if form == resolve.FormOr {
 		name = "or"
 	}
 	return fixed(name, 2, func(c Call, a []Value) (Value, error) {
@@ -75,7 +76,7 @@ func boolFnNative(form specialForm) *Native {
 		if !ok1 || !ok2 {
 			return nil, c.argsErr(a)
 		}
-		if form == sfOr {
+		if form == resolve.FormOr {
 			return Bool(x || y), nil
 		}
 		return Bool(x && y), nil

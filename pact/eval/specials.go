@@ -2,6 +2,8 @@ package eval
 
 import (
 	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/resolve"
 )
 
 // The special forms: their arguments are evaluated as the form says, not
@@ -9,7 +11,7 @@ import (
 
 func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 	switch n.form {
-	case sfIf:
+	case resolve.FormIf:
 		c, err := in.evalBool(n.args[0], e)
 		if err != nil {
 			return nil, err
@@ -21,12 +23,12 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 			return in.eval(n.args[1], e)
 		}
 		return in.eval(n.args[2], e)
-	case sfAnd, sfOr:
+	case resolve.FormAnd, resolve.FormOr:
 		c, err := in.evalBool(n.args[0], e)
 		if err != nil {
 			return nil, err
 		}
-		if c == (n.form == sfOr) {
+		if c == (n.form == resolve.FormOr) {
 			return Bool(c), nil
 		}
 		c, err = in.evalBool(n.args[1], e)
@@ -34,13 +36,13 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 			return nil, err
 		}
 		return Bool(c), nil
-	case sfEnforce:
+	case resolve.FormEnforce:
 		return in.enforce(n, e)
-	case sfEnforceOne:
+	case resolve.FormEnforceOne:
 		return in.enforceOne(n, e)
-	case sfWithCapability:
+	case resolve.FormWithCapability:
 		return in.withCapability(n, e)
-	case sfTry:
+	case resolve.FormTry:
 		// P5: one step, then the body read-only; the default is evaluated
 		// only if the body fails recoverably.
 		if err := in.chargeUncons(); err != nil {
@@ -58,11 +60,11 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 			return nil, err
 		}
 		return v, nil
-	case sfCreateUserGuard:
+	case resolve.FormCreateUserGuard:
 		return in.createUserGuard(n, e)
-	case sfDo:
+	case resolve.FormDo:
 		return in.body(n.args, e)
-	case sfError:
+	case resolve.FormError:
 		v, err := in.eval(n.args[0], e)
 		if err != nil {
 			return nil, err
@@ -75,7 +77,7 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		return nil, UserError(string(s))
 	case sfInvalid:
 		return nil, EvalError(string(n.args[0].(*nConst).v.(String)))
-	case sfPure:
+	case resolve.FormPure:
 		in.readOnly++
 		v, err := in.eval(n.args[0], e)
 		in.readOnly--

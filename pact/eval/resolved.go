@@ -1,0 +1,74 @@
+package eval
+
+import (
+	"errors"
+
+	"github.com/ledgernode/ledger-node/pact/resolve"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+// What the evaluator reads of package resolve's terms that resolve cannot
+// know: a literal's Value, and a desugaring error as the evaluator's.
+
+// litValue is a literal term's value.
+func litValue(t *resolve.Lit) Value {
+	switch x := t.Src.(type) {
+	case *syntax.IntLit:
+		return NewIntBig(t.Int)
+	case *syntax.DecimalLit:
+		return NewDecimal(NewIntBig(t.Int), uint8(x.Places()))
+	case *syntax.StringLit:
+		return String(x.Value)
+	case *syntax.BoolLit:
+		return Bool(x.Value)
+	case *syntax.Var:
+		return NewIntBig(t.Int)
+	}
+	return UnitValue
+}
+
+// desugarErr is a desugaring error as the evaluator reports it: a located
+// evaluation error with the same text.
+func desugarErr(err *resolve.Error) *Error { return compileErr(err.Loc, err.Msg) }
+
+// desugared passes a term of the desugaring pass on, its error (a
+// *resolve.Error, in P5 mode only) made the evaluator's.
+func desugared[T any](t T, err error) (T, error) {
+	if err != nil {
+		var re *resolve.Error
+		if errors.As(err, &re) {
+			return t, desugarErr(re)
+		}
+		return t, err
+	}
+	return t, nil
+}
+
+// termValue is the value of a term made of literals only.
+func termValue(t resolve.Term) (Value, bool) {
+	switch t := t.(type) {
+	case *resolve.Lit:
+		return litValue(t), !t.Named
+	case *resolve.List:
+		l := make(List, len(t.Elems))
+		for i, e := range t.Elems {
+			v, ok := termValue(e)
+			if !ok {
+				return nil, false
+			}
+			l[i] = v
+		}
+		return l, true
+	case *resolve.Object:
+		fs := make([]Field, len(t.Keys))
+		for i, k := range t.Keys {
+			v, ok := termValue(t.Vals[i])
+			if !ok {
+				return nil, false
+			}
+			fs[i] = Field{Key: k, Val: v}
+		}
+		return NewObject(fs...), true
+	}
+	return nil, false
+}
