@@ -1,0 +1,67 @@
+package resolve
+
+import (
+	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
+
+func desugar(t *testing.T, d *Desugarer, src string) (Term, error) {
+	t.Helper()
+	x, err := syntax.ParseExpr("t", src)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	return d.Expr(x)
+}
+
+// A badly applied form is an error at once for the module hash, and left in
+// the tree, for the compiler to report when it reaches it, otherwise.
+func TestFormErrors(t *testing.T) {
+	cases := []struct{ src, p5 string }{
+		{"(if a b)", "Invalid syntax: if expects 3 arguments"},
+		{"(do)", "Invalid syntax: do form must have at least 1 expression"},
+		{"(create-user-guard g)", "Invalid syntax: create-user-guard must take one argument, which must be an application"},
+		{"(cond)", "Invalid syntax: cond: expected list of conditions with a default case"},
+		{"(suspend a b)", "Invalid syntax: suspend must take only 1 argument"},
+	}
+	for _, c := range cases {
+		_, err := desugar(t, &Desugarer{P5: true, Builtin: func(string) bool { return false }}, c.src)
+		if e, ok := err.(*Error); !ok || e.Msg != c.p5 || e.Loc.Start.Line != 1 {
+			t.Errorf("P5 %s: got %v, want %q at line 1", c.src, err, c.p5)
+		}
+	}
+	term, err := desugar(t, &Desugarer{}, "(cond)")
+	if inv, ok := term.(*Invalid); err != nil || !ok || inv.Err.Msg != "Invalid syntax, cond expects a default branch" {
+		t.Errorf("compiler (cond): got %#v, %v", term, err)
+	}
+}
+
+// For the compiler a local shadows a special form; for the hash it does not.
+func TestLocalShadowsForm(t *testing.T) {
+	term, _ := desugar(t, &Desugarer{Locals: []string{"if"}}, "(if a b c)")
+	if _, ok := term.(*App); !ok {
+		t.Errorf("local if: got %T, want *App", term)
+	}
+	term, _ = desugar(t, &Desugarer{P5: true, Locals: []string{"if"}, Builtin: func(string) bool { return false }}, "(if a b c)")
+	if s, ok := term.(*Special); !ok || s.Form != FormIf {
+		t.Errorf("P5 local if: got %T, want the if form", term)
+	}
+}
+
+// map's partial first argument becomes a one-argument lambda applying it.
+func TestMapEtaExpanded(t *testing.T) {
+	term, err := desugar(t, &Desugarer{}, "(map (+ 1) xs)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lam, ok := term.(*App).Args[0].(*Lam)
+	if !ok || len(lam.Args) != 1 {
+		t.Fatalf("got %#v, want a one-argument lambda", term.(*App).Args[0])
+	}
+	body := lam.Body[0].(*App)
+	last := body.Args[len(body.Args)-1].(*Var)
+	if len(body.Args) != 2 || last.Name.Name != lam.Args[0].Name {
+		t.Errorf("lambda body applies %d args, last %q; want (+ 1 %s)", len(body.Args), last.Name.Name, lam.Args[0].Name)
+	}
+}
