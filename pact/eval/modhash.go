@@ -1351,7 +1351,7 @@ func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env p5Env, loc syntax.Sp
 		return h.encVar(w, t.Name, env, loc)
 	case *resolve.Lit:
 		h.trace.node()
-		encLit(w, litValue(t), loc)
+		encLitTerm(w, t, loc)
 		return nil
 	case *resolve.Builtin:
 		h.trace.node()
@@ -1510,6 +1510,24 @@ func encBuiltin(w *irW, name string, loc syntax.Span) {
 func encLit(w *irW, v Value, loc syntax.Span) {
 	w.con(8, 2)
 	encLiteral(w, v)
+	w.info(loc)
+}
+
+// encLitTerm writes a literal term as encLit writes its value, the value
+// made where it is written so that it is not boxed (litValue's would be):
+// the hasher writes every literal of every module it hashes.
+func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
+	w.con(8, 2)
+	switch x := t.Src.(type) {
+	case *syntax.IntLit, *syntax.Var:
+		encLiteral(w, NewIntBig(t.Int))
+	case *syntax.DecimalLit:
+		encLiteral(w, NewDecimal(NewIntBig(t.Int), uint8(x.Places())))
+	case *syntax.StringLit:
+		encLiteral(w, String(x.Value))
+	default:
+		encLiteral(w, litValue(t))
+	}
 	w.info(loc)
 }
 
