@@ -18,17 +18,17 @@ func desugar(t *testing.T, d *Desugarer, src string) (Term, error) {
 // A badly applied form is an error at once for the module hash, and left in
 // the tree, for the compiler to report when it reaches it, otherwise.
 func TestFormErrors(t *testing.T) {
-	cases := []struct{ src, p5 string }{
-		{"(if a b)", "Invalid syntax: if expects 3 arguments"},
-		{"(do)", "Invalid syntax: do form must have at least 1 expression"},
-		{"(create-user-guard g)", "Invalid syntax: create-user-guard must take one argument, which must be an application"},
-		{"(cond)", "Invalid syntax: cond: expected list of conditions with a default case"},
-		{"(suspend a b)", "Invalid syntax: suspend must take only 1 argument"},
+	p5Errors := map[string]string{
+		"(if a b)":              "Invalid syntax: if expects 3 arguments",
+		"(do)":                  "Invalid syntax: do form must have at least 1 expression",
+		"(create-user-guard g)": "Invalid syntax: create-user-guard must take one argument, which must be an application",
+		"(cond)":                "Invalid syntax: cond: expected list of conditions with a default case",
+		"(suspend a b)":         "Invalid syntax: suspend must take only 1 argument",
 	}
-	for _, c := range cases {
-		_, err := desugar(t, &Desugarer{P5: true, Builtin: func(string) bool { return false }}, c.src)
-		if e, ok := err.(*Error); !ok || e.Msg != c.p5 || e.Loc.Start.Line != 1 {
-			t.Errorf("P5 %s: got %v, want %q at line 1", c.src, err, c.p5)
+	for src, want := range p5Errors {
+		_, err := desugar(t, &Desugarer{P5: true, Builtin: func(string) bool { return false }}, src)
+		if e, ok := err.(*Error); !ok || e.Msg != want || e.Loc.Start.Line != 1 {
+			t.Errorf("P5 %s: got %v, want %q at line 1", src, err, want)
 		}
 	}
 	term, err := desugar(t, &Desugarer{}, "(cond)")
