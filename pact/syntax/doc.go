@@ -1,7 +1,8 @@
 // Package syntax is the lexer and parser of the Pact 5 smart-contract
 // language. It turns source text into a syntax tree whose every node carries
-// its source span, for the resolver and evaluator in pact/eval and for error
-// messages of the form "file:line:col: message".
+// its source span, for the desugaring pass in pact/resolve, the compiler,
+// evaluator and module hasher in pact/eval, and error messages of the form
+// "file:line:col: message".
 //
 // The grammar is upstream's (kadena-io/pact-5, Pact.Core.Syntax.Lexer and
 // Parser; spec §3.1–§3.3) and the tree mirrors its parse tree: special forms
