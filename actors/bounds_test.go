@@ -85,7 +85,7 @@ func TestFillOffersUnusedGasAgain(t *testing.T) {
 }
 
 // A block from a peer whose command asks for more gas than the block has left
-// (MaxBlockGasLimit) is valid only if that command succeeds; one that fails makes the block
+// (chain.MaxBlockGasLimit) is valid only if that command succeeds; one that fails makes the block
 // invalid (chainweb's BlockGasLimitExceeded).
 func TestValidateBlockGasLimitExceeded(t *testing.T) {
 	f := newExecFixture(t)
@@ -93,14 +93,14 @@ func TestValidateBlockGasLimitExceeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := devtx.Cmd{Code: `(enforce false "fails")`, GasLimit: MaxBlockGasLimit + 1,
+	c := devtx.Cmd{Code: `(enforce false "fails")`, GasLimit: chain.MaxBlockGasLimit + 1,
 		Signers: []*api.KeyPair{devtx.Key("sender00")}, Caps: [][]api.SigCapability{{{Name: "coin.GAS"}}}}.Build()
 	p := ledger.NewPayloadWithOutputs(empty.MinerData, empty.Coinbase,
 		[]ledger.TxWithOutput{{Tx: c.JSON(), Output: []byte(`{}`)}})
 	h := f.blockWith(f.g, p)
 	clear(f.x.built)
 	err = f.x.validate(h, p)
-	if !errors.Is(err, ErrInvalidPayload) || !strings.Contains(err.Error(), "block gas limit exceeded") {
+	if !errors.Is(err, chain.ErrInvalidPayload) || !strings.Contains(err.Error(), "block gas limit exceeded") {
 		t.Fatalf("validate: %v, want BlockGasLimitExceeded", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestBlockOutputCap(t *testing.T) {
 	h := f.blockWith(f.g, p)
 	clear(f.x.built)
 	f.x.maxOutputs = total - 1
-	if err := f.x.validate(h, p); !errors.Is(err, ErrInvalidPayload) || !strings.Contains(err.Error(), "outputs pass") {
+	if err := f.x.validate(h, p); !errors.Is(err, chain.ErrInvalidPayload) || !strings.Contains(err.Error(), "outputs pass") {
 		t.Errorf("validate over the cap: %v", err)
 	}
 	f.x.maxOutputs = total

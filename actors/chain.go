@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
@@ -97,7 +98,7 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 			}
 		}
 		if err := a.exec.Validate(h, p); err != nil {
-			if errors.Is(err, ErrInvalidPayload) {
+			if errors.Is(err, chain.ErrInvalidPayload) {
 				return insertDone{err: payloadFailure(pow.InvalidPayload, h, "%v", err)}
 			}
 			return insertDone{err: fmt.Errorf("validate payload: %w", err)}

@@ -54,26 +54,16 @@ type ExecutionConfig struct {
 	MinerData []byte
 	// Mempool configures every chain's mempool; Chain, Network, GasPayer, Index and
 	// ParentTime are set per chain. Its pool's BlockGasLimit is also the gas the blocks this
-	// node builds may spend (at most MaxBlockGasLimit).
+	// node builds may spend (at most chain.MaxBlockGasLimit).
 	Mempool MempoolConfig
 	// MaxBlockOutputBytes caps the outputs of a block, the coinbase's and the transactions'
-	// together (DefaultMaxBlockOutputBytes when zero). It is a validity rule: every node of a
+	// together (chain.DefaultMaxBlockOutputBytes when zero). It is a validity rule: every node of a
 	// network must use the same value.
 	MaxBlockOutputBytes int
 	// EvalSlots bounds the evaluations that requests start (local); nil makes
 	// NewEvalSlots(0, 0).
 	EvalSlots *EvalSlots
 }
-
-// The block rules the executor applies, from package chain.
-const (
-	MaxBlockGasLimit           = chain.MaxBlockGasLimit
-	DefaultMaxBlockOutputBytes = chain.DefaultMaxBlockOutputBytes
-)
-
-// ErrInvalidPayload is wrapped by the errors of a payload that does not execute to its
-// outputs (chain.ErrInvalidPayload).
-var ErrInvalidPayload = chain.ErrInvalidPayload
 
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
 type Executor struct {

@@ -232,7 +232,7 @@ func TestExecutorRefusesForgedOutputs(t *testing.T) {
 	bad := f.blockWith(f.g, p)
 	clear(f.x.built) // as if another node had built it
 	err = f.x.validate(bad, p)
-	if !errors.Is(err, ErrInvalidPayload) || !strings.Contains(err.Error(), "output differs") {
+	if !errors.Is(err, chain.ErrInvalidPayload) || !strings.Contains(err.Error(), "output differs") {
 		t.Fatalf("validate: %v, want an invalid payload", err)
 	}
 	if err := f.x.syncTo(bad); err == nil {
@@ -243,7 +243,7 @@ func TestExecutorRefusesForgedOutputs(t *testing.T) {
 	}
 	// A miner that is not paid by the coinbase the payload claims: the coinbase differs.
 	other := ledger.NewPayloadWithOutputs(ledger.MinerData("someone-else"), good.Coinbase, good.Transactions)
-	if err := f.x.validate(f.blockWith(f.g, other), other); !errors.Is(err, ErrInvalidPayload) {
+	if err := f.x.validate(f.blockWith(f.g, other), other); !errors.Is(err, chain.ErrInvalidPayload) {
 		t.Errorf("validate a payload with another miner's coinbase: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -285,7 +286,7 @@ func (s *Syncer) fetchLoop() {
 				var fg *foreignGenesisError
 				if errors.As(err, &fg) {
 					s.dropForeign(origin, fg.Error())
-				} else if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, ErrInvalidPayload) {
+				} else if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, chain.ErrInvalidPayload) {
 					s.log.Warn("peer served an invalid block: ignored for a while", "peer", origin, "err", err)
 					s.mu.Lock()
 					s.banned[origin] = time.Now().Add(banFor)

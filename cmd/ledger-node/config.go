@@ -46,7 +46,7 @@ type Config struct {
 // chainweb-node 2.32 charges with Pact 5 (chain/txexec); these are the node's limits around it.
 type ExecConfig struct {
 	// BlockGasLimit is the most gas a command may ask for and the blocks this node builds may
-	// spend (chainweb's gasLimitOfBlock), at most actors.MaxBlockGasLimit.
+	// spend (chainweb's gasLimitOfBlock), at most chain.MaxBlockGasLimit.
 	BlockGasLimit uint64 `yaml:"blockGasLimit"`
 	// LocalGasLimit caps the gas limit of /local whatever the command asks; 0 at start means
 	// BlockGasLimit.
@@ -146,7 +146,7 @@ func DefaultConfig() Config {
 		Execution: ExecConfig{
 			BlockGasLimit:       mempool.DefaultBlockGasLimit,
 			MaxResultBytes:      txexec.DefaultMaxResultBytes,
-			MaxBlockOutputBytes: actors.DefaultMaxBlockOutputBytes,
+			MaxBlockOutputBytes: chain.DefaultMaxBlockOutputBytes,
 			EvalWait:            actors.DefaultEvalWait,
 		},
 	}
@@ -415,9 +415,9 @@ func (c *Config) finish() error {
 
 // finish fills the execution defaults that derive from others and checks the bounds.
 func (e *ExecConfig) finish() error {
-	if e.BlockGasLimit == 0 || e.BlockGasLimit > actors.MaxBlockGasLimit {
+	if e.BlockGasLimit == 0 || e.BlockGasLimit > chain.MaxBlockGasLimit {
 		return fmt.Errorf("execution.blockGasLimit (--block-gas-limit) %d: want 1 to %d (the largest block any node accepts)",
-			e.BlockGasLimit, actors.MaxBlockGasLimit)
+			e.BlockGasLimit, chain.MaxBlockGasLimit)
 	}
 	if e.LocalGasLimit == 0 {
 		e.LocalGasLimit = e.BlockGasLimit
