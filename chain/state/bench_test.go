@@ -10,10 +10,13 @@ import (
 )
 
 // BenchmarkVersionedRead reads 1,000 account-like rows through a view of a
-// state of 10 blocks, each rewriting every row: "cached" with the row cache
-// warm (the path a node's readers take most), "cached-parallel" the same on
-// every core at once, "stored" with an empty row cache, so that each row is
-// sought in goleveldb and decoded.
+// state of 10 blocks, each rewriting every row: "head-cached" as of the
+// state's height with the row cache warm (the path a node's readers take
+// most: /send's gas payer check, local, building the next block),
+// "head-stored" the same with an empty row cache (a point read and a decode
+// per row); "cached", "cached-parallel" (on every core at once) and
+// "stored" as of a block below the height (rewindDepth, poll at a
+// confirmation depth), where each row's version is sought.
 func BenchmarkVersionedRead(b *testing.B) {
 	ldb := openLevel(b, b.TempDir())
 	b.Cleanup(func() { ldb.Close() })
@@ -54,6 +57,20 @@ func BenchmarkVersionedRead(b *testing.B) {
 			}
 		}
 	}
+	b.Run("head-cached", func(b *testing.B) {
+		read(b, blocks-1)
+		b.ReportAllocs()
+		for b.Loop() {
+			read(b, blocks-1)
+		}
+	})
+	b.Run("head-stored", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v.cache = persist.NewRowCache(persist.DefaultCacheEntries)
+			read(b, blocks-1)
+		}
+	})
 	b.Run("cached", func(b *testing.B) {
 		read(b, blocks/2)
 		b.ReportAllocs()

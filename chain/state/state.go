@@ -121,7 +121,15 @@ type Versioned struct {
 	// it has a lock of its own, taken inside mu.
 	cacheMu sync.Mutex
 	cache   persist.RowCache
-	mods    *persist.ModuleCache
+	// newest maps a logical key to the height of its newest version at or
+	// below the state's height (noVersion: it has none), for the keys read
+	// or written lately, so that a read finds its version with a point
+	// read instead of an iterator (newest.go). Guarded by cacheMu; filled
+	// by readers only while they hold mu shared and read as of the height,
+	// set by Apply and dropped by Rewind under mu, so an entry is never
+	// older than the height it describes.
+	newest persist.RowCache
+	mods   *persist.ModuleCache
 }
 
 // Open opens the versioned state stored in space.
@@ -131,6 +139,7 @@ func Open(space KeySpace) (*Versioned, error) {
 		space:  space,
 		prefix: slices.Clone(prefix),
 		cache:  persist.NewRowCache(persist.DefaultCacheEntries),
+		newest: persist.NewRowCache(newestEntries),
 		mods:   persist.NewModuleCache(),
 	}
 	b, err := space.Get(v.key(vMeta))
@@ -223,12 +232,20 @@ func lMetaKey(name string) string { return string(esc([]byte{lMeta}, name)) }
 // get returns the bytes of the newest stored version of logical at or
 // below h.
 func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
+	if vk, found, known := v.lookupNewest(logical, h); known {
+		if !found {
+			return nil, false, nil
+		}
+		return v.pointRead(vk)
+	}
 	pre := v.key(vVersion, []byte(logical))
 	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
+		v.learnNewest(logical, h, nil)
 		return nil, false, it.Error()
 	}
+	v.learnNewest(logical, h, it.Key())
 	return slices.Clone(it.Value()), true, nil
 }
 
@@ -236,12 +253,27 @@ func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 // found, or, when it is not cached, its key and bytes to decode. A hit
 // copies nothing.
 func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, b []byte, found bool, err error) {
+	if vk, found, known := v.lookupNewest(logical, h); known {
+		if !found {
+			return nil, false, nil, nil, false, nil
+		}
+		v.cacheMu.Lock()
+		val, hit = v.cache.Get(string(vk))
+		v.cacheMu.Unlock()
+		if hit {
+			return val, true, nil, nil, true, nil
+		}
+		b, found, err := v.pointRead(vk)
+		return nil, false, vk, b, found, err
+	}
 	pre := v.key(vVersion, []byte(logical))
 	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
+		v.learnNewest(logical, h, nil)
 		return nil, false, nil, nil, false, it.Error()
 	}
+	v.learnNewest(logical, h, it.Key())
 	v.cacheMu.Lock()
 	val, hit = v.cache.Get(string(it.Key()))
 	v.cacheMu.Unlock()
@@ -253,12 +285,17 @@ func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, 
 
 // exists reports whether logical has a stored version at or below h.
 func (v *Versioned) exists(logical string, h uint64) (bool, error) {
+	if _, found, known := v.lookupNewest(logical, h); known {
+		return found, nil
+	}
 	pre := v.key(vVersion, []byte(logical))
 	it := v.space.NewIterator(util.BytesPrefix(pre))
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
+		v.learnNewest(logical, h, nil)
 		return false, it.Error()
 	}
+	v.learnNewest(logical, h, it.Key())
 	return true, nil
 }
 
@@ -396,6 +433,11 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 		}
 	}
 	v.mu.Lock()
+	v.cacheMu.Lock()
+	for _, lk := range w.block.order {
+		v.newest.Put(lk, height)
+	}
+	v.cacheMu.Unlock()
 	v.height, v.has = height, true
 	v.mu.Unlock()
 	return nil
@@ -420,7 +462,7 @@ func (v *Versioned) Rewind(height uint64) error {
 		return nil
 	}
 	var b leveldb.Batch
-	var dropped []string
+	var dropped, droppedLogical []string
 	for h := v.height; h > height; h-- {
 		_, keys, err := v.blockRecord(h)
 		if err != nil {
@@ -430,6 +472,7 @@ func (v *Versioned) Rewind(height uint64) error {
 			vk := v.versionKey(lk, h)
 			b.Delete(vk)
 			dropped = append(dropped, string(vk))
+			droppedLogical = append(droppedLogical, lk)
 		}
 		b.Delete(v.key(vBlock, be64(h)))
 	}
@@ -438,6 +481,13 @@ func (v *Versioned) Rewind(height uint64) error {
 	v.mu.Lock()
 	v.height = height
 	v.rewinds = append(v.rewinds, height)
+	// Their newest versions are among those dropped: forgotten before the deletion, so that
+	// no read is sent to a version that is gone (readers refill them as of the new height).
+	v.cacheMu.Lock()
+	for _, lk := range droppedLogical {
+		v.newest.Drop(lk)
+	}
+	v.cacheMu.Unlock()
 	v.mu.Unlock()
 	if err := v.space.Write(&b); err != nil {
 		v.mu.Lock()
