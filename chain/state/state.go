@@ -335,8 +335,10 @@ func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 	return ks, it.Error()
 }
 
-// blockRecord reads the record of block h.
-func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err error) {
+// blockRecord reads and checks the record of block h; it copies out the logical keys only when
+// withKeys (a view needs only the next tx id, and a block of many transactions lists thousands
+// of keys).
+func (v *Versioned) blockRecord(h uint64, withKeys bool) (next db.TxID, keys []string, err error) {
 	b, err := v.space.Get(v.key(vBlock, be64(h)))
 	if err != nil {
 		return 0, nil, fmt.Errorf("state: block %d record: %w", h, err)
@@ -350,7 +352,9 @@ func (v *Versioned) blockRecord(h uint64) (next db.TxID, keys []string, err erro
 		if w <= 0 || n > uint64(len(b)-w) {
 			return 0, nil, fmt.Errorf("%w: block %d record", ErrCorrupt, h)
 		}
-		keys = append(keys, string(b[w:w+int(n)]))
+		if withKeys {
+			keys = append(keys, string(b[w:w+int(n)]))
+		}
 		b = b[w+int(n):]
 	}
 	return next, keys, nil
@@ -373,7 +377,7 @@ func (v *Versioned) View(height uint64) db.DB {
 	if v.has {
 		if height > v.height {
 			w.err = fmt.Errorf("%w: view at %d above height %d", ErrHeight, height, v.height)
-		} else if next, _, err := v.blockRecord(height); err != nil {
+		} else if next, _, err := v.blockRecord(height, false); err != nil {
 			w.err = err
 		} else {
 			w.nextID = next
@@ -464,7 +468,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	var b leveldb.Batch
 	var dropped, droppedLogical []string
 	for h := v.height; h > height; h-- {
-		_, keys, err := v.blockRecord(h)
+		_, keys, err := v.blockRecord(h, true)
 		if err != nil {
 			return err
 		}
