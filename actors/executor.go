@@ -111,6 +111,9 @@ type builtBlock struct {
 	payload *ledger.PayloadWithOutputs
 	view    *state.View
 	keys    []api.Hash
+	// built is how it was built, for the next build on the same parent to continue
+	// (nil for a peer's payload kept by validate).
+	built *chain.Built
 }
 
 // The executor's messages.
@@ -443,7 +446,6 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	if err := x.syncTo(parent); err != nil {
 		return nil, err
 	}
-	view := x.view()
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
 	blk := x.withSPV(chain.BlockContext(x.v, child, parent, x.miner), parent)
 	cfg := chain.BuildConfig{MinerData: x.minerData, MaxOutputs: x.maxOutputs}
@@ -451,7 +453,21 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	if x.pool != nil {
 		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending
 	}
-	built, err := chain.Build(x.run, view, blk, cfg, pending)
+	var view *state.View
+	var built *chain.Built
+	var err error
+	if prev := x.lastBuilt; prev != nil && prev.parent == parent.Hash && prev.built != nil {
+		// Only the mempool changed since the last payload on this parent (a new head clears
+		// lastBuilt): its transactions stay and only the newcomers run, on a clone of its
+		// view, so that the last payload can still be mined and applied from its own.
+		if view, err = prev.view.Clone(); err != nil {
+			return nil, err
+		}
+		built, err = chain.Continue(x.run, view, blk, cfg, prev.built, pending)
+	} else {
+		view = x.view()
+		built, err = chain.Build(x.run, view, blk, cfg, pending)
+	}
 	if built != nil && x.pool != nil {
 		x.learnt(built)
 	}
@@ -461,7 +477,7 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	p := built.Payload
 	// The request-key index needs the block's hash, which mining has yet to find: apply
 	// records it into the kept view from the keys.
-	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys}
+	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys, built: built}
 	x.built[p.PayloadHash] = b
 	x.lastBuilt = b
 	return p, nil

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
@@ -20,10 +21,17 @@ type Built struct {
 	// Keys are the request keys of the payload's transactions, in block order.
 	Keys []api.Hash
 	// Bad are transactions that cannot buy their gas, with the reason: they must not be
-	// offered again.
-	Bad []Rejected
-	// OnChain are pending transactions the parent's branch already holds (after a reorg).
+	// offered again. OnChain are pending transactions the parent's branch already holds
+	// (after a reorg). Continue reports only what it learnt itself.
+	Bad     []Rejected
 	OnChain []api.Hash
+
+	// Where filling stopped, for Continue.
+	coinbase []byte
+	txs      []ledger.TxWithOutput
+	seen     []api.Hash
+	gasLeft  uint64
+	room     int
 }
 
 // Rejected is a transaction left out of a block for good, and why.
@@ -54,64 +62,73 @@ func Build(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig,
 	if err != nil {
 		return nil, err
 	}
-	b := &Built{}
-	var txs []ledger.TxWithOutput
-	if pending != nil {
-		if txs, err = b.fill(r, st, blk, cfg, len(cb), pending); err != nil {
-			return b, err
-		}
-	}
-	b.Payload = ledger.NewPayloadWithOutputs(cfg.MinerData, cb, txs)
-	return b, nil
-}
-
-func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, coinbaseBytes int,
-	pending PendingFunc) ([]ledger.TxWithOutput, error) {
 	maxOutputs := cfg.MaxOutputs
 	if maxOutputs <= 0 {
 		maxOutputs = DefaultMaxBlockOutputBytes
 	}
-	blockGas := min(cfg.BlockGasLimit, MaxBlockGasLimit)
-	room := maxOutputs - coinbaseBytes
+	b := &Built{coinbase: cb, gasLeft: min(cfg.BlockGasLimit, MaxBlockGasLimit), room: maxOutputs - len(cb)}
+	return b.finish(r, st, blk, cfg, pending)
+}
+
+// Continue goes on filling the block prev built, on st, a clone of the view prev was built on
+// (state.View.Clone), with the transactions that became pending since: its transactions stay,
+// in their order, and newcomers take the gas and room it left, as chainweb's continueBlock
+// refills a block in progress. A payload mined meanwhile is applied from prev's own view, which
+// st does not touch.
+func Continue(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, prev *Built, pending PendingFunc) (*Built, error) {
+	b := &Built{coinbase: prev.coinbase, txs: slices.Clip(prev.txs), Keys: slices.Clip(prev.Keys),
+		seen: slices.Clip(prev.seen), gasLeft: prev.gasLeft, room: prev.room}
+	return b.finish(r, st, blk, cfg, pending)
+}
+
+func (b *Built) finish(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, pending PendingFunc) (*Built, error) {
+	if pending != nil {
+		if err := b.fill(r, st, blk, pending); err != nil {
+			return b, err
+		}
+	}
+	b.Payload = ledger.NewPayloadWithOutputs(cfg.MinerData, b.coinbase, b.txs)
+	return b, nil
+}
+
+func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pending PendingFunc) error {
 	need := r.MaxResultBytes() + ResultOverhead
-	var txs []ledger.TxWithOutput
-	var seen []api.Hash
-	// Chainweb's fetch limit: a round per 1,000 gas of the block gas limit, and one more.
-	rounds := int(blockGas/1000) + 1
-	for round := 0; round < rounds && blockGas > 0 && room >= need; round++ {
-		cands, err := pending(blockGas, seen)
+	// Chainweb's fetch limit: a round per 1,000 gas of the gas left, and one more.
+	rounds := int(b.gasLeft/1000) + 1
+	for round := 0; round < rounds && b.gasLeft > 0 && b.room >= need; round++ {
+		cands, err := pending(b.gasLeft, b.seen)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(cands) == 0 {
 			break
 		}
 		for _, pc := range cands {
-			if room < need {
+			if b.room < need {
 				break
 			}
-			seen = append(seen, pc.RequestKey)
+			b.seen = append(b.seen, pc.RequestKey)
 			if _, ok, _ := LocateTx(st, pc.RequestKey); ok {
 				// Pending again after a reorg, but the branch the state follows has it.
 				b.OnChain = append(b.OnChain, pc.RequestKey)
 				continue
 			}
-			// The mempool gave only transactions whose limits fit blockGas together, so
-			// each runs with its own limit and BlockGasLimitExceeded cannot arise here.
-			a, err := r.ApplyWithin(st, blk, pc, blockGas)
+			// The mempool gave only transactions whose limits fit the gas left together,
+			// so each runs with its own limit and BlockGasLimitExceeded cannot arise here.
+			a, err := r.ApplyWithin(st, blk, pc, b.gasLeft)
 			var be *txexec.BuyGasError
 			if errors.As(err, &be) {
 				b.Bad = append(b.Bad, Rejected{pc.RequestKey, be})
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
-			blockGas -= uint64(a.Gas)
-			room -= len(a.Result)
-			txs = append(txs, ledger.TxWithOutput{Tx: pc.Command.JSON(), Output: a.Result})
+			b.gasLeft -= uint64(a.Gas)
+			b.room -= len(a.Result)
+			b.txs = append(b.txs, ledger.TxWithOutput{Tx: pc.Command.JSON(), Output: a.Result})
 			b.Keys = append(b.Keys, pc.RequestKey)
 		}
 	}
-	return txs, nil
+	return nil
 }

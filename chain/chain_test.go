@@ -19,6 +19,8 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
+	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/eval"
 )
 
 // memSpace is a state.KeySpace over an in-memory goleveldb database.
@@ -264,5 +266,86 @@ func TestRouteTo(t *testing.T) {
 	}
 	if _, err := chain.AncestorAt(d.hs, b3, 1); err == nil {
 		t.Fatal("an ancestor through a missing header")
+	}
+}
+
+// Continue refills a built block with newcomers on a clone of its view: the payload it makes
+// executes to itself on the parent, and the first payload's view is untouched, so that either
+// payload can be mined and applied.
+func TestContinue(t *testing.T) {
+	d := newDevChain(t)
+	minerData, miner := devMiner(t)
+	cfg := chain.BuildConfig{MinerData: minerData, BlockGasLimit: 150_000}
+	transfer := func(nonce string) *api.ParsedCommand {
+		cmd := devtx.Transfer("sender00", "sender01", "1.0", "0")
+		cmd.Nonce = nonce
+		c := cmd.Build()
+		pc, err := api.VerifyCommand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pc
+	}
+	first, second := transfer("first"), transfer("second")
+	offer := func(pcs ...*api.ParsedCommand) chain.PendingFunc {
+		return func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+			var out []*api.ParsedCommand
+			for _, c := range pcs {
+				if !slices.Contains(seen, c.RequestKey) {
+					out = append(out, c)
+				}
+			}
+			return out, nil
+		}
+	}
+	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
+	blk := chain.BlockContext(d.v, child, d.g, miner)
+	view := d.st.View(0).(*state.View)
+	b1, err := chain.Build(d.run, view, blk, cfg, offer(first))
+	if err != nil || len(b1.Keys) != 1 {
+		t.Fatalf("build: %v %v", b1, err)
+	}
+	clone, err := view.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := chain.Continue(d.run, clone, blk, cfg, b1, offer(first, second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b2.Keys, []api.Hash{first.RequestKey, second.RequestKey}) || len(b2.Payload.Transactions) != 2 ||
+		!slices.Equal(b2.Payload.Transactions[0].Output, b1.Payload.Transactions[0].Output) {
+		t.Fatalf("continued keys %v: want the first transaction, unchanged, then the newcomer", b2.Keys)
+	}
+	if len(b1.Keys) != 1 || len(b1.Payload.Transactions) != 1 {
+		t.Fatal("continuing changed the first build")
+	}
+	for _, b := range []*chain.Built{b1, b2} {
+		h := d.child(d.g, b.Payload)
+		pblk, err := chain.PayloadContext(d.v, h, d.g, b.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keys, err := chain.Execute(d.run, d.st.View(0).(*state.View), pblk, false, b.Payload, chain.DefaultMaxBlockOutputBytes); err != nil || !slices.Equal(keys, b.Keys) {
+			t.Fatalf("the payload of %d transactions does not execute to itself: %v", len(b.Keys), err)
+		}
+	}
+	// The first view still holds only the first payload's writes: applied, the second transfer
+	// is not on chain.
+	h1 := d.child(d.g, b1.Payload)
+	d.apply(view, h1, b1.Keys)
+	after := d.st.View(1).(*state.View)
+	if _, ok, _ := chain.LocateTx(after, first.RequestKey); !ok {
+		t.Fatal("the first transfer is not on chain")
+	}
+	if _, ok, _ := chain.LocateTx(after, second.RequestKey); ok {
+		t.Fatal("the newcomer leaked into the first payload's view")
+	}
+	bal, _, err := after.Read(db.UserTable, "coin_coin-table", "sender01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := bal.(*eval.Object).String(); !strings.Contains(s, "110000001.0") {
+		t.Fatalf("sender01 after one transfer: %s", s)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -569,6 +570,15 @@ func (o *overlay) put(lk string, r memRow, sp, key string, isRow bool) {
 	o.rows[lk] = r
 }
 
+// clone copies o: the maps and lists, not the values, which are immutable.
+func (o *overlay) clone() *overlay {
+	c := &overlay{rows: maps.Clone(o.rows), order: slices.Clone(o.order), keys: make(map[string][]string, len(o.keys))}
+	for sp, ks := range o.keys {
+		c.keys[sp] = slices.Clone(ks)
+	}
+	return c
+}
+
 // merge moves from's writes into o.
 func (o *overlay) merge(from *overlay) {
 	for _, lk := range from.order {
@@ -580,6 +590,28 @@ func (o *overlay) merge(from *overlay) {
 	for sp, ks := range from.keys {
 		o.keys[sp] = append(o.keys[sp], ks...)
 	}
+}
+
+// Clone returns a view that starts with w's writes and goes on apart from it: a block being
+// built continues on a clone while the payload built so far can still be mined and applied
+// from w. Values are shared, as they are immutable. It fails inside a transaction and on a view
+// already applied.
+func (w *View) Clone() (*View, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.tx != nil {
+		return nil, db.ErrInTx
+	}
+	if w.applied {
+		return nil, fmt.Errorf("%w: clone of a view already applied", ErrStaleView)
+	}
+	c := *w
+	c.block = w.block.clone()
+	c.tableCache = maps.Clone(w.tableCache)
+	c.decoding = map[string]bool{}
+	c.restoring = nil
+	return &c, nil
 }
 
 // rewound reports whether a rewind since the view was made dropped the
