@@ -842,19 +842,11 @@ func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType)
 				return fmt.Errorf("state: write %v %q: %w", d, key, err)
 			}
 		}
-		switch {
-		case wt == db.Insert && exists:
-			return db.ErrRowExists
-		case wt == db.Update && !exists:
-			return db.ErrNoRow
+		if err := wt.Allows(exists); err != nil {
+			return err
 		}
 	}
-	var rec *eval.ModuleRecord
-	enc, err := persist.EncodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
-		r := w.moduleRecord(m)
-		rec = &r
-		return r, nil
-	})
+	enc, rec, err := persist.EncodeRow(w, value)
 	if err != nil {
 		return fmt.Errorf("state: write %v %q: %w", d, key, err)
 	}
@@ -973,9 +965,6 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 	}
 	return b, ok, nil
 }
-
-// moduleRecord is what m is stored as, its dependencies pinned as of the view.
-func (w *View) moduleRecord(m *eval.Module) eval.ModuleRecord { return persist.ModuleRecord(w, m) }
 
 // viewResolver is a View as the codec's Resolver, kept off View's own methods.
 type viewResolver View

@@ -49,6 +49,18 @@ const (
 	Write
 )
 
+// Allows reports whether a write of this type may go ahead on a key that exists or not: every
+// db.DB implementation applies the same rule through it.
+func (wt WriteType) Allows(exists bool) error {
+	switch {
+	case wt == Insert && exists:
+		return ErrRowExists
+	case wt == Update && !exists:
+		return ErrNoRow
+	}
+	return nil
+}
+
 // Mode is the mode a transaction runs in.
 type Mode uint8
 

@@ -186,15 +186,8 @@ func (m *MemDB) Write(d Domain, table, key string, value any, wt WriteType) erro
 		return err
 	}
 	old, exists := rows[key]
-	switch wt {
-	case Insert:
-		if exists {
-			return ErrRowExists
-		}
-	case Update:
-		if !exists {
-			return ErrNoRow
-		}
+	if err := wt.Allows(exists); err != nil {
+		return err
 	}
 	if tx := m.tx; tx != nil {
 		ref := rowRef{d: d, key: key}

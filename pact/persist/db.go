@@ -357,19 +357,11 @@ func (d *DB) Write(dom db.Domain, table, key string, value any, wt db.WriteType)
 		if err != nil {
 			return fmt.Errorf("persist: write %v %q: %w", dom, key, err)
 		}
-		switch {
-		case wt == db.Insert && exists:
-			return db.ErrRowExists
-		case wt == db.Update && !exists:
-			return db.ErrNoRow
+		if err := wt.Allows(exists); err != nil {
+			return err
 		}
 	}
-	var rec *eval.ModuleRecord
-	enc, err := EncodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
-		r := d.moduleRecord(m)
-		rec = &r
-		return r, nil
-	})
+	enc, rec, err := EncodeRow(d, value)
 	if err != nil {
 		return fmt.Errorf("persist: write %v %q: %w", dom, key, err)
 	}
@@ -517,8 +509,6 @@ func (d *DB) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, boo
 	}
 	return m, true, nil
 }
-
-func (d *DB) moduleRecord(m *eval.Module) eval.ModuleRecord { return ModuleRecord(d, m) }
 
 // dbResolver is DB as the codec's Resolver, kept off DB's own methods.
 type dbResolver DB

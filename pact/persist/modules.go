@@ -98,6 +98,18 @@ func ModuleRecord(s State, m *eval.Module) eval.ModuleRecord {
 	return rec
 }
 
+// EncodeRow encodes value to be stored in s, and returns the record it holds when value is a
+// module (its dependencies pinned as of s).
+func EncodeRow(s State, value any) ([]byte, *eval.ModuleRecord, error) {
+	var rec *eval.ModuleRecord
+	enc, err := EncodeEntry(nil, value, func(m *eval.Module) (eval.ModuleRecord, error) {
+		r := ModuleRecord(s, m)
+		rec = &r
+		return r, nil
+	})
+	return enc, rec, err
+}
+
 // PactDef is the codec's resolver for defpact states: the defpact in the
 // module version it was started with (the current one when it has that
 // hash, else the stored version), or, when that version is unknown, in the
