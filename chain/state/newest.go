@@ -21,7 +21,7 @@ import (
 //
 // An entry is exact for the state's current height H: Apply sets the keys a block writes (to
 // the new height) as it publishes it, Rewind drops the keys of the blocks it drops before it
-// deletes them, and a reader fills an entry only for a read as of H, made under mu held
+// deletes them (and again if the deletion fails, as it puts the height back), and a reader fills an entry only for a read as of H, made under mu held
 // shared, so that no Apply or Rewind runs between the read and the fill. An entry at height
 // L answers a read as of base b when L <= b (the newest version <= H is then also the newest
 // <= b); for L > b a view below H is reading an older version, and seeks as before.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/syndtr/goleveldb/leveldb"
+
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist"
@@ -99,5 +101,74 @@ func TestNewestIndex(t *testing.T) {
 	}
 	if _, _, err := v.View(2).Read(db.UserTable, "t", "k"); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("read of an indexed version that is gone: %v", err)
+	}
+}
+
+// failingSpace fails its next Write after running during, as a disk might fail a batch.
+type failingSpace struct {
+	levelSpace
+	fail   bool
+	during func()
+}
+
+func (f *failingSpace) Write(b *leveldb.Batch) error {
+	if f.fail {
+		f.fail = false
+		f.during()
+		return errors.New("disk full")
+	}
+	return f.levelSpace.Write(b)
+}
+
+// A rewind whose deletion fails leaves the state as it was, and the index with it: what readers
+// learnt at the lowered height while the deletion ran is forgotten.
+func TestNewestIndexFailedRewind(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	sp := &failingSpace{levelSpace: levelSpace{ldb, []byte("f/")}}
+	v, err := Open(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h, val := range []string{"a0", "", "a2"} {
+		w := v.View(max(uint64(h), 1) - 1)
+		if h == 0 {
+			if err := w.CreateTable("t"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key := "k"
+		if val == "" {
+			key, val = "z", "z1"
+		}
+		if err := w.Write(db.UserTable, "t", key, eval.String(val), db.Write); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Apply(w, uint64(h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(h uint64) any {
+		t.Helper()
+		got, ok, err := v.View(h).Read(db.UserTable, "t", "k")
+		if err != nil || !ok {
+			t.Fatalf("k as of %d: %v %v", h, ok, err)
+		}
+		return got
+	}
+	sp.fail = true
+	sp.during = func() {
+		if got := read(1); got != eval.String("a0") {
+			t.Fatalf("k as of 1 during the rewind: %v", got)
+		}
+	}
+	if err := v.Rewind(1); err == nil {
+		t.Fatal("the rewind's failed write went unreported")
+	}
+	if h, _ := v.Height(); h != 2 {
+		t.Fatalf("height %d after a failed rewind, want 2", h)
+	}
+	if got := read(2); got != eval.String("a2") {
+		t.Fatalf("k as of 2 after a failed rewind: %v, want a2", got)
 	}
 }

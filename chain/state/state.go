@@ -497,6 +497,13 @@ func (v *Versioned) Rewind(height uint64) error {
 	if err := v.space.Write(&b); err != nil {
 		v.mu.Lock()
 		v.height = old
+		// Readers at the lowered height may have filled the index meanwhile with versions
+		// below the ones that stay: forget them again.
+		v.cacheMu.Lock()
+		for _, lk := range droppedLogical {
+			v.newest.Drop(lk)
+		}
+		v.cacheMu.Unlock()
 		v.mu.Unlock()
 		return fmt.Errorf("state: rewind to %d: %w", height, err)
 	}
