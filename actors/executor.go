@@ -435,7 +435,9 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	if x.pool != nil {
 		gen = x.pool.Generation()
 	}
-	if b := x.lastBuilt; b != nil && b.parent == parent.Hash && b.gen == gen {
+	if b := x.lastBuilt; b != nil && b.parent == parent.Hash && (b.gen == gen || b.built != nil && b.built.Full(x.run)) {
+		// Nothing changed, or nothing more fits: the last payload is the block.
+		b.gen = gen
 		return b.payload, nil
 	}
 	if head := x.cutHead(); head != nil && head.Hash != parent.Hash {

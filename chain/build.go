@@ -81,6 +81,12 @@ func Continue(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConf
 	return b.finish(r, st, blk, cfg, pending)
 }
 
+// Full reports whether the block has no gas or no output room left for another transaction,
+// so that continuing it could add nothing.
+func (b *Built) Full(r *txexec.Runner) bool {
+	return b.gasLeft == 0 || b.room < r.MaxResultBytes()+ResultOverhead
+}
+
 func (b *Built) finish(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, pending PendingFunc) (*Built, error) {
 	if pending != nil {
 		if err := b.fill(r, st, blk, pending); err != nil {
@@ -95,7 +101,7 @@ func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pendin
 	need := r.MaxResultBytes() + ResultOverhead
 	// Chainweb's fetch limit: a round per 1,000 gas of the gas left, and one more.
 	rounds := int(b.gasLeft/1000) + 1
-	for round := 0; round < rounds && b.gasLeft > 0 && b.room >= need; round++ {
+	for round := 0; round < rounds && !b.Full(r); round++ {
 		cands, err := pending(b.gasLeft, b.seen)
 		if err != nil {
 			return err

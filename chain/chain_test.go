@@ -320,6 +320,12 @@ func TestContinue(t *testing.T) {
 	if len(b1.Keys) != 1 || len(b1.Payload.Transactions) != 1 {
 		t.Fatal("continuing changed the first build")
 	}
+	if b1.Full(d.run) {
+		t.Fatal("a block with gas and room left says it is full")
+	}
+	if spent, err := chain.Build(d.run, d.st.View(0).(*state.View), blk, chain.BuildConfig{MinerData: minerData}, nil); err != nil || !spent.Full(d.run) {
+		t.Fatalf("a block without gas is not full: %v", err)
+	}
 	for _, b := range []*chain.Built{b1, b2} {
 		h := d.child(d.g, b.Payload)
 		pblk, err := chain.PayloadContext(d.v, h, d.g, b.Payload)
