@@ -33,7 +33,7 @@ type Version struct {
 	// Graphs lists the chain graphs, newest first (descending Height). The last one starts at 0.
 	Graphs []GraphEpoch
 	Forks  ForkHeights
-	// DisablePow skips the PoW check (upstream's development network; not ours).
+	// DisablePow skips the PoW check (chainweb's --disable-pow: development only, off by default).
 	DisablePow bool
 	// FakeFirstEpochStart makes the block at height 2 take its parent's time as epoch start.
 	FakeFirstEpochStart bool
@@ -119,6 +119,13 @@ func (v *Version) WithGenesisTarget(t U256) *Version {
 func (v *Version) WithBlockDelay(microseconds int64) *Version {
 	c := *v
 	c.BlockDelay = microseconds
+	return &c
+}
+
+// WithoutPow returns a copy of v whose blocks need no proof of work (chainweb's --disable-pow).
+func (v *Version) WithoutPow() *Version {
+	c := *v
+	c.DisablePow = true
 	return &c
 }
 

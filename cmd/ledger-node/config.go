@@ -104,10 +104,13 @@ type EntityConfig struct {
 	URL       string `yaml:"url"`
 }
 
-// MiningConfig configures the miner.
+// MiningConfig configures the built-in miner, the mining coordination API for external miners,
+// and on-demand mining (chainweb-mining-and-config.md).
 type MiningConfig struct {
-	// Mode is "pow" (mine with proof of work) or "off". Empty picks the network's default:
-	// pow on development, off on the upstream networks, which this node cannot mine.
+	// Mode is "pow" (mine all chains continuously with proof of work), "on-demand" (mine only
+	// the blocks asked for: make-blocks, sent transactions, start-up and idle blocks) or "off".
+	// Empty picks the network's default: pow on development, off on the upstream networks,
+	// which this node cannot mine.
 	Mode string `yaml:"mode"`
 	// BlockDelay is the development network's target time between blocks of a chain (30 s
 	// when zero). The genesis difficulty and the difficulty adjustment follow it (pow/devnet.go).
@@ -115,6 +118,58 @@ type MiningConfig struct {
 	// Account and PublicKey (64 hex digits) say who mined a block, in its miner data.
 	Account   string `yaml:"account"`
 	PublicKey string `yaml:"publicKey"`
+	// DisablePow accepts blocks without proof of work and mines them with nonce 0 (chainweb's
+	// --disable-pow, which devnet sets; development network only). Peers must agree.
+	DisablePow bool `yaml:"disablePow"`
+	// Coordination is the mining API for external miners (chainweb's mining.coordination).
+	Coordination CoordinationConfig `yaml:"coordination"`
+	// OnDemand tunes mode on-demand.
+	OnDemand OnDemandConfig `yaml:"onDemand"`
+}
+
+// CoordinationConfig configures the mining coordination API, GET …/mining/work, POST
+// …/mining/solved and GET …/mining/updates on the service API. The keys and units are
+// chainweb-node's (chainweb.mining.coordination).
+type CoordinationConfig struct {
+	// Enabled mounts the API; off by default, when /mining/* answers 404.
+	Enabled bool `yaml:"enabled"`
+	// Miners are the miners allowed to ask for work; a request's miner must equal one of them
+	// (account, set of keys, predicate), else 403. --mining-public-key adds k:<key> miners.
+	Miners []MinerID `yaml:"miners"`
+	// Limit is how many pieces of work may be out (handed out in the last 5 minutes and not
+	// solved) before /mining/work answers 503.
+	Limit int `yaml:"limit"`
+	// UpdateStreamLimit bounds the open /mining/updates streams (at most limit − 1, as upstream).
+	UpdateStreamLimit int `yaml:"updateStreamLimit"`
+	// UpdateStreamTimeout is an update stream's lifetime in seconds (±10% jitter).
+	UpdateStreamTimeout int `yaml:"updateStreamTimeout"`
+	// PayloadRefreshDelay is how often, in microseconds, work on an unchanged parent is rebuilt
+	// with the newest pending transactions.
+	PayloadRefreshDelay int64 `yaml:"payloadRefreshDelay"`
+}
+
+// MinerID is a miner as the mining API names it: the reward account and its keyset.
+type MinerID struct {
+	Account    string   `yaml:"account"`
+	PublicKeys []string `yaml:"public-keys"`
+	Predicate  string   `yaml:"predicate"`
+}
+
+// OnDemandConfig tunes on-demand mining, which does what Kadena devnet's mining trigger and
+// on-demand mining client did together.
+type OnDemandConfig struct {
+	// StartBlocks is how many blocks every chain gets at start-up.
+	StartBlocks int `yaml:"startBlocks"`
+	// ConfirmationDepth is how many blocks a chain gets after one of its transactions is
+	// accepted by /send: the block that includes it and the confirmations after it.
+	ConfirmationDepth int `yaml:"confirmationDepth"`
+	// IdlePeriod: with no block mined for this long, one block on a random chain; 0 never.
+	IdlePeriod time.Duration `yaml:"idlePeriod"`
+	// Interface and Port: a second listener that serves only POST /make-blocks, where clients
+	// of chainweb-mining-client's on-demand worker expect it (devnet: 1790). Port 0: none;
+	// POST /make-blocks is on the service API either way.
+	Interface string `yaml:"interface"`
+	Port      int    `yaml:"port"`
 }
 
 // ServiceAPIConfig configures the public REST service.
@@ -142,7 +197,13 @@ func DefaultConfig() Config {
 			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true,
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
-		P2P:   P2PConfig{Interface: "127.0.0.1", Port: 1789},
+		Mining: MiningConfig{
+			Coordination: CoordinationConfig{Limit: 1200, UpdateStreamLimit: 2000, UpdateStreamTimeout: 240,
+				PayloadRefreshDelay: 15_000_000},
+			OnDemand: OnDemandConfig{StartBlocks: 2, ConfirmationDepth: 5, IdlePeriod: 30 * time.Second,
+				Interface: "127.0.0.1"},
+		},
+		P2P: P2PConfig{Interface: "127.0.0.1", Port: 1789},
 		Execution: ExecConfig{
 			BlockGasLimit:       mempool.DefaultBlockGasLimit,
 			MaxResultBytes:      txexec.DefaultMaxResultBytes,
@@ -186,6 +247,23 @@ func listOpt(flagName, key, usage string, field func(*Config) *[]string) option 
 	}}
 }
 
+func int64Opt(flagName, key, usage string, field func(*Config) *int64) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Int64Var(field(c), n, *field(c), u)
+	}}
+}
+
+// minerKeyOpt is chainweb's --mining-public-key: each value adds the miner k:<key> with that
+// key and keys-all, after the config file's miners.
+func minerKeyOpt(flagName, key, usage string, field func(*Config) *[]MinerID) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Func(n, u, func(v string) error {
+			*field(c) = append(*field(c), MinerID{Account: "k:" + v, PublicKeys: []string{v}, Predicate: "keys-all"})
+			return nil
+		})
+	}}
+}
+
 func uint64Opt(flagName, key, usage string, field func(*Config) *uint64) option {
 	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Uint64Var(field(c), n, *field(c), u)
@@ -220,8 +298,32 @@ var options = []option{
 		func(c *Config) *string { return &c.NodeServiceDate }),
 	boolOpt("header-stream", "serviceApi.headerStream", "serve the header and block update streams (SSE)",
 		func(c *Config) *bool { return &c.ServiceAPI.HeaderStream }),
-	stringOpt("mining", "mining.mode", "pow or off (default: pow on development, off elsewhere)",
+	stringOpt("mining", "mining.mode", "pow, on-demand or off (default: pow on development, off elsewhere)",
 		func(c *Config) *string { return &c.Mining.Mode }),
+	boolOpt("disable-pow", "mining.disablePow", "development network only: accept and mine blocks without proof of work (peers must agree)",
+		func(c *Config) *bool { return &c.Mining.DisablePow }),
+	boolOpt("enable-mining-coordination", "mining.coordination.enabled", "serve the mining API (/mining/work, /mining/solved, /mining/updates) to external miners",
+		func(c *Config) *bool { return &c.Mining.Coordination.Enabled }),
+	minerKeyOpt("mining-public-key", "mining.coordination.miners", "allow the miner k:<key> with this public key (64 hex digits) to ask for work (repeatable)",
+		func(c *Config) *[]MinerID { return &c.Mining.Coordination.Miners }),
+	intOpt("mining-request-limit", "mining.coordination.limit", "pieces of work out at once before /mining/work answers 503",
+		func(c *Config) *int { return &c.Mining.Coordination.Limit }),
+	intOpt("mining-update-stream-limit", "mining.coordination.updateStreamLimit", "open /mining/updates streams at once (at most this − 1)",
+		func(c *Config) *int { return &c.Mining.Coordination.UpdateStreamLimit }),
+	intOpt("mining-update-stream-timeout", "mining.coordination.updateStreamTimeout", "lifetime of a /mining/updates stream in seconds",
+		func(c *Config) *int { return &c.Mining.Coordination.UpdateStreamTimeout }),
+	int64Opt("mining-payload-refresh-delay", "mining.coordination.payloadRefreshDelay", "microseconds between refreshes of work with new transactions",
+		func(c *Config) *int64 { return &c.Mining.Coordination.PayloadRefreshDelay }),
+	intOpt("on-demand-start-blocks", "mining.onDemand.startBlocks", "mining on-demand: blocks every chain gets at start-up",
+		func(c *Config) *int { return &c.Mining.OnDemand.StartBlocks }),
+	intOpt("on-demand-confirmation-depth", "mining.onDemand.confirmationDepth", "mining on-demand: blocks a chain gets after /send accepted a transaction on it",
+		func(c *Config) *int { return &c.Mining.OnDemand.ConfirmationDepth }),
+	durationOpt("on-demand-idle-period", "mining.onDemand.idlePeriod", "mining on-demand: mine one block on a random chain after this long without one (0: never)",
+		func(c *Config) *time.Duration { return &c.Mining.OnDemand.IdlePeriod }),
+	stringOpt("on-demand-interface", "mining.onDemand.interface", "mining on-demand: interface of the separate make-blocks listener",
+		func(c *Config) *string { return &c.Mining.OnDemand.Interface }),
+	intOpt("on-demand-port", "mining.onDemand.port", "mining on-demand: port of a separate listener for POST /make-blocks (0: none; the service API serves it anyway)",
+		func(c *Config) *int { return &c.Mining.OnDemand.Port }),
 	durationOpt("block-delay", "mining.blockDelay", "development network only: target time between blocks of a chain, e.g. 2s (default 30s)",
 		func(c *Config) *time.Duration { return &c.Mining.BlockDelay }),
 	stringOpt("miner-account", "mining.account", "account named in the miner data of mined blocks (default k:<miner key>)",
@@ -476,12 +578,21 @@ func (m *MiningConfig) finish(network string) error {
 			m.Mode = "pow"
 		}
 	case "off":
-	case "pow":
+	case "pow", "on-demand":
 		if !dev {
-			return fmt.Errorf("mining.mode pow: only the development network can be mined by this node (network is %s)", network)
+			return fmt.Errorf("mining.mode %s: only the development network can be mined by this node (network is %s)", m.Mode, network)
 		}
 	default:
-		return fmt.Errorf("mining.mode %q: want pow or off", m.Mode)
+		return fmt.Errorf("mining.mode %q: want pow, on-demand or off", m.Mode)
+	}
+	if m.DisablePow && !dev {
+		return fmt.Errorf("mining.disablePow (--disable-pow) applies to the development network only (network is %s)", network)
+	}
+	if err := m.Coordination.check(dev, network); err != nil {
+		return err
+	}
+	if err := m.OnDemand.check(); err != nil {
+		return err
 	}
 	switch {
 	case !dev && m.BlockDelay != 0:
@@ -497,6 +608,42 @@ func (m *MiningConfig) finish(network string) error {
 		if b, err := hex.DecodeString(m.PublicKey); err != nil || len(b) != 32 {
 			return fmt.Errorf("mining.publicKey %q: want 64 hex digits (a 32-byte ed25519 public key)", m.PublicKey)
 		}
+	}
+	return nil
+}
+
+// check checks the mining API settings.
+func (c *CoordinationConfig) check(dev bool, network string) error {
+	if c.Enabled && !dev {
+		return fmt.Errorf("mining.coordination.enabled (--enable-mining-coordination): only the development network can be mined by this node (network is %s)", network)
+	}
+	if c.Limit < 0 || c.UpdateStreamLimit < 0 || c.UpdateStreamTimeout <= 0 || c.PayloadRefreshDelay <= 0 {
+		return errors.New("mining.coordination: limit and updateStreamLimit must not be negative, updateStreamTimeout and payloadRefreshDelay must be positive")
+	}
+	for i, m := range c.Miners {
+		if m.Account == "" || m.Predicate == "" || len(m.PublicKeys) == 0 {
+			return fmt.Errorf("mining.coordination.miners[%d]: a miner needs an account, public-keys and a predicate", i)
+		}
+		for _, k := range m.PublicKeys {
+			if b, err := hex.DecodeString(k); err != nil || len(b) != 32 {
+				return fmt.Errorf("mining.coordination.miners[%d] (--mining-public-key): key %q: want 64 hex digits (a 32-byte ed25519 public key)", i, k)
+			}
+		}
+	}
+	return nil
+}
+
+// check checks the on-demand mining settings.
+func (o *OnDemandConfig) check() error {
+	switch {
+	case o.StartBlocks < 0 || o.ConfirmationDepth < 0:
+		return errors.New("mining.onDemand: startBlocks and confirmationDepth must not be negative")
+	case o.IdlePeriod < 0:
+		return fmt.Errorf("mining.onDemand.idlePeriod %v is negative (0 turns idle blocks off)", o.IdlePeriod)
+	case o.Port < 0 || o.Port > 65535:
+		return fmt.Errorf("mining.onDemand.port %d is not a TCP port", o.Port)
+	case o.Port != 0 && o.Interface == "":
+		return errors.New("mining.onDemand.interface is empty")
 	}
 	return nil
 }

@@ -19,18 +19,39 @@ var flagValues = map[string]string{
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
 	"enable-backup-api": "true", "backup-directory": "/tmp/backups",
 	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
-	"miner-key":              "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
-	"entity":                 "alice",
-	"p2p-interface":          "0.0.0.0",
-	"p2p-port":               "1790",
-	"peer":                   "127.0.0.1:1",
-	"entity-secret":          "0707070707070707070707070707070707070707070707070707070707070707",
-	"block-gas-limit":        "100000",
-	"local-gas-limit":        "5000",
-	"max-result-bytes":       "65536",
-	"max-block-output-bytes": "8388608",
-	"eval-slots":             "7",
-	"eval-wait":              "2s",
+	"miner-key":                    "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+	"entity":                       "alice",
+	"p2p-interface":                "0.0.0.0",
+	"p2p-port":                     "1790",
+	"peer":                         "127.0.0.1:1",
+	"entity-secret":                "0707070707070707070707070707070707070707070707070707070707070707",
+	"block-gas-limit":              "100000",
+	"local-gas-limit":              "5000",
+	"max-result-bytes":             "65536",
+	"max-block-output-bytes":       "8388608",
+	"eval-slots":                   "7",
+	"eval-wait":                    "2s",
+	"disable-pow":                  "true",
+	"enable-mining-coordination":   "true",
+	"mining-public-key":            "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+	"mining-request-limit":         "12",
+	"mining-update-stream-limit":   "13",
+	"mining-update-stream-timeout": "14",
+	"mining-payload-refresh-delay": "15",
+	"on-demand-start-blocks":       "3",
+	"on-demand-confirmation-depth": "4",
+	"on-demand-idle-period":        "5s",
+	"on-demand-interface":          "0.0.0.0",
+	"on-demand-port":               "1790",
+}
+
+// listValues are how a list flag's value shows in the printed YAML and is written in a file.
+var listValues = map[string]struct{ printed, file string }{
+	"peer": {"- 127.0.0.1:1", "[127.0.0.1:1]"},
+	"mining-public-key": {
+		"- account: k:368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca\n  predicate: keys-all\n  public-keys:\n    - 368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
+		"[{account: k:368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca, public-keys: [368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca], predicate: keys-all}]",
+	},
 }
 
 // companions are the flags a flag is only valid with: the test passes them along, and does not
@@ -65,8 +86,8 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		}
 		got := yamlMap(t, cfg.marshalYAML())
 		want := val
-		if o.flag == "peer" { // a list
-			want = "- " + val
+		if l, ok := listValues[o.flag]; ok {
+			want = l.printed
 		}
 		if lookup(got, o.yamlKey) != want {
 			t.Errorf("--%s %s: YAML key %s is %q", o.flag, val, o.yamlKey, lookup(got, o.yamlKey))
@@ -83,8 +104,8 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		// The same setting through a config file.
 		file := filepath.Join(t.TempDir(), "c.yaml")
 		fileVal := val
-		if o.flag == "peer" {
-			fileVal = "[" + val + "]"
+		if l, ok := listValues[o.flag]; ok {
+			fileVal = l.file
 		}
 		os.WriteFile(file, []byte(nestedYAML(o.yamlKey, fileVal)), 0o600)
 		fromFile, _, err := loadConfig(append([]string{"--config-file", file, "--data-dir", "/d"}, companions[o.flag]...), &bytes.Buffer{})
@@ -130,26 +151,32 @@ func TestConfigErrors(t *testing.T) {
 		return f
 	}
 	cases := map[string][]string{
-		"unknown key":        {"--config-file", write("servicePort: 1\n")},
-		"wrong type":         {"--config-file", write("serviceApi:\n  port: lots\n")},
-		"not yaml":           {"--config-file", write("{{{\n")},
-		"missing file":       {"--config-file", filepath.Join(dir, "nope.yaml")},
-		"unknown network":    {"--network", "moonnet"},
-		"bad port":           {"--service-port", "70000"},
-		"bad level":          {"--log-level", "loud"},
-		"bad date":           {"--node-service-date", "next tuesday"},
-		"unknown flag":       {"--frobnicate"},
-		"stray argument":     {"extra"},
-		"flag needs value":   {"--config-file"},
-		"unknown mining":     {"--mining", "gpu"},
-		"mining mainnet":     {"--network", "mainnet01", "--mining", "pow"},
-		"delay on mainnet":   {"--network", "mainnet01", "--block-delay", "2s"},
-		"delay too short":    {"--block-delay", "1ms"},
-		"delay not a time":   {"--block-delay", "soon"},
-		"short miner key":    {"--miner-key", "abcd"},
-		"miner key not hex":  {"--miner-key", strings.Repeat("x", 64)},
-		"short entity key":   {"--entity-secret", "abcd"},
-		"entity without key": {"--config-file", write("private:\n  entities:\n    bob:\n      url: http://127.0.0.1:1\n")},
+		"unknown key":          {"--config-file", write("servicePort: 1\n")},
+		"wrong type":           {"--config-file", write("serviceApi:\n  port: lots\n")},
+		"not yaml":             {"--config-file", write("{{{\n")},
+		"missing file":         {"--config-file", filepath.Join(dir, "nope.yaml")},
+		"unknown network":      {"--network", "moonnet"},
+		"bad port":             {"--service-port", "70000"},
+		"bad level":            {"--log-level", "loud"},
+		"bad date":             {"--node-service-date", "next tuesday"},
+		"unknown flag":         {"--frobnicate"},
+		"stray argument":       {"extra"},
+		"flag needs value":     {"--config-file"},
+		"unknown mining":       {"--mining", "gpu"},
+		"mining mainnet":       {"--network", "mainnet01", "--mining", "pow"},
+		"on-demand mainnet":    {"--network", "mainnet01", "--mining", "on-demand"},
+		"no pow mainnet":       {"--network", "mainnet01", "--disable-pow"},
+		"coordination mainnet": {"--network", "mainnet01", "--enable-mining-coordination"},
+		"bad miner key":        {"--mining-public-key", "abc"},
+		"miner without keys":   {"--config-file", write("mining:\n  coordination:\n    miners: [{account: bob, predicate: keys-all}]\n")},
+		"negative idle":        {"--on-demand-idle-period", "-1s"},
+		"delay on mainnet":     {"--network", "mainnet01", "--block-delay", "2s"},
+		"delay too short":      {"--block-delay", "1ms"},
+		"delay not a time":     {"--block-delay", "soon"},
+		"short miner key":      {"--miner-key", "abcd"},
+		"miner key not hex":    {"--miner-key", strings.Repeat("x", 64)},
+		"short entity key":     {"--entity-secret", "abcd"},
+		"entity without key":   {"--config-file", write("private:\n  entities:\n    bob:\n      url: http://127.0.0.1:1\n")},
 		"entity url": {"--config-file", write("private:\n  entities:\n    bob:\n      publicKey: " +
 			strings.Repeat("ab", 32) + "\n      url: ftp://x\n")},
 	}

@@ -36,7 +36,11 @@ func nodeVersion(cfg Config, genesisTarget *ledger.U256) *ledger.Version {
 	if genesisTarget != nil {
 		t = *genesisTarget
 	}
-	return v.WithBlockDelay(d.Microseconds()).WithGenesisTarget(t)
+	v = v.WithBlockDelay(d.Microseconds()).WithGenesisTarget(t)
+	if cfg.Mining.DisablePow {
+		v = v.WithoutPow()
+	}
+	return v
 }
 
 // minerData is the miner data of the blocks this node mines: the configured account (k:<key>
