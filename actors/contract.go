@@ -199,6 +199,9 @@ func (cc *ChainContract) Send(ctx context.Context, cmds []*api.Command) ([]api.H
 	if err == nil && cc.x.relay != nil {
 		cc.x.relay(cc.x.chain, cmds)
 	}
+	if err == nil && cc.x.sent != nil {
+		cc.x.sent(cc.x.chain, keys)
+	}
 	return keys, err
 }
 

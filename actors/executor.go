@@ -96,6 +96,8 @@ type Executor struct {
 	txs     atomic.Uint64 // transactions applied (Stats)
 	// relay passes transactions sent to this chain on to the peers (peer sync); nil alone.
 	relay func(ledger.ChainID, []*api.Command)
+	// sent hears of transactions /send accepted (on-demand mining mines them); nil otherwise.
+	sent func(ledger.ChainID, []api.Hash)
 	// health hears of the state's failed writes (writehealth.go); nil in tests of one executor.
 	health *writeHealth
 

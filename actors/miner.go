@@ -25,6 +25,11 @@ type MiningConfig struct {
 	// ChunkNonces is how many nonces a worker tries between looks at the cut; 0 means
 	// DefaultChunkNonces.
 	ChunkNonces uint64
+	// OnDemand mines only the blocks asked for (ondemand.go); nil mines every chain that can
+	// advance, all the time.
+	OnDemand *OnDemandConfig
+	// StartBlocks are asked of every chain when the miner starts, with OnDemand.
+	StartBlocks uint64
 }
 
 const (
@@ -53,6 +58,10 @@ type miner struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed when the cut changes, then replaced
 
+	// demand is the on-demand book; nil when mining continuously.
+	demand      *demand
+	startBlocks uint64
+
 	hashes atomic.Uint64 // nonces tried
 	mined  atomic.Uint64 // blocks found and accepted by their chain actor
 	quit   chan struct{}
@@ -77,6 +86,10 @@ func newMiner(rt *Runtime, cfg MiningConfig) *miner {
 	if m.chunk == 0 {
 		m.chunk = DefaultChunkNonces
 	}
+	if cfg.OnDemand != nil {
+		m.demand = newDemand(rt, *cfg.OnDemand)
+		m.startBlocks = cfg.StartBlocks
+	}
 	return m
 }
 
@@ -85,8 +98,39 @@ func (m *miner) start() {
 		m.wg.Add(1)
 		go m.work(i)
 	}
-	m.log.Info("mining", "workers", m.workers, "miner", string(m.payload.MinerData))
+	if m.demand != nil {
+		all := map[ledger.ChainID]uint64{}
+		for _, c := range m.v.Chains() {
+			all[c] = m.startBlocks
+		}
+		if err := m.demand.ask(all); err != nil { // StartBlocks is bounded by the configuration
+			m.log.Error("on-demand start-up blocks", "err", err)
+		}
+		m.wg.Add(1)
+		go m.idleBlocks()
+	}
+	m.log.Info("mining", "workers", m.workers, "miner", string(m.payload.MinerData), "on-demand", m.demand != nil,
+		"proof of work", !m.v.DisablePow)
 }
+
+// idleBlocks asks for a block on a random chain whenever the cut stood still for the idle
+// period (on-demand mining).
+func (m *miner) idleBlocks() {
+	defer m.wg.Done()
+	t := time.NewTimer(m.demand.idle(time.Now()))
+	defer t.Stop()
+	for {
+		select {
+		case <-m.quit:
+			return
+		case now := <-t.C:
+			t.Reset(m.demand.idle(now))
+		}
+	}
+}
+
+// wake makes the workers look at the cut and the demand again at once.
+func (m *miner) wake() { m.cutChanged(nil) }
 
 // stop ends the search and waits for the workers; a block being submitted is submitted first.
 func (m *miner) stop() {
@@ -96,18 +140,29 @@ func (m *miner) stop() {
 }
 
 // cutChanged is the cut actor's notice: workers drop their work at the next chunk boundary.
-func (m *miner) cutChanged(*CutView) {
+func (m *miner) cutChanged(v *CutView) {
+	if v != nil && m.demand != nil {
+		m.demand.cutChanged()
+	}
 	m.mu.Lock()
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
 }
 
-// waitChange waits until the cut is newer than seq, the miner stops, or d passes.
-func (m *miner) waitChange(seq uint64, d time.Duration) {
+// changes returns the channel the next cut change (or wake) closes.
+func (m *miner) changes() <-chan struct{} {
 	m.mu.Lock()
-	ch := m.changed
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	return m.changed
+}
+
+// waitChange waits until the cut is newer than seq, the miner stops, or d passes.
+func (m *miner) waitChange(seq uint64, d time.Duration) { m.waitChangeOn(m.changes(), seq, d) }
+
+// waitChangeOn is waitChange on a channel taken before the caller looked at the cut and the
+// demand, so that a change in between is not missed.
+func (m *miner) waitChangeOn(ch <-chan struct{}, seq uint64, d time.Duration) {
 	if m.rt.view.Load().Seq != seq {
 		return
 	}
@@ -141,46 +196,98 @@ func (m *miner) work(id int) {
 		if m.rt.health.wait(m.quit) {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
+		changes := m.changes()
 		view := m.rt.view.Load()
-		chains := pow.Minable(m.v, view.Heads)
-		if len(chains) == 0 {
-			m.waitChange(view.Seq, time.Second)
+		c, ok, wait := m.pick(view, round)
+		if !ok {
+			m.waitChangeOn(changes, view.Seq, wait)
 			continue
 		}
-		c := chains[round%len(chains)]
 		round++
-		h, payload, err := m.newHeader(view.Heads, c)
-		if err != nil {
-			m.log.Debug("no work", "chain", c, "err", err)
+		if !m.mine(&w, rng, view, c) {
 			m.waitChange(view.Seq, 10*time.Millisecond)
-			continue
 		}
-		if err := w.Reset(h.WorkBytes(), h.Target); err != nil {
-			m.log.Error("prepare work", "chain", c, "err", err)
-			return
-		}
-		// A random start keeps two workers on the same chain (and the same creation time) from
-		// trying the same nonces.
-		nonce, found := rng.Uint64(), false
-		for range chunksPerRound {
-			n, ok := w.Search(nonce, m.chunk)
-			if ok {
-				m.hashes.Add(n - nonce + 1)
-				nonce, found = n, true
-				break
-			}
-			m.hashes.Add(m.chunk)
-			nonce += m.chunk
-			if m.stopped() || m.rt.view.Load().Seq != view.Seq {
-				break
-			}
-		}
-		if found {
-			h.Nonce = nonce
-			h.Seal()
-			m.submit(h, payload)
+		if m.demand != nil {
+			m.demand.release(c)
 		}
 	}
+}
+
+// pick chooses the chain of a worker's next round in view: the round-th of the chains that can
+// advance, or, on demand, of those wanted. Without proof of work, continuous mining waits for
+// each chain's block delay to pass since its head, since blocks cost nothing. When there is
+// nothing to mine it says how long to wait at most before looking again.
+func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Duration) {
+	chains := pow.Minable(m.v, view.Heads)
+	if m.demand != nil {
+		c, ok, soon := m.demand.next(view.Heads, chains, round)
+		if soon {
+			return c, ok, 20 * time.Millisecond
+		}
+		return c, ok, time.Second // a new demand wakes the workers
+	}
+	if m.v.DisablePow {
+		now, wait := m.now().UnixMicro(), int64(time.Second/time.Microsecond)
+		ready := chains[:0:0]
+		for _, c := range chains {
+			due := view.Heads.At(c).CreationTime + m.v.BlockDelay
+			if due <= now {
+				ready = append(ready, c)
+			} else {
+				wait = min(wait, due-now)
+			}
+		}
+		if len(ready) == 0 {
+			return 0, false, time.Duration(wait) * time.Microsecond
+		}
+		chains = ready
+	}
+	if len(chains) == 0 {
+		return 0, false, time.Second
+	}
+	return chains[round%len(chains)], true, 0
+}
+
+// mine builds a block of chain c on view and searches its nonce for up to chunksPerRound
+// chunks, leaving early when the cut changes; it submits what it finds. Without proof of work
+// nonce 0 does. It reports false when it could not build the block.
+func (m *miner) mine(w *pow.Work, rng *rand.Rand, view *CutView, c ledger.ChainID) bool {
+	h, payload, err := m.newHeader(view.Heads, c)
+	if err != nil {
+		m.log.Debug("no work", "chain", c, "err", err)
+		return false
+	}
+	if m.v.DisablePow {
+		h.Seal()
+		m.submit(h, payload)
+		return true
+	}
+	if err := w.Reset(h.WorkBytes(), h.Target); err != nil {
+		m.log.Error("prepare work", "chain", c, "err", err)
+		return false
+	}
+	// A random start keeps two workers on the same chain (and the same creation time) from
+	// trying the same nonces.
+	nonce, found := rng.Uint64(), false
+	for range chunksPerRound {
+		n, ok := w.Search(nonce, m.chunk)
+		if ok {
+			m.hashes.Add(n - nonce + 1)
+			nonce, found = n, true
+			break
+		}
+		m.hashes.Add(m.chunk)
+		nonce += m.chunk
+		if m.stopped() || m.rt.view.Load().Seq != view.Seq {
+			break
+		}
+	}
+	if found {
+		h.Nonce = nonce
+		h.Seal()
+		m.submit(h, payload)
+	}
+	return true
 }
 
 // newHeader builds the next block of chain c in cut hs, created now, after every parent, with

@@ -102,6 +102,13 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	if cfg.Mining != nil {
 		r.miner = newMiner(r, *cfg.Mining)
+		if d := r.miner.demand; d != nil {
+			for _, x := range r.execs {
+				if x != nil {
+					x.sent = d.sent
+				}
+			}
+		}
 	}
 	cut := &cutActor{
 		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),

@@ -217,3 +217,31 @@ func FuzzService(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseMakeBlocks(f *testing.F) {
+	for _, s := range []string{`{}`, `{"0":1,"3":2}`, `{"0":-1}`, `{"x":1}`, `{"01":1}`, `{"0":1e3}`, `null`, `[]`, `{"0":1}{}`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		blocks, err := ParseMakeBlocks(b)
+		if err != nil {
+			return
+		}
+		// What is accepted re-encodes to a body that parses to the same request.
+		var enc strings.Builder
+		enc.WriteString("{")
+		first := true
+		for c, n := range blocks {
+			if !first {
+				enc.WriteString(",")
+			}
+			first = false
+			fmt.Fprintf(&enc, `"%d":%d`, c, n)
+		}
+		enc.WriteString("}")
+		back, err := ParseMakeBlocks([]byte(enc.String()))
+		if err != nil || fmt.Sprint(back) != fmt.Sprint(blocks) {
+			t.Fatalf("%q → %v re-parses as %v, %v", b, blocks, back, err)
+		}
+	})
+}

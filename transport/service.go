@@ -50,7 +50,9 @@ type ServiceConfig struct {
 	// Backup serves POST …/make-backup and GET …/check-backup/{backupId} (backup.go). Nil
 	// leaves both routes out (404): the backup API is off unless the operator enables it.
 	Backup BackupAPI
-	Logger *slog.Logger
+	// MakeBlocks serves POST /make-blocks (makeblocks.go); nil leaves it out (404).
+	MakeBlocks MakeBlocksFunc
+	Logger     *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -189,6 +191,10 @@ func (s *Service) routes() {
 		s.contract.register(r, "chain/{chain}/pact/api/v1")
 		s.contract.register(r, "chain/{chain}/contract/api/v1")
 		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
+
+	if s.cfg.MakeBlocks != nil {
+		r.handle(fasthttp.MethodPost, "/make-blocks", func(ctx *fasthttp.RequestCtx, _ params) { makeBlocks(ctx, s.cfg.MakeBlocks) })
 	}
 
 	if s.cfg.Backup != nil {

@@ -67,14 +67,23 @@ const devStartHeight = 2
 // rather than getting one a transaction could not use, since every chain would still be at its
 // 2019 genesis time and a transaction created now would be refused as too far in the future.
 func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
-	if n.version.Name != ledger.Development.Name || n.cfg.Mining.Mode != "pow" {
+	if n.version.Name != ledger.Development.Name {
 		return
 	}
-	if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
+	// On demand, the start-up blocks are what gets mined: wait for as many as were asked.
+	want := uint64(devStartHeight)
+	switch n.cfg.Mining.Mode {
+	case "pow":
+	case "on-demand":
+		want = min(want, uint64(n.cfg.Mining.OnDemand.StartBlocks))
+	default:
+		return
+	}
+	if low, _ := cutRange(n.rt.Cut()); low >= want {
 		return
 	}
 	start := time.Now()
-	fmt.Fprintf(out, "mining the first %d blocks of every chain before serving\n", devStartHeight)
+	fmt.Fprintf(out, "mining the first %d blocks of every chain before serving\n", want)
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -83,8 +92,8 @@ func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
 			return
 		case <-t.C:
 		}
-		if low, _ := cutRange(n.rt.Cut()); low >= devStartHeight {
-			fmt.Fprintf(out, "every chain is at height %d after %v: serving\n", devStartHeight, time.Since(start).Round(time.Millisecond))
+		if low, _ := cutRange(n.rt.Cut()); low >= want {
+			fmt.Fprintf(out, "every chain is at height %d after %v: serving\n", want, time.Since(start).Round(time.Millisecond))
 			return
 		}
 	}

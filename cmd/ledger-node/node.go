@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -67,6 +69,9 @@ type node struct {
 	peerSvc *transport.Service
 	peerLn  net.Listener
 	syncer  *actors.Syncer
+	// makeBlocksLn serves POST /make-blocks alone (mining.onDemand.port); nil without it.
+	makeBlocksLn  net.Listener
+	makeBlocksSrv *fasthttp.Server
 
 	// backups runs the backup API's jobs; nil when the API is off.
 	backups *store.Backups
@@ -87,15 +92,26 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if err != nil {
 		return nil, err
 	}
-	n, err := initStore(cfg, v, log)
+	var mbLn net.Listener
+	if cfg.Mining.Mode == "on-demand" && cfg.Mining.OnDemand.Port != 0 {
+		addr := net.JoinHostPort(cfg.Mining.OnDemand.Interface, fmt.Sprint(cfg.Mining.OnDemand.Port))
+		if mbLn, err = net.Listen("tcp", addr); err != nil {
+			err = fmt.Errorf("make-blocks: cannot listen on %s (--on-demand-port, YAML mining.onDemand.port): %w", addr, err)
+		}
+	}
+	var n *node
+	if err == nil {
+		n, err = initStore(cfg, v, log)
+	}
 	if err != nil {
-		ln.Close()
-		if peerLn != nil {
-			peerLn.Close()
+		for _, l := range []net.Listener{ln, peerLn, mbLn} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		return nil, err
 	}
-	n.opts, n.ln, n.peerLn = opts, ln, peerLn
+	n.opts, n.ln, n.peerLn, n.makeBlocksLn = opts, ln, peerLn, mbLn
 	if cfg.Backup.API.Enabled {
 		// Before anything starts: an unusable backup directory is a configuration error to
 		// report at once, not at the first backup.
@@ -108,8 +124,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	}
 	n.hub = actors.NewUpdatesHub(updatesWindow)
 	var mining *actors.MiningConfig
-	if cfg.Mining.Mode == "pow" {
+	switch cfg.Mining.Mode {
+	case "pow":
 		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers}
+	case "on-demand":
+		od := cfg.Mining.OnDemand
+		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers,
+			OnDemand:    &actors.OnDemandConfig{ConfirmationDepth: uint64(od.ConfirmationDepth), IdlePeriod: od.IdlePeriod},
+			StartBlocks: uint64(od.StartBlocks)}
 	}
 	var exec *actors.ExecutionConfig
 	if n.runner != nil {
@@ -143,6 +165,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if n.backups != nil {
 		scfg.Backup = n.backups
 	}
+	scfg.MakeBlocks = n.rt.MakeBlocks // a 404 with the reason unless mining on demand
 	if n.runner != nil {
 		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
 			n.close()
@@ -293,9 +316,21 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	if n.backups != nil {
 		fmt.Fprintf(out, "backup API on: POST .../make-backup, GET .../check-backup/{id}; backups go to %s\n", n.backups.Dir())
 	}
-	if n.cfg.Mining.Mode == "pow" {
-		fmt.Fprintf(out, "mining all %d chains, block delay %v, miner data %s\n",
-			len(n.version.Chains()), time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
+	switch n.cfg.Mining.Mode {
+	case "pow":
+		how := "with proof of work"
+		if n.version.DisablePow {
+			how = "without proof of work (--disable-pow), one block per chain per block delay"
+		}
+		fmt.Fprintf(out, "mining all %d chains %s, block delay %v, miner data %s\n",
+			len(n.version.Chains()), how, time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
+	case "on-demand":
+		od := n.cfg.Mining.OnDemand
+		fmt.Fprintf(out, "mining on demand (POST /make-blocks {\"<chain>\": count}): %d blocks per chain at start, %d after a sent transaction's block, an idle block every %v; proof of work %v\n",
+			od.StartBlocks, od.ConfirmationDepth, od.IdlePeriod, !n.version.DisablePow)
+		if n.makeBlocksLn != nil {
+			fmt.Fprintf(out, "make-blocks also on http://%s/make-blocks\n", n.makeBlocksLn.Addr())
+		}
 	}
 	if n.peerSvc != nil {
 		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
@@ -307,6 +342,11 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	go func() { errc <- n.svc.Serve(n.ln) }()
 	if n.peerSvc != nil {
 		go func() { errc <- n.peerSvc.Serve(n.peerLn) }()
+	}
+	if n.makeBlocksLn != nil {
+		n.makeBlocksSrv = &fasthttp.Server{Handler: transport.MakeBlocksHandler(n.rt.MakeBlocks), Name: "ledger-node",
+			MaxRequestBodySize: transport.DefaultMaxBodyBytes, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+		go func() { errc <- n.makeBlocksSrv.Serve(n.makeBlocksLn) }()
 	}
 	var err error
 	select {
@@ -326,6 +366,9 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		if serr := n.peerSvc.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
 			n.log.Warn("peer API shutdown", "err", serr)
 		}
+	}
+	if n.makeBlocksSrv != nil {
+		n.makeBlocksSrv.ShutdownWithContext(sctx)
 	}
 	return err
 }
@@ -389,6 +432,9 @@ func (n *node) close() error {
 	}
 	if n.peerLn != nil {
 		n.peerLn.Close()
+	}
+	if n.makeBlocksLn != nil {
+		n.makeBlocksLn.Close()
 	}
 	if n.rt != nil {
 		n.rt.Stop()

@@ -1,0 +1,307 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
+)
+
+// On-demand mining: the miner mines only the blocks asked for, as Kadena devnet's on-demand
+// mining client and its mining trigger did together (chainweb-mining-and-config.md §2.4,
+// §2.5), with the braid kept: a chain whose neighbours lag gets them mined first.
+//
+// Every demand is a height a chain must reach, never a count of blocks found: two workers that
+// solve the same parent at once make a fork, not two blocks of progress, so a count would
+// drift. The demands are
+//   - asked: make-blocks (and the start-up and idle blocks) raise it by n above the larger of
+//     itself and the chain's height;
+//   - confirmations: a transaction /send accepted is watched until a block of the chain holds
+//     it; the chain must then reach that block's height + ConfirmationDepth. A transaction
+//     still pending after maxWaitBlocks blocks of its chain (it expired, or can never pay for
+//     its gas) stops being watched, so that an idle node does not mine for ever.
+
+// OnDemandConfig makes the miner an on-demand one (MiningConfig.OnDemand).
+type OnDemandConfig struct {
+	// ConfirmationDepth is how many blocks a chain gets on top of the block that holds a
+	// transaction /send accepted; 0 mines nothing for sent transactions.
+	ConfirmationDepth uint64
+	// IdlePeriod: with no block in the cut for this long and nothing asked, one block on a
+	// random chain (devnet's idle trigger); 0 never.
+	IdlePeriod time.Duration
+}
+
+const (
+	// MaxBlocksAsked bounds one chain's outstanding blocks: make-blocks beyond it is refused
+	// rather than queueing hours of mining.
+	MaxBlocksAsked = 10_000
+	// maxWaitBlocks is how many blocks of its chain a sent transaction may stay out of a block
+	// before it stops being watched.
+	maxWaitBlocks = 10
+	// maxWatched bounds the transactions watched per chain; beyond it a send still gets its
+	// blocks (the chain must reach one past its height when sent, plus the depth), without
+	// waiting for the transaction itself.
+	maxWatched = 100_000
+)
+
+// ErrNotOnDemand is MakeBlocks's answer on a node that does not mine on demand.
+var ErrNotOnDemand = errors.New("this node does not mine on demand: make-blocks needs mining mode on-demand (--mining on-demand, YAML mining.mode)")
+
+// BlocksAskedError is a make-blocks request refused: an unknown chain, or more blocks than
+// MaxBlocksAsked.
+type BlocksAskedError struct{ Msg string }
+
+func (e *BlocksAskedError) Error() string { return e.Msg }
+
+// watchedTx is a sent transaction not yet seen in a block.
+type watchedTx struct {
+	key    api.Hash
+	sentAt uint64 // the chain's height when it was sent
+}
+
+// demand is the on-demand miner's book, by chain id.
+type demand struct {
+	r   *Runtime
+	cfg OnDemandConfig
+
+	mu      sync.Mutex
+	asked   []uint64      // height each chain must reach for make-blocks, start-up and idle blocks
+	confirm []uint64      // height each chain must reach for the confirmations of its sent txs
+	watched [][]watchedTx // sent transactions not yet in a block
+	checked []ledger.Hash // executed head at which watched was last looked up
+	claimed []bool        // a worker is searching this chain (one per chain: no sibling blocks)
+	// lastBlock is when the cut last changed (idle blocks count from it).
+	lastBlock time.Time
+	rng       *rand.Rand
+}
+
+func newDemand(r *Runtime, cfg OnDemandConfig) *demand {
+	n := 0
+	for _, c := range r.cfg.Version.Chains() {
+		n = max(n, int(c)+1)
+	}
+	return &demand{r: r, cfg: cfg, asked: make([]uint64, n), confirm: make([]uint64, n),
+		watched: make([][]watchedTx, n), checked: make([]ledger.Hash, n), claimed: make([]bool, n),
+		lastBlock: time.Now(), rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))}
+}
+
+// MakeBlocks asks the on-demand miner for blocks: n more on each chain of blocks (added to what
+// is outstanding, as the mining client's make-blocks adds to its goals). It returns at once;
+// the blocks follow. ErrNotOnDemand when the node mines otherwise; a *BlocksAskedError for an
+// unknown chain or too many blocks, with nothing asked.
+func (r *Runtime) MakeBlocks(blocks map[ledger.ChainID]uint64) error {
+	if r.miner == nil || r.miner.demand == nil {
+		return ErrNotOnDemand
+	}
+	return r.miner.demand.ask(blocks)
+}
+
+func (d *demand) ask(blocks map[ledger.ChainID]uint64) error {
+	heads := d.r.view.Load().Heads
+	d.mu.Lock()
+	for c, n := range blocks {
+		if int(c) >= len(d.asked) || heads.At(c) == nil {
+			d.mu.Unlock()
+			return &BlocksAskedError{fmt.Sprintf("chain %d is not a chain of %s (chains %s)", c, d.r.cfg.Version.Name,
+				chainRange(d.r.cfg.Version))}
+		}
+		if from := max(d.asked[c], heads.At(c).Height); n > MaxBlocksAsked || from+n > heads.At(c).Height+MaxBlocksAsked {
+			d.mu.Unlock()
+			return &BlocksAskedError{fmt.Sprintf("chain %d: at most %d blocks may be outstanding on a chain", c, MaxBlocksAsked)}
+		}
+	}
+	asked := false
+	for c, n := range blocks {
+		if n > 0 {
+			d.asked[c] = max(d.asked[c], heads.At(c).Height) + n
+			asked = true
+		}
+	}
+	d.mu.Unlock()
+	if asked {
+		d.r.miner.wake()
+	}
+	return nil
+}
+
+// chainRange names a version's chain ids, "0–19".
+func chainRange(v *ledger.Version) string {
+	cs := v.Chains()
+	lo, hi := cs[0], cs[0]
+	for _, c := range cs {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
+}
+
+// sent is /send's notice: keys were accepted on chain c.
+func (d *demand) sent(c ledger.ChainID, keys []api.Hash) {
+	if d.cfg.ConfirmationDepth == 0 || int(c) >= len(d.watched) || len(keys) == 0 {
+		return
+	}
+	h := d.r.view.Load().Heads.At(c)
+	if h == nil {
+		return
+	}
+	d.mu.Lock()
+	for _, k := range keys {
+		if len(d.watched[c]) >= maxWatched {
+			d.confirm[c] = max(d.confirm[c], h.Height+1+d.cfg.ConfirmationDepth)
+			break
+		}
+		d.watched[c] = append(d.watched[c], watchedTx{key: k, sentAt: h.Height})
+	}
+	d.mu.Unlock()
+	d.r.miner.wake()
+}
+
+// cutChanged notes the time of the cut's change, for idle blocks.
+func (d *demand) cutChanged() {
+	d.mu.Lock()
+	d.lastBlock = time.Now()
+	d.mu.Unlock()
+}
+
+// idle adds a block on a random chain when the cut has not changed for IdlePeriod and nothing
+// is asked; it reports when to look again.
+func (d *demand) idle(now time.Time) time.Duration {
+	if d.cfg.IdlePeriod <= 0 {
+		return time.Hour
+	}
+	heads := d.r.view.Load().Heads
+	d.mu.Lock()
+	quiet := now.Sub(d.lastBlock)
+	if quiet < d.cfg.IdlePeriod {
+		d.mu.Unlock()
+		return d.cfg.IdlePeriod - quiet
+	}
+	for c := range d.asked {
+		if h := heads.At(ledger.ChainID(c)); h != nil && d.wantsLocked(ledger.ChainID(c), h) {
+			d.mu.Unlock()
+			return d.cfg.IdlePeriod // something is being mined already
+		}
+	}
+	cs := d.r.cfg.Version.Chains()
+	c := cs[d.rng.IntN(len(cs))]
+	if h := heads.At(c); h != nil {
+		d.asked[c] = max(d.asked[c], h.Height) + 1
+	}
+	d.lastBlock = now
+	d.mu.Unlock()
+	d.r.miner.log.Debug("idle block asked", "chain", c)
+	d.r.miner.wake()
+	return d.cfg.IdlePeriod
+}
+
+// wantsLocked reports whether chain c, whose head in the cut is h, must grow. d.mu is held.
+func (d *demand) wantsLocked(c ledger.ChainID, h *ledger.Header) bool {
+	return h.Height < d.asked[c] || h.Height < d.confirm[c] || len(d.watched[c]) > 0
+}
+
+// next picks a chain to mine in heads among minable, and claims it; false when no chain is
+// wanted now, with soon set when a sent transaction is waiting for its executor to reach the
+// head (look again shortly, not at the next cut change). Wanted are the chains with a demand,
+// and the neighbours they wait for, and theirs (the braid: a chain cannot be more than one
+// block ahead of a neighbour).
+func (d *demand) next(heads pow.Heads, minable []ledger.ChainID, round int) (c ledger.ChainID, ok, soon bool) {
+	v := d.r.cfg.Version
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	wanted := make([]bool, len(d.asked))
+	var queue []ledger.ChainID
+	for c := range d.asked {
+		h := heads.At(ledger.ChainID(c))
+		if h == nil {
+			continue
+		}
+		if len(d.watched[c]) > 0 && !d.lookUpLocked(ledger.ChainID(c), h) {
+			soon = true // the executor has not reached this head yet
+			continue
+		}
+		if d.wantsLocked(ledger.ChainID(c), h) {
+			wanted[c] = true
+			queue = append(queue, ledger.ChainID(c))
+		}
+	}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		h := heads.At(c)
+		for _, n := range v.HeaderGraph(c, h.Height+1).Neighbors(c) {
+			if a := heads.At(n); a != nil && a.Height < h.Height && !wanted[n] {
+				wanted[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	for i := range minable {
+		c := minable[(round+i)%len(minable)]
+		if wanted[c] && !d.claimed[c] {
+			d.claimed[c] = true
+			return c, true, false
+		}
+	}
+	return 0, false, soon
+}
+
+// release ends a worker's claim on chain c.
+func (d *demand) release(c ledger.ChainID) {
+	d.mu.Lock()
+	d.claimed[c] = false
+	d.mu.Unlock()
+}
+
+// lookUpLocked finds chain c's watched transactions in its blocks up to head h, turning each
+// found one into a confirmation height, and drops those waited for too long. It reports false
+// when the executor is not at h yet (what it would find could be one block old). d.mu is held.
+func (d *demand) lookUpLocked(c ledger.ChainID, h *ledger.Header) bool {
+	if d.checked[c] == h.Hash {
+		return true
+	}
+	x, ok := d.r.Executor(c)
+	if !ok {
+		d.watched[c] = nil
+		return true
+	}
+	head := x.head.Load()
+	if head == nil || head.Hash != h.Hash {
+		return false
+	}
+	view, ok := x.state.View(head.Height).(*state.View)
+	if !ok {
+		return false
+	}
+	keep := d.watched[c][:0]
+	for _, w := range d.watched[c] {
+		loc, found, err := chain.LocateTx(view, w.key)
+		switch {
+		case err != nil:
+			if errors.Is(err, state.ErrStaleView) || errors.Is(err, state.ErrHeight) {
+				return false // a reorg overtook the read
+			}
+			d.r.miner.log.Warn("on-demand: look up a sent transaction", "chain", c, "err", err)
+			keep = append(keep, w)
+		case found:
+			height := h.Height
+			if b, err := d.r.cfg.Store.Header(loc.Block); err == nil {
+				height = b.Height
+			}
+			d.confirm[c] = max(d.confirm[c], height+d.cfg.ConfirmationDepth)
+		case h.Height >= w.sentAt+maxWaitBlocks:
+			d.r.miner.log.Debug("on-demand: a sent transaction is in no block; no more blocks for it", "chain", c)
+		default:
+			keep = append(keep, w)
+		}
+	}
+	clear(d.watched[c][len(keep):])
+	d.watched[c] = keep
+	d.checked[c] = h.Hash
+	return true
+}
