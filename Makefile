@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 ARGS      ?=
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check generate check-generate interop-deps coverage-deps bench fuzz clean
+.PHONY: all build run test vet fmt-check generate check-generate interop-deps coverage-deps browser-deps bench fuzz clean
 
 all: build
 
@@ -21,8 +21,9 @@ run: build
 	./bin/ledger-node --network development --data-dir $(DATA_DIR) $(ARGS)
 
 # Everything CI checks: formatting, vet, generated code up to date, then the whole test suite.
-test: fmt-check vet check-generate interop-deps coverage-deps
-	$(GO) test -count=1 -race -timeout 12m $(PKGS)
+# The explorer's browser test must run when a browser is there (LEDGER_NODE_REQUIRE_BROWSER).
+test: fmt-check vet check-generate interop-deps coverage-deps browser-deps
+	LEDGER_NODE_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) $(GO) test -count=1 -race -timeout 12m $(PKGS)
 
 # The npm packages of the interoperability tests (interop/: @kadena/client, @kadena/client-utils
 # and @kadena/cryptography-utils at the versions package-lock.json pins). `npm ci` runs when
@@ -49,6 +50,23 @@ coverage-deps:
 		{ $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends lcov >/dev/null 2>&1 || \
 		  { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends lcov >/dev/null 2>&1; }; } || \
 		echo "installing lcov failed: the genhtml check of coverage reports will skip"; \
+	fi
+
+# Debian's chromium, which the explorer page's browser test drives headless (chromedp). Installed
+# with apt-get when missing and apt-get can install (as root, or through sudo); otherwise that
+# test skips and says so.
+browser-deps:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "apt-get is not available: the explorer's browser test will skip"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then sudo=; \
+		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+		else echo "not root and no sudo: the explorer's browser test will skip"; exit 0; fi; \
+		echo "installing Debian's chromium for the explorer's browser test"; \
+		{ $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || \
+		  { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1; }; } || \
+		echo "installing chromium failed: the explorer's browser test will skip"; \
 	fi
 
 vet:

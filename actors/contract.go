@@ -46,6 +46,10 @@ func (x *Executor) Contains(rk api.Hash) bool {
 	return ok && err == nil
 }
 
+// PendingKeys lists the request keys pending in the chain's mempool (read from its index, not
+// through the actor).
+func (x *Executor) PendingKeys() []api.Hash { return x.pool.PendingKeys() }
+
 // withHead runs f on a view of the state depth blocks below the head (clamped at genesis),
 // with the context of the block that would follow it, mined by this node. A read that a
 // rewind overtook (a reorg moved the head meanwhile) is run again on the new head, a few

@@ -66,14 +66,18 @@ type router struct {
 
 func newRouter(v *ledger.Version) *router { return &router{version: v} }
 
-// handle registers a route. A pattern starting with "/" is rooted; any other pattern lives under
-// /chainweb/0.0/{network}/. Captures are written {chain}, {nameHash} (any name ending in
+// handle registers a route. A pattern starting with "/" is rooted ("/" alone is the root path);
+// any other pattern lives under /chainweb/0.0/{network}/. Captures are written {chain}, {nameHash} (any name ending in
 // "Hash", e.g. {blockHash}, {payloadHash}) and {nameId} (any name ending in "Id", e.g.
 // {backupId}).
 func (r *router) handle(method, pattern string, h handlerFunc) {
 	rt := route{method: method, pattern: pattern, h: h}
 	rooted := strings.HasPrefix(pattern, "/")
-	for _, s := range strings.Split(strings.Trim(pattern, "/"), "/") {
+	var segs []string // "/" alone is the root: no segments
+	if pattern != "/" {
+		segs = strings.Split(strings.Trim(pattern, "/"), "/")
+	}
+	for _, s := range segs {
 		switch {
 		case s == "{chain}":
 			rt.segs = append(rt.segs, segment{kind: segChain, text: "chain"})

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -52,7 +53,10 @@ type ServiceConfig struct {
 	Backup BackupAPI
 	// MakeBlocks serves POST /make-blocks (makeblocks.go); nil leaves it out (404).
 	MakeBlocks MakeBlocksFunc
-	Logger     *slog.Logger
+	// Explorer serves the explorer page at / (explorer.go) with this status; nil leaves the
+	// page out (404).
+	Explorer func() explorer.Status
+	Logger   *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -191,6 +195,14 @@ func (s *Service) routes() {
 		s.contract.register(r, "chain/{chain}/pact/api/v1")
 		s.contract.register(r, "chain/{chain}/contract/api/v1")
 		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
+
+	if s.cfg.Explorer != nil {
+		r.handle(fasthttp.MethodGet, "/", serveExplorerFile("index.html"))
+		r.handle(fasthttp.MethodGet, "/explorer/app.js", serveExplorerFile("app.js"))
+		r.handle(fasthttp.MethodGet, "/explorer/style.css", serveExplorerFile("style.css"))
+		r.handle(fasthttp.MethodGet, "/explorer/status", s.explorerStatus)
+		r.handle(fasthttp.MethodGet, "/explorer/block/{blockHash}", s.explorerBlock)
 	}
 
 	if s.cfg.MakeBlocks != nil {

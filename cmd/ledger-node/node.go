@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
@@ -166,6 +167,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		scfg.Backup = n.backups
 	}
 	scfg.MakeBlocks = n.rt.MakeBlocks // a 404 with the reason unless mining on demand
+	scfg.Explorer = n.explorerStatus
 	if n.runner != nil {
 		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
 			n.close()
@@ -182,6 +184,30 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		n.startPeers()
 	}
 	return n, nil
+}
+
+// explorerStatus is what the explorer page shows beyond the public API.
+func (n *node) explorerStatus() explorer.Status {
+	st := explorer.Status{Mining: n.cfg.Mining.Mode, ProofOfWork: !n.version.DisablePow, Mined: n.rt.Stats().Mined,
+		Pending: map[string]int{}}
+	for _, c := range n.version.Chains() {
+		x, ok := n.rt.Executor(c)
+		if !ok {
+			continue
+		}
+		keys := x.PendingKeys()
+		st.Pending[fmt.Sprint(c)] = len(keys)
+		for _, k := range keys {
+			if len(st.PendingKeys) == explorer.MaxPendingKeys {
+				break
+			}
+			st.PendingKeys = append(st.PendingKeys, explorer.PendingTx{Chain: fmt.Sprint(c), ReqKey: k.String()})
+		}
+	}
+	if n.syncer != nil {
+		st.Peers = n.syncer.Peers()
+	}
+	return st
 }
 
 // privateConfig is the private commands' configuration: their state in <dataDir>/private, the

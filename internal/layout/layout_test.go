@@ -48,7 +48,8 @@ var rules = map[string][]string{
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/eval"},
 	"store":        {"ledger"},
 	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi"}, language...),
-	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi"},
+	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi", "explorer"},
+	"explorer":     {},
 	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
 	// one package of the node that may import pact/server (actors and transport may not).
 	"private": {"ledger", "actors", "pact/api", "pact/server", "transport", "transport/contractapi"},

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/blake2s"
+
+	"github.com/ledgernode/ledger-node/internal/devtx"
+)
+
+// The explorer page in a real browser (issue 17): headless Chromium, Debian's package, which
+// `make test` installs where it is missing.
+
+// chromiumPath finds the browser: $CHROMIUM, then chromium on the PATH. Without one the test
+// skips, unless LEDGER_NODE_REQUIRE_BROWSER is set (make test sets it), when it fails.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("LEDGER_NODE_REQUIRE_BROWSER") != "" {
+		t.Fatal("no chromium found (make test installs Debian's chromium package)")
+	}
+	t.Skip("no chromium: install Debian's chromium package, or run make test, which does")
+	return ""
+}
+
+// browser starts headless Chromium and returns a context to drive it and the errors its pages
+// reported (exceptions, console.error, failed loads), collected as they come.
+func browser(t *testing.T) (context.Context, func() []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, chromedp.WindowSize(1280, 1000), chromedp.Flag("disable-gpu", true))
+	var mu sync.Mutex
+	var errs []string
+	listen := func(ev any) { // runs on the tab's reader: record and return
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			errs = append(errs, fmt.Sprintf("exception: %s %+v", e.ExceptionDetails.Text, e.ExceptionDetails.Exception))
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				errs = append(errs, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				errs = append(errs, "log: "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		}
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), errs...)
+	}
+}
+
+// screenshot saves the page to $LEDGER_NODE_SCREENSHOTS/name.png when that is set (the PNGs in
+// docs/explorer were made so), else to the test's temporary directory.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("LEDGER_NODE_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100 gives a PNG, less a JPEG
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// textOf waits (up to 15 s) for an element matching sel and returns its text. It reads the text
+// in the page in one step: the live parts of the page are replaced as blocks arrive, so a node
+// found in one protocol call may be gone by the next.
+func textOf(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.innerText : null; })()`, sel)
+	for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[*string](js))
+		if err != nil {
+			t.Fatalf("%s: %v", sel, err)
+		}
+		if s != nil {
+			return *s
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no %s on the page", sel)
+		}
+	}
+}
+
+// waitText waits (up to 15 s) until the element sel's text contains want: a page rendered
+// after a change of the URL's fragment replaces the previous one asynchronously.
+func waitText(t *testing.T, ctx context.Context, sel, want string) {
+	t.Helper()
+	var got string
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if got = textOf(t, ctx, sel); strings.Contains(got, want) {
+			return
+		}
+	}
+	t.Fatalf("%s says %q, want %q in it", sel, got, want)
+}
+
+func TestExplorerInBrowser(t *testing.T) {
+	ctx, pageErrors := browser(t)
+	n := startMiningNode(t, t.TempDir())
+	waitCut(t, n.url, 2, 30*time.Second)
+
+	// A transfer to find on its pages.
+	cmd := devtx.Transfer("sender00", "sender01", "2.5", "0").Build()
+	send(t, n.url, 0, cmd)
+	rk := cmd.Hash.String()
+	var res nodeResult
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if r, ok := pollOne(t, n.url, 0, cmd); ok {
+			res = decodeResult(t, r)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the transfer was not mined")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The braid: 20 chains whose heights rise within 10 s.
+	heightsJS := `Array.from(document.querySelectorAll('#braid .chain .height')).map(e => Number(e.dataset.height))`
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/"), chromedp.WaitVisible(chromedp.CSS("#chain-19"))); err != nil {
+		t.Fatal(err)
+	}
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](heightsJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 20 {
+		t.Fatalf("%d chains on the page, want 20", len(first))
+	}
+	rose := false
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !rose; time.Sleep(200 * time.Millisecond) {
+		now, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](heightsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rose = sum(now) > sum(first)
+	}
+	if !rose {
+		t.Fatalf("the chains' heights did not rise on the page within 10 s: %v", first)
+	}
+	textOf(t, ctx, "#recent table") // live blocks listed
+	screenshot(t, ctx, "home")
+
+	// The page's BLAKE2s, which signs nothing but hashes local's commands, against Go's.
+	for _, in := range []string{"", "abc", strings.Repeat("x", 64), strings.Repeat("y", 200)} {
+		js := fmt.Sprintf(`b64url(blake2s(new TextEncoder().encode(%q)))`, in)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := blake2s.Sum256([]byte(in))
+		if want := base64.RawURLEncoding.EncodeToString(sum[:]); got != want {
+			t.Errorf("blake2s(%d bytes) in the page %s, want %s", len(in), got, want)
+		}
+	}
+
+	// A block from the recent list opens its page. The list is redrawn at every block, so the
+	// link is found and clicked in one step in the page.
+	clicked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`(() => { const a = document.querySelector('#recent a.mono'); if (a) a.click(); return !!a; })()`))
+	if err != nil || !clicked {
+		t.Fatalf("no recent block to click: %v", err)
+	}
+	waitText(t, ctx, "h1", "Block ")
+
+	// The transfer's block lists it with its result and events.
+	blockURL := fmt.Sprintf("%s/#/block/0/%s", n.url, res.MetaData.BlockHash)
+	if err := chromedp.Do(ctx, chromedp.Navigate(blockURL)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "#transactions", rk[:10])
+	txs := textOf(t, ctx, "#transactions table")
+	for _, want := range []string{rk[:10], "sender00", "success", "TRANSFER"} {
+		if !strings.Contains(txs, want) {
+			t.Errorf("block page's transactions lack %q: %s", want, txs)
+		}
+	}
+	screenshot(t, ctx, "block")
+
+	// The transaction page: result, events, block, confirmations.
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/#/tx/"+rk)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "h1", "Transaction")
+	events := textOf(t, ctx, "#events table")
+	if !strings.Contains(events, `coin.TRANSFER(sender00, sender01, 2.5)`) {
+		t.Errorf("transaction page's events: %s", events)
+	}
+	page := textOf(t, ctx, "main")
+	for _, want := range []string{"success", res.MetaData.BlockHash, fmt.Sprintf("at height %d", res.MetaData.BlockHeight)} {
+		if !strings.Contains(page, want) {
+			t.Errorf("transaction page lacks %q: %s", want, page)
+		}
+	}
+	if c := textOf(t, ctx, "#confirmations"); c == "" || c == "NaN" {
+		t.Errorf("confirmations %q", c)
+	}
+	screenshot(t, ctx, "transaction")
+
+	// The account page: a balance on every chain, chain 0's as the node's local says.
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/#/account/sender01")); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "h1", "sender01")
+	textOf(t, ctx, "#balances table")
+	balances, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#balances td.balance')).map(e => e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(balances) != 20 {
+		t.Fatalf("%d balances, want one per chain", len(balances))
+	}
+	want := balanceAt(t, n.url, "sender01", 0)
+	if got := mustDecimal(t, normalDecimal(balances[0])); got.Cmp(want) != 0 {
+		t.Errorf("chain 0 balance on the page %s, local says %s", balances[0], want)
+	}
+	screenshot(t, ctx, "account")
+
+	// The search box: a request key leads to its transaction, a block hash to its block.
+	search := func(q, wantHash string) {
+		t.Helper()
+		var loc string
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#q"), q), chromedp.Click(chromedp.CSS("#search button"))); err != nil {
+			t.Fatal(err)
+		}
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			var err error
+			if loc, err = chromedp.Run(ctx, chromedp.Location()); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(loc, wantHash) {
+				return
+			}
+		}
+		t.Errorf("search %s ended at %s, want %s", q, loc, wantHash)
+	}
+	search(rk, "#/tx/"+rk)
+	search(res.MetaData.BlockHash, fmt.Sprintf("#/block/0/%s", res.MetaData.BlockHash))
+	search("nobody-has-this", "#/account/nobody-has-this")
+	waitText(t, ctx, ".notice", "No chain of this node has this account")
+
+	// What the node does not have is said, not an error.
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/#/block/0/"+strings.Repeat("A", 43))); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, ".notice", "This node has no block")
+	if errs := pageErrors(); len(errs) > 0 {
+		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// normalDecimal writes an integer balance with ".0", as eval.ParseDecimal wants a decimal.
+func normalDecimal(s string) string {
+	if !strings.Contains(s, ".") {
+		return s + ".0"
+	}
+	return s
+}
