@@ -50,6 +50,10 @@ type ServiceConfig struct {
 	// Backup serves POST …/make-backup and GET …/check-backup/{backupId} (backup.go). Nil
 	// leaves both routes out (404): the backup API is off unless the operator enables it.
 	Backup BackupAPI
+	// Mining serves the mining API for external miners, GET …/mining/work, POST
+	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
+	// the API is off unless the operator enables mining coordination.
+	Mining *actors.Coordinator
 	Logger *slog.Logger
 }
 
@@ -189,6 +193,10 @@ func (s *Service) routes() {
 		s.contract.register(r, "chain/{chain}/pact/api/v1")
 		s.contract.register(r, "chain/{chain}/contract/api/v1")
 		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
+
+	if s.cfg.Mining != nil {
+		s.miningRoutes()
 	}
 
 	if s.cfg.Backup != nil {
