@@ -170,6 +170,8 @@ type Coordinator struct {
 	chains  []ledger.ChainID
 	now     func() time.Time
 	log     *slog.Logger
+	// build makes miner i's payload on parent: c.payload, replaced in tests.
+	build func(i int, parent *ledger.Header) (*ledger.PayloadWithOutputs, error)
 
 	mu      sync.Mutex
 	cache   map[ledger.Hash]cachedWork
@@ -188,6 +190,14 @@ type Coordinator struct {
 // StartCoordinator primes work for every configured miner on every chain of rt's cut and keeps
 // it current until Stop.
 func StartCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
+	c := newCoordinator(rt, cfg)
+	c.wg.Add(1)
+	go c.prime()
+	return c
+}
+
+// newCoordinator is StartCoordinator without priming.
+func newCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
 	if cfg.UpdateStreamTimeout <= 0 {
 		cfg.UpdateStreamTimeout = DefaultUpdateStreamTimeout
 	}
@@ -219,8 +229,7 @@ func StartCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
 		c.primed[i] = make([]primedWork, width)
 	}
 	c.streams.Store(int64(cfg.UpdateStreamLimit))
-	c.wg.Add(1)
-	go c.prime()
+	c.build = c.payload
 	return c
 }
 
@@ -299,7 +308,7 @@ func (c *Coordinator) primeAll(hs pow.Heads, refresh bool) (retry bool) {
 			if onHead && !(cur.kind == workStale || refresh && cur.kind == workReady) {
 				continue
 			}
-			p, err := c.payload(i, head)
+			p, err := c.build(i, head)
 			if err != nil {
 				if !errors.Is(err, ErrStaleParent) && !errors.Is(err, ErrExecutorStopped) {
 					c.log.Warn("cannot build work", "chain", ch, "height", head.Height+1, "err", err)

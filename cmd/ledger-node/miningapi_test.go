@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/blake2s"
+
+	"github.com/ledgernode/ledger-node/ledger"
 )
 
 // The mining API driven by an external miner written from the protocol alone
@@ -253,6 +256,15 @@ func TestMiningAPIExternalMiner(t *testing.T) {
 	served := get(t, fmt.Sprintf("%s/chain/%d/header/%s", alice.api, c, head.Hash), "application/octet-stream")
 	if !bytes.Equal(served[:286], sol) {
 		t.Fatal("the served header is not the solution")
+	}
+	// Its coinbase pays the miner who asked for the work.
+	var payload ledger.PayloadWithOutputs
+	ph := base64.RawURLEncoding.EncodeToString(workPayload(w))
+	if err := json.Unmarshal(get(t, fmt.Sprintf("%s/chain/%d/payload/%s/outputs", alice.api, c, ph), ""), &payload); err != nil {
+		t.Fatal(err)
+	}
+	if want := ledger.MinerData("k:"+testMinerKey, testMinerKey); !bytes.Equal(payload.MinerData, want) {
+		t.Fatalf("miner data %s, want %s", payload.MinerData, want)
 	}
 	waitLine(t, headerEvents, head.Hash.String(), "header/updates")
 	waitLine(t, mineEvents, "event:New Cut", "mining/updates")
