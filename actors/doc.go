@@ -19,13 +19,16 @@
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
 //	miner.go      the PoW miner: one search goroutine per core over the chains that can advance.
+//	coordinator.go the mining API's state for external miners: work primed per miner and chain
+//	              (each miner's coinbase, built by the executors), the work handed out by
+//	              payload hash, solutions checked and inserted, update-stream slots and events.
 //	updates.go    the updates hub that fans blocks out to the header update streams.
 //	mempool.go    a mempool actor per chain over mempool.Pool: checked inserts, pending
 //	              transactions by gas price for blocks, eviction. Lookups read an index, not
 //	              the actor.
 //	executor.go   an executor actor per chain over the chain's versioned Pact state (chain/state
 //	              in the store's key space), applying block execution's rules (package chain):
-//	              builds payloads for the miner, validates payloads it did not build by executing
+//	              builds payloads for the miner (and for each external miner, apart), validates payloads it did not build by executing
 //	              them, follows the cut's head (rewind and replay on a reorg), records each
 //	              block and its request-key index in the state.
 //	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index

@@ -102,8 +102,13 @@ type Executor struct {
 	health *writeHealth
 
 	// The actor's own fields.
-	built     map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
-	lastBuilt *builtBlock
+	built map[ledger.Hash]*builtBlock // payloads built on the current head, by payload hash
+	// lastBuilt is the payload built last for each miner (by its miner data), so that the
+	// built-in miner and every external miner of the mining API each keep their own block in
+	// progress on the head: one's build never throws away another's.
+	lastBuilt map[string]*builtBlock
+	// miners caches the parsed miner data of the miners payloads are built for.
+	miners map[string]txexec.Miner
 }
 
 // builtBlock is a payload the executor built, with the state writes that made it.
@@ -123,6 +128,9 @@ type (
 	execSync  struct{ target *ledger.Header }
 	execBuild struct {
 		parent *ledger.Header
+		// minerData is the miner the coinbase pays; nil means the node's own
+		// (ExecutionConfig.MinerData).
+		minerData []byte
 	}
 	execBuilt struct {
 		payload *ledger.PayloadWithOutputs
@@ -158,6 +166,7 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
 		heads:   func() pow.Heads { return nil },
 		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
+		lastBuilt: map[string]*builtBlock{}, miners: map[string]txexec.Miner{string(cfg.MinerData): miner},
 	}
 	if h, ok := st.Height(); ok {
 		hash, err := x.blockAt(h)
@@ -201,7 +210,7 @@ func (x *Executor) Receive(ctx actor.Context) {
 			x.log.Error("cannot execute the chain's head", "height", m.target.Height, "hash", m.target.Hash, "err", err)
 		}
 	case *execBuild:
-		p, err := x.build(m.parent)
+		p, err := x.build(m.parent, m.minerData)
 		ctx.Respond(&execBuilt{payload: p, err: err})
 	case *execValidate:
 		ctx.Respond(&execDone{err: x.validate(m.header, m.payload)})
@@ -223,7 +232,14 @@ func (x *Executor) request(msg any) (any, error) {
 // the best pending transactions that fit the block gas limit. It is the one built last when
 // neither the parent nor the mempool changed since.
 func (x *Executor) Build(parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
-	res, err := x.request(&execBuild{parent: parent})
+	return x.BuildFor(parent, nil)
+}
+
+// BuildFor is Build with the coinbase paying the miner of minerData (ledger.MinerData's JSON),
+// as the mining API builds work for each external miner. nil is the node's own miner. Each
+// miner's last payload is kept apart, so builds for one do not undo the cache of another.
+func (x *Executor) BuildFor(parent *ledger.Header, minerData []byte) (*ledger.PayloadWithOutputs, error) {
+	res, err := x.request(&execBuild{parent: parent, minerData: minerData})
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +358,7 @@ func (x *Executor) isGenesis(h *ledger.Header) bool { return chain.IsGenesis(x.v
 func (x *Executor) setHead(h *ledger.Header) {
 	x.head.Store(h)
 	clear(x.built) // their views were made on the old head
-	x.lastBuilt = nil
+	clear(x.lastBuilt)
 }
 
 // apply applies block h, whose parent is the state's head: from the writes kept when this
@@ -413,6 +429,9 @@ func (x *Executor) view() *state.View {
 	return x.state.View(base).(*state.View)
 }
 
+// maxCachedMiners bounds the parsed miners an executor keeps (build).
+const maxCachedMiners = 64
+
 // ErrStaleParent is Build's answer for a parent that is no longer the chain's head in the cut.
 var ErrStaleParent = errors.New("actors: the parent is no longer the head of its chain in the cut")
 
@@ -431,13 +450,29 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 	return chain.Execute(x.run, view, blk, genesis, p, x.maxOutputs)
 }
 
-// build makes the payload of a new block on parent.
-func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
+// build makes the payload of a new block on parent, paying the miner of minerData (nil: the
+// node's own).
+func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.PayloadWithOutputs, error) {
+	if minerData == nil {
+		minerData = x.minerData
+	}
+	miner, ok := x.miners[string(minerData)]
+	if !ok {
+		var err error
+		if miner, err = txexec.ParseMiner(minerData); err != nil {
+			return nil, err
+		}
+		if len(x.miners) >= maxCachedMiners {
+			clear(x.miners) // the mining API's allow-list is short; this only bounds a misuse
+		}
+		x.miners[string(minerData)] = miner
+	}
 	var gen uint64
 	if x.pool != nil {
 		gen = x.pool.Generation()
 	}
-	if b := x.lastBuilt; b != nil && b.parent == parent.Hash && (b.gen == gen || b.built != nil && b.built.Full(x.run)) {
+	last := x.lastBuilt[string(minerData)]
+	if b := last; b != nil && b.parent == parent.Hash && (b.gen == gen || b.built != nil && b.built.Full(x.run)) {
 		// Nothing changed, or nothing more fits: the last payload is the block.
 		b.gen = gen
 		return b.payload, nil
@@ -451,8 +486,8 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 		return nil, err
 	}
 	child := &ledger.Header{ChainID: x.chain, Height: parent.Height + 1, Parent: parent.Hash}
-	blk := x.withSPV(chain.BlockContext(x.v, child, parent, x.miner), parent)
-	cfg := chain.BuildConfig{MinerData: x.minerData, MaxOutputs: x.maxOutputs}
+	blk := x.withSPV(chain.BlockContext(x.v, child, parent, miner), parent)
+	cfg := chain.BuildConfig{MinerData: minerData, MaxOutputs: x.maxOutputs}
 	var pending chain.PendingFunc
 	if x.pool != nil {
 		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending
@@ -460,7 +495,7 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	var view *state.View
 	var built *chain.Built
 	var err error
-	if prev := x.lastBuilt; prev != nil && prev.parent == parent.Hash && prev.built != nil {
+	if prev := last; prev != nil && prev.parent == parent.Hash && prev.built != nil {
 		// Only the mempool changed since the last payload on this parent (a new head clears
 		// lastBuilt): its transactions stay and only the newcomers run, on a clone of its
 		// view, so that the last payload can still be mined and applied from its own.
@@ -483,7 +518,7 @@ func (x *Executor) build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 	// records it into the kept view from the keys.
 	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys, built: built}
 	x.built[p.PayloadHash] = b
-	x.lastBuilt = b
+	x.lastBuilt[string(minerData)] = b
 	return p, nil
 }
 

@@ -80,7 +80,7 @@ func newExecFixture(t *testing.T, setup ...execSetup) *execFixture {
 // block stores a block on parent with the payload the executor builds for it.
 func (f *execFixture) block(parent *ledger.Header) *ledger.Header {
 	f.t.Helper()
-	p, err := f.x.build(parent)
+	p, err := f.x.build(parent, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestExecutorRefusesForgedOutputs(t *testing.T) {
 	if _, err := f.pool.Insert(context.Background(), []*api.Command{tx}); err != nil {
 		t.Fatal(err)
 	}
-	good, err := f.x.build(f.g)
+	good, err := f.x.build(f.g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +245,50 @@ func TestExecutorRefusesForgedOutputs(t *testing.T) {
 	other := ledger.NewPayloadWithOutputs(ledger.MinerData("someone-else"), good.Coinbase, good.Transactions)
 	if err := f.x.validate(f.blockWith(f.g, other), other); !errors.Is(err, chain.ErrInvalidPayload) {
 		t.Errorf("validate a payload with another miner's coinbase: %v", err)
+	}
+}
+
+// A payload built for another miner (the mining API's) pays that miner, and does not replace
+// the node's own miner's payload in progress on the same parent: the next Build for the node's
+// miner is the same payload, not a rebuild, and the block mined with the other miner's payload
+// credits the other miner.
+func TestExecutorBuildsForEachMiner(t *testing.T) {
+	f := newExecFixture(t)
+	// The mempool hears of genesis's transactions asynchronously, which moves its generation
+	// once: build until the payload is the cached one.
+	var own *ledger.PayloadWithOutputs
+	for i := 0; ; i++ {
+		p, err := f.x.build(f.g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == own {
+			break
+		}
+		if i == 100 {
+			t.Fatal("every build of the node's payload on an unchanged parent and mempool is a new one")
+		}
+		own = p
+		time.Sleep(5 * time.Millisecond)
+	}
+	key := contracts.Key("sender01")
+	otherData := ledger.MinerData("sender01", key)
+	other, err := f.x.build(f.g, otherData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(other.MinerData) != string(otherData) || other.PayloadHash == own.PayloadHash {
+		t.Fatalf("payload for another miner has miner data %s", other.MinerData)
+	}
+	if again, err := f.x.build(f.g, nil); err != nil || again != own {
+		t.Fatalf("the node's payload was rebuilt after a build for another miner (err %v)", err)
+	}
+	if again, err := f.x.build(f.g, otherData); err != nil || again != other {
+		t.Fatalf("the other miner's payload was rebuilt with nothing changed (err %v)", err)
+	}
+	before := mustDecimal(t, f.balance("sender01"))
+	f.sync(f.blockWith(f.g, other))
+	if got := mustDecimal(t, f.balance("sender01")); got.Cmp(before) <= 0 {
+		t.Fatalf("sender01 has %s after mining a block, had %s", got, before)
 	}
 }

@@ -64,6 +64,9 @@ type Runtime struct {
 	entered atomic.Uint64
 	stopped atomic.Bool
 	stop    sync.Once
+	// cutMu guards cutCh, closed and replaced at every cut change (CutChanged).
+	cutMu sync.Mutex
+	cutCh chan struct{}
 }
 
 // Start resumes the best cut from the store (recover.go) and starts the actors and, if
@@ -78,7 +81,7 @@ func Start(cfg Config) (*Runtime, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	r := &Runtime{cfg: cfg}
+	r := &Runtime{cfg: cfg, cutCh: make(chan struct{})}
 	genesis := pow.Heads(cfg.Genesis)
 	hs, err := loadHeads(cfg.Version, cfg.Store, genesis, r.lookup, cfg.Logger)
 	if err != nil {
@@ -122,6 +125,7 @@ func Start(cfg Config) (*Runtime, error) {
 		if s := r.syncer.Load(); s != nil {
 			s.cutChanged(v)
 		}
+		r.signalCut()
 	}
 	if r.cutPID, err = r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return cut }), "cut"); err != nil {
 		r.shutdown()
@@ -161,6 +165,21 @@ func (r *Runtime) Cut() *ledger.Cut { return r.view.Load().Cut }
 
 // View returns the current best cut with its heads.
 func (r *Runtime) View() *CutView { return r.view.Load() }
+
+// CutChanged returns a channel closed at the next change of the best cut. Take it before
+// reading View, so that a change between the two is not missed.
+func (r *Runtime) CutChanged() <-chan struct{} {
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+	return r.cutCh
+}
+
+func (r *Runtime) signalCut() {
+	r.cutMu.Lock()
+	close(r.cutCh)
+	r.cutCh = make(chan struct{})
+	r.cutMu.Unlock()
+}
 
 // Insert validates and stores a block through its chain actor, and returns once the cut actor
 // has considered it: after a nil error the block is stored, and in the cut if it made the cut

@@ -19,6 +19,8 @@
 //	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
 //	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
+//	mining.go      the mining API for external miners (work, solved, updates) over an
+//	               actors.Coordinator, and its byte codec (work bytes, solved header, chain id)
 //	peer.go        the peer API (cut gossip, peer list with checked host names, mempools);
 //	               peerclient.go its client
 //	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the

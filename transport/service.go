@@ -56,7 +56,11 @@ type ServiceConfig struct {
 	// Explorer serves the explorer page at / (explorer.go) with this status; nil leaves the
 	// page out (404).
 	Explorer func() explorer.Status
-	Logger   *slog.Logger
+	// Mining serves the mining API for external miners, GET …/mining/work, POST
+	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
+	// the API is off unless the operator enables mining coordination.
+	Mining *actors.Coordinator
+	Logger *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -207,6 +211,10 @@ func (s *Service) routes() {
 
 	if s.cfg.MakeBlocks != nil {
 		r.handle(fasthttp.MethodPost, "/make-blocks", func(ctx *fasthttp.RequestCtx, _ params) { makeBlocks(ctx, s.cfg.MakeBlocks) })
+	}
+
+	if s.cfg.Mining != nil {
+		s.miningRoutes()
 	}
 
 	if s.cfg.Backup != nil {

@@ -76,6 +76,8 @@ type node struct {
 
 	// backups runs the backup API's jobs; nil when the API is off.
 	backups *store.Backups
+	// coord is the mining API's coordinator (miningapi.go); nil when the API is off.
+	coord *actors.Coordinator
 }
 
 // openNode binds the service port (and the peer port), then opens (or creates) the data
@@ -168,6 +170,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	}
 	scfg.MakeBlocks = n.rt.MakeBlocks // a 404 with the reason unless mining on demand
 	scfg.Explorer = n.explorerStatus
+	scfg.Mining = n.startMiningAPI()
 	if n.runner != nil {
 		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
 			n.close()
@@ -381,6 +384,7 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	}
 	stopStatus()
 	n.log.Info("shutting down")
+	n.stopMiningAPI()
 	n.rt.Stop()
 	n.hub.Close() // ends the update streams, so the server need not wait for them
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -462,6 +466,7 @@ func (n *node) close() error {
 	if n.makeBlocksLn != nil {
 		n.makeBlocksLn.Close()
 	}
+	n.stopMiningAPI()
 	if n.rt != nil {
 		n.rt.Stop()
 	}
