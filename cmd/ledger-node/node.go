@@ -204,16 +204,16 @@ func (n *node) startPeers() {
 	if self.IP.IsUnspecified() {
 		host = "127.0.0.1" // what this node announces when it binds every interface
 	}
-	v := n.version
+	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
 	n.syncer = n.rt.StartSync(actors.SyncConfig{
-		Self:   net.JoinHostPort(host, fmt.Sprint(self.Port)),
+		Self:   selfAddr,
 		Seeds:  n.cfg.P2P.Peers,
 		Dial:   func(addr string) actors.Peer { return transport.NewPeerClient(addr, v, 30*time.Second) },
 		Logger: n.log,
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
-	}, transport.PeerConfig{Node: n.syncer})
+	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr)})
 }
 
 // initStore opens the data directory for version v and initialises it (init).
