@@ -307,3 +307,37 @@ func TestDevnetNodeLogsAndConfig(t *testing.T) {
 		t.Errorf("status lines at level warn:\n%s", s)
 	}
 }
+
+// The body of GET /config redacts what upstream redacts, whatever the configuration holds.
+func TestChainwebConfigJSONRedacts(t *testing.T) {
+	const secret = "0707070707070707070707070707070707070707070707070707070707070707"
+	cfg, _, err := loadConfig([]string{"--service-port", "1848", "--service-interface", "10.1.2.3",
+		"--enable-backup-api", "--backup-directory", "/secret/backups", "--mining-public-key", devnetMinerKey,
+		"--miner-key", testMinerKey, "--miner-account", "alice", "--entity-secret", secret, "--peer", "10.0.0.1:1789"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := chainwebConfigJSON(cfg, "10.9.9.9:1789")
+	for _, hidden := range []string{secret, devnetMinerKey, testMinerKey, "alice", "/secret/backups", "10.1.2.3", "1848"} {
+		if bytes.Contains(body, []byte(hidden)) {
+			t.Errorf("/config shows %s: %s", hidden, body)
+		}
+	}
+	var doc map[string]any
+	json.Unmarshal(body, &doc)
+	for key, want := range map[string]string{
+		"serviceApi.port": "0", "serviceApi.interface": "invalid", "backup.api.enabled": "false",
+		"p2p.peer.hostaddress.hostname": "10.9.9.9", "p2p.peer.hostaddress.port": "1789",
+		"p2p.peers": "- address:\n    hostname: 10.0.0.1\n    port: 1789\n  id: null",
+	} {
+		if got := lookup(doc, key); got != want {
+			t.Errorf("%s is %q, want %q", key, got, want)
+		}
+	}
+	p2p := doc["p2p"].(map[string]any)["peer"].(map[string]any)
+	for _, k := range []string{"certificateChain", "certificateChainFile", "key", "keyFile"} {
+		if v, ok := p2p[k]; !ok || v != nil {
+			t.Errorf("p2p.peer.%s: %v (present %v), want null", k, v, ok)
+		}
+	}
+}
