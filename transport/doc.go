@@ -19,7 +19,7 @@
 //	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
 //	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
-//	peer.go        the peer API (cut gossip, peer list with checked host names, mempools);
+//	peer.go        the peer API (cut gossip, peer list with checked host names, mempools, /config);
 //	               peerclient.go its client
 //	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the
 //	               `pact -s` server; transport/contractapi the API's types, which the node and
