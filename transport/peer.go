@@ -23,9 +23,9 @@ import (
 // The peer API (chainweb-api.md §1.1 and §1.3, the P2P column): what nodes ask one another
 // for. The cut (GET to read, PUT to announce a cut: taken only from a known peer, else 401, as
 // upstream), the peer list (GET, and PUT to introduce oneself, with a checked host name and
-// port), headers (pages of 20, at most 4 branch bounds), payloads, and the mempools (insert,
-// member, lookup, getPending). Requests are throttled per client address (429), with
-// upstream's rates by default.
+// port), headers (pages of 20, at most 4 branch bounds), payloads, the mempools (insert,
+// member, lookup, getPending) and GET /config, the node's sanitised configuration. Requests
+// are throttled per client address (429), with upstream's rates by default.
 //
 // One difference from upstream: the payload batch endpoints answer (with at most
 // PeerPayloadBatchLimit payloads) where upstream's peer API always answers 404, so that a node
@@ -70,6 +70,10 @@ type Throttle struct {
 type PeerConfig struct {
 	Node     PeerNode
 	Throttle Throttle
+	// Config is the body of GET /config (chainweb-mining-and-config.md §4): the node's
+	// sanitised configuration as JSON, which the node makes (it knows what is secret). Nil:
+	// no /config route.
+	Config []byte
 }
 
 // NewPeerService builds the peer API server. cfg's Cut, Store and Version serve the reads, as
@@ -79,7 +83,12 @@ func NewPeerService(cfg ServiceConfig, pc PeerConfig) *Service {
 		panic("transport: PeerConfig needs a Node")
 	}
 	cfg.PayloadBatchLimit = PeerPayloadBatchLimit
-	s := newService(cfg, peerLimits, func(s *Service) { s.peerRoutes(pc.Node) })
+	s := newService(cfg, peerLimits, func(s *Service) {
+		s.peerRoutes(pc.Node)
+		if pc.Config != nil {
+			s.router.handle(fasthttp.MethodGet, "/config", s.getConfig(pc.Config))
+		}
+	})
 	s.throttle = newThrottler(pc.Throttle)
 	return s
 }
@@ -103,6 +112,16 @@ func (s *Service) peerRoutes(n PeerNode) {
 	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/member", s.mempoolMember(n))
 	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/lookup", s.mempoolLookup(n))
 	r.handle(fasthttp.MethodPost, "chain/{chain}/mempool/getPending", s.mempoolPending(n))
+}
+
+// getConfig serves GET /config, at the root as upstream has it, not under /chainweb/0.0/….
+func (s *Service) getConfig(body []byte) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, _ params) {
+		if _, ok := acceptEncoding(ctx, offersJSON); !ok {
+			return
+		}
+		writeJSON(ctx, fasthttp.StatusOK, body)
+	}
 }
 
 // PeerInfo is a peer as the peer API writes it: {"id": null, "address": {"hostname", "port"}}.

@@ -296,3 +296,31 @@ func TestPeerAPIHasNoObjectHeaders(t *testing.T) {
 		t.Errorf("peer API GET header/{hash} as binary: %d, %d bytes", c.Response.StatusCode(), len(c.Response.Body()))
 	}
 }
+
+// GET /config is served at the root of the peer API, with the body the node gave, as JSON; not
+// under /chainweb/0.0/…, not on the service API, and not at all without a body.
+func TestPeerConfigRoute(t *testing.T) {
+	fx := newFixture(t)
+	body := []byte(`{"chainwebVersion":"development"}`)
+	svc := NewPeerService(ServiceConfig{Version: fx.v, Store: fx.db}, PeerConfig{Node: &recordingNode{},
+		Throttle: Throttle{Global: 1e6, PutPeer: 1e6, Mempool: 1e6}, Config: body})
+	ctx := do(svc.Handler(), "GET", "/config", "")
+	if ctx.Response.StatusCode() != 200 || string(ctx.Response.Body()) != string(body) ||
+		!strings.HasPrefix(string(ctx.Response.Header.ContentType()), "application/json") {
+		t.Fatalf("GET /config: %d %q %s", ctx.Response.StatusCode(), ctx.Response.Header.ContentType(), ctx.Response.Body())
+	}
+	if got := do(svc.Handler(), "GET", "/chainweb/0.0/development/config", "").Response.StatusCode(); got != 404 {
+		t.Errorf("GET /chainweb/0.0/development/config: %d, want 404", got)
+	}
+	if got := do(svc.Handler(), "POST", "/config", "{}").Response.StatusCode(); got != 405 {
+		t.Errorf("POST /config: %d, want 405", got)
+	}
+	none := NewPeerService(ServiceConfig{Version: fx.v, Store: fx.db}, PeerConfig{Node: &recordingNode{}})
+	if got := do(none.Handler(), "GET", "/config", "").Response.StatusCode(); got != 404 {
+		t.Errorf("GET /config without a body: %d, want 404", got)
+	}
+	service := NewService(ServiceConfig{Version: fx.v, Store: fx.db})
+	if got := do(service.Handler(), "GET", "/config", "").Response.StatusCode(); got != 404 {
+		t.Errorf("GET /config on the service API: %d, want 404", got)
+	}
+}

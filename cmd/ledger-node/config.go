@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,13 +28,25 @@ import (
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
-// (see bindFlags); precedence is defaults < --config-file < flags.
+// (see options); precedence is defaults < each --config-file in order < flags. A config file may
+// also hold chainweb-node's sections (chainweb:, logging:, databaseDirectory), which
+// chainweb.go maps onto these fields.
 type Config struct {
-	Network    string           `yaml:"network"`
-	DataDir    string           `yaml:"dataDir"`
-	LogLevel   string           `yaml:"logLevel"`
-	ServiceAPI ServiceAPIConfig `yaml:"serviceApi"`
-	Store      StoreConfig      `yaml:"store"`
+	Network  string `yaml:"network"`
+	DataDir  string `yaml:"dataDir"`
+	LogLevel string `yaml:"logLevel"`
+	// LogFormat is text (slog's key=value lines) or json (one object a line, logs.go).
+	LogFormat string `yaml:"logFormat"`
+	// LogHandle is where the log goes: stderr, stdout or file:PATH (overwritten at start, as
+	// chainweb-node does).
+	LogHandle string `yaml:"logHandle"`
+	// ClusterID, when set, labels every log line (cluster=ID), as chainweb's logging.clusterId.
+	ClusterID string `yaml:"clusterId"`
+	// ResetChainDatabases deletes the data directory at start, as chainweb-node's key of the
+	// same name does: a fresh node on the same settings.
+	ResetChainDatabases bool             `yaml:"resetChainDatabases"`
+	ServiceAPI          ServiceAPIConfig `yaml:"serviceApi"`
+	Store               StoreConfig      `yaml:"store"`
 	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
 	NodeServiceDate string        `yaml:"nodeServiceDate"`
 	Mining          MiningConfig  `yaml:"mining"`
@@ -191,8 +205,10 @@ type StoreConfig struct {
 // DefaultConfig is the configuration of `ledger-node` with no flags and no file.
 func DefaultConfig() Config {
 	return Config{
-		Network:  "development",
-		LogLevel: "info",
+		Network:   "development",
+		LogLevel:  "info",
+		LogFormat: "text",
+		LogHandle: "stderr",
 		ServiceAPI: ServiceAPIConfig{
 			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true,
 		},
@@ -276,14 +292,38 @@ func durationOpt(flagName, key, usage string, field func(*Config) *time.Duration
 	}}
 }
 
+// blockDelayOpt is a duration flag that also takes a bare number of microseconds, the unit of
+// chainweb-node's --block-delay.
+func blockDelayOpt(flagName, key, usage string, field func(*Config) *time.Duration) option {
+	return option{flagName, key, usage, func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Func(n, u, func(v string) error {
+			if us, err := strconv.ParseInt(v, 10, 64); err == nil {
+				*field(c) = time.Duration(us) * time.Microsecond
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			*field(c) = d
+			return err
+		})
+	}}
+}
+
 // options lists every setting. A test checks that each flag changes exactly its YAML key.
 var options = []option{
 	stringOpt("network", "network", "network to join: "+strings.Join(ledger.VersionNames(), ", "),
 		func(c *Config) *string { return &c.Network }),
 	stringOpt("data-dir", "dataDir", "database directory (default: $XDG_DATA_HOME/ledger-node/<network>)",
 		func(c *Config) *string { return &c.DataDir }),
-	stringOpt("log-level", "logLevel", "debug, info, warn or error",
+	stringOpt("log-level", "logLevel", "debug, info, warn, error or quiet",
 		func(c *Config) *string { return &c.LogLevel }),
+	stringOpt("log-format", "logFormat", "text or json (one JSON object a line)",
+		func(c *Config) *string { return &c.LogFormat }),
+	stringOpt("log-handle", "logHandle", "where the log goes: stderr, stdout or file:PATH (overwritten at start)",
+		func(c *Config) *string { return &c.LogHandle }),
+	stringOpt("cluster-id", "clusterId", "label added to every log line as cluster=ID",
+		func(c *Config) *string { return &c.ClusterID }),
+	boolOpt("enable-reset-chain-databases", "resetChainDatabases", "delete the data directory at start and begin afresh",
+		func(c *Config) *bool { return &c.ResetChainDatabases }),
 	stringOpt("service-interface", "serviceApi.interface", "address the service API listens on",
 		func(c *Config) *string { return &c.ServiceAPI.Interface }),
 	intOpt("service-port", "serviceApi.port", "port of the service API (0 picks a free port)",
@@ -324,7 +364,7 @@ var options = []option{
 		func(c *Config) *string { return &c.Mining.OnDemand.Interface }),
 	intOpt("on-demand-port", "mining.onDemand.port", "mining on-demand: port of a separate listener for POST /make-blocks (0: none; the service API serves it anyway)",
 		func(c *Config) *int { return &c.Mining.OnDemand.Port }),
-	durationOpt("block-delay", "mining.blockDelay", "development network only: target time between blocks of a chain, e.g. 2s (default 30s)",
+	blockDelayOpt("block-delay", "mining.blockDelay", "development network only: target time between blocks of a chain, e.g. 2s, or microseconds as chainweb-node's flag (default 30s)",
 		func(c *Config) *time.Duration { return &c.Mining.BlockDelay }),
 	stringOpt("miner-account", "mining.account", "account named in the miner data of mined blocks (default k:<miner key>)",
 		func(c *Config) *string { return &c.Mining.Account }),
@@ -362,64 +402,92 @@ var options = []option{
 // errHelp is returned when the user asked for usage; it is not a failure.
 var errHelp = errors.New("help requested")
 
-// loadConfig builds the configuration from args: defaults, then --config-file, then flags.
-// printConfig reports --print-config.
-func loadConfig(args []string, stderr io.Writer) (cfg Config, printConfig bool, err error) {
-	cfg, printConfig, _, err = loadConfigArgs(args, stderr, false)
-	return cfg, printConfig, err
+// errVersion is returned when --version is among the flags: print the version and stop.
+var errVersion = errors.New("version requested")
+
+// loadConfig builds the configuration from args: defaults, then each --config-file in the
+// order given, then flags. Warnings (chainweb-node settings with no meaning here) go to stderr.
+// printAs is the --print-config-as mode ("" when the node is to run).
+func loadConfig(args []string, stderr io.Writer) (cfg Config, printAs string, err error) {
+	cfg, printAs, _, err = loadConfigArgs(args, stderr, false)
+	return cfg, printAs, err
 }
 
 // loadConfigArgs is loadConfig for commands that take positional arguments after the flags.
-func loadConfigArgs(args []string, stderr io.Writer, positional bool) (cfg Config, printConfig bool, rest []string, err error) {
-	cfg = DefaultConfig()
-	file, err := findConfigFile(args)
-	if err != nil {
-		return cfg, false, nil, err
-	}
-	if file != "" {
-		if err := readConfigFile(file, &cfg); err != nil {
-			return cfg, false, nil, err
+func loadConfigArgs(args []string, stderr io.Writer, positional bool) (cfg Config, printAs string, rest []string, err error) {
+	warned := map[string]bool{}
+	warn := func(msg string) {
+		if !warned[msg] {
+			warned[msg] = true
+			fmt.Fprintf(stderr, "ledger-node: warning: %s\n", msg)
 		}
 	}
-	fs := newFlagSet(&cfg, stderr)
-	var ignoredFile string
-	fs.StringVar(&ignoredFile, "config-file", file, "YAML configuration file (flags override it)")
-	fs.BoolVar(&printConfig, "print-config", false, "print the effective configuration as YAML and exit")
+	args = stripRTS(args)
+	cfg = DefaultConfig()
+	files, err := findConfigFiles(args)
+	if err != nil {
+		return cfg, "", nil, err
+	}
+	for _, file := range files {
+		if err := readConfigFile(file, &cfg, warn); err != nil {
+			return cfg, "", nil, err
+		}
+	}
+	fs := newFlagSet(&cfg, stderr, warn)
+	fs.Func("config-file", "YAML configuration file, ours or chainweb-node's (repeatable: later files and then flags override earlier ones; lists add up)",
+		func(string) error { return nil }) // read above, before the flags apply
+	var printConfig, version bool
+	fs.BoolVar(&printConfig, "print-config", false, "print the effective configuration as YAML and exit (--print-config-as full)")
+	fs.StringVar(&printAs, "print-config-as", "", "print the configuration and exit: full, minimal (what differs from the defaults) or diff (annotated with $both/$left/$right)")
+	fs.BoolVar(&version, "version", false, "print the version, commit and Go version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return cfg, false, nil, errHelp
+			return cfg, "", nil, errHelp
 		}
-		return cfg, false, nil, err
+		return cfg, "", nil, err
+	}
+	if version {
+		return cfg, "", nil, errVersion
 	}
 	if fs.NArg() > 0 && !positional {
-		return cfg, false, nil, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+		return cfg, "", nil, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if printAs != "" {
+		if printAs, err = printMode(printAs); err != nil {
+			return cfg, "", nil, err
+		}
+	} else if printConfig {
+		printAs = printFull
 	}
 	if err := cfg.finish(); err != nil {
-		return cfg, false, nil, err
+		return cfg, "", nil, err
 	}
-	return cfg, printConfig, fs.Args(), nil
+	return cfg, printAs, fs.Args(), nil
 }
 
-func newFlagSet(cfg *Config, stderr io.Writer) *flag.FlagSet {
+func newFlagSet(cfg *Config, stderr io.Writer, warn func(string)) *flag.FlagSet {
 	fs := flag.NewFlagSet("ledger-node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	for _, o := range options {
 		o.bind(fs, cfg, o.flag, fmt.Sprintf("%s (YAML: %s)", o.usage, o.yamlKey))
 	}
+	bindChainwebFlags(fs, cfg, warn)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  ledger-node [flags]                      run a node\n"+
 			"  ledger-node import-headers [flags] FILE  validate and store headers from FILE\n"+
 			"  ledger-node restore --from DIR/ID --data-dir NEW  make a data directory from a backup\n"+
 			"  ledger-node check --data-dir DIR         verify a data directory (read-only)\n"+
 			"  ledger-node repair --data-dir DIR        repair a damaged data directory\n"+
-			"  ledger-node version                      print the version\n\nFlags:\n")
+			"  ledger-node version                      print the version, commit and Go version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// findConfigFile pre-scans args for --config-file so that the file is read before flags apply.
-func findConfigFile(args []string) (string, error) {
+// findConfigFiles pre-scans args for every --config-file, in order, so that the files are read
+// before flags apply.
+func findConfigFiles(args []string) ([]string, error) {
+	var files []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -428,35 +496,81 @@ func findConfigFile(args []string) (string, error) {
 		for _, p := range []string{"--config-file", "-config-file"} {
 			if a == p {
 				if i+1 >= len(args) {
-					return "", fmt.Errorf("flag needs an argument: %s", p)
+					return nil, fmt.Errorf("flag needs an argument: %s", p)
 				}
-				return args[i+1], nil
-			}
-			if v, ok := strings.CutPrefix(a, p+"="); ok {
-				return v, nil
+				i++
+				files = append(files, args[i])
+			} else if v, ok := strings.CutPrefix(a, p+"="); ok {
+				files = append(files, v)
 			}
 		}
 	}
-	return "", nil
+	return files, nil
 }
 
-// readConfigFile decodes YAML into cfg, rejecting unknown keys and wrong types with the line.
-func readConfigFile(path string, cfg *Config) error {
+// readConfigFile applies the YAML file at path over cfg (see decodeConfig).
+func readConfigFile(path string, cfg *Config, warn func(string)) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	return decodeConfig(path, b, cfg)
+	return decodeConfig(path, b, cfg, warn)
 }
 
-// decodeConfig decodes YAML b (from the file called path) over cfg.
-func decodeConfig(path string, b []byte, cfg *Config) error {
+// fileConfig is a config file: our keys, strictly (an unknown key is an error with its line:
+// a typo must not pass unnoticed), beside chainweb-node's sections, which are read leniently as
+// chainweb-node reads them (chainweb.go).
+type fileConfig struct {
+	Config            `yaml:",inline"`
+	Chainweb          yaml.Node `yaml:"chainweb"`
+	Logging           yaml.Node `yaml:"logging"`
+	DatabaseDirectory *string   `yaml:"databaseDirectory"`
+}
+
+// decodeConfig applies YAML b (from the file called path) over cfg: a missing key leaves its
+// value, lists add to the lists of earlier files, chainweb-node's keys map onto ours.
+func decodeConfig(path string, b []byte, cfg *Config, warn func(string)) error {
+	peers, miners := cfg.P2P.Peers, cfg.Mining.Coordination.Miners
+	fc := fileConfig{Config: *cfg}
+	fc.P2P.Peers, fc.Mining.Coordination.Miners = nil, nil
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+	if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("config file %s: %s", path, yamlerr.Text(err))
 	}
-	return nil
+	*cfg = fc.Config
+	cfg.P2P.Peers = addPeers(peers, cfg.P2P.Peers...)
+	cfg.Mining.Coordination.Miners = addMiners(miners, cfg.Mining.Coordination.Miners...)
+	if fc.DatabaseDirectory != nil {
+		cfg.DataDir = *fc.DatabaseDirectory
+	}
+	m := chainwebMapper{file: path, cfg: cfg, warn: warn}
+	if err := m.section("chainweb", &fc.Chainweb, chainwebKeys); err != nil {
+		return err
+	}
+	return m.section("logging", &fc.Logging, loggingKeys)
+}
+
+// addPeers adds peers to a list, each once, as chainweb-node adds p2p.peers of later sources.
+func addPeers(list []string, more ...string) []string {
+	for _, p := range more {
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// addMiners adds miners to a list, each once (chainweb-node keeps a set).
+func addMiners(list []MinerID, more ...MinerID) []MinerID {
+	for _, m := range more {
+		if !slices.ContainsFunc(list, func(o MinerID) bool {
+			return o.Account == m.Account && o.Predicate == m.Predicate && slices.Equal(o.PublicKeys, m.PublicKeys)
+		}) {
+			list = append(list, m)
+		}
+	}
+	return list
 }
 
 // finish fills derived defaults and checks every value.
@@ -467,11 +581,22 @@ func (c *Config) finish() error {
 	if c.DataDir == "" {
 		c.DataDir = defaultDataDir(c.Network)
 	}
+	// chainweb-node reads levels and formats case-insensitively.
+	c.LogLevel, c.LogFormat = strings.ToLower(c.LogLevel), strings.ToLower(c.LogFormat)
 	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
+	case "debug", "info", "warn", "error", "quiet":
 	default:
-		return fmt.Errorf("logLevel %q: want debug, info, warn or error", c.LogLevel)
+		return fmt.Errorf("logLevel %q: want debug, info, warn, error or quiet", c.LogLevel)
 	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("logFormat (--log-format) %q: want text or json", c.LogFormat)
+	}
+	if err := checkLogHandle(c.LogHandle); err != nil {
+		return err
+	}
+	c.ServiceAPI.Interface = listenHost(c.ServiceAPI.Interface)
+	c.P2P.Interface = listenHost(c.P2P.Interface)
+	c.Mining.OnDemand.Interface = listenHost(c.Mining.OnDemand.Interface)
 	if c.ServiceAPI.Port < 0 || c.ServiceAPI.Port > 65535 {
 		return fmt.Errorf("serviceApi.port %d is not a TCP port", c.ServiceAPI.Port)
 	}

@@ -43,6 +43,10 @@ var flagValues = map[string]string{
 	"on-demand-idle-period":        "5s",
 	"on-demand-interface":          "0.0.0.0",
 	"on-demand-port":               "1790",
+	"log-format":                   "json",
+	"log-handle":                   "stdout",
+	"cluster-id":                   "devnet-minimal",
+	"enable-reset-chain-databases": "true",
 }
 
 // listValues are how a list flag's value shows in the printed YAML and is written in a file.

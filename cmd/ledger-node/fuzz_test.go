@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/transport"
 )
 
 // FuzzConfigYAML: any config file content either fails with an error or yields a configuration
@@ -12,9 +15,12 @@ func FuzzConfigYAML(f *testing.F) {
 	f.Add([]byte("serviceApi: [1, 2]\n"))
 	f.Add([]byte("store:\n  headerCacheSize: -1\n"))
 	f.Add([]byte("&a [*a]"))
+	f.Add([]byte("chainweb:\n  p2p:\n    peers: [{id: null, address: {hostname: a, port: 1}}]\n  throttling: {x: 1}\n"))
+	f.Add([]byte("logging:\n  logger: {log_level: WARN}\n  backend: {format: Json, color: \"True\"}\n"))
+	f.Add([]byte("chainweb: 7\ndatabaseDirectory: null\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg := DefaultConfig()
-		if err := decodeConfig("fuzz.yaml", b, &cfg); err != nil {
+		if err := decodeConfig("fuzz.yaml", b, &cfg, func(string) {}); err != nil {
 			return
 		}
 		cfg.DataDir = "/d"
@@ -44,6 +50,30 @@ func FuzzHeaderFile(f *testing.F) {
 		for _, h := range hs {
 			h.ComputeHash()
 			h.Bytes()
+		}
+	})
+}
+
+// FuzzKnownPeerInfo: chainweb's --known-peer-info [PEERID@]HOST:PORT is refused or yields an
+// address the peer list takes (what PUT cut/peer checks), the one after the id.
+func FuzzKnownPeerInfo(f *testing.F) {
+	f.Add("bootstrap-node:1789")
+	f.Add("x5X1ldQfpFpTYC6Lq4u5ks5YWELLqs0wMpGngVWvXUo@bootstrap-node:1789")
+	f.Add("[::1]:1789")
+	f.Add("@:0")
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, err := parseKnownPeer(s)
+		if err != nil {
+			return
+		}
+		p, err := transport.ParsePeerAddr(addr)
+		if err != nil || p.String() != addr {
+			t.Fatalf("%q gave %q, which the peer list refuses: %v", s, addr, err)
+		}
+		if _, rest, ok := strings.Cut(s, "@"); ok {
+			if q, err := transport.ParsePeerAddr(rest); err != nil || q.String() != addr {
+				t.Fatalf("%q gave %q, not the address after the id", s, addr)
+			}
 		}
 	})
 }

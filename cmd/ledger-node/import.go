@@ -36,7 +36,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
 		return 1
 	}
-	log := newLogger(cfg.LogLevel, stderr)
+	log := newLogger(cfg, stderr)
 	db, v, err := openInitializedStore(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)

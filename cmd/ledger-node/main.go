@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,23 +31,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "repair":
 			return runRepair(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
-			fmt.Fprintf(stdout, "ledger-node %s\n", packageVersion)
+			fmt.Fprintln(stdout, versionLine())
 			return 0
 		}
 	}
-	cfg, printConfig, err := loadConfig(args, stderr)
-	if errors.Is(err, errHelp) {
+	cfg, printAs, err := loadConfig(args, stderr)
+	switch {
+	case errors.Is(err, errHelp):
 		return 0
-	}
-	if err != nil {
+	case errors.Is(err, errVersion):
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	case err != nil:
 		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
 		return 2
-	}
-	if printConfig {
-		stdout.Write(cfg.marshalYAML())
+	case printAs != "":
+		stdout.Write(printConfig(cfg, printAs))
 		return 0
 	}
-	log := newLogger(cfg.LogLevel, stderr)
+	logTo, closeLog, err := openLogHandle(cfg.LogHandle, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
+		return 1
+	}
+	defer closeLog()
+	log := newLogger(cfg, logTo)
+	if cfg.ResetChainDatabases {
+		// chainweb-node's resetChainDatabases: the node starts afresh on the same settings.
+		log.Warn("resetChainDatabases: deleting the data directory", "dir", cfg.DataDir)
+		if err := os.RemoveAll(cfg.DataDir); err != nil {
+			fmt.Fprintf(stderr, "ledger-node: reset the data directory: %v\n", err)
+			return 1
+		}
+	}
 	n, err := openNode(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
@@ -66,10 +81,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func newLogger(level string, w io.Writer) *slog.Logger {
-	var l slog.Level
-	l.UnmarshalText([]byte(level)) // checked by Config.finish
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }

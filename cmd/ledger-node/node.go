@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"path/filepath"
 	"strings"
@@ -255,16 +256,16 @@ func (n *node) startPeers() {
 	if self.IP.IsUnspecified() {
 		host = "127.0.0.1" // what this node announces when it binds every interface
 	}
-	v := n.version
+	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
 	n.syncer = n.rt.StartSync(actors.SyncConfig{
-		Self:   net.JoinHostPort(host, fmt.Sprint(self.Port)),
+		Self:   selfAddr,
 		Seeds:  n.cfg.P2P.Peers,
 		Dial:   func(addr string) actors.Peer { return transport.NewPeerClient(addr, v, 30*time.Second) },
 		Logger: n.log,
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
-	}, transport.PeerConfig{Node: n.syncer})
+	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr)})
 }
 
 // initStore opens the data directory for version v and initialises it (init).
@@ -365,7 +366,7 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
 			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", "))
 	}
-	stopStatus := n.reportStatus(out)
+	stopStatus := n.reportStatus()
 	n.mineFirstBlocks(ctx, out)
 	errc := make(chan error, 2)
 	go func() { errc <- n.svc.Serve(n.ln) }()
@@ -403,9 +404,11 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	return err
 }
 
-// reportStatus prints a status line every few seconds until the returned stop is called: cut
-// height, blocks that entered the cut per second and the miner's hash rate over the interval.
-func (n *node) reportStatus(out io.Writer) (stop func()) {
+// reportStatus logs a status line (message "status", at info) every few seconds until the
+// returned stop is called: cut height, the lowest and highest chain, blocks that entered the cut
+// per second, and, when the node mines with proof of work, the miner's hash rate over the
+// interval.
+func (n *node) reportStatus() (stop func()) {
 	every := cmp.Or(n.opts.statusEvery, defaultStatusEvery)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
@@ -415,6 +418,7 @@ func (n *node) reportStatus(out io.Writer) (stop func()) {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		last, lastAt := n.rt.Stats(), time.Now()
+		rate := func(d uint64, secs float64) float64 { return math.Round(float64(d)/secs*100) / 100 }
 		for {
 			select {
 			case <-quit:
@@ -423,16 +427,22 @@ func (n *node) reportStatus(out io.Writer) (stop func()) {
 				s := n.rt.Stats()
 				secs := now.Sub(lastAt).Seconds()
 				low, high := cutRange(n.rt.Cut())
-				line := fmt.Sprintf("%s cut height %d (chains at %d–%d), %.2f blocks/s, %.2f MH/s, %d mined",
-					now.Format(time.TimeOnly), s.CutHeight, low, high,
-					float64(s.Entered-last.Entered)/secs, float64(s.Hashes-last.Hashes)/secs/1e6, s.Mined)
+				attrs := []any{"cutHeight", s.CutHeight, "lowestChain", low, "highestChain", high,
+					"blocksPerSecond", rate(s.Entered-last.Entered, secs)}
+				if n.cfg.Mining.Mode == "pow" {
+					attrs = append(attrs, "megaHashesPerSecond", rate(s.Hashes-last.Hashes, secs*1e6))
+				}
+				if n.cfg.Mining.Mode != "off" {
+					attrs = append(attrs, "mined", s.Mined)
+				}
 				if n.runner != nil {
-					line += fmt.Sprintf(", %.2f txs/s, %d pending", float64(s.Transactions-last.Transactions)/secs, s.Pending)
+					attrs = append(attrs, "txsPerSecond", rate(s.Transactions-last.Transactions, secs), "pending", s.Pending)
 				}
 				if wh := n.rt.WriteHealth(); wh.Failing {
-					line += fmt.Sprintf(", WRITES FAILING since %s, mining paused (%v)", wh.Since.Format(time.TimeOnly), wh.Err)
+					n.log.Error("status: WRITES FAILING, mining paused", append(attrs, "since", wh.Since.Format(time.TimeOnly), "err", wh.Err)...)
+				} else {
+					n.log.Info("status", attrs...)
 				}
-				fmt.Fprintln(out, line)
 				last, lastAt = s, now
 			}
 		}

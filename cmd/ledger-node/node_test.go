@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"sync"
@@ -160,6 +159,7 @@ type scopedNode struct {
 	p2p  string // the peer API's HOST:PORT; empty when the node runs no peer API
 	node *node
 	out  *syncBuffer // what the node printed
+	log  *syncBuffer // what the node logged (its status lines among it)
 	stop func()
 }
 
@@ -186,14 +186,16 @@ func startNodeOpts(t *testing.T, opts nodeOptions, args ...string) scopedNode {
 	return startLoggedNode(t, opts, logTo, args...)
 }
 
-// startLoggedNode is startNodeOpts with the node's log written to log.
+// startLoggedNode is startNodeOpts with the node's log written to log too, with the level and
+// format args configure.
 func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...string) scopedNode {
 	t.Helper()
 	cfg, _, err := loadConfig(append([]string{"--service-port", "0", "--p2p-port", "0"}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := openNodeWith(cfg, slog.New(slog.NewTextHandler(log, nil)), opts)
+	logged := new(syncBuffer)
+	n, err := openNodeWith(cfg, newLogger(cfg, io.MultiWriter(log, logged)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...stri
 		})
 	}
 	t.Cleanup(stop) // a test that fails before stopping does not leak a mining node
-	sn := scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, stop: stop}
+	sn := scopedNode{url: "http://" + n.ln.Addr().String(), node: n, out: out, log: logged, stop: stop}
 	if n.peerLn != nil {
 		sn.p2p = n.peerLn.Addr().String()
 	}

@@ -68,7 +68,7 @@ func TestWriteFailurePausesAndResumes(t *testing.T) {
 	if !rt.WriteHealth().Failing {
 		t.Fatal("write health recovered while the fault was still set")
 	}
-	if out := n.out.String(); !strings.Contains(out, "WRITES FAILING since") || !strings.Contains(out, "no space left on device") {
+	if out := n.log.String(); !strings.Contains(out, "WRITES FAILING") || !strings.Contains(out, "no space left on device") {
 		t.Fatalf("the status line does not say that writes fail:\n%s", out)
 	}
 
