@@ -698,8 +698,10 @@ func (m *MiningConfig) finish(network string) error {
 	dev := network == ledger.Development.Name
 	switch m.Mode {
 	case "":
+		// An operator who turns the mining API on without naming a mode brings miners of
+		// their own (chainweb-node's nodeMining is off by default): they mine alone.
 		m.Mode = "off"
-		if dev {
+		if dev && !m.Coordination.Enabled {
 			m.Mode = "pow"
 		}
 	case "off":

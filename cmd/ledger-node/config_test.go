@@ -69,7 +69,9 @@ var (
 var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
 
 // derivedKeys are keys whose default follows another flag's value.
-var derivedKeys = map[string]string{"block-gas-limit": "execution.localGasLimit"}
+var derivedKeys = map[string]string{"block-gas-limit": "execution.localGasLimit",
+	// With the mining API on, the built-in miner is off unless a mode is named.
+	"enable-mining-coordination": "mining.mode"}
 
 // TestEveryFlagHasItsYAMLKey sets each flag alone and checks that --print-config shows exactly
 // its YAML key changed, and that the same value in a config file has the same effect.
@@ -296,4 +298,23 @@ func nestedYAML(key, val string) string {
 	}
 	b.WriteString(" " + val + "\n")
 	return b.String()
+}
+
+// With the mining API on and no mode named, external miners mine alone (chainweb-node's
+// nodeMining is off by default); a named mode still applies.
+func TestMiningAPIKeepsBuiltInMinerOffByDefault(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--enable-mining-coordination"}, "off"},
+		{[]string{"--enable-mining-coordination", "--mining", "pow"}, "pow"},
+		{[]string{"--enable-mining-coordination", "--mining", "on-demand"}, "on-demand"},
+		{nil, "pow"},
+	} {
+		cfg, _, err := loadConfig(append([]string{"--data-dir", "/d"}, c.args...), &bytes.Buffer{})
+		if err != nil || cfg.Mining.Mode != c.want {
+			t.Errorf("%v: mode %q (%v), want %q", c.args, cfg.Mining.Mode, err, c.want)
+		}
+	}
 }
