@@ -147,18 +147,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	cmd := devtx.Transfer("sender00", "sender01", "2.5", "0").Build()
 	send(t, n.url, 0, cmd)
 	rk := cmd.Hash.String()
-	var res nodeResult
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if r, ok := pollOne(t, n.url, 0, cmd); ok {
-			res = decodeResult(t, r)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the transfer was not mined")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	res := waitMined(t, n.url, 0, cmd)
 
 	// The braid: 20 chains whose heights rise within 10 s.
 	heightsJS := `Array.from(document.querySelectorAll('#braid .chain .height')).map(e => Number(e.dataset.height))`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
 )
 
 // On-demand mining (issue 16): blocks only when asked, by make-blocks, a sent transaction,
@@ -197,24 +198,13 @@ func TestSendIsConfirmedOnDemand(t *testing.T) {
 
 	cmd := devtx.Transfer("sender00", "sender01", "1.0", "0").Build()
 	send(t, n.url, 0, cmd)
-	var res nodeResult
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if r, ok := pollOne(t, n.url, 0, cmd); ok {
-			res = decodeResult(t, r)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the transfer was not mined without make-blocks")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	res := waitMined(t, n.url, 0, cmd) // without make-blocks
 	if res.Result.Status != "success" || res.MetaData == nil {
 		t.Fatalf("transfer: %+v", res)
 	}
 	// The chain gets depth blocks on top of the transfer's, and no more.
 	want := res.MetaData.BlockHeight + depth
-	deadline = time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for heights(t, n.url)[0] < want {
 		if time.Now().After(deadline) {
 			t.Fatalf("chain 0 at %d, want %d: the confirmations were not mined", heights(t, n.url)[0], want)
@@ -298,4 +288,16 @@ func TestMiningWithoutPow(t *testing.T) {
 				h.CreationTime-hs[h.Height-1].CreationTime)
 		}
 	}
+}
+
+// waitMined polls chain c for cmd until a block holds it (30 s at most) and returns its result.
+func waitMined(t *testing.T, base string, c int, cmd *api.Command) nodeResult {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if r, ok := pollOne(t, base, c, cmd); ok {
+			return decodeResult(t, r)
+		}
+	}
+	t.Fatalf("%s was not mined in 30 s", cmd.Hash)
+	return nodeResult{}
 }
