@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,13 @@ type ServiceConfig struct {
 	Backup BackupAPI
 	// MakeBlocks serves POST /make-blocks (makeblocks.go); nil leaves it out (404).
 	MakeBlocks MakeBlocksFunc
+	// Metrics serves GET MetricsPath (a rooted path such as "/metrics"); nil leaves it out.
+	Metrics     fasthttp.RequestHandler
+	MetricsPath string
+	// Requests, when set, counts the requests by route class and status (requests.go), under
+	// RequestsAPI's name ("service" if empty).
+	Requests    *RequestStats
+	RequestsAPI string
 	Logger     *slog.Logger
 }
 
@@ -94,6 +102,9 @@ type Service struct {
 	// internalErrors counts 500 answers (panics and store failures). Bad input must never
 	// reach one; tests assert it stays zero.
 	internalErrors atomic.Int64
+
+	// The request classes of requests no route takes (requests.go); nil when nobody counts.
+	unmatched, preflights, refused *routeClass
 }
 
 // NewService builds the service. It panics on a config without Version or Store: that is a
@@ -134,6 +145,9 @@ func newService(cfg ServiceConfig, limits listLimits, routes func(*Service)) *Se
 		s.info[e.Graph] = s.infoJSON(e.Graph)
 	}
 	routes(s)
+	if cfg.Requests != nil {
+		s.attachRequestStats(cmp.Or(cfg.RequestsAPI, "service"), cfg.Requests)
+	}
 	s.server = &fasthttp.Server{
 		Handler:       s.Handler(),
 		ErrorHandler:  s.requestError,
@@ -200,6 +214,11 @@ func (s *Service) routes() {
 	if s.cfg.Backup != nil {
 		r.handle(fasthttp.MethodPost, "make-backup", s.makeBackup)
 		r.handle(fasthttp.MethodGet, "check-backup/{backupId}", s.checkBackup)
+	}
+
+	if s.cfg.Metrics != nil {
+		metrics := s.cfg.Metrics
+		r.handle(fasthttp.MethodGet, s.cfg.MetricsPath, func(ctx *fasthttp.RequestCtx, _ params) { metrics(ctx) })
 	}
 }
 
