@@ -75,6 +75,8 @@ type node struct {
 
 	// backups runs the backup API's jobs; nil when the API is off.
 	backups *store.Backups
+	// requests counts the API requests for the metrics; nil without metrics (metrics.go).
+	requests *transport.RequestStats
 }
 
 // openNode binds the service port (and the peer port), then opens (or creates) the data
@@ -177,6 +179,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			return priv.Contract(c, cc, rt.EvalSlots())
 		}
 	}
+	n.wireMetrics(&scfg)
 	n.svc = transport.NewService(scfg)
 	if n.runner != nil {
 		n.startPeers()
@@ -235,6 +238,7 @@ func (n *node) startPeers() {
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
+		Requests: n.requests, RequestsAPI: "peer",
 	}, transport.PeerConfig{Node: n.syncer})
 }
 
