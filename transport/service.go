@@ -60,7 +60,7 @@ type ServiceConfig struct {
 	// RequestsAPI's name ("service" if empty).
 	Requests    *RequestStats
 	RequestsAPI string
-	Logger     *slog.Logger
+	Logger      *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
