@@ -41,6 +41,8 @@ type chainActor struct {
 	exec *Executor
 	// health hears of failed writes (writehealth.go).
 	health *writeHealth
+	// counts hears of stored blocks and failed rules (observe.go); nil in tests.
+	counts *counts
 }
 
 func (a *chainActor) Receive(ctx actor.Context) {
@@ -48,6 +50,13 @@ func (a *chainActor) Receive(ctx actor.Context) {
 		done := a.insert(ctx, m)
 		if done.err != nil && !errors.Is(done.err, ErrWriteFailed) { // write health logs those
 			a.log.Debug("header rejected", "chain", a.chain, "err", done.err)
+		}
+		if a.counts != nil {
+			if done.err != nil {
+				a.counts.failures.note(done.err)
+			} else if !done.known {
+				a.counts.inserted.Add(1)
+			}
 		}
 		ctx.Respond(&done)
 	}

@@ -40,7 +40,9 @@ type cutActor struct {
 	hub     *UpdatesHub    // nil: no update streams
 	changed func(*CutView) // the miner's wake-up; nil without a miner
 	entered *atomic.Uint64 // blocks that entered the cut (the node's blocks/s figure)
-	lookup  pow.HeaderLookup
+	// orphaned counts blocks that left the cut on a fork switch (the metrics); nil in tests.
+	orphaned *atomic.Uint64
+	lookup   pow.HeaderLookup
 }
 
 func (a *cutActor) Receive(ctx actor.Context) {
@@ -77,6 +79,11 @@ func (a *cutActor) consider(m *headerStored) {
 	a.view.Store(view)
 	a.heads.offer(next)
 	a.entered.Add(uint64(len(entering)))
+	// The cut height is the sum of the chain heights: what it did not gain of the entering
+	// blocks, blocks leaving it took away.
+	if left := cur.Cut.Height + uint64(len(entering)) - view.Cut.Height; left > 0 && a.orphaned != nil {
+		a.orphaned.Add(left)
+	}
 	if a.hub != nil {
 		a.hub.Publish(a.events(entering, m, view.Cut.Height)...)
 	}

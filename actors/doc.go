@@ -44,6 +44,9 @@
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
 //	              pause, one ERROR is logged, a probe write is retried with back-off, and the
 //	              first that succeeds resumes them (one INFO).
+//	observe.go    what the metrics read: blocks stored and orphaned, failures by rule, build
+//	              and apply times, each chain's transactions, gas and /send outcomes; atomics
+//	              the actors keep on their paths, read without asking them.
 //	runtime.go    Start and Stop: wiring the above.
 //
 // Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to

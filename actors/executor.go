@@ -94,6 +94,10 @@ type Executor struct {
 	applied chan struct{}
 	stopped atomic.Bool
 	txs     atomic.Uint64 // transactions applied (Stats)
+	gas     atomic.Uint64 // gas the applied blocks' transactions used (the metrics)
+	// times are the runtime's build and apply histograms (observe.go); nil in tests of one
+	// executor.
+	times *execTimes
 	// relay passes transactions sent to this chain on to the peers (peer sync); nil alone.
 	relay func(ledger.ChainID, []*api.Command)
 	// sent hears of transactions /send accepted (on-demand mining mines them); nil otherwise.
@@ -118,6 +122,7 @@ type builtBlock struct {
 	payload *ledger.PayloadWithOutputs
 	view    *state.View
 	keys    []api.Hash
+	gas     uint64 // the gas its transactions used
 	// built is how it was built, for the next build on the same parent to continue
 	// (nil for a peer's payload kept by validate).
 	built *chain.Built
@@ -364,17 +369,21 @@ func (x *Executor) setHead(h *ledger.Header) {
 // apply applies block h, whose parent is the state's head: from the writes kept when this
 // executor built its payload, or by executing the stored payload.
 func (x *Executor) apply(h *ledger.Header) error {
+	if x.times != nil {
+		defer x.times.apply.Since(time.Now())
+	}
 	var view *state.View
 	var keys []api.Hash
+	var gas uint64
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
-		view, keys = b.view, b.keys
+		view, keys, gas = b.view, b.keys, b.gas
 	} else {
 		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
 		if err != nil {
 			return fmt.Errorf("payload %s: %w", h.PayloadHash, err)
 		}
 		view = x.view()
-		if keys, err = x.execute(h, x.head.Load(), p, view); err != nil {
+		if keys, gas, err = x.execute(h, x.head.Load(), p, view); err != nil {
 			return err
 		}
 	}
@@ -391,6 +400,7 @@ func (x *Executor) apply(h *ledger.Header) error {
 	}
 	x.setHead(h)
 	x.txs.Add(uint64(len(keys)))
+	x.gas.Add(gas)
 	if x.pool != nil && len(keys) > 0 {
 		x.pool.Included(keys)
 	}
@@ -437,11 +447,11 @@ var ErrStaleParent = errors.New("actors: the parent is no longer the head of its
 
 // execute runs block h's payload p on view, the state as of h's parent (nil for genesis), and
 // checks that it produces p's outputs. It returns the request keys of its transactions; the
-// writes are in view.
-func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutputs, view *state.View) ([]api.Hash, error) {
+// writes are in view, and the gas they used.
+func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutputs, view *state.View) ([]api.Hash, uint64, error) {
 	blk, err := chain.PayloadContext(x.v, h, parent, p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	genesis := x.isGenesis(h)
 	if !genesis {
@@ -482,6 +492,10 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 		// the state under the readers, for a block that could not enter the cut anyway.
 		return nil, ErrStaleParent
 	}
+	if x.times != nil {
+		// Timed from here: a payload handed back unchanged above costs nothing.
+		defer x.times.build.Since(time.Now())
+	}
 	if err := x.syncTo(parent); err != nil {
 		return nil, err
 	}
@@ -516,7 +530,7 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 	p := built.Payload
 	// The request-key index needs the block's hash, which mining has yet to find: apply
 	// records it into the kept view from the keys.
-	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys, built: built}
+	b := &builtBlock{parent: parent.Hash, gen: gen, payload: p, view: view, keys: built.Keys, gas: built.Gas, built: built}
 	x.built[p.PayloadHash] = b
 	x.lastBuilt[string(minerData)] = b
 	return p, nil
@@ -573,16 +587,16 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 		// parent is enough, and the state does not move under the readers. A child of the
 		// head (a peer's next block) keeps its writes, for apply to use when it enters the cut.
 		view := x.state.View(parent.Height).(*state.View)
-		keys, err := x.execute(h, parent, p, view)
+		keys, gas, err := x.execute(h, parent, p, view)
 		if err == nil && parent.Hash == x.head.Load().Hash {
-			x.built[h.PayloadHash] = &builtBlock{parent: parent.Hash, payload: p, view: view, keys: keys}
+			x.built[h.PayloadHash] = &builtBlock{parent: parent.Hash, payload: p, view: view, keys: keys, gas: gas}
 		}
 		return err
 	}
 	if err := x.syncTo(parent); err != nil {
 		return err
 	}
-	_, err = x.execute(h, parent, p, x.view())
+	_, _, err = x.execute(h, parent, p, x.view())
 	if head := x.cutHead(); head != nil {
 		// Back to the best cut, which reads (poll, local) expect the state to follow.
 		if serr := x.syncTo(head); serr != nil {
@@ -611,6 +625,7 @@ func (r *Runtime) startExecution(hs pow.Heads) error {
 		}
 		x.heads = r.executedHeads
 		x.health = r.health
+		x.times = &r.counts.exec
 		x.executor = func(c ledger.ChainID) *Executor { e, _ := r.Executor(c); return e }
 		mc := ec.Mempool
 		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x

@@ -39,11 +39,24 @@ type ImportSummary struct {
 	Elapsed    time.Duration
 }
 
+// ImportProgress is how an import reports how far it is: Report, when set, hears the headers
+// done (stored, present or rejected) every Every (DefaultImportProgressEvery if zero).
+type ImportProgress struct {
+	Every  time.Duration
+	Report func(done, total int, elapsed time.Duration)
+}
+
+// DefaultImportProgressEvery is how often an import reports by default.
+const DefaultImportProgressEvery = 2 * time.Second
+
 // ImportHeaders validates headers in height order and stores each one that passes, then moves
 // each chain's head to the heaviest header imported. A header whose parent was rejected is
-// rejected too. progress, when set, hears how far the import is about every 2 seconds.
+// rejected too. progress hears how far the import is.
 func ImportHeaders(db *store.DB, v *ledger.Version, headers []*ledger.Header, now time.Time,
-	progress func(done, total int, elapsed time.Duration)) (*ImportSummary, error) {
+	progress ImportProgress) (*ImportSummary, error) {
+	if progress.Every <= 0 {
+		progress.Every = DefaultImportProgressEvery
+	}
 	start := time.Now()
 	sum := &ImportSummary{Read: len(headers)}
 	slices.SortStableFunc(headers, func(a, b *ledger.Header) int { return cmp.Compare(a.Height, b.Height) })
@@ -70,6 +83,12 @@ func ImportHeaders(db *store.DB, v *ledger.Version, headers []*ledger.Header, no
 	lastReport := time.Now()
 	nowMicros := now.UnixMicro()
 	for i, h := range headers {
+		// Every header counts, also one present or rejected: a file the node has already
+		// is a long import too.
+		if progress.Report != nil && i > 0 && time.Since(lastReport) >= progress.Every {
+			lastReport = time.Now()
+			progress.Report(i, len(headers), time.Since(start))
+		}
 		if _, ok := pending[h.Hash]; ok {
 			sum.AlreadyStored++ // listed twice in the file
 			continue
@@ -105,10 +124,6 @@ func ImportHeaders(db *store.DB, v *ledger.Version, headers []*ledger.Header, no
 		}
 		imported[h.Hash] = h
 		sum.Stored++
-		if progress != nil && time.Since(lastReport) > 2*time.Second {
-			lastReport = time.Now()
-			progress(i+1, len(headers), time.Since(start))
-		}
 	}
 	if err := flush(); err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func TestImportHeaders(t *testing.T) {
 	for i, j := 0, len(in)-1; i < j; i, j = i+1, j-1 {
 		in[i], in[j] = in[j], in[i]
 	}
-	sum, err := ImportHeaders(db, ledger.Mainnet01, in, time.Now(), nil)
+	sum, err := ImportHeaders(db, ledger.Mainnet01, in, time.Now(), ImportProgress{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestImportHeaders(t *testing.T) {
 		t.Fatalf("head %s, want %s", heads[5], hs[19].Hash)
 	}
 
-	sum, err = ImportHeaders(db, ledger.Mainnet01, hs[:40], time.Now(), nil)
+	sum, err = ImportHeaders(db, ledger.Mainnet01, hs[:40], time.Now(), ImportProgress{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,5 +77,39 @@ func TestImportHeaders(t *testing.T) {
 	}
 	if heads, _ := db.Heads(); heads[5] != hs[39].Hash {
 		t.Fatalf("head %s after the second import, want %s", heads[5], hs[39].Hash)
+	}
+}
+
+// An import reports its progress at the interval asked, over every header: stored, present
+// and rejected alike, so that a file the store already holds is reported too.
+func TestImportReportsProgress(t *testing.T) {
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hs := chain5Headers(t)[:40]
+	var dones []int
+	report := ImportProgress{Every: time.Nanosecond, Report: func(done, total int, elapsed time.Duration) {
+		if total != len(hs) || elapsed <= 0 {
+			t.Errorf("report %d/%d after %v", done, total, elapsed)
+		}
+		dones = append(dones, done)
+	}}
+	for pass := range 2 { // stored, then already present
+		dones = nil
+		if _, err := ImportHeaders(db, ledger.Mainnet01, hs, time.Now(), report); err != nil {
+			t.Fatal(err)
+		}
+		if len(dones) != len(hs)-1 || dones[0] != 1 || dones[len(dones)-1] != len(hs)-1 {
+			t.Fatalf("pass %d: reports at %v, want one after each header but the last", pass, dones)
+		}
+	}
+	dones = nil
+	if _, err := ImportHeaders(db, ledger.Mainnet01, hs, time.Now(), ImportProgress{Every: time.Hour, Report: report.Report}); err != nil {
+		t.Fatal(err)
+	}
+	if len(dones) != 0 {
+		t.Fatalf("reports %v within the first hour", dones)
 	}
 }

@@ -84,6 +84,7 @@ type Mempool struct {
 	own     bool // the system was started here and stops with the mempool
 	pid     *actor.PID
 	index   *mempoolIndex
+	counts  *mempoolCounts
 	quit    chan struct{}
 	ticker  sync.WaitGroup
 	stopped atomic.Bool
@@ -109,7 +110,8 @@ func StartMempool(system *actor.ActorSystem, cfg MempoolConfig) (*Mempool, error
 	if cfg.Pool != nil {
 		pcfg = *cfg.Pool
 	}
-	m := &Mempool{cfg: cfg, index: &mempoolIndex{m: make(map[api.Hash]MempoolEntry)}, quit: make(chan struct{})}
+	m := &Mempool{cfg: cfg, index: &mempoolIndex{m: make(map[api.Hash]MempoolEntry)}, counts: &mempoolCounts{},
+		quit: make(chan struct{})}
 	if system == nil {
 		system, m.own = newActorSystem(cfg.Logger), true
 	}
@@ -117,7 +119,7 @@ func StartMempool(system *actor.ActorSystem, cfg MempoolConfig) (*Mempool, error
 	pool := mempool.NewPool(pcfg)
 	m.pool = pool.Config()
 	pool.Observe(m.index.observe)
-	a := &mempoolActor{chain: cfg.Chain, pool: pool, now: cfg.Now,
+	a := &mempoolActor{chain: cfg.Chain, pool: pool, now: cfg.Now, counts: m.counts,
 		log: cfg.Logger.With("component", "mempool", "chain", cfg.Chain)}
 	pid, err := system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return a }),
 		fmt.Sprintf("mempool-%d", cfg.Chain))
@@ -174,6 +176,7 @@ func (m *Mempool) Insert(ctx context.Context, cmds []*api.Command) ([]api.Hash, 
 	}
 	txs, err := mempool.Decode(cmds)
 	if err != nil {
+		m.counts.rejected[0].Add(1)
 		return nil, err
 	}
 	pre := precheckAll(m.env(), txs)
@@ -258,18 +261,11 @@ func (m *Mempool) Status(k api.Hash) mempool.Status {
 	return m.index.m[k].Status
 }
 
-// Len is the number of pending transactions (read from the index, not the actor).
-func (m *Mempool) Len() int {
-	m.index.mu.RLock()
-	defer m.index.mu.RUnlock()
-	n := 0
-	for _, e := range m.index.m {
-		if e.Status == mempool.Pending {
-			n++
-		}
-	}
-	return n
-}
+// Len is the number of pending transactions (counted by the index, not asking the actor).
+func (m *Mempool) Len() int { return int(m.index.pending.Load()) }
+
+// Badlisted is the number of bad-listed request keys (counted by the index).
+func (m *Mempool) Badlisted() int { return int(m.index.badlisted.Load()) }
 
 // PendingKeys lists the keys of the pending transactions (read from the index).
 func (m *Mempool) PendingKeys() []api.Hash {
@@ -398,11 +394,15 @@ type mempoolIndex struct {
 	m  map[api.Hash]MempoolEntry
 	// gen counts changes, so that the executor knows when a block it built is stale.
 	gen atomic.Uint64
+	// pending and badlisted count m's entries of each status, so that sizes cost no walk.
+	pending, badlisted atomic.Int64
 }
 
 func (x *mempoolIndex) observe(k api.Hash, s mempool.Status, tx *mempool.Tx) {
 	x.gen.Add(1)
 	x.mu.Lock()
+	x.count(x.m[k].Status, -1)
+	x.count(s, 1)
 	switch s {
 	case mempool.Pending:
 		x.m[k] = MempoolEntry{Status: s, Tx: tx}
@@ -439,12 +439,32 @@ type (
 	mempoolSync        struct{}
 )
 
+// count adds d to the counter of status s, if it has one.
+func (x *mempoolIndex) count(s mempool.Status, d int64) {
+	switch s {
+	case mempool.Pending:
+		x.pending.Add(d)
+	case mempool.Badlisted:
+		x.badlisted.Add(d)
+	}
+}
+
+// mempoolCounts are a chain's /send outcomes, for the metrics: transactions admitted, and
+// rejected by the check they failed (rejected[0]: the batch did not decode; rejected[s]: step
+// s of mempool.Check).
+type mempoolCounts struct {
+	admitted atomic.Uint64
+	rejected [mempool.StepPact + 1]atomic.Uint64
+}
+
 // mempoolActor owns one chain's pool.
 type mempoolActor struct {
 	chain ledger.ChainID
 	pool  *mempool.Pool
 	now   func() time.Time
 	log   *slog.Logger
+	// counts are the /send outcomes (observe.go).
+	counts *mempoolCounts
 }
 
 func (a *mempoolActor) Receive(ctx actor.Context) {
@@ -498,8 +518,14 @@ func (a *mempoolActor) insert(m *mempoolInsert) *mempoolInsertDone {
 		vs[i] = a.pool.Admit(tx, m.pre[i])
 	}
 	if err := mempool.Reject(m.txs, vs); err != nil {
+		for _, v := range vs {
+			if !v.OK() {
+				a.counts.rejected[v.Step].Add(1)
+			}
+		}
 		return &mempoolInsertDone{err: err}
 	}
+	a.counts.admitted.Add(uint64(len(m.txs)))
 	keys := make([]api.Hash, len(m.txs))
 	for i, tx := range m.txs {
 		keys[i] = tx.RequestKey

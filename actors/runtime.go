@@ -62,6 +62,7 @@ type Runtime struct {
 	// store cannot write.
 	health  *writeHealth
 	entered atomic.Uint64
+	counts  counts // what the metrics read (observe.go)
 	stopped atomic.Bool
 	stop    sync.Once
 	// cutMu guards cutCh, closed and replaced at every cut change (CutChanged).
@@ -115,7 +116,8 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	cut := &cutActor{
 		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),
-		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, lookup: r.lookup,
+		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, orphaned: &r.counts.orphaned,
+		lookup: r.lookup,
 	}
 	cut.changed = func(v *CutView) {
 		if r.miner != nil {
@@ -133,7 +135,7 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	for _, c := range cfg.Version.Chains() {
 		a := &chainActor{chain: c, v: cfg.Version, db: cfg.Store, now: cfg.Now, cut: r.cutPID,
-			log: cfg.Logger.With("component", "chain"), health: r.health}
+			log: cfg.Logger.With("component", "chain"), health: r.health, counts: &r.counts}
 		if x, ok := r.Executor(c); ok {
 			a.exec = x
 		}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
@@ -89,6 +90,32 @@ type Syncer struct {
 	announce chan struct{}
 	quit     chan struct{}
 	wg       sync.WaitGroup
+
+	// For the metrics: a catch-up is running; blocks fetched from peers and inserted.
+	syncing atomic.Bool
+	fetched atomic.Uint64
+}
+
+// SyncStats is peer sync's state, for the metrics.
+type SyncStats struct {
+	Peers, Banned int  // known peers, of which ignored for a while for serving an invalid block
+	Syncing       bool // fetching the blocks of a heavier cut now
+	Fetched       uint64
+}
+
+// Stats returns peer sync's state.
+func (s *Syncer) Stats() SyncStats {
+	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load()}
+	now := time.Now()
+	s.mu.Lock()
+	st.Peers = len(s.peers)
+	for _, until := range s.banned {
+		if now.Before(until) {
+			st.Banned++
+		}
+	}
+	s.mu.Unlock()
+	return st
 }
 
 // StartSync starts peer sync: it introduces this node to the seeds, then keeps its cut in step
@@ -377,6 +404,8 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	if len(missing) == 0 {
 		return nil
 	}
+	s.syncing.Store(true)
+	defer s.syncing.Store(false)
 	// Parents before children, and a block after the blocks of its height on other chains
 	// that it names as adjacent parents (those are one height below).
 	slices.SortFunc(missing, func(a, b *ledger.Header) int {
@@ -400,6 +429,7 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 			if err := s.rt.Insert(h, pl); err != nil {
 				return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
 			}
+			s.fetched.Add(1)
 			prog.step()
 		}
 	}

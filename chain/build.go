@@ -25,6 +25,8 @@ type Built struct {
 	// (after a reorg). Continue reports only what it learnt itself.
 	Bad     []Rejected
 	OnChain []api.Hash
+	// Gas is the gas the block's transactions used (the node's metrics count it).
+	Gas uint64
 
 	// Where filling stopped, for Continue.
 	coinbase []byte
@@ -77,7 +79,7 @@ func Build(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig,
 // st does not touch.
 func Continue(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, prev *Built, pending PendingFunc) (*Built, error) {
 	b := &Built{coinbase: prev.coinbase, txs: slices.Clip(prev.txs), Keys: slices.Clip(prev.Keys),
-		seen: slices.Clip(prev.seen), gasLeft: prev.gasLeft, room: prev.room}
+		seen: slices.Clip(prev.seen), gasLeft: prev.gasLeft, room: prev.room, Gas: prev.Gas}
 	return b.finish(r, st, blk, cfg, pending)
 }
 
@@ -131,6 +133,7 @@ func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pendin
 				return err
 			}
 			b.gasLeft -= uint64(a.Gas)
+			b.Gas += uint64(a.Gas)
 			b.room -= len(a.Result)
 			b.txs = append(b.txs, ledger.TxWithOutput{Tx: pc.Command.JSON(), Output: a.Result})
 			b.Keys = append(b.Keys, pc.RequestKey)

@@ -86,7 +86,7 @@ func newDevChain(t *testing.T) *devChain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := chain.Execute(d.run, view, blk, true, d.gp, chain.DefaultMaxBlockOutputBytes)
+	keys, _, err := chain.Execute(d.run, view, blk, true, d.gp, chain.DefaultMaxBlockOutputBytes)
 	if err != nil {
 		t.Fatalf("the genesis payload does not execute to itself: %v", err)
 	}
@@ -176,7 +176,7 @@ func TestBuildExecuteRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, built.Payload, chain.DefaultMaxBlockOutputBytes)
+	keys, _, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, built.Payload, chain.DefaultMaxBlockOutputBytes)
 	if err != nil || !slices.Equal(keys, built.Keys) {
 		t.Fatalf("execute: keys %v, %v; want %v", keys, err, built.Keys)
 	}
@@ -193,7 +193,7 @@ func TestBuildExecuteRecord(t *testing.T) {
 		} else {
 			limit = len(p.Coinbase) + len(p.Transactions[0].Output) - 1
 		}
-		_, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, &p, limit)
+		_, _, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk, false, &p, limit)
 		if !errors.Is(err, chain.ErrInvalidPayload) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -332,7 +332,7 @@ func TestContinue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if keys, err := chain.Execute(d.run, d.st.View(0).(*state.View), pblk, false, b.Payload, chain.DefaultMaxBlockOutputBytes); err != nil || !slices.Equal(keys, b.Keys) {
+		if keys, _, err := chain.Execute(d.run, d.st.View(0).(*state.View), pblk, false, b.Payload, chain.DefaultMaxBlockOutputBytes); err != nil || !slices.Equal(keys, b.Keys) {
 			t.Fatalf("the payload of %d transactions does not execute to itself: %v", len(b.Keys), err)
 		}
 	}

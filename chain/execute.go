@@ -14,17 +14,18 @@ import (
 // parent (empty for genesis), in the block's context blk, and checks that it produces p's
 // outputs within the block rules: the coinbase first (none at genesis), then each transaction
 // with at most the gas left in the block (MaxBlockGasLimit), the outputs within maxOutputs. It
-// returns the request keys of the transactions in block order; the writes are in st. A payload
-// that does not execute to its outputs gets an error wrapping ErrInvalidPayload.
+// returns the request keys of the transactions in block order and the gas they used (the
+// node's metrics count it); the writes are in st. A payload that does not execute to its
+// outputs gets an error wrapping ErrInvalidPayload.
 func Execute(r *txexec.Runner, st db.DB, blk *txexec.Block, genesis bool, p *ledger.PayloadWithOutputs,
-	maxOutputs int) ([]api.Hash, error) {
+	maxOutputs int) ([]api.Hash, uint64, error) {
 	if !genesis {
 		cb, err := r.Coinbase(st, blk)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+			return nil, 0, fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 		}
 		if !bytes.Equal(cb, p.Coinbase) {
-			return nil, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
+			return nil, 0, fmt.Errorf("%w: the coinbase output differs", ErrInvalidPayload)
 		}
 	}
 	keys := make([]api.Hash, 0, len(p.Transactions))
@@ -33,7 +34,7 @@ func Execute(r *txexec.Runner, st db.DB, blk *txexec.Block, genesis bool, p *led
 	for i, t := range p.Transactions {
 		cmd, err := api.DecodeCommand(t.Tx)
 		if err != nil {
-			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+			return nil, 0, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
 		}
 		var out []byte
 		if genesis {
@@ -50,17 +51,17 @@ func Execute(r *txexec.Runner, st db.DB, blk *txexec.Block, genesis bool, p *led
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
+			return nil, 0, fmt.Errorf("%w: transaction %d: %v", ErrInvalidPayload, i, err)
 		}
 		if !bytes.Equal(out, t.Output) {
-			return nil, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
+			return nil, 0, fmt.Errorf("%w: transaction %d: the output differs", ErrInvalidPayload, i)
 		}
 		if outputs += len(out); !genesis && outputs > maxOutputs {
-			return nil, fmt.Errorf("%w: the outputs pass %d bytes", ErrInvalidPayload, maxOutputs)
+			return nil, 0, fmt.Errorf("%w: the outputs pass %d bytes", ErrInvalidPayload, maxOutputs)
 		}
 		keys = append(keys, cmd.Hash)
 	}
-	return keys, nil
+	return keys, MaxBlockGasLimit - blockGas, nil
 }
 
 // PayloadContext is the context in which block h, child of parent, runs its payload p: at

@@ -80,6 +80,19 @@ const (
 	StepPact                     // 8: code, request-key index, hash, chain, signatures, times, gas
 )
 
+// stepLabels name the steps for the node's metrics (the reason label of a rejection).
+var stepLabels = [...]string{StepNone: "none", StepGasLimit: "gas_limit", StepGasPrecision: "gas_precision",
+	StepGasPrice: "gas_price", StepTime: "time", StepIncluded: "included", StepBadlisted: "badlisted",
+	StepMetadata: "metadata", StepPact: "pact"}
+
+// Label names the step in one word of lower case and underscores ("gas_price").
+func (s Step) Label() string {
+	if int(s) < len(stepLabels) {
+		return stepLabels[s]
+	}
+	return "unknown"
+}
+
 // A Verdict is the outcome of the checks for one transaction: the first step it failed and
 // the reason, upstream's text; Step is StepNone (and Reason empty) when it passed.
 type Verdict struct {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,10 @@ type BackupStats struct {
 	PactRows       int64 `json:"pactRows"`       // of which Pact state rows (tag 0x05)
 	RowBytes       int64 `json:"rowBytes"`       // their keys and values, uncompressed
 	HeaderLogBytes int64 `json:"headerLogBytes"` // bytes of headers.log copied
+	// Done estimates the share of the copy done so far, 0 to 1 (0 also when unknown): the
+	// on-disk size of the key range copied, plus the header log once copied, over the whole
+	// copy's. Progress reports use it for the time left; it is not part of backup.json.
+	Done float64 `json:"-"`
 }
 
 // Bytes is the volume the backup read and wrote: rows plus header log.
@@ -113,11 +118,37 @@ func (s *Snapshot) WriteBackup(ctx context.Context, dir string, withPact bool, p
 	if err != nil {
 		return st, err
 	}
+	st.Done = 1
 	progress(st)
 	if err := syncTree(dir); err != nil {
 		return st, fmt.Errorf("store: backup: %w", err)
 	}
 	return st, nil
+}
+
+// sizeUpTo returns goleveldb's estimate of the on-disk bytes of ranges below key (all of them
+// when key is nil): the rows a copy in key order has passed. Rows still in the memtable count
+// nothing, so it is an estimate.
+func (s *Snapshot) sizeUpTo(ranges []*util.Range, key []byte) int64 {
+	rs := make([]util.Range, 0, len(ranges))
+	for _, r := range ranges {
+		start, limit := r.Start, r.Limit
+		if limit == nil {
+			limit = []byte{0xff} // SizeOf reads a nil limit as the empty key; no tag is 0xff
+		}
+		if key != nil && bytes.Compare(limit, key) > 0 {
+			limit = key
+		}
+		if bytes.Compare(start, limit) >= 0 {
+			continue
+		}
+		rs = append(rs, util.Range{Start: start, Limit: limit})
+	}
+	sizes, err := s.ldb.SizeOf(rs)
+	if err != nil {
+		return 0
+	}
+	return sizes.Sum()
 }
 
 // copyRows writes the snapshot's rows into a new goleveldb database in dir. The rows come in key
@@ -134,14 +165,18 @@ func (s *Snapshot) copyRows(ctx context.Context, dir string, withPact bool, st *
 	if err != nil {
 		return fmt.Errorf("store: backup: create database in %s: %w", dir, err)
 	}
-	ranges := []*util.Range{nil}
+	ranges := []*util.Range{{}}
 	if !withPact {
 		// Skip the Pact key space without reading it.
 		ranges = []*util.Range{{Limit: []byte{tagPact}}, {Start: []byte{tagPact + 1}}}
 	}
+	// The share done is estimated from goleveldb's on-disk sizes (SizeOf reads table
+	// metadata, no rows): the rows' sizes on disk are compressed, so comparing them with the
+	// bytes copied would mislead; comparing key ranges on disk does not.
+	total := float64(s.sizeUpTo(ranges, nil) + int64(s.logEnd))
 	b := new(leveldb.Batch)
 	pending := 0
-	flush := func() error {
+	flush := func(last []byte) error {
 		if b.Len() == 0 {
 			return nil
 		}
@@ -150,6 +185,9 @@ func (s *Snapshot) copyRows(ctx context.Context, dir string, withPact bool, st *
 		}
 		b.Reset()
 		pending = 0
+		if total > 0 {
+			st.Done = min(float64(s.sizeUpTo(ranges, last))/total, 1)
+		}
 		progress(*st)
 		return ctx.Err()
 	}
@@ -165,7 +203,7 @@ func (s *Snapshot) copyRows(ctx context.Context, dir string, withPact bool, st *
 					st.PactRows++
 				}
 				if pending += len(k) + len(v); pending >= backupBatchBytes {
-					if err := flush(); err != nil {
+					if err := flush(k); err != nil {
 						it.Release()
 						return err
 					}
@@ -176,7 +214,7 @@ func (s *Snapshot) copyRows(ctx context.Context, dir string, withPact bool, st *
 				return fmt.Errorf("store: backup: read snapshot: %w", err)
 			}
 		}
-		return flush()
+		return flush(nil)
 	}()
 	if cerr := ldb.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("store: backup: close database: %w", cerr)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +35,17 @@ type BackupConfig struct {
 	// Progress, if set, is called from a job's goroutine when the copy starts and after each
 	// batch written. It may block: the job waits (tests hold a job running this way).
 	Progress func(id string, st BackupStats)
+	// ProgressEvery is how often a running job logs its progress (DefaultBackupProgressEvery
+	// if zero).
+	ProgressEvery time.Duration
+}
+
+// BackupJobStats count the jobs of a Backups since it opened, for the metrics.
+type BackupJobStats struct {
+	Started, Done, Failed uint64
+	Running               bool
+	// Rows and Bytes count what the jobs copied, the running one's progress included.
+	Rows, Bytes uint64
 }
 
 // Backups runs backup jobs of one store into one backup directory. Its methods are safe for
@@ -43,6 +55,11 @@ type Backups struct {
 	dir      string
 	log      *slog.Logger
 	progress func(string, BackupStats)
+	every    time.Duration
+
+	// The metrics' counters (Stats).
+	started, done, failed atomic.Uint64
+	rows, bytes           atomic.Uint64
 
 	ctx    context.Context // cancelled by Close: stops a running copy
 	cancel context.CancelFunc
@@ -57,8 +74,8 @@ type Backups struct {
 	unrecorded map[string]bool
 }
 
-// progressEvery is how often a running job logs its progress.
-const progressEvery = 10 * time.Second
+// DefaultBackupProgressEvery is how often a running job logs its progress.
+const DefaultBackupProgressEvery = 5 * time.Second
 
 // OpenBackups prepares the backup directory: it creates it if missing, checks that a file can
 // be written in it, and marks the jobs a previous process left in progress (it stopped or
@@ -86,8 +103,11 @@ func OpenBackups(db *DB, cfg BackupConfig) (*Backups, error) {
 		lg = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Backups{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, ctx: ctx, cancel: cancel,
-		unrecorded: map[string]bool{}}
+	b := &Backups{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, every: cfg.ProgressEvery, ctx: ctx,
+		cancel: cancel, unrecorded: map[string]bool{}}
+	if b.every <= 0 {
+		b.every = DefaultBackupProgressEvery
+	}
 	if err := b.recoverInterrupted(); err != nil {
 		cancel()
 		return nil, err
@@ -151,6 +171,7 @@ func (b *Backups) Start(withPact bool) (string, error) {
 		return b.running, nil
 	}
 	id, job, err := b.newJobDir()
+	b.started.Add(1)
 	if err == nil {
 		err = writeBackupStatus(job, BackupInProgress, "")
 	}
@@ -188,6 +209,7 @@ func (b *Backups) newJobDir() (string, string, error) {
 // fail records a job as failed: in its status file if possible, else in memory. Called with
 // mu held or from the job's goroutine before it clears running.
 func (b *Backups) fail(id, job string, cause error) {
+	b.failed.Add(1)
 	reason := cause.Error()
 	b.log.Error("backup failed", "id", id, "reason", reason)
 	os.RemoveAll(filepath.Join(job, backupDataDir)) // a partial copy only takes space (disk full)
@@ -203,13 +225,17 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 	defer b.wg.Done()
 	started := time.Now()
 	lastLog := started
+	var counted BackupStats // what b.rows and b.bytes hold of this job
 	progress := func(st BackupStats) {
+		b.rows.Add(uint64(st.Rows - counted.Rows))
+		b.bytes.Add(uint64(st.Bytes() - counted.Bytes()))
+		counted = st
 		if b.progress != nil {
 			b.progress(id, st)
 		}
-		if now := time.Now(); now.Sub(lastLog) >= progressEvery {
+		if now := time.Now(); now.Sub(lastLog) >= b.every {
 			lastLog = now
-			b.log.Info("backup in progress", "id", id, "rows", st.Rows, "MB", float64(st.Bytes())/1e6)
+			b.log.Info("backup in progress", backupProgress(id, st, now.Sub(started))...)
 		}
 	}
 	st, err := snap.WriteBackup(b.ctx, filepath.Join(job, backupDataDir), withPact, progress)
@@ -239,8 +265,32 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 		secs := max(elapsed.Seconds(), 1e-9)
 		b.log.Info("backup done", "id", id, "pact", withPact, "rows", st.Rows, "MB", float64(st.Bytes())/1e6,
 			"seconds", elapsed.Seconds(), "rows_per_s", float64(st.Rows)/secs, "MB_per_s", float64(st.Bytes())/1e6/secs)
+		b.done.Add(1)
 	}
 	b.running = ""
+}
+
+// backupProgress are the attributes of a progress line: rows and bytes so far, the rates, the
+// share done and the time left at the rate so far (from the estimate of BackupStats.Done; "?"
+// until it has one).
+func backupProgress(id string, st BackupStats, elapsed time.Duration) []any {
+	secs := max(elapsed.Seconds(), 1e-9)
+	eta := "?"
+	if st.Done > 0 {
+		eta = time.Duration(float64(elapsed) * (1 - st.Done) / st.Done).Round(time.Second).String()
+	}
+	return []any{"id", id, "rows", st.Rows, "MB", fmt.Sprintf("%.1f", float64(st.Bytes())/1e6),
+		"rows_per_s", fmt.Sprintf("%.0f", float64(st.Rows)/secs), "MB_per_s", fmt.Sprintf("%.1f", float64(st.Bytes())/1e6/secs),
+		"done", fmt.Sprintf("%.0f%%", 100*st.Done), "eta", eta}
+}
+
+// Stats returns the jobs' counters.
+func (b *Backups) Stats() BackupJobStats {
+	b.mu.Lock()
+	running := b.running != ""
+	b.mu.Unlock()
+	return BackupJobStats{Started: b.started.Load(), Done: b.done.Load(), Failed: b.failed.Load(), Running: running,
+		Rows: b.rows.Load(), Bytes: b.bytes.Load()}
 }
 
 func writeManifest(job string, m *BackupManifest) error {

@@ -85,6 +85,11 @@ type DB struct {
 	batchFault error
 }
 
+// LevelStats fills s with goleveldb's statistics (compactions, write stalls, I/O, level sizes,
+// caches), for the metrics. It reads counters goleveldb keeps anyway and takes no lock that
+// writes wait for.
+func (db *DB) LevelStats(s *leveldb.DBStats) error { return db.ldb.Stats(s) }
+
 // Open opens the store in dir, creating it if needed, or resuming the one there.
 func Open(dir string, opts Options) (*DB, error) {
 	cacheSize := opts.HeaderCacheSize

@@ -19,6 +19,7 @@ import (
 // A Snapshot pins old table files until released: Release it promptly, and before Close.
 type Snapshot struct {
 	snap   *leveldb.Snapshot
+	ldb    *leveldb.DB // for size estimates (a backup's progress)
 	hl     *headerLog
 	logEnd uint64
 }
@@ -33,7 +34,7 @@ func (db *DB) Snapshot() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: snapshot: %w", err)
 	}
-	return &Snapshot{snap: s, hl: db.hl, logEnd: db.hl.end.Load()}, nil
+	return &Snapshot{snap: s, ldb: db.ldb, hl: db.hl, logEnd: db.hl.end.Load()}, nil
 }
 
 // Release frees the snapshot. Calling it twice is harmless.

@@ -28,7 +28,13 @@ func TestHeaderByHashAllocations(t *testing.T) {
 		t.Skip("sync.Pool drops items at random under the race detector")
 	}
 	f := newFixture(t)
-	h := f.svc.Handler()
+	counted := newFixture(t, func(c *ServiceConfig) { c.Requests = NewRequestStats() })
+	for _, h := range []fasthttp.RequestHandler{f.svc.Handler(), counted.svc.Handler()} { // counting allocates nothing either
+		assertNoAllocations(t, f, h)
+	}
+}
+
+func assertNoAllocations(t *testing.T, f *fixture, h fasthttp.RequestHandler) {
 	for _, accept := range []string{"", "application/json", "application/octet-stream", "application/json;blockheader-encoding=object"} {
 		ctx := headerCtx(f, accept)
 		h(ctx) // warm the pools and the store's cache
@@ -74,4 +80,11 @@ func BenchmarkConstantBody(b *testing.B) {
 		ctx.Response.Header.SetContentTypeBytes(ctJSON)
 		ctx.Response.SetBody(body)
 	}, ctx)
+}
+
+// BenchmarkHeaderByHashJSONCounted is BenchmarkHeaderByHashJSON with the requests counted for
+// the metrics (ServiceConfig.Requests): the difference is what counting costs a request.
+func BenchmarkHeaderByHashJSONCounted(b *testing.B) {
+	f := newFixture(b, func(c *ServiceConfig) { c.Requests = NewRequestStats() })
+	benchHandler(b, f.svc.Handler(), headerCtx(f, ""))
 }

@@ -28,5 +28,8 @@
 //	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the
 //	               `pact -s` server; transport/contractapi the API's types, which the node and
 //	               pact/server implement
+//	requests.go    RequestStats: requests counted by route class and status, with latency
+//	               histograms (metrics/hist), for the metrics; the handler of GET /metrics
+//	               itself comes from package metrics through ServiceConfig.Metrics
 //	store.go       the read interface the handlers use over store.DB
 package transport

@@ -28,6 +28,9 @@ func (s *Service) requestError(ctx *fasthttp.RequestCtx, err error) {
 	default:
 		writeText(ctx, fasthttp.StatusBadRequest, "Malformed HTTP request: "+err.Error())
 	}
+	if s.refused != nil {
+		s.refused.countStatus(ctx)
+	}
 }
 
 // expectContinue answers "Expect: 100-continue" requests: a declared body over the limit is

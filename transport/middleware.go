@@ -12,13 +12,21 @@ import (
 )
 
 // serve is the service's request handler: common headers first, then a panic guard, CORS
-// preflights, and routing.
+// preflights, and routing; then, when the requests are counted, the count.
 func (s *Service) serve(ctx *fasthttp.RequestCtx) {
+	c := s.dispatch(ctx)
+	if c != nil {
+		c.count(ctx)
+	}
+}
+
+// dispatch answers a request and returns the class it counts in (nil when nobody counts).
+func (s *Service) dispatch(ctx *fasthttp.RequestCtx) (c *routeClass) {
 	s.headers.set(ctx)
 	defer s.recoverPanic(ctx)
 	if ctx.IsOptions() {
 		s.preflight(ctx)
-		return
+		return s.preflights
 	}
 	var p params
 	rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p)
@@ -27,13 +35,20 @@ func (s *Service) serve(ctx *fasthttp.RequestCtx) {
 	if s.throttle != nil && !s.throttle.allow(ctx, rt) {
 		ctx.Response.Header.Set("Retry-After", "1")
 		writeText(ctx, fasthttp.StatusTooManyRequests, "Too many requests: this peer limits the request rate per client address.")
-		return
+		if rt != nil {
+			return rt.stats
+		}
+		return s.unmatched
 	}
 	if rt != nil {
+		// Set before the handler runs: after a panic, recoverPanic has answered 500 and the
+		// request counts in its route's class.
+		c = rt.stats
 		rt.h(ctx, p)
-		return
+		return c
 	}
 	s.router.answerMiss(ctx, m)
+	return s.unmatched
 }
 
 // recoverPanic turns a panic into a logged 500. fasthttp does no recovery of its own, so without

@@ -43,6 +43,8 @@ type route struct {
 	pattern string // as registered, e.g. "cut/peer" (the peer API's throttle classes use it)
 	segs    []segment
 	h       handlerFunc
+	// stats counts the route's requests (requests.go); nil when nobody counts.
+	stats *routeClass
 }
 
 func (r *route) allows(method []byte) bool {

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,14 @@ type ServiceConfig struct {
 	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
 	// the API is off unless the operator enables mining coordination.
 	Mining *actors.Coordinator
-	Logger *slog.Logger
+	// Metrics serves GET MetricsPath (a rooted path such as "/metrics"); nil leaves it out.
+	Metrics     fasthttp.RequestHandler
+	MetricsPath string
+	// Requests, when set, counts the requests by route class and status (requests.go), under
+	// RequestsAPI's name ("service" if empty).
+	Requests    *RequestStats
+	RequestsAPI string
+	Logger      *slog.Logger
 }
 
 // Defaults of ServiceConfig and of the server.
@@ -102,6 +110,9 @@ type Service struct {
 	// internalErrors counts 500 answers (panics and store failures). Bad input must never
 	// reach one; tests assert it stays zero.
 	internalErrors atomic.Int64
+
+	// The request classes of requests no route takes (requests.go); nil when nobody counts.
+	unmatched, preflights, refused *routeClass
 }
 
 // NewService builds the service. It panics on a config without Version or Store: that is a
@@ -142,6 +153,9 @@ func newService(cfg ServiceConfig, limits listLimits, routes func(*Service)) *Se
 		s.info[e.Graph] = s.infoJSON(e.Graph)
 	}
 	routes(s)
+	if cfg.Requests != nil {
+		s.attachRequestStats(cmp.Or(cfg.RequestsAPI, "service"), cfg.Requests)
+	}
 	s.server = &fasthttp.Server{
 		Handler:       s.Handler(),
 		ErrorHandler:  s.requestError,
@@ -220,6 +234,11 @@ func (s *Service) routes() {
 	if s.cfg.Backup != nil {
 		r.handle(fasthttp.MethodPost, "make-backup", s.makeBackup)
 		r.handle(fasthttp.MethodGet, "check-backup/{backupId}", s.checkBackup)
+	}
+
+	if s.cfg.Metrics != nil {
+		metrics := s.cfg.Metrics
+		r.handle(fasthttp.MethodGet, s.cfg.MetricsPath, func(ctx *fasthttp.RequestCtx, _ params) { metrics(ctx) })
 	}
 }
 

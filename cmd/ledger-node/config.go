@@ -194,6 +194,8 @@ type ServiceAPIConfig struct {
 	// HeaderStream serves GET …/header/updates and …/block/updates (on by default;
 	// DECISIONS.md).
 	HeaderStream bool `yaml:"headerStream"`
+	// MetricsPath is where the Prometheus metrics are served; empty turns them off (metrics.go).
+	MetricsPath string `yaml:"metricsPath"`
 }
 
 // StoreConfig sizes the database caches.
@@ -210,7 +212,7 @@ func DefaultConfig() Config {
 		LogFormat: "text",
 		LogHandle: "stderr",
 		ServiceAPI: ServiceAPIConfig{
-			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true,
+			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, MetricsPath: "/metrics",
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
 		Mining: MiningConfig{
@@ -338,6 +340,8 @@ var options = []option{
 		func(c *Config) *string { return &c.NodeServiceDate }),
 	boolOpt("header-stream", "serviceApi.headerStream", "serve the header and block update streams (SSE)",
 		func(c *Config) *bool { return &c.ServiceAPI.HeaderStream }),
+	stringOpt("metrics-path", "serviceApi.metricsPath", "path of the Prometheus metrics on the service API (empty: none)",
+		func(c *Config) *string { return &c.ServiceAPI.MetricsPath }),
 	stringOpt("mining", "mining.mode", "pow, on-demand or off (default: pow on development, off elsewhere)",
 		func(c *Config) *string { return &c.Mining.Mode }),
 	boolOpt("disable-pow", "mining.disablePow", "development network only: accept and mine blocks without proof of work (peers must agree)",
@@ -605,6 +609,9 @@ func (c *Config) finish() error {
 	}
 	if c.ServiceAPI.PayloadBatchLimit < 0 {
 		return fmt.Errorf("serviceApi.payloadBatchLimit %d is negative", c.ServiceAPI.PayloadBatchLimit)
+	}
+	if err := checkMetricsPath(c.ServiceAPI.MetricsPath); err != nil {
+		return err
 	}
 	if c.Store.HeaderCacheSize <= 0 || c.Store.BlockCacheMiB <= 0 {
 		return fmt.Errorf("store.headerCacheSize and store.blockCacheMiB must be positive")

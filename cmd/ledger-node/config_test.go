@@ -18,7 +18,7 @@ var flagValues = map[string]string{
 	"service-port": "1999", "service-payload-batch-limit": "7", "header-cache-size": "11",
 	"block-cache-mib": "13", "node-service-date": "2027-01-01T00:00:00Z",
 	"enable-backup-api": "true", "backup-directory": "/tmp/backups",
-	"header-stream": "false", "mining": "off", "block-delay": "2s", "miner-account": "alice",
+	"header-stream": "false", "metrics-path": "/debug/metrics", "mining": "off", "block-delay": "2s", "miner-account": "alice",
 	"miner-key":                    "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",
 	"entity":                       "alice",
 	"p2p-interface":                "0.0.0.0",

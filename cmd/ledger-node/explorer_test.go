@@ -167,7 +167,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rose = sum(now) > sum(first)
+		rose = sumInts(now) > sumInts(first)
 	}
 	if !rose {
 		t.Fatalf("the chains' heights did not rise on the page within 10 s: %v", first)
@@ -283,7 +283,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 }
 
-func sum(xs []int) int {
+func sumInts(xs []int) int {
 	s := 0
 	for _, x := range xs {
 		s += x

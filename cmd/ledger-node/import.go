@@ -44,7 +44,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	defer db.Close()
 	fmt.Fprintf(stdout, "importing %d headers from %s into %s (network %s)\n", len(headers), rest[0], cfg.DataDir, v.Name)
-	sum, err := actors.ImportHeaders(db, v, headers, time.Now(), importProgress(stdout))
+	sum, err := actors.ImportHeaders(db, v, headers, time.Now(), actors.ImportProgress{Every: importProgressEvery, Report: importProgress(stdout)})
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
 		return 1
@@ -67,6 +67,9 @@ func printImportSummary(w io.Writer, s *actors.ImportSummary) {
 		fmt.Fprintf(w, "rejected: %s\n", r)
 	}
 }
+
+// importProgressEvery is how often import-headers prints its progress (tests shorten it).
+var importProgressEvery = 2 * time.Second
 
 // importProgress prints how far an import is, and how long the rest should take.
 func importProgress(w io.Writer) func(done, total int, elapsed time.Duration) {

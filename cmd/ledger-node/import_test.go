@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +154,35 @@ func TestImportBadInput(t *testing.T) {
 		&bytes.Buffer{}, &errOut)
 	if code != 1 || errOut.Len() == 0 {
 		t.Fatalf("wrong network: exit %d: %s", code, errOut.String())
+	}
+}
+
+// import-headers prints its progress as it goes: headers done of the total, the rate and the
+// time left, at the interval (here every header).
+func TestImportPrintsProgress(t *testing.T) {
+	defer func(every time.Duration) { importProgressEvery = every }(importProgressEvery)
+	importProgressEvery = time.Nanosecond
+	var out, errOut bytes.Buffer
+	if code := run(importArgs(t.TempDir(), chain5Vector), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	line := regexp.MustCompile(`^  (\d+)/360 headers \((\d+)/s, about (\S+) left\)$`)
+	n, last := 0, 0
+	for _, l := range strings.Split(out.String(), "\n") {
+		if !strings.Contains(l, "/360 headers") {
+			continue
+		}
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("progress line %q lacks the count, rate or time left", l)
+		}
+		done, _ := strconv.Atoi(m[1])
+		if _, err := time.ParseDuration(m[3]); err != nil || done <= last {
+			t.Fatalf("progress line %q: time left not a duration (%v) or count not rising from %d", l, err, last)
+		}
+		n, last = n+1, done
+	}
+	if n != 359 {
+		t.Fatalf("%d progress lines, want 359 (after each header but the last):\n%s", n, out.String())
 	}
 }

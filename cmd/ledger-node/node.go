@@ -79,6 +79,8 @@ type node struct {
 	backups *store.Backups
 	// coord is the mining API's coordinator (miningapi.go); nil when the API is off.
 	coord *actors.Coordinator
+	// requests counts the API requests for the metrics; nil without metrics (metrics.go).
+	requests *transport.RequestStats
 }
 
 // openNode binds the service port (and the peer port), then opens (or creates) the data
@@ -183,6 +185,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			return priv.Contract(c, cc, rt.EvalSlots())
 		}
 	}
+	n.wireMetrics(&scfg)
 	n.svc = transport.NewService(scfg)
 	if n.runner != nil {
 		n.startPeers()
@@ -265,6 +268,8 @@ func (n *node) startPeers() {
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
+	
+		Requests: n.requests, RequestsAPI: "peer",
 	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr)})
 }
 

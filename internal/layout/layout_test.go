@@ -47,9 +47,14 @@ var rules = map[string][]string{
 	"chain/txexec": language,
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/eval"},
 	"store":        {"ledger"},
-	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi"}, language...),
-	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi", "explorer"},
+	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
+	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi", "metrics/hist", "explorer"},
 	"explorer":     {},
+	// The metrics: a Prometheus registry over what the node's packages count (read at scrape
+	// time); the node wires it and transport serves it. metrics/hist, the atomic histogram the
+	// hot paths observe into, imports nothing, so actors and transport can keep one.
+	"metrics":      {"ledger", "pow", "store", "actors", "transport", "metrics/hist"},
+	"metrics/hist": {},
 	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
 	// one package of the node that may import pact/server (actors and transport may not).
 	"private": {"ledger", "actors", "pact/api", "pact/server", "transport", "transport/contractapi"},

@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/metrics/hist"
+	"github.com/ledgernode/ledger-node/pow"
+)
+
+// What the node's metrics read (package metrics), at scrape time and without asking any actor:
+// counters the actors keep as atomics on their own paths. Nothing here is built until someone
+// reads it, so a node nobody scrapes pays an atomic add per block, transaction and failure.
+
+// counts are the runtime's own counters.
+type counts struct {
+	inserted atomic.Uint64 // blocks the chain actors stored
+	orphaned atomic.Uint64 // blocks that left the best cut when it switched to a heavier fork
+	failures ruleFailures
+	exec     execTimes
+}
+
+// execTimes are how long the executors take to build a payload and to apply a block, all chains
+// together.
+type execTimes struct {
+	build, apply hist.Histogram
+}
+
+// ruleFailures counts the blocks that failed each validation rule. Failures are rare (a bad
+// peer, a block ahead of its parents), so a map under a lock does.
+type ruleFailures struct {
+	mu sync.Mutex
+	m  map[pow.Rule]uint64
+}
+
+// note counts err's rule, if err is a validation failure.
+func (f *ruleFailures) note(err error) {
+	var ve *pow.ValidationError
+	if !errors.As(err, &ve) {
+		return
+	}
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = map[pow.Rule]uint64{}
+	}
+	f.m[ve.Rule]++
+	f.mu.Unlock()
+}
+
+// RuleCount is how many blocks failed one validation rule.
+type RuleCount struct {
+	Rule  pow.Rule
+	Count uint64
+}
+
+// RuleFailures returns, for each rule some block failed since Start, how many did, by rule name.
+func (r *Runtime) RuleFailures() []RuleCount {
+	f := &r.counts.failures
+	f.mu.Lock()
+	out := make([]RuleCount, 0, len(f.m))
+	for rule, n := range f.m {
+		out = append(out, RuleCount{rule, n})
+	}
+	f.mu.Unlock()
+	slices.SortFunc(out, func(a, b RuleCount) int { return strings.Compare(string(a.Rule), string(b.Rule)) })
+	return out
+}
+
+// Syncer returns peer sync, nil before StartSync.
+func (r *Runtime) Syncer() *Syncer { return r.syncer.Load() }
+
+// Blocks returns how many blocks the chain actors stored since Start, and how many left the best
+// cut on a switch to a heavier fork.
+func (r *Runtime) Blocks() (inserted, orphaned uint64) {
+	return r.counts.inserted.Load(), r.counts.orphaned.Load()
+}
+
+// ExecTimes returns the executors' histograms of building a payload (a build that hands back
+// the last payload unchanged is not counted) and applying a block.
+func (r *Runtime) ExecTimes() (build, apply hist.Snapshot) {
+	return r.counts.exec.build.Snapshot(), r.counts.exec.apply.Snapshot()
+}
+
+// MempoolRejectReasons are the labels of ChainCounts.Rejected's entries: "decode" (the batch
+// did not decode), then mempool.Check's steps ("gas_limit", ..., "pact").
+var MempoolRejectReasons = func() (out [len(mempoolCounts{}.rejected)]string) {
+	out[0] = "decode"
+	for s := mempool.StepGasLimit; s <= mempool.StepPact; s++ {
+		out[s] = s.Label()
+	}
+	return out
+}()
+
+// ChainCounts are one chain's transaction counters.
+type ChainCounts struct {
+	Chain ledger.ChainID
+	// Transactions and Gas count the transactions of the blocks applied to the chain's Pact
+	// state and the gas they used (a block replayed after a reorg counts again).
+	Transactions, Gas uint64
+	// Pending and Badlisted are the mempool's sizes now.
+	Pending, Badlisted int
+	// Admitted counts the transactions /send put in the mempool; Rejected those it refused, by
+	// the reason of MempoolRejectReasons with the same index.
+	Admitted uint64
+	Rejected [len(MempoolRejectReasons)]uint64
+}
+
+// ChainCounts returns the counters of every chain that executes Pact (none without Execution).
+func (r *Runtime) ChainCounts() []ChainCounts {
+	var out []ChainCounts
+	for c, x := range r.execs {
+		if x == nil {
+			continue
+		}
+		cc := ChainCounts{Chain: ledger.ChainID(c), Transactions: x.txs.Load(), Gas: x.gas.Load()}
+		if m := x.pool; m != nil {
+			cc.Pending, cc.Badlisted, cc.Admitted = m.Len(), m.Badlisted(), m.counts.admitted.Load()
+			for i := range cc.Rejected {
+				cc.Rejected[i] = m.counts.rejected[i].Load()
+			}
+		}
+		out = append(out, cc)
+	}
+	return out
+}
