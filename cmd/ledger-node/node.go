@@ -268,7 +268,6 @@ func (n *node) startPeers() {
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
-
 		Requests: n.requests, RequestsAPI: "peer",
 	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr)})
 }
