@@ -34,6 +34,8 @@ type Peer interface {
 	Peers(ctx context.Context) ([]string, error)
 	AddPeer(ctx context.Context, self string) error
 	Branch(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash) ([]*ledger.Header, error)
+	// BranchRange is Branch limited to the heights minHeight to maxHeight.
+	BranchRange(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash, minHeight, maxHeight uint64) ([]*ledger.Header, error)
 	Payloads(ctx context.Context, c ledger.ChainID, hashes []ledger.Hash) (map[ledger.Hash]*ledger.PayloadWithOutputs, error)
 	InsertTxs(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error
 }
@@ -50,6 +52,9 @@ type SyncConfig struct {
 	Poll time.Duration
 	// MaxPeers bounds the peers kept (DefaultMaxPeers if zero).
 	MaxPeers int
+	// Window is how many blocks a catch-up fetches before inserting them, one window fetching
+	// while the one before is inserted (DefaultSyncWindow if zero).
+	Window int
 	Logger   *slog.Logger
 }
 
@@ -64,9 +69,6 @@ const (
 	banFor = time.Minute
 	// payloadBatch is the payloads fetched per request (the peer API's limit).
 	payloadBatch = 100
-	// syncWindow is how many blocks a catch-up fetches payloads for before inserting them:
-	// enough for full payload batches on every chain, few enough to hold in memory.
-	syncWindow = 4000
 )
 
 // Syncer runs peer sync for a runtime. It is the node side of the peer API
@@ -353,6 +355,13 @@ func (s *Syncer) takeOffer() (string, *ledger.Cut) {
 }
 
 // syncFrom fetches, validates and inserts the blocks of cut c that this node lacks.
+//
+// A catch-up is pipelined: the blocks come in windows of heights (syncWindow blocks over the
+// chains), and while one window's blocks are validated and inserted, the next window's headers
+// and payloads are fetched. The peer API answers a client 50 requests a second, 20 headers a
+// page, so fetching every header first (as a branch per chain) left validation idle for most of
+// a long catch-up. A chain whose blocks fork below this node's head cannot be fetched by height
+// from its head up; that sync fetches whole branches instead (syncBranches).
 func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	s.mu.Lock()
 	p := s.peers[origin]
@@ -369,24 +378,184 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 		case <-ctx.Done():
 		}
 	}()
-	heads := s.rt.View().Heads
-	var missing []*ledger.Header
-	t0, lastLog := time.Now(), time.Now()
-	behind := c.Height > s.rt.Cut().Height+1000
-	for i, e := range c.Entries {
-		if behind && time.Since(lastLog) > 2*time.Second {
-			lastLog = time.Now()
-			s.log.Info("catching up: fetching headers", "peer", origin, "chains", fmt.Sprintf("%d/%d", i, len(c.Entries)),
-				"headers", len(missing), "peer cut height", c.Height)
-		}
+	var todo []ledger.CutEntry
+	for _, e := range c.Entries {
 		if ok, err := s.rt.cfg.Store.HasHeader(e.Hash); err != nil {
 			return err
-		} else if ok {
+		} else if !ok {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	s.syncing.Store(true)
+	defer s.syncing.Store(false)
+	heads := s.rt.View().Heads
+	err := s.syncWindows(ctx, origin, p, c, todo, heads)
+	if !errors.Is(err, errForkBelowHead) {
+		return err
+	}
+	s.log.Debug("sync: a branch forks below this node's head; fetching whole branches", "peer", origin)
+	return s.syncBranches(ctx, origin, p, c, todo, heads)
+}
+
+// window is the catch-up window in blocks.
+func (s *Syncer) window() int { return cmp.Or(s.cfg.Window, DefaultSyncWindow) }
+
+// errForkBelowHead is syncWindows giving up: a chain's blocks do not continue this node's head.
+var errForkBelowHead = errors.New("the peer's branch forks below this node's head")
+
+// DefaultSyncWindow is how many blocks a catch-up fetches (headers and payloads) before
+// inserting them: enough for full payload batches on every chain, few enough to hold in
+// memory, and to keep one window fetching while the one before validates.
+const DefaultSyncWindow = 4000
+
+// fetchedWindow is one window of a pipelined catch-up, in insertion order, with its payloads.
+type fetchedWindow struct {
+	blocks   []*ledger.Header
+	payloads map[ledger.Hash]*ledger.PayloadWithOutputs
+	err      error
+}
+
+// syncWindows fetches the blocks above this node's heads up to cut c's, chain by chain, by
+// height windows, and inserts each window while the next is fetched. It returns
+// errForkBelowHead, having inserted what it could, when a chain does not continue its head.
+func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledger.Cut, todo []ledger.CutEntry, heads pow.Heads) error {
+	v := s.rt.cfg.Version
+	// Each chain's first missing height, and the head it must continue (nil: its genesis).
+	from := make(map[ledger.ChainID]uint64, len(todo))
+	below := make(map[ledger.ChainID]*ledger.Header, len(todo))
+	lo, hi, total := ^uint64(0), uint64(0), 0
+	for _, e := range todo {
+		f, _ := v.GenesisHeight(e.Chain)
+		if h := heads.At(e.Chain); h != nil {
+			f, below[e.Chain] = h.Height+1, h
+		}
+		if e.Height < f {
+			return errForkBelowHead // the peer's head is not above ours: not a continuation
+		}
+		from[e.Chain] = f
+		lo, hi, total = min(lo, f), max(hi, e.Height), total+int(e.Height-f+1)
+	}
+	span := uint64(max(1, s.window()/len(v.Chains())))
+	windows := make(chan fetchedWindow, 1) // one window fetched ahead of the one inserting
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(windows)
+		for a := lo; a <= hi; a += span {
+			b := min(a+span-1, hi)
+			w := s.fetchWindow(ctx, origin, p, todo, from, below, a, b)
+			select {
+			case windows <- w:
+			case <-ctx.Done():
+				return
+			}
+			if w.err != nil {
+				return
+			}
+		}
+	}()
+	prog := newProgress(s.log, origin, total, c.Height, time.Now())
+	for w := range windows {
+		if w.err != nil {
+			return w.err
+		}
+		if err := s.insertWindow(origin, w, prog); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	prog.done()
+	return nil
+}
+
+// fetchWindow fetches the headers of heights a to b of the chains in todo (each from its first
+// missing height), in insertion order, and their payloads.
+func (s *Syncer) fetchWindow(ctx context.Context, origin string, p Peer, todo []ledger.CutEntry, from map[ledger.ChainID]uint64,
+	below map[ledger.ChainID]*ledger.Header, a, b uint64) fetchedWindow {
+	var blocks []*ledger.Header
+	for _, e := range todo {
+		f := from[e.Chain]
+		if b < f || a > e.Height {
 			continue
 		}
 		var lower []ledger.Hash
-		if int(e.Chain) < len(heads) && heads[e.Chain] != nil {
-			lower = []ledger.Hash{heads[e.Chain].Hash}
+		if h := below[e.Chain]; h != nil {
+			lower = []ledger.Hash{h.Hash}
+		}
+		hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, max(a, f), min(b, e.Height))
+		if err != nil {
+			return fetchedWindow{err: err}
+		}
+		if err := s.checkGenesis(origin, hs); err != nil {
+			return fetchedWindow{err: err}
+		}
+		if a <= f && !continues(hs, f, below[e.Chain]) {
+			return fetchedWindow{err: errForkBelowHead}
+		}
+		blocks = append(blocks, hs...)
+	}
+	blocks = sortForInsert(blocks)
+	payloads, err := s.fetchPayloads(ctx, p, blocks)
+	return fetchedWindow{blocks: blocks, payloads: payloads, err: err}
+}
+
+// continues reports whether the headers hs of a chain's window starting at height f include the
+// block at f, and it is the child of head (or a genesis block, when head is nil).
+func continues(hs []*ledger.Header, f uint64, head *ledger.Header) bool {
+	for _, h := range hs {
+		if h.Height == f {
+			return head == nil || h.Parent == head.Hash
+		}
+	}
+	return false
+}
+
+// sortForInsert orders blocks parents before children, and a block after the blocks of its
+// height on other chains that it names as adjacent parents (those are one height below); it
+// drops duplicates.
+func sortForInsert(blocks []*ledger.Header) []*ledger.Header {
+	slices.SortFunc(blocks, func(a, b *ledger.Header) int {
+		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.ChainID, b.ChainID))
+	})
+	return slices.CompactFunc(blocks, func(a, b *ledger.Header) bool { return a.Hash == b.Hash })
+}
+
+// insertWindow validates and inserts a window's blocks in order; those already stored pass.
+func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) error {
+	for _, h := range w.blocks {
+		if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); ok {
+			prog.step()
+			continue
+		}
+		pl := w.payloads[h.PayloadHash]
+		if pl == nil {
+			if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
+				return fmt.Errorf("peer %s has no payload %s for block %d of chain %d", origin, h.PayloadHash, h.Height, h.ChainID)
+			}
+		}
+		if err := s.rt.Insert(h, pl); err != nil {
+			return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
+		}
+		s.fetched.Add(1)
+		prog.step()
+	}
+	return nil
+}
+
+// syncBranches is the catch-up of a fork: every chain's whole branch between this node's head
+// and the peer's is fetched first, then the blocks are inserted window by window.
+func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *ledger.Cut, todo []ledger.CutEntry, heads pow.Heads) error {
+	var missing []*ledger.Header
+	t0 := time.Now()
+	for _, e := range todo {
+		var lower []ledger.Hash
+		if h := heads.At(e.Chain); h != nil {
+			lower = []ledger.Hash{h.Hash}
 		}
 		hs, err := p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
 		if err != nil {
@@ -404,33 +573,16 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	s.syncing.Store(true)
-	defer s.syncing.Store(false)
-	// Parents before children, and a block after the blocks of its height on other chains
-	// that it names as adjacent parents (those are one height below).
-	slices.SortFunc(missing, func(a, b *ledger.Header) int {
-		return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.ChainID, b.ChainID))
-	})
-	missing = slices.CompactFunc(missing, func(a, b *ledger.Header) bool { return a.Hash == b.Hash })
+	missing = sortForInsert(missing)
 	prog := newProgress(s.log, origin, len(missing), c.Height, t0)
-	for start := 0; start < len(missing); start += syncWindow {
-		window := missing[start:min(start+syncWindow, len(missing))]
+	for start := 0; start < len(missing); start += s.window() {
+		window := missing[start:min(start+s.window(), len(missing))]
 		payloads, err := s.fetchPayloads(ctx, p, window)
 		if err != nil {
 			return err
 		}
-		for _, h := range window {
-			pl := payloads[h.PayloadHash]
-			if pl == nil {
-				if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
-					return fmt.Errorf("peer %s has no payload %s for block %d of chain %d", origin, h.PayloadHash, h.Height, h.ChainID)
-				}
-			}
-			if err := s.rt.Insert(h, pl); err != nil {
-				return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
-			}
-			s.fetched.Add(1)
-			prog.step()
+		if err := s.insertWindow(origin, fetchedWindow{blocks: window, payloads: payloads}, prog); err != nil {
+			return err
 		}
 	}
 	prog.done()

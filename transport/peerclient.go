@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -144,16 +145,33 @@ func (p *PeerClient) AddPeer(ctx context.Context, self string) error {
 // Branch returns the headers of chain c that are ancestors of an upper bound and of no lower
 // bound (descending by height, as the peer pages them), following every page.
 func (p *PeerClient) Branch(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash) ([]*ledger.Header, error) {
+	return p.BranchRange(ctx, c, lower, upper, 0, ^uint64(0))
+}
+
+// BranchRange is Branch limited to the heights minHeight to maxHeight (the branch query's
+// minheight and maxheight).
+func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash, minHeight, maxHeight uint64) ([]*ledger.Header, error) {
 	body, _ := json.Marshal(struct {
 		Lower []ledger.Hash `json:"lower"`
 		Upper []ledger.Hash `json:"upper"`
 	}{lower, upper})
+	var query []string
+	if minHeight > 0 {
+		query = append(query, "minheight="+strconv.FormatUint(minHeight, 10))
+	}
+	if maxHeight != ^uint64(0) {
+		query = append(query, "maxheight="+strconv.FormatUint(maxHeight, 10))
+	}
 	var out []*ledger.Header
 	next := ""
 	for {
 		path := "/chain/" + strconv.FormatUint(uint64(c), 10) + "/header/branch"
+		q := query
 		if next != "" {
-			path += "?next=" + url.QueryEscape(next)
+			q = append(q[:len(q):len(q)], "next="+url.QueryEscape(next))
+		}
+		if len(q) > 0 {
+			path += "?" + strings.Join(q, "&")
 		}
 		b, err := p.do(ctx, fasthttp.MethodPost, path, body)
 		if err != nil {

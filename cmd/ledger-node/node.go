@@ -45,6 +45,9 @@ type nodeOptions struct {
 	genesisTarget *ledger.U256
 	workers       int           // miner goroutines; 0 = one per core
 	statusEvery   time.Duration // 0 = defaultStatusEvery
+	// syncWindow replaces the catch-up window (actors.DefaultSyncWindow blocks), so that tests
+	// cross several windows with few blocks.
+	syncWindow int
 	// backupProgress is passed to the backup jobs (store.BackupConfig.Progress); tests hold a
 	// job running with it.
 	backupProgress func(id string, st store.BackupStats)
@@ -264,6 +267,7 @@ func (n *node) startPeers() {
 		Self:   selfAddr,
 		Seeds:  n.cfg.P2P.Peers,
 		Dial:   func(addr string) actors.Peer { return transport.NewPeerClient(addr, v, 30*time.Second) },
+		Window: n.opts.syncWindow,
 		Logger: n.log,
 	})
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{

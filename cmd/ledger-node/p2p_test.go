@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -232,4 +234,48 @@ func appendOrigin(t *testing.T, addr string, blk *ledger.Header, v *ledger.Versi
 	c := &ledger.Cut{Version: v, Entries: []ledger.CutEntry{{Chain: 0, Height: blk.Height, Hash: blk.Hash}}, Height: 1_000_000}
 	c.Weight[3] = 1
 	return transport.AppendCutWithOrigin(nil, c, o)
+}
+
+// Catch-up is pipelined by height windows (a window inserting while the next is fetched), and
+// falls back to whole branches when this node's own blocks fork below the peer's: a fresh node
+// and a node that mined a fork of its own both end on the miner's cut.
+func TestCatchUpInWindowsAndAcrossAFork(t *testing.T) {
+	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := startNodeOpts(t, opts, "--data-dir", dirA, "--miner-key", devMinerKey)
+	// B mines a few blocks of its own, unaware of A: a fork from the genesis blocks up.
+	b := startNodeOpts(t, opts, "--data-dir", dirB, "--miner-key", devMinerKey)
+	waitCut(t, b.url, 3, 30*time.Second)
+	b.stop()
+	waitCut(t, a.url, 12, 60*time.Second) // 240 blocks and more: several windows
+	a.stop()
+	a = startNodeOpts(t, opts, "--data-dir", dirA, "--mining", "off")
+	target := fetchCut(t, a.url)
+
+	// Windows of 100 blocks: 5 heights of the 20 chains.
+	small := opts
+	small.syncWindow = 100
+	c := startLoggedNode(t, small, io.Discard, "--data-dir", t.TempDir(), "--mining", "off", "--peer", a.p2p, "--log-level", "debug")
+	b = startLoggedNode(t, small, io.Discard, "--data-dir", dirB, "--mining", "off", "--peer", a.p2p, "--log-level", "debug")
+	for name, n := range map[string]scopedNode{"fresh": c, "forked": b} {
+		deadline := time.Now().Add(60 * time.Second)
+		for fetchCut(t, n.url).ID() != target.ID() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s node at cut height %d after a minute, want the miner's %d", name, fetchCut(t, n.url).Height, target.Height)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if log := c.log.String(); strings.Contains(log, "whole branches") || !strings.Contains(log, "caught up") {
+		t.Errorf("the fresh node did not catch up window by window:\n%s", lastLines(log, 20))
+	}
+	if log := b.log.String(); !strings.Contains(log, "fetching whole branches") {
+		t.Errorf("the forked node did not fall back to whole branches:\n%s", lastLines(log, 20))
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
