@@ -232,6 +232,12 @@ func (s *Syncer) announceLoop() {
 			return
 		case <-s.announce:
 		}
+		if s.syncing.Load() {
+			// A node catching up has nothing new for its peers, and each announcement spends
+			// the request rate the peer it fetches from allows it; the end of the catch-up
+			// announces the cut it reached.
+			continue
+		}
 		c := s.rt.Cut()
 		for _, p := range s.livePeers() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -390,7 +396,10 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 		return nil
 	}
 	s.syncing.Store(true)
-	defer s.syncing.Store(false)
+	defer func() {
+		s.syncing.Store(false)
+		s.cutChanged(nil) // announce the cut the catch-up reached
+	}()
 	heads := s.rt.View().Heads
 	err := s.syncWindows(ctx, origin, p, c, todo, heads)
 	if !errors.Is(err, errForkBelowHead) {
