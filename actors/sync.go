@@ -55,7 +55,7 @@ type SyncConfig struct {
 	// Window is how many blocks a catch-up fetches before inserting them, one window fetching
 	// while the one before is inserted (DefaultSyncWindow if zero).
 	Window int
-	Logger   *slog.Logger
+	Logger *slog.Logger
 }
 
 // Defaults of SyncConfig.
