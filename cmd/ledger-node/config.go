@@ -194,6 +194,8 @@ type ServiceAPIConfig struct {
 	// HeaderStream serves GET …/header/updates and …/block/updates (on by default;
 	// DECISIONS.md).
 	HeaderStream bool `yaml:"headerStream"`
+	// Explorer serves the explorer page at / (on by default).
+	Explorer bool `yaml:"explorer"`
 	// MetricsPath is where the Prometheus metrics are served; empty turns them off (metrics.go).
 	MetricsPath string `yaml:"metricsPath"`
 }
@@ -212,7 +214,7 @@ func DefaultConfig() Config {
 		LogFormat: "text",
 		LogHandle: "stderr",
 		ServiceAPI: ServiceAPIConfig{
-			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, MetricsPath: "/metrics",
+			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
 		},
 		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
 		Mining: MiningConfig{
@@ -340,6 +342,8 @@ var options = []option{
 		func(c *Config) *string { return &c.NodeServiceDate }),
 	boolOpt("header-stream", "serviceApi.headerStream", "serve the header and block update streams (SSE)",
 		func(c *Config) *bool { return &c.ServiceAPI.HeaderStream }),
+	boolOpt("explorer", "serviceApi.explorer", "serve the explorer page at / (--explorer=false turns it off)",
+		func(c *Config) *bool { return &c.ServiceAPI.Explorer }),
 	stringOpt("metrics-path", "serviceApi.metricsPath", "path of the Prometheus metrics on the service API (empty: none)",
 		func(c *Config) *string { return &c.ServiceAPI.MetricsPath }),
 	stringOpt("mining", "mining.mode", "pow, on-demand or off (default: pow on development, off elsewhere)",

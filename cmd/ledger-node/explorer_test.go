@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -297,4 +298,33 @@ func normalDecimal(s string) string {
 		return s + ".0"
 	}
 	return s
+}
+
+// The page is served at / by default, with its status document, and not at all with
+// --explorer=false.
+func TestExplorerServedAndOff(t *testing.T) {
+	on := startNodeArgs(t, "--data-dir", t.TempDir(), "--mining", "off")
+	page := get(t, on.url+"/", "")
+	if !strings.Contains(string(page), "/explorer/app.js") {
+		t.Fatalf("GET / is not the page: %.200s", page)
+	}
+	var st struct {
+		Mining  string         `json:"mining"`
+		Pending map[string]int `json:"pending"`
+	}
+	getJSON(t, on.url+"/explorer/status", "", &st)
+	if st.Mining != "off" || len(st.Pending) != 20 {
+		t.Fatalf("status %+v", st)
+	}
+	off := startNodeArgs(t, "--data-dir", t.TempDir(), "--mining", "off", "--explorer=false")
+	for _, path := range []string{"/", "/explorer/app.js", "/explorer/status"} {
+		resp, err := http.Get(off.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("--explorer=false: GET %s answers %d", path, resp.StatusCode)
+		}
+	}
 }

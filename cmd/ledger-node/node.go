@@ -175,7 +175,9 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		scfg.Backup = n.backups
 	}
 	scfg.MakeBlocks = n.rt.MakeBlocks // a 404 with the reason unless mining on demand
-	scfg.Explorer = n.explorerStatus
+	if cfg.ServiceAPI.Explorer {
+		scfg.Explorer = n.explorerStatus
+	}
 	scfg.Mining = n.startMiningAPI()
 	if n.runner != nil {
 		if n.priv, err = private.Open(privateConfig(cfg, n.version.Name, log)); err != nil {
