@@ -281,6 +281,9 @@ func (m *miner) mine(w *pow.Work, rng *rand.Rand, view *CutView, c ledger.ChainI
 		if m.stopped() || m.rt.view.Load().Seq != view.Seq {
 			break
 		}
+		// The search holds every core; a request that waited for one (back from a system
+		// call, say) gets it now rather than at the scheduler's next 10 ms time slice.
+		runtime.Gosched()
 	}
 	if found {
 		h.Nonce = nonce
