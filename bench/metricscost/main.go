@@ -21,28 +21,24 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/bench/internal/nodeproc"
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
 )
@@ -97,7 +93,7 @@ func run(cfg config) error {
 	}
 	for _, path := range []string{"/info", "/health-check", "/chainweb/0.0/development/cut", "/nowhere",
 		"/chainweb/0.0/development/chain/0/header?limit=5"} {
-		nd.hc.Get(nil, nd.base+path)
+		nd.hc.Get(nil, nd.Base+path)
 	}
 	lat, cutLat, size, lines, err := scrapes(nd, cfg.scrapes)
 	hs, _ := nd.heights()
@@ -147,7 +143,7 @@ func run(cfg config) error {
 				return err
 			}
 			// The metrics must be where they are said to be, and only there.
-			status, _, _ := nd.hc.Get(nil, nd.base+"/metrics")
+			status, _, _ := nd.hc.Get(nil, nd.Base+"/metrics")
 			if (status == 200) != on {
 				nd.stop()
 				return fmt.Errorf("GET /metrics answered %d with metrics on=%v", status, on)
@@ -184,13 +180,13 @@ func pct(xs []float64, p float64) float64 {
 func scrapes(nd *node, n int) (lat, cutLat []float64, size, samples int, err error) {
 	for range n {
 		t0 := time.Now()
-		status, body, err := nd.hc.Get(nil, nd.base+"/metrics")
+		status, body, err := nd.hc.Get(nil, nd.Base+"/metrics")
 		if err != nil || status != 200 {
 			return nil, nil, 0, 0, fmt.Errorf("GET /metrics: %d %v", status, err)
 		}
 		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
 		t1 := time.Now()
-		if status, _, err := nd.hc.Get(nil, nd.base+"/chainweb/0.0/development/cut"); err != nil || status != 200 {
+		if status, _, err := nd.hc.Get(nil, nd.Base+"/chainweb/0.0/development/cut"); err != nil || status != 200 {
 			return nil, nil, 0, 0, fmt.Errorf("GET cut: %d %v", status, err)
 		}
 		cutLat = append(cutLat, float64(time.Since(t1).Microseconds())/1000)
@@ -217,7 +213,7 @@ type load struct {
 // load GETs random headers on clients connections for d and returns the rates.
 func (nd *node) load(targets []string, clients int, d time.Duration) (load, error) {
 	var ok, failed atomic.Int64
-	cpu0, t0 := proc.CPU(nd.cmd.Process.Pid), time.Now()
+	cpu0, t0 := proc.CPU(nd.Cmd.Process.Pid), time.Now()
 	deadline := t0.Add(d)
 	var wg sync.WaitGroup
 	for c := range clients {
@@ -239,7 +235,7 @@ func (nd *node) load(targets []string, clients int, d time.Duration) (load, erro
 		}()
 	}
 	wg.Wait()
-	el, cpu := time.Since(t0), proc.CPU(nd.cmd.Process.Pid)-cpu0
+	el, cpu := time.Since(t0), proc.CPU(nd.Cmd.Process.Pid)-cpu0
 	if f := failed.Load(); f > 0 {
 		return load{}, fmt.Errorf("%d header GETs failed", f)
 	}
@@ -247,15 +243,9 @@ func (nd *node) load(targets []string, clients int, d time.Duration) (load, erro
 }
 
 type node struct {
-	cmd    *exec.Cmd
-	base   string
-	hc     *fasthttp.HostClient
-	stderr *strings.Builder
-	mu     sync.Mutex
-	exited chan error
+	*nodeproc.Node
+	hc *fasthttp.HostClient
 }
-
-var serviceLine = regexp.MustCompile(`service API on http://([^/]+)/`)
 
 // start runs the node on dir and waits until it prints its service address.
 func start(bin, dir string, delay time.Duration, mining bool, metricsPath string) (*node, error) {
@@ -264,68 +254,19 @@ func start(bin, dir string, delay time.Duration, mining bool, metricsPath string
 	if !mining {
 		args = append(args, "--mining", "off")
 	}
-	nd := &node{cmd: exec.Command(bin, args...), stderr: &strings.Builder{}, exited: make(chan error, 1)}
-	nd.cmd.Stderr = lockedWriter{nd}
-	out, err := nd.cmd.StdoutPipe()
+	p, err := nodeproc.Start(bin, args, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := nd.cmd.Start(); err != nil {
-		return nil, err
-	}
-	addrs := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := serviceLine.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1]
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	go func() { nd.exited <- nd.cmd.Wait() }()
-	select {
-	case addr := <-addrs:
-		nd.base = "http://" + addr
-		nd.hc = &fasthttp.HostClient{Addr: addr, MaxConns: 256, ReadTimeout: 30 * time.Second,
-			WriteTimeout: 30 * time.Second, MaxResponseBodySize: 64 << 20}
-		return nd, nil
-	case err := <-nd.exited:
-		return nil, fmt.Errorf("node exited before serving: %v\n%s", err, nd.stderrText())
-	case <-time.After(120 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-		return nil, fmt.Errorf("node did not print its service address\n%s", nd.stderrText())
-	}
-}
-
-type lockedWriter struct{ nd *node }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.nd.mu.Lock()
-	defer w.nd.mu.Unlock()
-	return w.nd.stderr.Write(p)
-}
-
-func (nd *node) stderrText() string {
-	nd.mu.Lock()
-	defer nd.mu.Unlock()
-	return nd.stderr.String()
+	return &node{Node: p, hc: &fasthttp.HostClient{Addr: p.Addr, MaxConns: 256, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, MaxResponseBodySize: 64 << 20}}, nil
 }
 
 // stop sends SIGTERM and waits for a clean exit; anything the node logged at warn or above is
 // shown.
 func (nd *node) stop() error {
-	nd.cmd.Process.Signal(syscall.SIGTERM)
-	var err error
-	select {
-	case err = <-nd.exited:
-	case <-time.After(30 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-		err = errors.New("did not exit within 30 s of SIGTERM")
-	}
-	if s := nd.stderrText(); s != "" {
+	err := nd.Stop()
+	if s := nd.Stderr(); s != "" {
 		fmt.Printf("  node stderr:\n%s", s)
 	}
 	if err != nil {
@@ -336,7 +277,7 @@ func (nd *node) stop() error {
 
 // heights returns every chain's height in the node's cut.
 func (nd *node) heights() ([]uint64, error) {
-	status, body, err := nd.hc.Get(nil, nd.base+"/chainweb/0.0/development/cut")
+	status, body, err := nd.hc.Get(nil, nd.Base+"/chainweb/0.0/development/cut")
 	if err != nil || status != 200 {
 		return nil, fmt.Errorf("GET cut: %d %v", status, err)
 	}
@@ -377,7 +318,7 @@ func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
 func (nd *node) headerTargets() ([]string, error) {
 	var out []string
 	for c := range chains {
-		prefix := fmt.Sprintf("%s/chainweb/0.0/development/chain/%d/", nd.base, c)
+		prefix := fmt.Sprintf("%s/chainweb/0.0/development/chain/%d/", nd.Base, c)
 		status, body, err := nd.hc.Get(nil, prefix+"hash?limit=4096")
 		if err != nil || status != 200 {
 			return nil, fmt.Errorf("GET hash list: %d %v", status, err)

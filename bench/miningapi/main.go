@@ -26,25 +26,21 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/bench/internal/nodeproc"
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
 )
@@ -99,7 +95,7 @@ func run(rounds int, d time.Duration, clients int, bin string) error {
 		header, err := measure(d, clients, func(req *fasthttp.Request, resp *fasthttp.Response, i int) (int, error) {
 			c := i % chains
 			req.Header.SetMethod("GET")
-			req.SetRequestURI(fmt.Sprintf("%s%s/chain/%d/header/%s", nd.base, api, c, heads[c]))
+			req.SetRequestURI(fmt.Sprintf("%s%s/chain/%d/header/%s", nd.Base, api, c, heads[c]))
 			req.Header.Set("Accept", "application/octet-stream")
 			req.SetBody(nil)
 			return nd.do(req, resp)
@@ -125,7 +121,7 @@ func run(rounds int, d time.Duration, clients int, bin string) error {
 			body := append([]byte(nil), resp.Body()[36:]...)
 			req.Reset()
 			req.Header.SetMethod("POST")
-			req.SetRequestURI(nd.base + api + "/mining/solved")
+			req.SetRequestURI(nd.Base + api + "/mining/solved")
 			req.SetBody(body)
 			status, err := nd.do(req, resp)
 			if status == 404 {
@@ -190,14 +186,10 @@ func measure(d time.Duration, clients int, op func(*fasthttp.Request, *fasthttp.
 }
 
 type node struct {
-	cmd    *exec.Cmd
-	base   string
-	hc     *fasthttp.HostClient
-	miner  []byte
-	exited chan error
+	*nodeproc.Node
+	hc    *fasthttp.HostClient
+	miner []byte
 }
-
-var serviceLine = regexp.MustCompile(`service API on http://([^/]+)/`)
 
 // start runs a development node with mining off, the mining API on for minerKey and PoW off,
 // and waits until it prints its service address.
@@ -205,49 +197,15 @@ func start(bin, dir string) (*node, error) {
 	args := []string{"--data-dir", dir, "--service-port", "0", "--p2p-port", "0", "--mining", "off", "--disable-pow",
 		"--enable-mining-coordination", "--mining-public-key", minerKey, "--mining-request-limit", "1000000",
 		"--log-level", "warn"}
-	nd := &node{cmd: exec.Command(bin, args...), exited: make(chan error, 1)}
-	nd.cmd.Stderr = os.Stderr
-	out, err := nd.cmd.StdoutPipe()
+	p, err := nodeproc.Start(bin, args, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	if err := nd.cmd.Start(); err != nil {
-		return nil, err
-	}
-	addrs := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := serviceLine.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1]
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	go func() { nd.exited <- nd.cmd.Wait() }()
-	select {
-	case addr := <-addrs:
-		nd.base = "http://" + addr
-		nd.hc = &fasthttp.HostClient{Addr: addr, MaxConns: 64, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second}
-		return nd, nil
-	case err := <-nd.exited:
-		return nil, fmt.Errorf("node exited before serving: %v", err)
-	case <-time.After(120 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-		return nil, errors.New("node did not print its service address")
-	}
+	return &node{Node: p, hc: &fasthttp.HostClient{Addr: p.Addr, MaxConns: 64, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second}}, nil
 }
 
-func (nd *node) stop() {
-	nd.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-nd.exited:
-	case <-time.After(30 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-	}
-}
+func (nd *node) stop() { nd.Stop() }
 
 func (nd *node) do(req *fasthttp.Request, resp *fasthttp.Response) (int, error) {
 	if err := nd.hc.Do(req, resp); err != nil {
@@ -260,7 +218,7 @@ func (nd *node) do(req *fasthttp.Request, resp *fasthttp.Response) (int, error) 
 func (nd *node) work(req *fasthttp.Request, resp *fasthttp.Response) (int, error) {
 	req.Reset()
 	req.Header.SetMethod("GET")
-	req.SetRequestURI(nd.base + api + "/mining/work")
+	req.SetRequestURI(nd.Base + api + "/mining/work")
 	req.Header.SetContentType("application/json")
 	req.SetBody(nd.miner)
 	status, err := nd.do(req, resp)
@@ -278,7 +236,7 @@ type cutJSON struct {
 }
 
 func (nd *node) cut() (*cutJSON, error) {
-	status, body, err := nd.hc.Get(nil, nd.base+api+"/cut")
+	status, body, err := nd.hc.Get(nil, nd.Base+api+"/cut")
 	if err != nil || status != 200 {
 		return nil, fmt.Errorf("GET cut: %d %v", status, err)
 	}

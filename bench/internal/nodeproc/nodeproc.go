@@ -1,0 +1,103 @@
+// Package nodeproc runs a ledger-node binary as a separate process for the benchmark harnesses:
+// started with its arguments, ready once it prints its service API address, stopped with
+// SIGTERM. The harnesses measure the node as operators run it, so that only the requests they
+// send use its CPU.
+package nodeproc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Node is a running ledger-node process.
+type Node struct {
+	Cmd *exec.Cmd
+	// Addr is the service API's HOST:PORT; Base is http://Addr.
+	Addr, Base string
+
+	exited chan error
+	mu     sync.Mutex
+	stderr strings.Builder // what it logged, when Start was given no stderr
+}
+
+// serviceLine is the line of the node's output that names the service API's address.
+var serviceLine = regexp.MustCompile(`service API on http://([^/]+)/`)
+
+// startTimeout bounds how long a node may take to serve: a fresh development node mines its
+// first blocks before it does.
+const startTimeout = 120 * time.Second
+
+// Start runs bin with args and waits until it prints its service address. The node's log goes
+// to stderr, or is kept (Stderr) when stderr is nil.
+func Start(bin string, args []string, stderr io.Writer) (*Node, error) {
+	n := &Node{Cmd: exec.Command(bin, args...), exited: make(chan error, 1)}
+	n.Cmd.Stderr = stderr
+	if stderr == nil {
+		n.Cmd.Stderr = lockedWriter{n}
+	}
+	out, err := n.Cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Cmd.Start(); err != nil {
+		return nil, err
+	}
+	addrs := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := serviceLine.FindStringSubmatch(sc.Text()); m != nil {
+				addrs <- m[1]
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	go func() { n.exited <- n.Cmd.Wait() }()
+	select {
+	case n.Addr = <-addrs:
+		n.Base = "http://" + n.Addr
+		return n, nil
+	case err := <-n.exited:
+		return nil, fmt.Errorf("node exited before serving: %v\n%s", err, n.Stderr())
+	case <-time.After(startTimeout):
+		n.Cmd.Process.Kill()
+		<-n.exited
+		return nil, fmt.Errorf("node did not print its service address in %v\n%s", startTimeout, n.Stderr())
+	}
+}
+
+// Stop sends SIGTERM and waits for the node to exit, killing it after 30 s.
+func (n *Node) Stop() error {
+	n.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-n.exited:
+		return err
+	case <-time.After(30 * time.Second):
+		n.Cmd.Process.Kill()
+		<-n.exited
+		return errors.New("did not exit within 30 s of SIGTERM")
+	}
+}
+
+// Stderr is what the node logged, when Start kept it.
+func (n *Node) Stderr() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.stderr.String()
+}
+
+type lockedWriter struct{ n *Node }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.n.mu.Lock()
+	defer w.n.mu.Unlock()
+	return w.n.stderr.Write(p)
+}
