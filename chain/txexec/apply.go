@@ -229,6 +229,9 @@ func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.Publ
 		return nil, &BuyGasError{RequestKey: pc.RequestKey, TooBig: true}
 	}
 	in := r.interp(st, b, pc, m)
+	if mode == db.Local {
+		in.Flags = r.localFlags
+	}
 	meter, err := r.buy(in, pc, m, b.Miner, true)
 	if err != nil {
 		return nil, err

@@ -359,3 +359,26 @@ func TestInterfaceInstalledOnTheNode(t *testing.T) {
 		t.Errorf("namespace: gas %d, want 8 (7,200 mg)", res.Gas)
 	}
 }
+
+// A direct table read in local needs AllowReadsInLocal (chainweb's allowReadsInLocal), in
+// both local modes; blocks never get it.
+func TestAllowReadsInLocal(t *testing.T) {
+	const code = `(at "balance" (read coin.coin-table "sender00"))`
+	for _, allow := range []bool{false, true} {
+		r := txexec.New(txexec.Config{AllowReadsInLocal: allow})
+		st := genesisState(t, r)
+		for _, preflight := range []bool{false, true} {
+			out, err := r.Local(st, block(2), parsed(t, gasCmd(code, 10000).Build()), preflight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok := decode(t, out).Result.Status == "success"; ok != allow {
+				t.Errorf("allow %v, preflight %v: %s", allow, preflight, out)
+			}
+		}
+		a, err := r.Apply(st, block(1), parsed(t, gasCmd(code, 10000).Build()))
+		if err != nil || !a.Failed {
+			t.Errorf("allow %v: a block read the table directly: %v %s", allow, err, a.Result)
+		}
+	}
+}

@@ -119,6 +119,10 @@ type Config struct {
 	// MaxResultBytes caps a command's result (DefaultMaxResultBytes when zero).
 	// Blocks carry results, so every node of a network must use the same value.
 	MaxResultBytes int
+	// AllowReadsInLocal lets local (simulated) commands read any table directly, as
+	// chainweb-node's allowReadsInLocal does with Pact's AllowReadInLocal flag; blocks never
+	// get it.
+	AllowReadsInLocal bool
 }
 
 // Defaults of Config.
@@ -142,6 +146,9 @@ const (
 // every chain, from any number of goroutines at once.
 type Runner struct {
 	cfg Config
+	// localFlags are the execution flags of local commands: Config.Flags, and
+	// AllowReadInLocal with Config.AllowReadsInLocal.
+	localFlags map[string]bool
 	// The fixed Pact forms the gas flow evaluates, parsed once.
 	buyGas, redeemGas, coinbase syntax.TopLevel
 	nsPolicy                    syntax.TopLevel
@@ -161,12 +168,20 @@ func New(cfg Config) *Runner {
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
+	localFlags := cfg.Flags
+	if cfg.AllowReadsInLocal {
+		localFlags = map[string]bool{"AllowReadInLocal": true}
+		for k, v := range cfg.Flags {
+			localFlags[k] = v
+		}
+	}
 	return &Runner{
-		cfg:       cfg,
-		buyGas:    mustParse(`(coin.buy-gas (read-msg "sender") (read-decimal "total"))`),
-		redeemGas: mustParse(`(coin.redeem-gas (read-msg "miner") (read-msg "miner-guard") (read-msg "sender") (read-decimal "total"))`),
-		coinbase:  mustParse(`(coin.coinbase (read-msg "miner") (read-msg "miner-guard") (read-decimal "reward"))`),
-		nsPolicy:  mustParse(`ns.validate`),
+		cfg:        cfg,
+		localFlags: localFlags,
+		buyGas:     mustParse(`(coin.buy-gas (read-msg "sender") (read-decimal "total"))`),
+		redeemGas:  mustParse(`(coin.redeem-gas (read-msg "miner") (read-msg "miner-guard") (read-msg "sender") (read-decimal "total"))`),
+		coinbase:   mustParse(`(coin.coinbase (read-msg "miner") (read-msg "miner-guard") (read-decimal "reward"))`),
+		nsPolicy:   mustParse(`ns.validate`),
 	}
 }
 

@@ -44,6 +44,7 @@ func set[T any](field func(*Config) *T) keyRule {
 var chainwebKeys = map[string]keyRule{
 	"chainwebVersion":              set(func(c *Config) *string { return &c.Network }),
 	"headerStream":                 set(func(c *Config) *bool { return &c.ServiceAPI.HeaderStream }),
+	"allowReadsInLocal":            set(func(c *Config) *bool { return &c.Execution.AllowReadsInLocal }),
 	"gasLimitOfBlock":              set(func(c *Config) *uint64 { return &c.Execution.BlockGasLimit }),
 	"serviceApi.port":              set(func(c *Config) *int { return &c.ServiceAPI.Port }),
 	"serviceApi.interface":         set(func(c *Config) *string { return &c.ServiceAPI.Interface }),
@@ -81,7 +82,7 @@ var chainwebKeys = map[string]keyRule{
 	"mempoolP2p.enabled": {}, "mempoolP2p.configuration.maxSessionCount": {},
 	"mempoolP2p.configuration.sessionTimeout": {}, "mempoolP2p.configuration.pollInterval": {},
 	"logGas": {}, "minGasPrice": {}, "pactQueueSize": {}, "reorgLimit": {}, "preInsertCheckTimeout": {},
-	"allowReadsInLocal": {}, "fullHistoricPactState": {}, "serviceApi.validateSpec": {}, "onlySyncPact": {},
+	"fullHistoricPactState": {}, "serviceApi.validateSpec": {}, "onlySyncPact": {},
 	"readOnlyReplay": {}, "syncPactChains": {}, "moduleCacheLimit": {}, "enableLocalTimeout": {},
 }
 
@@ -277,7 +278,7 @@ var chainwebSwitches = []string{
 	"enable-service-validate-spec", "disable-service-validate-spec", "enable-mempool-p2p", "disable-mempool-p2p",
 	"enable-telemetry-logger", "disable-telemetry-logger", "enable-tx-reintro", "disable-tx-reintro",
 	"log-gas", "no-log-gas", "full-historic-pact-state", "no-full-historic-pact-state", "only-sync-pact",
-	"no-only-sync-pact", "read-only-replay", "no-read-only-replay", "allowReadsInLocal", "no-allowReadsInLocal",
+	"no-only-sync-pact", "read-only-replay", "no-read-only-replay",
 }
 
 // chainwebValueFlags are chainweb-node's flags with a value that have no meaning here.
@@ -319,6 +320,8 @@ func bindChainwebFlags(fs *flag.FlagSet, c *Config, warn func(string)) {
 		})
 	}
 	switchTo("no-header-stream", "chainweb-node's --header-stream=false", func(on bool) { c.ServiceAPI.HeaderStream = !on })
+	switchTo("no-allowReadsInLocal", "chainweb-node's --allowReadsInLocal=false",
+		func(on bool) { c.Execution.AllowReadsInLocal = !on })
 	switchTo("enable-node-mining", "chainweb-node's --mining pow", func(on bool) {
 		c.Mining.Mode = map[bool]string{true: "pow", false: "off"}[on]
 	})

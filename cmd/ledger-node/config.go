@@ -73,6 +73,9 @@ type ExecConfig struct {
 	// means half the cores. A request waits at most EvalWait for one, then gets a 503.
 	EvalSlots int           `yaml:"evalSlots"`
 	EvalWait  time.Duration `yaml:"evalWait"`
+	// AllowReadsInLocal lets /local read any table directly (chainweb's allowReadsInLocal;
+	// off by default, as upstream, and never in blocks).
+	AllowReadsInLocal bool `yaml:"allowReadsInLocal"`
 }
 
 // P2PConfig configures the peer API and peer sync (chainweb-api.md §1.1, the P2P column).
@@ -403,6 +406,8 @@ var options = []option{
 		func(c *Config) *int { return &c.Execution.MaxBlockOutputBytes }),
 	intOpt("eval-slots", "execution.evalSlots", "/local evaluations run at once (default: half the cores)",
 		func(c *Config) *int { return &c.Execution.EvalSlots }),
+	boolOpt("allowReadsInLocal", "execution.allowReadsInLocal", "let /local read any table directly (chainweb-node's flag; --no-allowReadsInLocal too)",
+		func(c *Config) *bool { return &c.Execution.AllowReadsInLocal }),
 	durationOpt("eval-wait", "execution.evalWait", "how long a /local waits for an evaluation slot before a 503",
 		func(c *Config) *time.Duration { return &c.Execution.EvalWait }),
 }

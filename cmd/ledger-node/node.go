@@ -303,7 +303,8 @@ func (n *node) init() error {
 	var g *actors.Genesis
 	if actors.WritesGenesis(n.version) {
 		n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
-			MaxResultBytes: n.cfg.Execution.MaxResultBytes})
+			AllowReadsInLocal: n.cfg.Execution.AllowReadsInLocal,
+			MaxResultBytes:    n.cfg.Execution.MaxResultBytes})
 		var err error
 		if g, err = actors.MakeGenesis(n.runner, n.version); err != nil {
 			return err

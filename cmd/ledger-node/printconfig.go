@@ -232,7 +232,7 @@ func chainwebConfigJSON(cfg Config, self string) []byte {
 		"pactQueueSize":         2000,
 		"reorgLimit":            480,
 		"preInsertCheckTimeout": 1000000,
-		"allowReadsInLocal":     false,
+		"allowReadsInLocal":     cfg.Execution.AllowReadsInLocal,
 		"fullHistoricPactState": true,
 		"serviceApi": map[string]any{"port": 0, "interface": "invalid", "validateSpec": false,
 			"payloadBatchLimit": cfg.ServiceAPI.PayloadBatchLimit},
