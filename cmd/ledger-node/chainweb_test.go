@@ -60,9 +60,6 @@ func TestDevnetChainwebConfig(t *testing.T) {
 	}
 	// One warning per key or flag with no meaning here, naming it (and the file and line).
 	wantWarnings := []string{
-		"chainweb-node.docker.common.yaml line 6: chainweb.throttling.global has no meaning",
-		"chainweb-node.docker.common.yaml line 7: chainweb.throttling.mempool has no meaning",
-		"chainweb-node.docker.common.yaml line 8: chainweb.throttling.putPeer has no meaning",
 		"chainweb-node.docker.common.yaml line 16: chainweb.p2p.ignoreBootstrapNodes has no meaning",
 		"chainweb-node.docker.common.yaml line 17: chainweb.p2p.maxSessionCount has no meaning",
 		"chainweb-node.docker.common.yaml line 25: chainweb.mempoolP2p.configuration.maxSessionCount has no meaning",
@@ -84,6 +81,13 @@ func TestDevnetChainwebConfig(t *testing.T) {
 	// its unknown keys warn as such, and nothing earlier is lost.
 	nix := append(args, "--config-file", filepath.Join(devnetDir, "chainweb-node.common.yaml"), "--allowReadsInLocal")
 	nixFull, _, warnings := printed("full", nix)
+	// The nix file's throttling (10000 requests/s) overrides the docker file's (upstream's 50).
+	if g := lookup(nixFull, "p2p.throttling.global"); g != "10000" {
+		t.Errorf("throttling.global: %q, want the nix file's 10000", g)
+	}
+	if g := lookup(full, "p2p.throttling.global"); g != "50" {
+		t.Errorf("throttling.global from the docker file: %q, want 50", g)
+	}
 	if lookup(nixFull, "execution.allowReadsInLocal") != "true" {
 		t.Errorf("devnet's allowReadsInLocal (file and flag) did not apply: %q", lookup(nixFull, "execution.allowReadsInLocal"))
 	}

@@ -86,6 +86,17 @@ type P2PConfig struct {
 	// Peers are peer API addresses (HOST:PORT) to start from; more are learned from their
 	// peer lists.
 	Peers []string `yaml:"peers"`
+	// Throttling is the peer API's request rates per client address (YAML only, as
+	// chainweb-node's throttling).
+	Throttling ThrottlingConfig `yaml:"throttling"`
+}
+
+// ThrottlingConfig is chainweb-node's throttling: requests per second a client address may
+// make of the peer API, in all, of PUT …/cut/peer, and of the mempool endpoints.
+type ThrottlingConfig struct {
+	Global  float64 `yaml:"global"`
+	PutPeer float64 `yaml:"putPeer"`
+	Mempool float64 `yaml:"mempool"`
 }
 
 // BackupConfig configures database backups (interface.md "Backup endpoints"): the backup API
@@ -226,7 +237,8 @@ func DefaultConfig() Config {
 			OnDemand: OnDemandConfig{StartBlocks: 2, ConfirmationDepth: 5, IdlePeriod: 30 * time.Second,
 				Interface: "127.0.0.1"},
 		},
-		P2P: P2PConfig{Interface: "127.0.0.1", Port: 1789},
+		P2P: P2PConfig{Interface: "127.0.0.1", Port: 1789,
+			Throttling: ThrottlingConfig{Global: 50, PutPeer: 11, Mempool: 20}},
 		Execution: ExecConfig{
 			BlockGasLimit:       mempool.DefaultBlockGasLimit,
 			MaxResultBytes:      txexec.DefaultMaxResultBytes,
@@ -636,6 +648,10 @@ func (c *Config) finish() error {
 	}
 	if c.P2P.Interface == "" {
 		return fmt.Errorf("p2p.interface is empty")
+	}
+	if th := c.P2P.Throttling; !(th.Global > 0 && th.PutPeer > 0 && th.Mempool > 0) {
+		return fmt.Errorf("p2p.throttling: global, putPeer and mempool are requests per second and must be positive (got %v, %v, %v)",
+			th.Global, th.PutPeer, th.Mempool)
 	}
 	for _, p := range c.P2P.Peers {
 		if _, err := transport.ParsePeerAddr(p); err != nil {

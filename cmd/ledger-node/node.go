@@ -275,7 +275,8 @@ func (n *node) startPeers() {
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
 		Requests: n.requests, RequestsAPI: "peer",
-	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr)})
+	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr), Throttle: transport.Throttle{
+		Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool}})
 }
 
 // initStore opens the data directory for version v and initialises it (init).
