@@ -47,7 +47,9 @@ type block[T any] struct{ buf []T }
 
 func (b *block[T]) new() *T {
 	if len(b.buf) == cap(b.buf) {
-		b.buf = make([]T, 0, 64)
+		// Small first: a transaction's code is a few terms, and every command is desugared
+		// afresh; a module's hundreds of terms reach full blocks after a few doublings.
+		b.buf = make([]T, 0, min(max(2*cap(b.buf), 4), 64))
 	}
 	b.buf = b.buf[:len(b.buf)+1]
 	return &b.buf[len(b.buf)-1]
@@ -56,7 +58,7 @@ func (b *block[T]) new() *T {
 // termList is a list of n terms (its capacity n: appending copies it).
 func (d *Desugarer) termList(n int) []Term {
 	if n > cap(d.lists)-len(d.lists) {
-		d.lists = make([]Term, 0, max(256, n))
+		d.lists = make([]Term, 0, max(min(2*cap(d.lists), 256), 8, n)) // grows as blocks do
 	}
 	l := len(d.lists)
 	d.lists = d.lists[:l+n]
