@@ -112,6 +112,11 @@ type Versioned struct {
 	mu     sync.RWMutex
 	height uint64
 	has    bool // false on an empty state
+	// headNext is the next transaction id after block height (its block record's), known
+	// when headKnown: kept by Apply so that a view of the head, which every /send's checks
+	// make, reads no block record. A rewind forgets it (views then read the record).
+	headNext  db.TxID
+	headKnown bool
 	// rewinds are the heights rewound to, in order: a view made when
 	// len(rewinds) was g is stale if one of rewinds[g:] is below its base.
 	rewinds []uint64
@@ -378,6 +383,8 @@ func (v *Versioned) View(height uint64) db.DB {
 	if v.has {
 		if height > v.height {
 			w.err = fmt.Errorf("%w: view at %d above height %d", ErrHeight, height, v.height)
+		} else if height == v.height && v.headKnown {
+			w.nextID = v.headNext
 		} else if next, _, err := v.blockRecord(height, false); err != nil {
 			w.err = err
 		} else {
@@ -444,6 +451,7 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 	}
 	v.cacheMu.Unlock()
 	v.height, v.has = height, true
+	v.headNext, v.headKnown = w.nextID, true
 	v.mu.Unlock()
 	return nil
 }
@@ -485,6 +493,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	old := v.height
 	v.mu.Lock()
 	v.height = height
+	v.headKnown = false
 	v.rewinds = append(v.rewinds, height)
 	// Their newest versions are among those dropped: forgotten before the deletion, so that
 	// no read is sent to a version that is gone (readers refill them as of the new height).
