@@ -65,8 +65,14 @@ func TestCoordinatorWorkAndSolve(t *testing.T) {
 	// Without Pact execution every chain's payload would be the same; the work cache is keyed
 	// by payload hash, and the limit counts distinct payloads: one per chain, as with Pact.
 	c := newCoordinator(rt, coordConfig())
+	// Made before the priming goroutine starts: the fixture is not safe for concurrent use,
+	// and the test mines with it meanwhile.
+	payloads := map[ledger.ChainID]*ledger.PayloadWithOutputs{}
+	for _, ch := range f.V.Chains() {
+		payloads[ch] = f.Payload(byte(100 + ch))
+	}
 	c.build = func(i int, parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
-		return f.Payload(byte(100 + parent.ChainID)), nil
+		return payloads[parent.ChainID], nil
 	}
 	c.wg.Add(1)
 	go c.prime()
