@@ -349,3 +349,33 @@ func TestChainwebConfigJSONRedacts(t *testing.T) {
 		}
 	}
 }
+
+// resetChainDatabases deletes a data directory of ours, and refuses anything else.
+func TestResetDataDir(t *testing.T) {
+	base := t.TempDir()
+	if err := resetDataDir(filepath.Join(base, "missing")); err != nil {
+		t.Errorf("missing directory: %v", err)
+	}
+	empty := filepath.Join(base, "empty")
+	os.Mkdir(empty, 0o755)
+	ours := filepath.Join(base, "ours")
+	os.MkdirAll(filepath.Join(ours, "private"), 0o755)
+	os.WriteFile(filepath.Join(ours, "headers.log"), []byte("x"), 0o644)
+	for _, dir := range []string{empty, ours} {
+		if err := resetDataDir(dir); err != nil {
+			t.Errorf("%s: %v", dir, err)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s not deleted", dir)
+		}
+	}
+	home := filepath.Join(base, "home")
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(home, "thesis.tex"), []byte("years of work"), 0o644)
+	if err := resetDataDir(home); err == nil || !strings.Contains(err.Error(), "does not look like a ledger-node data directory") {
+		t.Errorf("a directory that is not ours: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "thesis.tex")); err != nil {
+		t.Errorf("a file of a directory that is not ours is gone: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/ledgernode/ledger-node/store"
@@ -59,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cfg.ResetChainDatabases {
 		// chainweb-node's resetChainDatabases: the node starts afresh on the same settings.
 		log.Warn("resetChainDatabases: deleting the data directory", "dir", cfg.DataDir)
-		if err := os.RemoveAll(cfg.DataDir); err != nil {
+		if err := resetDataDir(cfg.DataDir); err != nil {
 			fmt.Fprintf(stderr, "ledger-node: reset the data directory: %v\n", err)
 			return 1
 		}
@@ -81,4 +82,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// resetDataDir deletes a data directory for resetChainDatabases. A mistyped --data-dir must not
+// cost an operator a home directory: only a directory that is missing, empty, or holds this
+// node's header log (and so is a data directory of ours) is deleted.
+func resetDataDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case len(entries) == 0:
+		return os.Remove(dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "headers.log")); err != nil {
+		return fmt.Errorf("refusing to delete %s: it does not look like a ledger-node data directory (no headers.log); "+
+			"check --data-dir, or delete it yourself", dir)
+	}
+	return os.RemoveAll(dir)
 }
