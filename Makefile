@@ -11,9 +11,11 @@ PKGS      := ./...
 
 all: build
 
+# -buildvcs=auto: the binaries record the commit they were built from (ledger-node version shows
+# it), also where GOFLAGS turns that off.
 build:
-	$(GO) build -o bin/ledger-node ./cmd/ledger-node
-	$(GO) build -o bin/pact ./cmd/pact
+	$(GO) build -buildvcs=auto -o bin/ledger-node ./cmd/ledger-node
+	$(GO) build -buildvcs=auto -o bin/pact ./cmd/pact
 
 # A development network node that mines all 20 chains, with its database under $(DATA_DIR).
 # Extra flags: make run ARGS="--block-delay 2s --service-port 0".

@@ -368,8 +368,12 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 			len(n.version.Chains()), how, time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
 	case "on-demand":
 		od := n.cfg.Mining.OnDemand
-		fmt.Fprintf(out, "mining on demand (POST /make-blocks {\"<chain>\": count}): %d blocks per chain at start, %d after a sent transaction's block, an idle block every %v; proof of work %v\n",
-			od.StartBlocks, od.ConfirmationDepth, od.IdlePeriod, !n.version.DisablePow)
+		idle := "no idle blocks"
+		if od.IdlePeriod > 0 {
+			idle = fmt.Sprintf("a block after %v without one", od.IdlePeriod)
+		}
+		fmt.Fprintf(out, "mining on demand (POST /make-blocks {\"<chain>\": count}): %d blocks per chain at start, %d after a sent transaction's block, %s; proof of work %v\n",
+			od.StartBlocks, od.ConfirmationDepth, idle, !n.version.DisablePow)
 		if n.makeBlocksLn != nil {
 			fmt.Fprintf(out, "make-blocks also on http://%s/make-blocks\n", n.makeBlocksLn.Addr())
 		}
