@@ -355,6 +355,12 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "ledger-node %s: network %s, data in %s\n", packageVersion, n.version.Name, n.cfg.DataDir)
 	fmt.Fprintf(out, "service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)\n",
 		n.ln.Addr(), n.version.Name, n.version.Name)
+	if n.cfg.ServiceAPI.Explorer {
+		fmt.Fprintf(out, "explorer on http://%s/\n", n.ln.Addr())
+	}
+	if n.cfg.ServiceAPI.MetricsPath != "" {
+		fmt.Fprintf(out, "Prometheus metrics on http://%s%s\n", n.ln.Addr(), n.cfg.ServiceAPI.MetricsPath)
+	}
 	if n.backups != nil {
 		fmt.Fprintf(out, "backup API on: POST .../make-backup, GET .../check-backup/{id}; backups go to %s\n", n.backups.Dir())
 	}
