@@ -48,12 +48,24 @@ type Config struct {
 	ServiceAPI          ServiceAPIConfig `yaml:"serviceApi"`
 	Store               StoreConfig      `yaml:"store"`
 	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
-	NodeServiceDate string        `yaml:"nodeServiceDate"`
-	Mining          MiningConfig  `yaml:"mining"`
-	Private         PrivateConfig `yaml:"private"`
-	Backup          BackupConfig  `yaml:"backup"`
-	P2P             P2PConfig     `yaml:"p2p"`
-	Execution       ExecConfig    `yaml:"execution"`
+	NodeServiceDate string       `yaml:"nodeServiceDate"`
+	Mining          MiningConfig `yaml:"mining"`
+	// Runtime tunes the Go runtime's garbage collector (runtime.go).
+	Runtime   RuntimeConfig `yaml:"runtime"`
+	Private   PrivateConfig `yaml:"private"`
+	Backup    BackupConfig  `yaml:"backup"`
+	P2P       P2PConfig     `yaml:"p2p"`
+	Execution ExecConfig    `yaml:"execution"`
+}
+
+// RuntimeConfig tunes the garbage collector. The GOGC and GOMEMLIMIT environment variables,
+// when set, win over both (Go's own way to tune a program).
+type RuntimeConfig struct {
+	// GCPercent is Go's GOGC: how far the heap grows past the live data before a collection.
+	GCPercent int `yaml:"gcPercent"`
+	// MemoryLimitMiB is Go's soft memory limit (GOMEMLIMIT) in MiB: near it the collector runs
+	// as often as it must. 0 means half the machine's memory.
+	MemoryLimitMiB int `yaml:"memoryLimitMiB"`
 }
 
 // ExecConfig bounds Pact execution (DECISIONS.md, "resource bounds"). Gas itself is charged as
@@ -230,7 +242,8 @@ func DefaultConfig() Config {
 		ServiceAPI: ServiceAPIConfig{
 			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
 		},
-		Store: StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
+		Store:   StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
+		Runtime: RuntimeConfig{GCPercent: defaultGCPercent},
 		Mining: MiningConfig{
 			Coordination: CoordinationConfig{Limit: 1200, UpdateStreamLimit: 2000, UpdateStreamTimeout: 240,
 				PayloadRefreshDelay: 15_000_000},
@@ -351,6 +364,10 @@ var options = []option{
 		func(c *Config) *int { return &c.ServiceAPI.PayloadBatchLimit }),
 	intOpt("header-cache-size", "store.headerCacheSize", "decoded headers kept in memory",
 		func(c *Config) *int { return &c.Store.HeaderCacheSize }),
+	intOpt("gc-percent", "runtime.gcPercent", "the garbage collector's GOGC (the GOGC environment variable wins)",
+		func(c *Config) *int { return &c.Runtime.GCPercent }),
+	intOpt("memory-limit-mib", "runtime.memoryLimitMiB", "soft memory limit in MiB, 0: half the machine's memory (GOMEMLIMIT wins)",
+		func(c *Config) *int { return &c.Runtime.MemoryLimitMiB }),
 	intOpt("block-cache-mib", "store.blockCacheMiB", "database block cache in MiB",
 		func(c *Config) *int { return &c.Store.BlockCacheMiB }),
 	stringOpt("node-service-date", "nodeServiceDate", "next service date reported by /info (ISO 8601; empty = null)",
@@ -633,6 +650,10 @@ func (c *Config) finish() error {
 	}
 	if err := checkMetricsPath(c.ServiceAPI.MetricsPath); err != nil {
 		return err
+	}
+	if c.Runtime.GCPercent < 10 || c.Runtime.MemoryLimitMiB < 0 {
+		return fmt.Errorf("runtime.gcPercent (--gc-percent) %d: want 10 or more; runtime.memoryLimitMiB (--memory-limit-mib) %d: want 0 or more",
+			c.Runtime.GCPercent, c.Runtime.MemoryLimitMiB)
 	}
 	if c.Store.HeaderCacheSize <= 0 || c.Store.BlockCacheMiB <= 0 {
 		return fmt.Errorf("store.headerCacheSize and store.blockCacheMiB must be positive")

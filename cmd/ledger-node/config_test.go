@@ -33,6 +33,8 @@ var flagValues = map[string]string{
 	"eval-wait":                    "2s",
 	"disable-pow":                  "true",
 	"allowReadsInLocal":            "true",
+	"gc-percent":                   "250",
+	"memory-limit-mib":             "4096",
 	"explorer":                     "false",
 	"enable-mining-coordination":   "true",
 	"mining-public-key":            "368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca",

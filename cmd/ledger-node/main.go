@@ -65,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	tuneGC(cfg.Runtime, log)
 	n, err := openNode(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
