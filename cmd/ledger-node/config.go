@@ -64,7 +64,7 @@ type RuntimeConfig struct {
 	// GCPercent is Go's GOGC: how far the heap grows past the live data before a collection.
 	GCPercent int `yaml:"gcPercent"`
 	// MemoryLimitMiB is Go's soft memory limit (GOMEMLIMIT) in MiB: near it the collector runs
-	// as often as it must. 0 means half the machine's memory.
+	// as often as it must. 0 means half the machine's memory, at most 2 GiB.
 	MemoryLimitMiB int `yaml:"memoryLimitMiB"`
 }
 
@@ -366,7 +366,7 @@ var options = []option{
 		func(c *Config) *int { return &c.Store.HeaderCacheSize }),
 	intOpt("gc-percent", "runtime.gcPercent", "the garbage collector's GOGC (the GOGC environment variable wins)",
 		func(c *Config) *int { return &c.Runtime.GCPercent }),
-	intOpt("memory-limit-mib", "runtime.memoryLimitMiB", "soft memory limit in MiB, 0: half the machine's memory (GOMEMLIMIT wins)",
+	intOpt("memory-limit-mib", "runtime.memoryLimitMiB", "soft memory limit in MiB, 0: half the machine's memory, at most 2048 (GOMEMLIMIT wins)",
 		func(c *Config) *int { return &c.Runtime.MemoryLimitMiB }),
 	intOpt("block-cache-mib", "store.blockCacheMiB", "database block cache in MiB",
 		func(c *Config) *int { return &c.Store.BlockCacheMiB }),

@@ -13,6 +13,11 @@ import (
 // collector's pace"). The soft memory limit keeps the extra headroom from growing without bound.
 const defaultGCPercent = 400
 
+// defaultMemoryLimit caps the default soft memory limit (half the machine's memory): with the
+// heap allowed to grow five-fold, a burst of heavy requests would otherwise take gigabytes before
+// the collector hurried. A node whose live data is larger sets runtime.memoryLimitMiB.
+const defaultMemoryLimit = 2 << 30
+
 // tuneGC applies the configuration's collector pace and soft memory limit, unless the GOGC and
 // GOMEMLIMIT environment variables set them (the runtime read those already).
 func tuneGC(cfg RuntimeConfig, log *slog.Logger) {
@@ -28,7 +33,7 @@ func tuneGC(cfg RuntimeConfig, log *slog.Logger) {
 		if total == 0 {
 			return // unknown memory: no limit, as Go's default
 		}
-		limit = total / 2
+		limit = min(total/2, defaultMemoryLimit)
 	}
 	debug.SetMemoryLimit(limit)
 	log.Debug("garbage collector", "gcPercent", cfg.GCPercent, "memoryLimitMiB", limit>>20)

@@ -22,8 +22,8 @@ func TestTuneGC(t *testing.T) {
 		t.Errorf("configured: GOGC %d, limit %d", p, l)
 	}
 	tuneGC(RuntimeConfig{GCPercent: defaultGCPercent}, log)
-	if l := debug.SetMemoryLimit(math.MaxInt64); machineMemory() > 0 && l != machineMemory()/2 {
-		t.Errorf("default limit %d, want half of %d", l, machineMemory())
+	if l := debug.SetMemoryLimit(math.MaxInt64); machineMemory() > 0 && l != min(machineMemory()/2, defaultMemoryLimit) {
+		t.Errorf("default limit %d, want half of %d, at most %d", l, machineMemory(), defaultMemoryLimit)
 	}
 	if p := debug.SetGCPercent(100); p != defaultGCPercent {
 		t.Errorf("default GOGC %d", p)
