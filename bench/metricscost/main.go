@@ -298,20 +298,7 @@ func (nd *node) heights() ([]uint64, error) {
 
 // waitHeights waits until every chain is at least at height h.
 func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		hs, err := nd.heights()
-		if err != nil {
-			return err
-		}
-		if slices.Min(hs) >= h {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("chains not all at height %d after %v: %v", h, timeout, hs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return nodeproc.WaitHeights(nd.heights, h, timeout)
 }
 
 // headerTargets lists the URLs of every stored header (GET chain/{c}/hash pages).

@@ -37,6 +37,7 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/bench/internal/nodeproc"
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
 
 	"bufio"
@@ -769,20 +770,7 @@ func (nd *node) heights() ([]uint64, error) {
 
 // waitHeights waits until every chain is at least at height h.
 func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		hs, err := nd.heights()
-		if err != nil {
-			return err
-		}
-		if slices.Min(hs) >= h {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("chains not all at height %d after %v: %v", h, timeout, hs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return nodeproc.WaitHeights(nd.heights, h, timeout)
 }
 
 // post sends body to the chain's pact endpoint op and returns the 200 answer's body (valid until

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,4 +101,23 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	w.n.mu.Lock()
 	defer w.n.mu.Unlock()
 	return w.n.stderr.Write(p)
+}
+
+// WaitHeights calls heights (every chain's height in a node's cut) until each is at least h,
+// or fails after timeout.
+func WaitHeights(heights func() ([]uint64, error), h uint64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		hs, err := heights()
+		if err != nil {
+			return err
+		}
+		if len(hs) > 0 && slices.Min(hs) >= h {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("chains not all at height %d after %v: %v", h, timeout, hs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
