@@ -30,7 +30,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -281,19 +280,7 @@ func (nd *node) heights() ([]uint64, error) {
 	if err != nil || status != 200 {
 		return nil, fmt.Errorf("GET cut: %d %v", status, err)
 	}
-	var cut struct {
-		Hashes map[string]struct {
-			Height uint64 `json:"height"`
-		} `json:"hashes"`
-	}
-	if err := json.Unmarshal(body, &cut); err != nil {
-		return nil, err
-	}
-	hs := make([]uint64, chains)
-	for c := range chains {
-		hs[c] = cut.Hashes[strconv.Itoa(c)].Height
-	}
-	return hs, nil
+	return nodeproc.CutHeights(body, chains)
 }
 
 // waitHeights waits until every chain is at least at height h.

@@ -40,7 +40,6 @@ import (
 	"github.com/ledgernode/ledger-node/bench/internal/nodeproc"
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
 
-	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
@@ -51,14 +50,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -212,9 +209,9 @@ func run(cfg config) error {
 		}
 		// Baseline, node idle (mining off, no requests).
 		runtime.GC()
-		nc0, c0, w0, t0 := proc.CPU(nd.cmd.Process.Pid), proc.Self(), runWait(os.Getpid()), time.Now()
+		nc0, c0, w0, t0 := proc.CPU(nd.Cmd.Process.Pid), proc.Self(), runWait(os.Getpid()), time.Now()
 		v, vn := verifyRate(pub, vc.Hash[:], sig, cfg.duration)
-		vcpu, ncpu, vwait, el := proc.Self()-c0, proc.CPU(nd.cmd.Process.Pid)-nc0, runWait(os.Getpid())-w0, time.Since(t0)
+		vcpu, ncpu, vwait, el := proc.Self()-c0, proc.CPU(nd.Cmd.Process.Pid)-nc0, runWait(os.Getpid())-w0, time.Since(t0)
 		vr := float64(vn) / vcpu.Seconds()
 		verifyRates, verifyCPURates = append(verifyRates, v), append(verifyCPURates, vr)
 		fmt.Printf("%d  verify       %8.0f/s                      per bench CPU-s %8.0f                  bench %.2f cores (waited %.2f), idle node %.2f CPU-s\n",
@@ -223,14 +220,14 @@ func run(cfg config) error {
 		for i, b := range cfg.batches {
 			runtime.GC()
 			stopPerf := startPerf(cfg.perf, r, fmt.Sprintf("send-b%d", b), nd)
-			nc0, c0, w0 := proc.CPU(nd.cmd.Process.Pid), proc.Self(), runWait(nd.cmd.Process.Pid)
+			nc0, c0, w0 := proc.CPU(nd.Cmd.Process.Pid), proc.Self(), runWait(nd.Cmd.Process.Pid)
 			s, err := sendRate(nd, sendWork[i], cfg.duration, cfg.clients)
 			stopPerf()
 			if err != nil {
 				nd.stop()
 				return err
 			}
-			ncpu, ccpu, nwait := proc.CPU(nd.cmd.Process.Pid)-nc0, proc.Self()-c0, runWait(nd.cmd.Process.Pid)-w0
+			ncpu, ccpu, nwait := proc.CPU(nd.Cmd.Process.Pid)-nc0, proc.Self()-c0, runWait(nd.Cmd.Process.Pid)-w0
 			res := sendResult{rate: s.rate, cpuRate: float64(s.n) / ncpu.Seconds()}
 			res.ratio, res.cpuRatio = res.rate/v, res.cpuRate/vr
 			sendRes[i] = append(sendRes[i], res)
@@ -299,7 +296,7 @@ func startPerf(dir string, round int, name string, nd *node) func() {
 	if dir == "" || round != 1 {
 		return func() {}
 	}
-	cmd := exec.Command("perf", "record", "-q", "-F", "499", "-g", "-p", strconv.Itoa(nd.cmd.Process.Pid),
+	cmd := exec.Command("perf", "record", "-q", "-F", "499", "-g", "-p", strconv.Itoa(nd.Cmd.Process.Pid),
 		"-o", filepath.Join(dir, name+".data"))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -519,7 +516,7 @@ func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time
 	var errOnce sync.Once
 	var wg sync.WaitGroup
 	var sentAt atomic.Int64
-	nc0, w0 := proc.CPU(nd.cmd.Process.Pid), runWait(nd.cmd.Process.Pid)
+	nc0, w0 := proc.CPU(nd.Cmd.Process.Pid), runWait(nd.Cmd.Process.Pid)
 	start := time.Now()
 	for range clients {
 		wg.Add(1)
@@ -610,7 +607,7 @@ func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time
 		}
 	}
 	<-sendDone
-	nodeCPU, nodeWait := proc.CPU(nd.cmd.Process.Pid)-nc0, runWait(nd.cmd.Process.Pid)-w0
+	nodeCPU, nodeWait := proc.CPU(nd.Cmd.Process.Pid)-nc0, runWait(nd.Cmd.Process.Pid)-w0
 	h1, err := nd.heights()
 	if err != nil {
 		return e2eStats{}, err
@@ -653,15 +650,11 @@ type pollResult struct {
 
 // node is a ledger-node process.
 type node struct {
-	cmd    *exec.Cmd
-	base   string // http://HOST:PORT
+	*nodeproc.Node
 	prefix string // /chainweb/0.0/development/chain/
 	hc     *fasthttp.HostClient
 	stderr *tailBuffer
-	exited chan error
 }
-
-var serviceLine = regexp.MustCompile(`service API on http://([^/]+)/`)
 
 // launcher starts the node: always the same binary, data directory and block delay (the
 // genesis difficulty, hence the genesis blocks, follow the delay).
@@ -679,58 +672,26 @@ func (l *launcher) start(mining bool) (*node, error) {
 	if !mining {
 		args = append(args, "--mining", "off")
 	}
-	nd := &node{cmd: exec.Command(l.bin, args...), prefix: "/chainweb/0.0/development/chain/",
-		stderr: &tailBuffer{max: 64 << 10}, exited: make(chan error, 1)}
-	nd.cmd.Stderr = nd.stderr
+	nd := &node{prefix: "/chainweb/0.0/development/chain/", stderr: &tailBuffer{max: 64 << 10}}
+	var stderr io.Writer = nd.stderr
 	if l.log != nil {
 		fmt.Fprintf(l.log, "=== %s %s\n", time.Now().Format(time.RFC3339Nano), strings.Join(args, " "))
-		nd.cmd.Stderr, nd.stderr.quiet = io.MultiWriter(nd.stderr, l.log), true
+		stderr, nd.stderr.quiet = io.MultiWriter(nd.stderr, l.log), true
 	}
-	out, err := nd.cmd.StdoutPipe()
+	p, err := nodeproc.Start(l.bin, args, stderr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w\n%s", err, nd.stderr.String())
 	}
-	if err := nd.cmd.Start(); err != nil {
-		return nil, err
-	}
-	addrs := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := serviceLine.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1]
-			}
-		}
-		io.Copy(io.Discard, out) // the node's status lines must not fill the pipe
-	}()
-	go func() { nd.exited <- nd.cmd.Wait() }()
-	select {
-	case addr := <-addrs:
-		nd.base = "http://" + addr
-		nd.hc = &fasthttp.HostClient{Addr: addr, MaxConns: 64, ReadTimeout: 60 * time.Second,
-			WriteTimeout: 60 * time.Second, MaxResponseBodySize: 64 << 20}
-		return nd, nil
-	case err := <-nd.exited:
-		return nil, fmt.Errorf("node exited before serving: %v\n%s", err, nd.stderr.String())
-	case <-time.After(60 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-		return nil, fmt.Errorf("node did not print its service address\n%s", nd.stderr.String())
-	}
+	nd.Node = p
+	nd.hc = &fasthttp.HostClient{Addr: p.Addr, MaxConns: 64, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second, MaxResponseBodySize: 64 << 20}
+	return nd, nil
 }
 
 // stop sends SIGTERM and waits for a clean exit. Anything the node logged (at warn or above) is
 // shown: a healthy run logs nothing.
 func (nd *node) stop() error {
-	nd.cmd.Process.Signal(syscall.SIGTERM)
-	var err error
-	select {
-	case err = <-nd.exited:
-	case <-time.After(30 * time.Second):
-		nd.cmd.Process.Kill()
-		<-nd.exited
-		err = errors.New("did not exit within 30 s of SIGTERM")
-	}
+	err := nd.Stop()
 	if s := nd.stderr.String(); s != "" && !nd.stderr.quiet {
 		fmt.Printf("  node stderr:\n%s", s)
 	}
@@ -742,30 +703,14 @@ func (nd *node) stop() error {
 
 // heights returns every chain's height in the node's cut.
 func (nd *node) heights() ([]uint64, error) {
-	status, body, err := nd.hc.Get(nil, nd.base+"/chainweb/0.0/development/cut")
+	status, body, err := nd.hc.Get(nil, nd.Base+"/chainweb/0.0/development/cut")
 	if err != nil {
 		return nil, err
 	}
 	if status != fasthttp.StatusOK {
 		return nil, fmt.Errorf("GET cut: status %d: %s", status, body)
 	}
-	var cut struct {
-		Hashes map[string]struct {
-			Height uint64 `json:"height"`
-		} `json:"hashes"`
-	}
-	if err := json.Unmarshal(body, &cut); err != nil {
-		return nil, fmt.Errorf("GET cut: %v: %s", err, body)
-	}
-	hs := make([]uint64, chains)
-	for c := range chains {
-		e, ok := cut.Hashes[strconv.Itoa(c)]
-		if !ok {
-			return nil, fmt.Errorf("GET cut: no chain %d: %s", c, body)
-		}
-		hs[c] = e.Height
-	}
-	return hs, nil
+	return nodeproc.CutHeights(body, chains)
 }
 
 // waitHeights waits until every chain is at least at height h.
@@ -777,7 +722,7 @@ func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
 // resp is reused).
 func (nd *node) post(req *fasthttp.Request, resp *fasthttp.Response, chain int, op string, body []byte) ([]byte, error) {
 	req.Reset()
-	req.SetRequestURI(nd.base + nd.prefix + strconv.Itoa(chain) + "/pact/api/v1/" + op)
+	req.SetRequestURI(nd.Base + nd.prefix + strconv.Itoa(chain) + "/pact/api/v1/" + op)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
 	req.SetBodyRaw(body)

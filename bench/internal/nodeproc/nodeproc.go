@@ -6,12 +6,14 @@ package nodeproc
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -120,4 +122,25 @@ func WaitHeights(heights func() ([]uint64, error), h uint64, timeout time.Durati
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// CutHeights reads every chain's height, chains 0 to chains−1, from a GET …/cut body.
+func CutHeights(body []byte, chains int) ([]uint64, error) {
+	var cut struct {
+		Hashes map[string]struct {
+			Height uint64 `json:"height"`
+		} `json:"hashes"`
+	}
+	if err := json.Unmarshal(body, &cut); err != nil {
+		return nil, fmt.Errorf("GET cut: %v: %.200s", err, body)
+	}
+	hs := make([]uint64, chains)
+	for c := range chains {
+		e, ok := cut.Hashes[strconv.Itoa(c)]
+		if !ok {
+			return nil, fmt.Errorf("GET cut: no chain %d: %.200s", c, body)
+		}
+		hs[c] = e.Height
+	}
+	return hs, nil
 }
