@@ -355,6 +355,10 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "ledger-node %s: network %s, data in %s\n", packageVersion, n.version.Name, n.cfg.DataDir)
 	fmt.Fprintf(out, "service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)\n",
 		n.ln.Addr(), n.version.Name, n.version.Name)
+	if c := n.cfg.Mining.Coordination; c.Enabled {
+		fmt.Fprintf(out, "mining API on http://%s/chainweb/0.0/%s/mining/ (work, solved, updates) for %d miner(s); built-in miner: %s\n",
+			n.ln.Addr(), n.version.Name, len(c.Miners), n.cfg.Mining.Mode)
+	}
 	if n.cfg.ServiceAPI.Explorer {
 		fmt.Fprintf(out, "explorer on http://%s/\n", n.ln.Addr())
 	}
