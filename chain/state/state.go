@@ -113,8 +113,9 @@ type Versioned struct {
 	height uint64
 	has    bool // false on an empty state
 	// headNext is the next transaction id after block height (its block record's), known
-	// when headKnown: kept by Apply so that a view of the head, which every /send's checks
-	// make, reads no block record. A rewind forgets it (views then read the record).
+	// when headKnown: read by Open and Rewind and kept by Apply, so that a view of the head,
+	// which every /send's checks make, reads no block record. A record that cannot be read
+	// leaves it unknown: views then read the record, and fail as it does.
 	headNext  db.TxID
 	headKnown bool
 	// rewinds are the heights rewound to, in order: a view made when
@@ -155,6 +156,9 @@ func Open(space KeySpace) (*Versioned, error) {
 			return nil, fmt.Errorf("%w: versioned state %x: bad height record", ErrCorrupt, prefix)
 		}
 		v.height, v.has = binary.BigEndian.Uint64(b), true
+		if next, _, err := v.blockRecord(v.height, false); err == nil {
+			v.headNext, v.headKnown = next, true
+		}
 	case !errors.Is(err, leveldb.ErrNotFound):
 		return nil, fmt.Errorf("state: open versioned state %x: %w", prefix, err)
 	}
@@ -471,7 +475,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	if !v.has || height > v.height {
 		return fmt.Errorf("%w: rewind to %d, state at %d (%v)", ErrHeight, height, v.height, v.has)
 	}
-	if height == v.height {
+	if height == v.height && v.headKnown {
 		return nil
 	}
 	var b leveldb.Batch
@@ -490,10 +494,12 @@ func (v *Versioned) Rewind(height uint64) error {
 		b.Delete(v.key(vBlock, be64(h)))
 	}
 	b.Put(v.key(vMeta), be64(height))
-	old := v.height
+	// The record of the new head stays: read now, views of it need not read it.
+	next, _, err := v.blockRecord(height, false)
+	old, oldNext, oldKnown := v.height, v.headNext, v.headKnown
 	v.mu.Lock()
 	v.height = height
-	v.headKnown = false
+	v.headNext, v.headKnown = next, err == nil
 	v.rewinds = append(v.rewinds, height)
 	// Their newest versions are among those dropped: forgotten before the deletion, so that
 	// no read is sent to a version that is gone (readers refill them as of the new height).
@@ -505,7 +511,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	v.mu.Unlock()
 	if err := v.space.Write(&b); err != nil {
 		v.mu.Lock()
-		v.height = old
+		v.height, v.headNext, v.headKnown = old, oldNext, oldKnown
 		// Readers at the lowered height may have filled the index meanwhile with versions
 		// below the ones that stay: forget them again.
 		v.cacheMu.Lock()

@@ -610,3 +610,55 @@ func TestVersionedCorrupt(t *testing.T) {
 		t.Fatalf("corrupt version: %v", err)
 	}
 }
+
+// A view of the head takes its next transaction id from memory, after an
+// Open and after a Rewind as after an Apply: with the head's block record
+// gone from the store, such a view still begins at the right id, while a
+// view of an older block, which reads its record, fails.
+func TestHeadViewReadsNoBlockRecord(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	v := openVersioned(t, ldb, "q")
+	block(t, v, 0, 0, "a", "a0")
+	block(t, v, 1, 1, "a", "a1")
+	block(t, v, 2, 2, "a", "a2")
+	recordKey := func(h uint64) []byte { return append([]byte{'q', vBlock}, be64(h)...) }
+	nextID := func(v *Versioned, h uint64) (db.TxID, error) {
+		w := v.View(h)
+		id, err := w.BeginTx(db.Transactional)
+		if err == nil {
+			err = w.RollbackTx()
+		}
+		return id, err
+	}
+
+	v = openVersioned(t, ldb, "q") // as a restarted node
+	if err := ldb.Delete(recordKey(2), nil); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := nextID(v, 2); err != nil || id != 3 {
+		t.Fatalf("head view after Open: tx %d, %v; want 3", id, err)
+	}
+
+	if err := ldb.Put(recordKey(2), []byte{0, 0, 0, 0, 0, 0, 0, 3}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ldb.Delete(recordKey(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := nextID(v, 1); err != nil || id != 2 {
+		t.Fatalf("head view after Rewind: tx %d, %v; want 2", id, err)
+	}
+	if _, err := nextID(v, 0); err != nil {
+		t.Fatalf("view of block 0, whose record is there: %v", err)
+	}
+	if err := ldb.Delete(recordKey(0), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nextID(v, 0); err == nil {
+		t.Fatal("a view below the head read no block record")
+	}
+}
