@@ -108,17 +108,26 @@ var (
 func gasSigners(signers []eval.Signer, sender string) []eval.Signer {
 	var out []eval.Signer
 	for _, s := range signers {
-		forGas := len(s.Caps) == 0
-		for _, c := range s.Caps {
-			forGas = forGas || (c.Name.Module == coinGAS.Module && c.Name.Name == coinGAS.Name && len(c.Args) == 0)
-		}
-		if !forGas {
+		if !signedForGas(s) {
 			continue
 		}
 		debit := &eval.CapToken{Name: coinDEBIT, Args: []eval.Value{eval.String(sender)}}
 		out = append(out, eval.Signer{PubKey: s.PubKey, Scheme: s.Scheme, Caps: append([]*eval.CapToken{debit}, s.Caps...)})
 	}
 	return out
+}
+
+// signedForGas: the signer signed unscoped or for coin.GAS.
+func signedForGas(s eval.Signer) bool {
+	if len(s.Caps) == 0 {
+		return true
+	}
+	for _, c := range s.Caps {
+		if c.Name.Module == coinGAS.Module && c.Name.Name == coinGAS.Name && len(c.Args) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // gasPayerCap returns the signed GAS_PAYER capability of a gas station (chainweb: exactly one
@@ -185,6 +194,9 @@ func (r *Runner) CanPay(st db.DB, b *Block, pc *api.ParsedCommand) error {
 	m := pc.Payload.Meta.Public
 	if m == nil {
 		return ErrNoPublicMeta
+	}
+	if surelyPays(st, pc.Payload.EvalSigners(), m, gasSupply(m.GasLimit, m.GasPrice)) {
+		return nil
 	}
 	in := r.interp(st, b, pc, m)
 	_, err := r.buy(in, pc, m, b.Miner, false)

@@ -33,7 +33,9 @@
 // miner.
 //
 //	txexec.go   the Runner, its Config, the Block and Miner it is given, its errors
-//	apply.go    a user command as applyCmd runs it: buy-gas, the payload, redeem-gas
+//	apply.go    a user command as applyCmd runs it: buy-gas, the payload, redeem-gas;
+//	            CanPay, the mempool's gas payer check
+//	canpay.go   surelyPays: CanPay without running buy-gas, for the coin it knows
 //	gas.go      the size charge (InitialGas) and gas arithmetic
 //	local.go    /local: a command run and rolled back, with or without preflight
 //	special.go  the coinbase and genesis transactions
