@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +40,8 @@ const (
 	DefaultChunkNonces = 1 << 15
 	// chunksPerRound is how many chunks a worker spends on one chain before it takes the next
 	// one: hash power is spread over every chain that can advance, and a block's creation
-	// time is never more than a round (~30 ms) older than the search that found it.
+	// time is never more than a round older than the search that found it (~30 ms; ~0.4 s
+	// when the worker steps aside for requests, minerpriority.go).
 	chunksPerRound = 8
 )
 
@@ -62,10 +64,11 @@ type miner struct {
 	demand      *demand
 	startBlocks uint64
 
-	hashes atomic.Uint64 // nonces tried
-	mined  atomic.Uint64 // blocks found and accepted by their chain actor
-	quit   chan struct{}
-	wg     sync.WaitGroup
+	hashes    atomic.Uint64 // nonces tried
+	searching atomic.Int32  // workers not waiting (minerpriority.go)
+	mined     atomic.Uint64 // blocks found and accepted by their chain actor
+	quit      chan struct{}
+	wg        sync.WaitGroup
 }
 
 func newMiner(rt *Runtime, cfg MiningConfig) *miner {
@@ -190,22 +193,34 @@ func (m *miner) stopped() bool {
 func (m *miner) work(id int) {
 	defer m.wg.Done()
 	var w pow.Work // reused: Reset rewrites it for each header
+	sample := newRunnableSample()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id)))
 	round := id
+	// searching counts this worker but while it waits.
+	m.searching.Add(1)
+	defer m.searching.Add(-1)
 	for !m.stopped() {
-		if m.rt.health.wait(m.quit) {
+		m.searching.Add(-1)
+		unhealthy := m.rt.health.wait(m.quit)
+		m.searching.Add(1)
+		if unhealthy {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
+		m.stepAside(sample)
 		changes := m.changes()
 		view := m.rt.view.Load()
 		c, ok, wait := m.pick(view, round)
 		if !ok {
+			m.searching.Add(-1)
 			m.waitChangeOn(changes, view.Seq, wait)
+			m.searching.Add(1)
 			continue
 		}
 		round++
-		if !m.mine(&w, rng, view, c) {
+		if !m.mine(&w, sample, rng, view, c) {
+			m.searching.Add(-1)
 			m.waitChange(view.Seq, 10*time.Millisecond)
+			m.searching.Add(1)
 		}
 		if m.demand != nil {
 			m.demand.release(c)
@@ -251,7 +266,7 @@ func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Durat
 // mine builds a block of chain c on view and searches its nonce for up to chunksPerRound
 // chunks, leaving early when the cut changes; it submits what it finds. Without proof of work
 // nonce 0 does. It reports false when it could not build the block.
-func (m *miner) mine(w *pow.Work, rng *rand.Rand, view *CutView, c ledger.ChainID) bool {
+func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view *CutView, c ledger.ChainID) bool {
 	h, payload, err := m.newHeader(view.Heads, c)
 	if err != nil {
 		m.log.Debug("no work", "chain", c, "err", err)
@@ -282,8 +297,13 @@ func (m *miner) mine(w *pow.Work, rng *rand.Rand, view *CutView, c ledger.ChainI
 			break
 		}
 		// The search holds every core; a request that waited for one (back from a system
-		// call, say) gets it now rather than at the scheduler's next 10 ms time slice.
+		// call, say) gets it now rather than at the scheduler's next 10 ms time slice, and
+		// requests still waiting after that go first (minerpriority.go).
 		runtime.Gosched()
+		m.stepAside(sample)
+		if m.stopped() || m.rt.view.Load().Seq != view.Seq {
+			break
+		}
 	}
 	if found {
 		h.Nonce = nonce

@@ -1,0 +1,49 @@
+package actors
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A worker steps aside while other goroutines wait for a CPU, and not otherwise; and however
+// busy the CPU, it searches again after stepAsideMax pauses.
+func TestMinerStepsAsideForWaitingGoroutines(t *testing.T) {
+	m := &miner{}
+	m.searching.Store(1) // the caller
+	sample := newRunnableSample()
+
+	start := time.Now()
+	m.stepAside(sample)
+	if d := time.Since(start); d > 20*stepAsidePause {
+		t.Errorf("with nothing waiting the worker paused %v", d)
+	}
+
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 4 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() { // always runnable
+			defer wg.Done()
+			for !stop.Load() {
+				runtime.Gosched()
+			}
+		}()
+	}
+	defer func() { stop.Store(true); wg.Wait() }()
+	time.Sleep(10 * time.Millisecond)
+	start = time.Now()
+	m.stepAside(sample)
+	d := time.Since(start)
+	if d < stepAsideMax*stepAsidePause/2 {
+		t.Errorf("with goroutines waiting the worker paused only %v", d)
+	}
+	if d > 20*stepAsideMax*stepAsidePause {
+		t.Errorf("the worker paused %v: the pauses are not bounded", d)
+	}
+	if got := m.searching.Load(); got != 1 {
+		t.Errorf("searching %d after stepping aside, want 1", got)
+	}
+}
