@@ -19,6 +19,7 @@
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
 //	miner.go      the PoW miner: one search goroutine per core over the chains that can advance.
+//	minerpriority.go the miner's workers step aside while other goroutines wait for a CPU.
 //	coordinator.go the mining API's state for external miners: work primed per miner and chain
 //	              (each miner's coinbase, built by the executors), the work handed out by
 //	              payload hash, solutions checked and inserted, update-stream slots and events.
