@@ -200,9 +200,8 @@ func (m *miner) work(id int) {
 	m.searching.Add(1)
 	defer m.searching.Add(-1)
 	for !m.stopped() {
-		m.searching.Add(-1)
-		unhealthy := m.rt.health.wait(m.quit)
-		m.searching.Add(1)
+		var unhealthy bool
+		m.waiting(func() { unhealthy = m.rt.health.wait(m.quit) })
 		if unhealthy {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
@@ -211,16 +210,12 @@ func (m *miner) work(id int) {
 		view := m.rt.view.Load()
 		c, ok, wait := m.pick(view, round)
 		if !ok {
-			m.searching.Add(-1)
-			m.waitChangeOn(changes, view.Seq, wait)
-			m.searching.Add(1)
+			m.waiting(func() { m.waitChangeOn(changes, view.Seq, wait) })
 			continue
 		}
 		round++
 		if !m.mine(&w, sample, rng, view, c) {
-			m.searching.Add(-1)
-			m.waitChange(view.Seq, 10*time.Millisecond)
-			m.searching.Add(1)
+			m.waiting(func() { m.waitChange(view.Seq, 10*time.Millisecond) })
 		}
 		if m.demand != nil {
 			m.demand.release(c)

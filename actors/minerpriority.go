@@ -36,10 +36,15 @@ func (m *miner) stepAside(sample []metrics.Sample) {
 		if int64(sample[0].Value.Uint64()) <= others {
 			return
 		}
-		m.searching.Add(-1)
-		time.Sleep(stepAsidePause)
-		m.searching.Add(1)
+		m.waiting(func() { time.Sleep(stepAsidePause) })
 	}
+}
+
+// waiting runs f, a wait of the calling worker, uncounted among the searching workers.
+func (m *miner) waiting(f func()) {
+	m.searching.Add(-1)
+	defer m.searching.Add(1)
+	f()
 }
 
 // newRunnableSample is the sample stepAside reads, one per worker.
