@@ -47,7 +47,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.topUses = append(in.topUses, u)
 		return String("Loaded imports from " + u.mod.Name.String()), nil
 	case *syntax.Defun:
-		c := &compiler{in: in, allowRepl: repl, charged: true}
+		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
 		d := &Def{Kind: DefFun, Name: x.Name, Loc: x.Loc, fun: x}
 		if err := c.defun(d, x); err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.replDefs[x.Name] = d
 		return String("Loaded repl defun " + x.Name), nil
 	case *syntax.DefConst:
-		c := &compiler{in: in, allowRepl: repl, charged: true}
+		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
 		d := &Def{Kind: DefConstant, Name: x.Name, Loc: x.Loc, fun: x}
 		if err := c.defconst(d, x); err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.replDefs[x.Name] = d
 		return String("Loaded repl defconst " + x.Name), nil
 	case syntax.Expr:
-		c := &compiler{in: in, allowRepl: repl, charged: true}
+		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
 		n, err := c.expr(x)
 		if err != nil {
 			return nil, err
@@ -240,7 +240,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 
 // compileModule compiles a module's members (after its hash is known).
 func (in *Interp) compileModule(m *Module, body []syntax.Decl, loc syntax.Span, repl bool) error {
-	c := &compiler{in: in, mod: m, allowRepl: repl}
+	c := &compiler{renamer: renamer{in: in, mod: m, allowRepl: repl}}
 	if err := c.declare(body); err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		return nil, located(err, x.Loc)
 	}
 	err = in.withoutGas(func() error {
-		c := &compiler{in: in, mod: m, allowRepl: repl}
+		c := &compiler{renamer: renamer{in: in, mod: m, allowRepl: repl}}
 		if err := c.declare(x.Body); err != nil {
 			return err
 		}

@@ -1854,7 +1854,7 @@ func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
 func (h *p5Hasher) evalConsts(charged bool) (map[string]Value, error) {
 	m := &Module{Name: h.mn, Interface: h.iface, Defs: map[string]*Def{}, Blessed: map[string]bool{},
 		Hash: EncodeBase64URL(h.self)}
-	c := &compiler{in: h.in, mod: m, allowRepl: true}
+	c := &compiler{renamer: renamer{in: h.in, mod: m, allowRepl: true}}
 	stack, meter, steps := h.in.stack, h.in.Gas, h.in.steps
 	if !charged {
 		h.in.Gas.Unlimit()

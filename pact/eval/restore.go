@@ -195,7 +195,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 	for _, h := range rec.Blessed {
 		m.Blessed[h] = true
 	}
-	c := &compiler{in: in, mod: m, allowRepl: true, stored: make(map[ModuleName]bool, len(rec.Deps))}
+	c := &compiler{renamer: renamer{in: in, mod: m, allowRepl: true, stored: make(map[ModuleName]bool, len(rec.Deps))}}
 	for _, dep := range rec.Deps {
 		c.stored[dep.Name] = true
 	}
