@@ -28,10 +28,12 @@ import (
 //     nodes, let and binding forms nested Lets, lambdas without arguments
 //     Nullary, natives Builtin nodes (arity overloads resolved), cond
 //     nested ifs under the cond native;
-//   - renaming: locals are de Bruijn indices, module members NTopLevel with
-//     the module hash (the module's own members with the "#placeholder"
-//     hash, an interface's with "placeholder"), module references NModRef
-//     and modref::member NDynRef;
+//   - renaming: the names are resolved by the renamer the compiler also
+//     uses (rename.go, reading them as P5's renamer does: r.hashing), and
+//     written as P5's Names: locals de Bruijn indices, module members
+//     NTopLevel with the module hash (the module's own members with the
+//     "#placeholder" hash, an interface's with "placeholder"), module
+//     references NModRef and modref::member NDynRef;
 //   - the definitions come in the order Data.Graph.stronglyConnComp puts
 //     them (dependencies first), which is what the hash is taken over.
 
@@ -62,10 +64,7 @@ func moduleHashP5(in *Interp, x syntax.Node, mn ModuleName) (string, error) {
 
 func newP5Hasher(in *Interp, x syntax.Node, mn ModuleName) *p5Hasher {
 	h := &p5Hasher{
-		in:       in,
 		mn:       mn,
-		own:      map[string]*p5Bind{},
-		imports:  map[string]*p5Bind{},
 		noPact53: in.Flags["DisablePact53"],
 		noPact51: in.Flags["DisablePact51"],
 		depMods:  map[ModuleName]bool{},
@@ -75,6 +74,8 @@ func newP5Hasher(in *Interp, x syntax.Node, mn ModuleName) *p5Hasher {
 		h.iface = true
 		h.placeholder = p5IfacePlaceholder
 	}
+	h.renamer = renamer{in: in, hashing: true, deps: h.depMods,
+		mod: &Module{Name: mn, Interface: h.iface, Defs: map[string]*Def{}}}
 	h.self = h.placeholder
 	return h
 }
@@ -788,16 +789,18 @@ func (h *p5Hasher) sccOrder(defs []*p5Def) ([]*p5Def, error) {
 // Renaming
 
 type p5Hasher struct {
-	in    *Interp
+	// renamer resolves the module's names as P5's renamer does; its mod
+	// stands for the module hashed (mn, iface), its Defs the members
+	// renamed so far, its uses the module's imports.
+	renamer
 	mn    ModuleName
 	iface bool
 	self  []byte
 	// placeholder is the hash P5's desugarer gives the module.
 	placeholder []byte
-	// pass is what the current encoding writes; charged says its module
-	// reads are P5's renamer's, charged as such.
-	pass    p5Pass
-	charged bool
+	// pass is what the current encoding writes; charged (the renamer's)
+	// says its module reads are P5's renamer's, charged as such.
+	pass p5Pass
 	// img, during the image pass, collects the definitions' images; trace
 	// is the current definition's walk.
 	img   *p5Image
@@ -805,45 +808,38 @@ type p5Hasher struct {
 	// defs (in dependency order), uses, blessed hashes and implements
 	// declarations are desugared once for every pass.
 	defs      []*p5Def
-	uses      []*syntax.Use
+	useDecls  []*syntax.Use
 	blessed   [][]byte
 	implDecls []*syntax.Implements
 	// depMods are the modules whose members the code names (P5's
-	// rsDependencies).
-	depMods map[ModuleName]bool
-	// loadErr is the first charge failure of a module read.
-	loadErr error
-	// own are the module's definitions renamed so far; imports are the
-	// members brought in by the module's `use`s.
-	own, imports map[string]*p5Bind
-	implements   []ModuleName
-	consts       map[string]Value
-	constsErr    error
-	constsDone   bool
-	body         []syntax.Decl
-	noPact53     bool
-	noPact51     bool
+	// rsDependencies): the renamer's deps.
+	depMods    map[ModuleName]bool
+	implements []ModuleName
+	consts     map[string]Value
+	constsErr  error
+	constsDone bool
+	body       []syntax.Decl
+	noPact53   bool
+	noPact51   bool
 	// ds is the desugaring pass, run as P5 runs it.
 	dsr *resolve.Desugarer
 }
 
-// p5Bind is a module member in scope: NTopLevel mod hash, with its kind.
-type p5Bind struct {
-	mod    ModuleName
-	hash   []byte
-	kind   DefKind
-	schema *Schema
-}
-
-// p5Ref is a resolved name.
+// p5Ref is a resolved name, as P5's Name holds it.
 type p5Ref struct {
 	name string
 	kind byte // 0 NBound, 1 NTopLevel, 2 NModRef, 3 NDynRef
-	idx  uint64
-	bind *p5Bind
-	mod  ModuleName
-	imps []ModuleName
-	arg  string
+	// NBound, NDynRef: the de Bruijn index
+	idx uint64
+	// NTopLevel: the member's module and its hash, and the member's kind
+	// and (a schema's) schema; NModRef: the module and its interfaces
+	mod     ModuleName
+	hash    []byte
+	defKind DefKind
+	schema  *Schema
+	imps    []ModuleName
+	// NDynRef: the member invoked
+	arg string
 }
 
 const (
@@ -853,35 +849,6 @@ const (
 	nkDynRef
 )
 
-type p5Local struct {
-	name  string
-	depth uint64
-	up    *p5Local
-}
-
-// p5Env is the renamer's local scope: names bound to de Bruijn levels.
-type p5Env struct {
-	locals *p5Local
-	depth  uint64
-}
-
-func (e p5Env) bind(names ...string) p5Env {
-	for _, n := range names {
-		e.locals = &p5Local{name: n, depth: e.depth, up: e.locals}
-		e.depth++
-	}
-	return e
-}
-
-func (e p5Env) lookup(name string) (uint64, bool) {
-	for l := e.locals; l != nil; l = l.up {
-		if l.name == name {
-			return e.depth - l.depth - 1, true
-		}
-	}
-	return 0, false
-}
-
 func hashBytes(m *Module) []byte {
 	b, err := DecodeBase64URL(m.Hash)
 	if err != nil {
@@ -890,128 +857,14 @@ func hashBytes(m *Module) []byte {
 	return b
 }
 
-func bindOf(m *Module, d *Def) *p5Bind {
-	return &p5Bind{mod: m.Name, hash: hashBytes(m), kind: d.Kind, schema: d.Schema}
-}
-
-// memberVisible: an interface exposes only its constants and schemas
-// (ifDefToDef).
-func memberVisible(m *Module, d *Def) bool {
-	return !m.Interface || d.Kind == DefConstant || d.Kind == DefSchemaKind
-}
-
-// topLevel looks a bare name up in the REPL's top-level scope: the modules
-// used or loaded at top level (the latest first), then REPL definitions.
-func (h *p5Hasher) topLevel(name string) *p5Bind {
-	uses := h.in.topUses
-	for i := len(uses) - 1; i >= 0; i-- {
-		u := uses[i]
-		if u.imports != nil && !slices.Contains(u.imports, name) {
-			continue
-		}
-		if d, ok := u.mod.Defs[name]; ok && memberVisible(u.mod, d) {
-			return bindOf(u.mod, d)
-		}
-	}
-	if d, ok := h.in.replDefs[name]; ok {
-		return &p5Bind{mod: ModuleName{Name: "#repl"}, hash: []byte("#repl"), kind: d.Kind, schema: d.Schema}
-	}
-	return nil
-}
-
-// load reads a module for the renamer. In the charged pass it is P5's
-// read, charged when the transaction has not loaded the module yet:
-// lookupModuleData (merge) for most resolutions, lookupModule for a
-// namespace-qualified module reference.
-func (h *p5Hasher) load(merge bool, mn ModuleName) *Module {
-	if !h.charged {
-		return h.in.lookupModule(mn)
-	}
-	m, err := h.in.loadCharged(mn, merge)
-	if err != nil && h.loadErr == nil {
-		h.loadErr = err
-	}
-	return m
-}
-
-// resolveModuleData looks a module up as written, then (for a bare name)
-// in the current namespace.
+// resolveModuleData is P5's: the module as written, then (for a bare
+// name) in the current namespace, which must be installed.
 func (h *p5Hasher) resolveModuleData(mn ModuleName, loc syntax.Span) (*Module, error) {
-	if m := h.load(true, mn); m != nil {
-		return m, nil
+	m, err := h.moduleData(mn, loc)
+	if err == nil && m == nil {
+		err = compileErr(loc, "Cannot find module: "+mn.String())
 	}
-	if mn.Namespace == "" && h.in.namespace != "" {
-		if m := h.load(true, ModuleName{Namespace: h.in.namespace, Name: mn.Name}); m != nil {
-			return m, nil
-		}
-	}
-	return nil, compileErr(loc, "Cannot find module: "+mn.String())
-}
-
-// resolveInterfaceName resolves the name of an interface (implements,
-// module{...} types).
-func (h *p5Hasher) resolveInterfaceName(mn ModuleName, loc syntax.Span) (ModuleName, error) {
-	if h.iface {
-		if mn == h.mn {
-			return mn, nil
-		}
-		if m := h.load(true, mn); m != nil {
-			if !m.Interface {
-				return ModuleName{}, compileErr(loc, "Invalid module reference: "+mn.String())
-			}
-			return mn, nil
-		}
-		if mn.Namespace != "" || h.in.namespace == "" {
-			return ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
-		}
-		ns := ModuleName{Namespace: h.in.namespace, Name: mn.Name}
-		if ns == h.mn {
-			return h.mn, nil
-		}
-	}
-	m, err := h.resolveModuleData(mn, loc)
-	if err != nil {
-		return ModuleName{}, err
-	}
-	if !m.Interface {
-		return ModuleName{}, compileErr(loc, "Invalid module reference: "+mn.String())
-	}
-	return m.Name, nil
-}
-
-// resolveModuleName resolves a bare name used as a module reference.
-func (h *p5Hasher) resolveModuleName(name string, loc syntax.Span) (ModuleName, []ModuleName, error) {
-	mn := ModuleName{Name: name}
-	if !h.iface {
-		if mn == h.mn {
-			return h.mn, h.implements, nil
-		}
-		m := h.load(true, mn)
-		if m == nil {
-			if h.in.namespace == "" {
-				return ModuleName{}, nil, compileErr(loc, "Cannot resolve "+name)
-			}
-			ns := ModuleName{Namespace: h.in.namespace, Name: name}
-			if ns == h.mn {
-				return h.mn, h.implements, nil
-			}
-			if m = h.load(true, ns); m == nil {
-				return ModuleName{}, nil, compileErr(loc, "Cannot resolve "+name)
-			}
-		}
-		if m.Interface {
-			return ModuleName{}, nil, compileErr(loc, "Invalid module reference: "+name)
-		}
-		return m.Name, implementsInOrder(m), nil
-	}
-	m, err := h.resolveModuleData(mn, loc)
-	if err != nil {
-		return ModuleName{}, nil, compileErr(loc, "Cannot resolve "+name)
-	}
-	if m.Interface {
-		return ModuleName{}, nil, compileErr(loc, "Invalid module reference: "+name)
-	}
-	return m.Name, implementsInOrder(m), nil
+	return m, err
 }
 
 // implementsInOrder is a module's interface list in source order, as P5
@@ -1063,126 +916,38 @@ func implementsInOrder(m *Module) []ModuleName {
 	return out
 }
 
-// resolveBare is the renamer's resolveBare.
-func (h *p5Hasher) resolveBare(name string, env p5Env, loc syntax.Span) (*p5Ref, error) {
-	if i, ok := env.lookup(name); ok {
-		return &p5Ref{name: name, kind: nkBound, idx: i}, nil
-	}
-	if b := h.own[name]; b != nil {
-		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
-	}
-	if b := h.imports[name]; b != nil {
-		h.depMods[b.mod] = true
-		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
-	}
-	if b := h.topLevel(name); b != nil {
-		h.depMods[b.mod] = true
-		return &p5Ref{name: name, kind: nkTopLevel, bind: b}, nil
-	}
-	mn, imps, err := h.resolveModuleName(name, loc)
+// ref is the Name a name resolves to.
+func (h *p5Hasher) ref(n syntax.Name, env *scope, loc syntax.Span) (p5Ref, error) {
+	res, err := h.rename(n, env, loc)
 	if err != nil {
-		return nil, err
+		return p5Ref{}, err
 	}
-	return &p5Ref{name: name, kind: nkModRef, mod: mn, imps: imps}, nil
-}
-
-// resolveQualified is the renamer's resolveQualified for qn in module qmn.
-func (h *p5Hasher) resolveQualified(qn string, qmn ModuleName, loc syntax.Span) (*p5Ref, error) {
-	if r := h.baseLookup(qn, qmn); r != nil {
-		return r, nil
-	}
-	if qmn.Namespace != "" {
-		return nil, compileErr(loc, "Module member does not exist "+qmn.String()+"."+qn)
-	}
-	if m := h.load(false, ModuleName{Namespace: qmn.Name, Name: qn}); m != nil && !m.Interface {
-		return &p5Ref{name: qn, kind: nkModRef, mod: m.Name, imps: implementsInOrder(m)}, nil
-	}
-	if h.in.namespace != "" {
-		if r := h.baseLookup(qn, ModuleName{Namespace: h.in.namespace, Name: qmn.Name}); r != nil {
-			return r, nil
+	r := p5Ref{name: n.Name}
+	switch res.kind {
+	case resLocal:
+		r.kind, r.idx = nkBound, res.index
+		if res.dynamic {
+			r.kind, r.name, r.arg = nkDynRef, n.Module, n.Name
+		}
+	case resMember:
+		r.kind, r.mod, r.defKind, r.schema = nkTopLevel, res.modName, res.def.Kind, res.def.Schema
+		switch res.origin {
+		case inSelf:
+			r.hash = h.self
+		case inRepl:
+			r.hash = []byte("#repl")
+		default:
+			r.hash = hashBytes(res.mod)
+		}
+	case resModRef:
+		r.kind = nkModRef
+		if res.mod == nil {
+			r.mod, r.imps = h.mn, h.implements
+		} else {
+			r.mod, r.imps = res.mod.Name, implementsInOrder(res.mod)
 		}
 	}
-	return nil, compileErr(loc, "Module member does not exist "+qmn.String()+"."+qn)
-}
-
-func (h *p5Hasher) baseLookup(qn string, qmn ModuleName) *p5Ref {
-	// lookupLocalQual (modules only: an interface's renamer has no
-	// module-local table)
-	if !h.iface && qmn == h.mn {
-		if b := h.own[qn]; b != nil {
-			return &p5Ref{name: qn, kind: nkTopLevel, bind: b}
-		}
-	}
-	m := h.load(true, qmn)
-	if m == nil {
-		return nil
-	}
-	d, ok := m.Defs[qn]
-	if !ok || !memberVisible(m, d) {
-		return nil
-	}
-	h.depMods[qmn] = true
-	b := bindOf(m, d)
-	b.mod = qmn
-	return &p5Ref{name: qn, kind: nkTopLevel, bind: b}
-}
-
-func (h *p5Hasher) resolveName(n syntax.Name, env p5Env, loc syntax.Span) (*p5Ref, error) {
-	switch n.Kind {
-	case syntax.QualifiedName:
-		return h.resolveQualified(n.Name, ModuleName{Namespace: n.Namespace, Name: n.Module}, loc)
-	case syntax.DynamicName:
-		i, ok := env.lookup(n.Module)
-		if !ok {
-			if h.own[n.Module] != nil || h.imports[n.Module] != nil || h.topLevel(n.Module) != nil {
-				return nil, compileErr(loc, "Invalid dynamic invoke "+n.String())
-			}
-			return nil, compileErr(loc, "Unbound variable "+n.Module)
-		}
-		return &p5Ref{name: n.Module, kind: nkDynRef, idx: i, arg: n.Name}, nil
-	}
-	return h.resolveBare(n.Name, env, loc)
-}
-
-// resolveType is renameType.
-func (h *p5Hasher) resolveType(t syntax.Type, env p5Env) (*Type, error) {
-	switch t := t.(type) {
-	case *syntax.PrimType:
-		if t.Prim == syntax.PrimKeyset {
-			// P5's renamer reads keyset as guard.
-			return &Type{Kind: TyPrim, Prim: "guard"}, nil
-		}
-		return primType(t.Prim), nil
-	case *syntax.ListType:
-		e, err := h.resolveType(t.Elem, env)
-		if err != nil {
-			return nil, err
-		}
-		return &Type{Kind: TyList, Elem: e}, nil
-	case *syntax.ModRefType:
-		var ms []ModuleName
-		for _, i := range t.Interfaces {
-			mn, err := h.resolveInterfaceName(ModuleName{Namespace: i.Namespace, Name: i.Name}, t.Loc)
-			if err != nil {
-				return nil, err
-			}
-			ms = append(ms, mn)
-		}
-		return modRefType(ms), nil
-	case *syntax.SchemaType:
-		r, err := h.resolveName(t.Schema, env, t.Loc)
-		if err != nil {
-			return nil, err
-		}
-		if r.bind == nil || r.bind.kind != DefSchemaKind || r.bind.schema == nil {
-			return nil, compileErr(t.Loc, "Invalid schema "+t.Schema.String())
-		}
-		if t.Table {
-			return &Type{Kind: TyTable, Schema: r.bind.schema}, nil
-		}
-		return &Type{Kind: TyObject, Schema: r.bind.schema}, nil
-	}
-	return nil, compileErr(syntax.Span{}, "unsupported type")
+	return r, nil
 }
 
 // ---------------------------------------------------------------------------
@@ -1238,13 +1003,13 @@ func (h *p5Hasher) encFields(w *irW, fs []SchemaField) {
 	}
 }
 
-func (h *p5Hasher) encArg(w *irW, a dsArg, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encArg(w *irW, a dsArg, env *scope, loc syntax.Span) error {
 	w.rec(3)
 	w.text(a.Name)
 	if a.Type == nil {
 		w.maybe(false, nil)
 	} else {
-		t, err := h.resolveType(a.Type, env)
+		t, err := h.renameType(a.Type, env)
 		if err != nil {
 			return err
 		}
@@ -1254,7 +1019,7 @@ func (h *p5Hasher) encArg(w *irW, a dsArg, env p5Env, loc syntax.Span) error {
 	return nil
 }
 
-func (h *p5Hasher) encArgs(w *irW, as []dsArg, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encArgs(w *irW, as []dsArg, env *scope, loc syntax.Span) error {
 	return w.hlist(len(as), func(i int) error { return h.encArg(w, as[i], env, loc) })
 }
 
@@ -1269,9 +1034,9 @@ func (h *p5Hasher) encRef(w *irW, r *p5Ref) {
 		w.word(r.idx, szWord64)
 	case nkTopLevel:
 		w.con(1, 2)
-		w.moduleName(r.bind.mod)
-		w.hash(r.bind.hash)
-		h.trace.ref(fqnKey{mod: r.bind.mod, name: r.name, hash: string(r.bind.hash)})
+		w.moduleName(r.mod)
+		w.hash(r.hash)
+		h.trace.ref(fqnKey{mod: r.mod, name: r.name, hash: string(r.hash)})
 	case nkModRef:
 		w.con(2, 2)
 		w.moduleName(r.mod)
@@ -1308,7 +1073,7 @@ func encLiteral(w *irW, v Value) {
 // encTerm renames t in env and writes it: a term of the desugaring pass
 // (encDesugared), a body, or a node of the lowered shape. Every node of
 // the lowered shape is one node of the transitive-dependency walk.
-func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encTerm(w *irW, t dsTerm, env *scope, loc syntax.Span) error {
 	switch t := t.(type) {
 	case resolve.Term:
 		return h.encDesugared(w, t, env, loc)
@@ -1344,7 +1109,7 @@ func (h *p5Hasher) encTerm(w *irW, t dsTerm, env p5Env, loc syntax.Span) error {
 // Nullary, a binding form a lambda of lets over `at`, a special form its
 // BuiltinForm, a native its arity overload) would be written; the rarer
 // shapes it lowers (lowered).
-func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env *scope, loc syntax.Span) error {
 	switch t := t.(type) {
 	case *resolve.Var:
 		h.trace.node()
@@ -1419,29 +1184,29 @@ func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env p5Env, loc syntax.Sp
 const bindObject = "#bindObject"
 
 // encLets writes a let's binders, each a Let over the rest, then its body.
-func (h *p5Hasher) encLets(w *irW, bs []resolve.Binder, body []resolve.Term, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encLets(w *irW, bs []resolve.Binder, body []resolve.Term, env *scope, loc syntax.Span) error {
 	if len(bs) == 0 {
 		return encSeq(h, w, body, env, loc)
 	}
-	return h.encLet(w, bs[0].Arg, bs[0].Val, env, loc, func(env p5Env) error {
+	return h.encLet(w, bs[0].Arg, bs[0].Val, env, loc, func(env *scope) error {
 		return h.encLets(w, bs[1:], body, env, loc)
 	})
 }
 
 // encBindings writes a binding form's variables, each a Let of the
 // object's field (at "key" obj) over the rest, then its body.
-func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env *scope, loc syntax.Span) error {
 	if i == len(t.Vars) {
 		return encSeq(h, w, t.Body, env, loc)
 	}
 	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.Keys[i])}, dsVar{bareName(bindObject)}}}
-	return h.encLet(w, t.Vars[i], access, env, loc, func(env p5Env) error {
+	return h.encLet(w, t.Vars[i], access, env, loc, func(env *scope) error {
 		return h.encBindings(w, t, i+1, env, loc)
 	})
 }
 
 // encLet writes a Let of arg to val over what body writes.
-func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env p5Env, loc syntax.Span, body func(p5Env) error) error {
+func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env *scope, loc syntax.Span, body func(*scope) error) error {
 	h.trace.node()
 	w.con(2, 4)
 	if err := h.encArg(w, arg, env, loc); err != nil {
@@ -1457,23 +1222,23 @@ func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env p5Env, loc syntax.S
 	return nil
 }
 
-func (h *p5Hasher) encVar(w *irW, n syntax.Name, env p5Env, loc syntax.Span) error {
-	r, err := h.resolveName(n, env, loc)
+func (h *p5Hasher) encVar(w *irW, n syntax.Name, env *scope, loc syntax.Span) error {
+	r, err := h.ref(n, env, loc)
 	if err != nil {
 		return err
 	}
-	if r.bind != nil && r.bind.kind == DefSchemaKind {
+	if r.kind == nkTopLevel && r.defKind == DefSchemaKind {
 		return compileErr(loc, "Invalid definition in term variable position: "+n.String())
 	}
 	w.con(0, 2)
-	h.encRef(w, r)
+	h.encRef(w, &r)
 	w.info(loc)
 	return nil
 }
 
 // encLam writes a Lam; body is written in env with args bound, a binding
 // form's as encBindings writes them.
-func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env *scope, loc syntax.Span) error {
 	w.con(1, 3)
 	if err := h.encArgs(w, args, env, loc); err != nil {
 		return err
@@ -1492,7 +1257,7 @@ func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env p5Env, loc synt
 	return nil
 }
 
-func (h *p5Hasher) encNullary(w *irW, body dsTerm, env p5Env, loc syntax.Span) error {
+func (h *p5Hasher) encNullary(w *irW, body dsTerm, env *scope, loc syntax.Span) error {
 	w.con(5, 2)
 	if err := h.encTerm(w, body, env, loc); err != nil {
 		return err
@@ -1534,7 +1299,7 @@ func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
 // The writers below take the terms of the pass or lowered nodes alike.
 
 // encSeq writes ts as nested Sequences (one term alone).
-func encSeq[T dsTerm](h *p5Hasher, w *irW, ts []T, env p5Env, loc syntax.Span) error {
+func encSeq[T dsTerm](h *p5Hasher, w *irW, ts []T, env *scope, loc syntax.Span) error {
 	for i, t := range ts {
 		if i < len(ts)-1 {
 			h.trace.node()
@@ -1550,7 +1315,7 @@ func encSeq[T dsTerm](h *p5Hasher, w *irW, ts []T, env p5Env, loc syntax.Span) e
 	return nil
 }
 
-func encApp[T dsTerm](h *p5Hasher, w *irW, fn dsTerm, args []T, env p5Env, loc syntax.Span) error {
+func encApp[T dsTerm](h *p5Hasher, w *irW, fn dsTerm, args []T, env *scope, loc syntax.Span) error {
 	w.con(3, 3)
 	if err := h.encTerm(w, fn, env, loc); err != nil {
 		return err
@@ -1562,7 +1327,7 @@ func encApp[T dsTerm](h *p5Hasher, w *irW, fn dsTerm, args []T, env p5Env, loc s
 	return nil
 }
 
-func encForm[T dsTerm](h *p5Hasher, w *irW, tag uint64, args []T, env p5Env, loc syntax.Span) error {
+func encForm[T dsTerm](h *p5Hasher, w *irW, tag uint64, args []T, env *scope, loc syntax.Span) error {
 	w.con(6, 2)
 	w.con(tag, len(args))
 	for _, a := range args {
@@ -1574,7 +1339,7 @@ func encForm[T dsTerm](h *p5Hasher, w *irW, tag uint64, args []T, env p5Env, loc
 	return nil
 }
 
-func encList[T dsTerm](h *p5Hasher, w *irW, elems []T, env p5Env, loc syntax.Span) error {
+func encList[T dsTerm](h *p5Hasher, w *irW, elems []T, env *scope, loc syntax.Span) error {
 	w.con(9, 2)
 	if err := encTerms(h, w, elems, env, loc); err != nil {
 		return err
@@ -1583,13 +1348,13 @@ func encList[T dsTerm](h *p5Hasher, w *irW, elems []T, env p5Env, loc syntax.Spa
 	return nil
 }
 
-func encTerms[T dsTerm](h *p5Hasher, w *irW, ts []T, env p5Env, loc syntax.Span) error {
+func encTerms[T dsTerm](h *p5Hasher, w *irW, ts []T, env *scope, loc syntax.Span) error {
 	return w.hlist(len(ts), func(i int) error { return h.encTerm(w, ts[i], env, loc) })
 }
 
 // encSpec writes a definition's name and return type (an Arg).
 func (h *p5Hasher) encSpec(w *irW, d *p5Def) error {
-	return h.encArg(w, dsArg{Name: d.name, Type: d.ret}, p5Env{}, d.loc)
+	return h.encArg(w, dsArg{Name: d.name, Type: d.ret}, nil, d.loc)
 }
 
 func argNames(as []dsArg) []string {
@@ -1608,7 +1373,7 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
 		t := &Type{Kind: TyAny}
 		if f.Type != nil {
 			var err error
-			if t, err = h.resolveType(f.Type, p5Env{}); err != nil {
+			if t, err = h.renameType(f.Type, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -1619,7 +1384,7 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
 		byName[f.Name] = len(s.Fields)
 		s.Fields = append(s.Fields, SchemaField{Name: f.Name, Type: *t})
 	}
-	slices.SortFunc(s.Fields, func(a, b SchemaField) int { return strings.Compare(a.Name, b.Name) })
+	sortFields(s.Fields)
 	return s, nil
 }
 
@@ -1637,7 +1402,7 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 			if err := h.encSpec(w, d); err != nil {
 				return err
 			}
-			if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
+			if err := h.encArgs(w, d.args, nil, loc); err != nil {
 				return err
 			}
 			w.info(loc)
@@ -1647,10 +1412,10 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
+		if err := h.encArgs(w, d.args, nil, loc); err != nil {
 			return err
 		}
-		if err := h.encTerm(w, d.term, p5Env{}, loc); err != nil {
+		if err := h.encTerm(w, d.term, nil, loc); err != nil {
 			return err
 		}
 		w.info(loc)
@@ -1664,7 +1429,7 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 			w.con(0, 1) // TermConst
 			saved := h.trace
 			h.trace = nil // a constant's term is not walked for dependencies
-			err := h.encTerm(w, d.term, p5Env{}, loc)
+			err := h.encTerm(w, d.term, nil, loc)
 			h.trace = saved
 			if err != nil {
 				return err
@@ -1690,13 +1455,13 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
+		if err := h.encArgs(w, d.args, nil, loc); err != nil {
 			return err
 		}
 		if !d.sig {
 			managed := d.meta != nil && !d.meta.Event && d.meta.Manager != nil
 			mark := h.trace.mark()
-			if err := h.encTerm(w, d.term, p5Env{}.bind(argNames(d.args)...), loc); err != nil {
+			if err := h.encTerm(w, d.term, &scope{names: argNames(d.args)}, loc); err != nil {
 				return err
 			}
 			if err := h.encCapMeta(w, d); err != nil {
@@ -1723,17 +1488,14 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		w.info(loc)
 	case DefTableKind:
 		w.con(4, 1)
-		r, err := h.resolveName(d.schema, p5Env{}, d.loc)
+		s, err := h.renameSchema(d.schema, nil, d.loc)
 		if err != nil {
 			return err
-		}
-		if r.bind == nil || r.bind.kind != DefSchemaKind || r.bind.schema == nil {
-			return compileErr(d.loc, "Invalid schema "+d.schema.String())
 		}
 		w.rec(3)
 		w.text(d.name)
 		w.extra(szADT) // TableSchema's ResolvedTable tag
-		h.encSchema(w, r.bind.schema)
+		h.encSchema(w, s)
 		w.info(loc)
 	case DefPactKind:
 		if h.iface {
@@ -1749,11 +1511,11 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
-		if err := h.encArgs(w, d.args, p5Env{}, loc); err != nil {
+		if err := h.encArgs(w, d.args, nil, loc); err != nil {
 			return err
 		}
 		if !d.sig {
-			env := p5Env{}.bind(argNames(d.args)...)
+			env := &scope{names: argNames(d.args)}
 			err := w.hlist(len(d.steps), func(i int) error {
 				s := d.steps[i]
 				w.con(uint64(len(s)-1), len(s))
@@ -1771,7 +1533,7 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		w.info(loc)
 	}
 	if !h.iface || d.kind == DefConstant || d.kind == DefSchemaKind {
-		h.own[d.name] = &p5Bind{mod: h.mn, hash: h.self, kind: d.kind, schema: schema}
+		h.mod.Defs[d.name] = &Def{Kind: d.kind, Name: d.name, Schema: schema}
 	}
 	return nil
 }
@@ -1806,19 +1568,19 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 		w.text(m.Manager.Name)
 		return nil
 	}
-	r, err := h.resolveName(*m.Manager, p5Env{}, m.Loc)
+	r, err := h.ref(*m.Manager, nil, m.Loc)
 	if err != nil {
 		return err
 	}
 	if r.kind != nkTopLevel {
 		return compileErr(m.Loc, "Expected free variable: "+m.Manager.String())
 	}
-	if !h.noPact51 && r.bind.kind != DefFun {
+	if !h.noPact51 && r.defKind != DefFun {
 		return compileErr(m.Loc, "Invalid managed capability manager function "+m.Manager.String())
 	}
 	w.extra(szADT) // FQNameRef's FQName tag
-	w.fqn(r.bind.mod, r.name, r.bind.hash)
-	h.trace.ref(fqnKey{mod: r.bind.mod, name: r.name, hash: string(r.bind.hash)})
+	w.fqn(r.mod, r.name, r.hash)
+	h.trace.ref(fqnKey{mod: r.mod, name: r.name, hash: string(r.hash)})
 	return nil
 }
 
@@ -2027,7 +1789,7 @@ func parseModuleHashText(s string, loc syntax.Span) ([]byte, error) {
 	return b, nil
 }
 
-// encImports resolves the module's uses (handleImport) into h.imports and
+// encImports resolves the module's uses (handleImport) into h.uses and
 // writes their Import list into w (a separate writer: imports are renamed
 // before the definitions but written after them).
 func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
@@ -2063,12 +1825,14 @@ func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
 				}
 			}
 		}
-		for name, d := range m.Defs {
-			if !memberVisible(m, d) || (u.HasImports && !slices.Contains(u.Imports, name)) {
-				continue
+		imp := useImport{mod: m}
+		if u.HasImports {
+			imp.imports = u.Imports
+			if imp.imports == nil {
+				imp.imports = []string{}
 			}
-			h.imports[name] = bindOf(m, d)
 		}
+		h.uses = append(h.uses, imp)
 	}
 	return w.hlist(len(imps), func(i int) error {
 		u := imps[i].u
@@ -2130,7 +1894,7 @@ func (h *p5Hasher) prepareDefs(body []syntax.Decl) error {
 	if h.defs, err = h.sccOrder(defs); err != nil {
 		return err
 	}
-	h.uses = uses
+	h.useDecls = uses
 	return nil
 }
 
@@ -2155,16 +1919,16 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 		slices.SortFunc(h.blessed, bytes.Compare)
 		h.blessed = slices.CompactFunc(h.blessed, bytes.Equal)
 	}
-	h.own, h.imports, h.implements = map[string]*p5Bind{}, map[string]*p5Bind{}, nil
+	h.mod.Defs, h.uses, h.implements = map[string]*Def{}, h.uses[:0], nil
 	// The renamer resolves the imports, then the interfaces implemented,
 	// then the definitions.
 	var importsW irW
 	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
-	if err := h.encImports(&importsW, h.uses); err != nil {
+	if err := h.encImports(&importsW, h.useDecls); err != nil {
 		return err
 	}
 	for _, i := range h.implDecls {
-		mn, err := h.resolveInterfaceName(ModuleName{Namespace: i.Interface.Namespace, Name: i.Interface.Name}, i.Loc)
+		mn, err := h.interfaceName(ModuleName{Namespace: i.Interface.Namespace, Name: i.Interface.Name}, i.Loc)
 		if err != nil {
 			return err
 		}
@@ -2220,10 +1984,10 @@ func (h *p5Hasher) iface_(w *irW, x *syntax.Interface) error {
 			return err
 		}
 	}
-	h.own, h.imports = map[string]*p5Bind{}, map[string]*p5Bind{}
+	h.mod.Defs, h.uses = map[string]*Def{}, h.uses[:0]
 	var importsW irW
 	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
-	if err := h.encImports(&importsW, h.uses); err != nil {
+	if err := h.encImports(&importsW, h.useDecls); err != nil {
 		return err
 	}
 	w.rec(6) // seven fields; the code is not serialised

@@ -11,27 +11,41 @@ import (
 // Name resolution, as P5's renamer (Pact.Core.IR.Desugar: resolveBare,
 // resolveQualified, resolveDynamic, resolveModuleName, resolveModuleData,
 // resolveInterfaceName, renameType) reads names, for the compiler
-// (compile.go). The renamer says what a name is; the compiler makes the
-// evaluator's node of it.
+// (compile.go) and the module hasher (modhash.go) both. The renamer says
+// what a name is; the compiler makes the evaluator's node of it, the hasher
+// P5's Name and its CBOR.
+//
+// The two read some names differently, and must go on doing so: the
+// compiler's reading is the evaluator's behaviour (its errors are shown),
+// the hasher's is P5's renamer to the letter (a module's hash depends on
+// it). Where they differ the renamer asks r.hashing, and says why.
 
 // renamer resolves names against the module or interface being defined, its
 // imports, the REPL's top level, the current namespace and the installed
 // modules.
 type renamer struct {
 	in *Interp
-	// mod is the module or interface being defined, nil at top level.
+	// mod is the module or interface being defined, nil at top level. For
+	// the hasher it stands for the one being hashed: its Defs are the
+	// members renamed so far (an interface's constants and schemas only,
+	// as ifDefToDef keeps them).
 	mod *Module
 	// uses are the module's own `use` imports.
 	uses []useImport
+	// hashing says the renamer reads names for the module hasher, as P5's
+	// renamer does.
+	hashing bool
 	// allowRepl lets the code call REPL natives (the compiler's natives).
 	allowRepl bool
 	// charged says the modules names resolve to are read (and charged) as
-	// P5's renamer reads them: a top-level term. Module bodies are not:
-	// installing paid.
+	// P5's renamer reads them: a top-level term in the compiler, the
+	// hasher's desugaring pass. Module bodies are not: installing paid.
 	charged bool
+	// loadErr is the hasher's first failed charge of a module read.
+	loadErr error
 	// deps collects the modules the code depends on (only a module's code
-	// records them): what a stored module is compiled again against
-	// (Module.Deps).
+	// records them): for the compiler, what a stored module is compiled
+	// again against (Module.Deps); for the hasher, P5's rsDependencies.
 	deps map[ModuleName]bool
 	// stored, when a stored module is compiled again (RestoreModule), is
 	// the set of modules its record lists as dependencies.
@@ -60,16 +74,31 @@ const (
 	resConst
 )
 
+// memberOrigin says where a resolved member is defined.
+type memberOrigin uint8
+
+const (
+	// inModule: a member of an installed module (resolution.mod).
+	inModule memberOrigin = iota
+	// inSelf: a member of the module being defined (renamer.mod).
+	inSelf
+	// inRepl: a REPL top-level definition.
+	inRepl
+)
+
 // replModule is the module P5 gives REPL top-level definitions.
 var replModule = ModuleName{Name: "#repl"}
 
 // A resolution is what the renamer found a name to be.
 type resolution struct {
 	kind resolutionKind
-	// resLocal: up frames out at slot idx.
+	// resLocal: up frames out at slot idx (the compiler's frames), and its
+	// de Bruijn index (P5's: the binders bound since).
 	up, idx int
-	// resMember: the definition.
-	def *Def
+	index   uint64
+	// resMember: the definition and where it is from.
+	def    *Def
+	origin memberOrigin
 	// resMember from an installed module, resModRef: the module; nil for a
 	// reference to the module being defined.
 	mod *Module
@@ -95,12 +124,15 @@ func (s *scope) bind(names ...string) *scope { return &scope{names: names, up: s
 // local finds a local: the latest binding of name in the innermost frame
 // that has one.
 func (s *scope) local(name string) (resolution, bool) {
-	for up := 0; s != nil; s, up = s.up, up+1 {
+	up, index := 0, 0
+	for ; s != nil; s, up = s.up, up+1 {
 		for i := len(s.names) - 1; i >= 0; i-- {
 			if s.names[i] == name {
-				return resolution{kind: resLocal, up: up, idx: i}, true
+				index += len(s.names) - 1 - i
+				return resolution{kind: resLocal, up: up, idx: i, index: uint64(index)}, true
 			}
 		}
+		index += len(s.names)
 	}
 	return resolution{}, false
 }
@@ -116,6 +148,32 @@ func (r *renamer) dep(m ModuleName) {
 	r.deps[m] = true
 }
 
+// refDep records the module a module reference or a module{...} type
+// names. P5's rsDependencies holds only the modules whose members are
+// named (an interface's stored dependencies are read from it); the
+// compiler also records these, so that a stored module compiles again to
+// the same names (RestoreModule).
+func (r *renamer) refDep(m ModuleName) {
+	if !r.hashing {
+		r.dep(m)
+	}
+}
+
+// visible says whether a member of m is one P5's renamer sees: an interface
+// shows it only its constants and schemas (ifDefToDef). The compiler sees
+// every member of an interface, as it always has: a module naming an
+// interface's function compiles (and its P5 hash, which does not resolve,
+// falls back), which this renamer keeps as it found it.
+func (r *renamer) visible(m *Module, d *Def) bool {
+	return !r.hashing || memberVisible(m, d)
+}
+
+// memberVisible: an interface exposes only its constants and schemas
+// (ifDefToDef).
+func memberVisible(m *Module, d *Def) bool {
+	return !m.Interface || d.Kind == DefConstant || d.Kind == DefSchemaKind
+}
+
 // load reads a module for name resolution: when charged, as P5's renamer
 // reads (lookupModuleData when merge, lookupModule otherwise).
 func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, error) {
@@ -123,10 +181,19 @@ func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, err
 		return r.in.lookupModule(mn), nil
 	}
 	m, err := r.in.loadCharged(mn, merge)
-	if err != nil {
-		return nil, located(err, loc)
+	if err == nil {
+		return m, nil
 	}
-	return m, nil
+	if r.hashing {
+		// The hasher's pass renames on (the module not found) and its end
+		// reports the first failed charge (desugarPass): a resolution error
+		// the charge caused would not be the hasher's to report.
+		if r.loadErr == nil {
+			r.loadErr = err
+		}
+		return nil, nil
+	}
+	return nil, located(err, loc)
 }
 
 // moduleData is P5's resolveModuleData: the module as named, then (for a
@@ -160,23 +227,27 @@ func (r *renamer) bare(name string, sc *scope, loc syntax.Span) (resolution, err
 	}
 	if r.mod != nil {
 		if d, ok := r.mod.Defs[name]; ok {
-			return resolution{kind: resMember, def: d, modName: r.mod.Name}, nil
+			return resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}, nil
 		}
 	}
 	if res, ok := r.topLevel(name); ok {
 		r.dep(res.modName)
 		return res, nil
 	}
-	// The desugaring pass leaves natives to be resolved here, after the
-	// members that may shadow them.
-	if res, ok, err := r.native(name, loc); ok || err != nil {
-		return res, err
+	if !r.hashing {
+		// The hasher's desugaring pass has already made natives Builtin
+		// nodes, as P5's desugarer does; the compiler's pass leaves them
+		// to be resolved here, after the members that may shadow them.
+		if res, ok, err := r.native(name, loc); ok || err != nil {
+			return res, err
+		}
 	}
 	res, ok, err := r.moduleRef(name, loc)
 	if ok || err != nil {
 		return res, err
 	}
-	// and and or, at another arity than two, are function values.
+	// Only the compiler gets here (the hasher's moduleRef fails): and and
+	// or, at another arity than two, are function values.
 	if form, ok := resolve.LookupForm(name); ok && (form == resolve.FormAnd || form == resolve.FormOr) {
 		return resolution{kind: resNative, native: boolFnNative(form)}, nil
 	}
@@ -185,22 +256,25 @@ func (r *renamer) bare(name string, sc *scope, loc syntax.Span) (resolution, err
 
 // topLevel looks a bare name up among the imported members (the module's
 // uses, then the REPL's top-level ones: the modules used or loaded there),
-// the latest first, then among the REPL's definitions, which a module's
-// code may not name: an installed module cannot depend on a REPL session.
+// the latest first, then among the REPL's definitions. P5's renamer (the
+// hasher) finds those in its top-level scope from a module's code too; the
+// compiler does not let a module name them, as an installed module cannot
+// depend on a REPL session.
 func (r *renamer) topLevel(name string) (resolution, bool) {
 	if m, d := r.useMember(name, false); d != nil {
-		return resolution{kind: resMember, def: d, mod: m, modName: m.Name}, true
+		return resolution{kind: resMember, def: d, origin: inModule, mod: m, modName: m.Name}, true
 	}
-	if r.mod == nil {
+	if r.mod == nil || r.hashing {
 		if d, ok := r.in.replDefs[name]; ok {
-			return resolution{kind: resMember, def: d, modName: replModule}, true
+			return resolution{kind: resMember, def: d, origin: inRepl, modName: replModule}, true
 		}
 	}
 	return resolution{}, false
 }
 
 // useMember is the member name imported by the latest use (the module's,
-// then the top level's) that imports it, a schema only when schemaOnly.
+// then the top level's) that imports it and that the renamer sees, a
+// schema only when schemaOnly.
 func (r *renamer) useMember(name string, schemaOnly bool) (*Module, *Def) {
 	for _, uses := range [2][]useImport{r.uses, r.in.topUses} {
 		for i := len(uses) - 1; i >= 0; i-- {
@@ -208,7 +282,7 @@ func (r *renamer) useMember(name string, schemaOnly bool) (*Module, *Def) {
 			if u.imports != nil && !slices.Contains(u.imports, name) {
 				continue
 			}
-			if d, ok := u.mod.Defs[name]; ok && (!schemaOnly || d.Kind == DefSchemaKind) {
+			if d, ok := u.mod.Defs[name]; ok && r.visible(u.mod, d) && (!schemaOnly || d.Kind == DefSchemaKind) {
 				return u.mod, d
 			}
 		}
@@ -236,18 +310,44 @@ func (r *renamer) native(name string, loc syntax.Span) (resolution, bool, error)
 	return resolution{}, false, nil
 }
 
-// moduleRef is P5's resolveModuleName: a bare name as a module reference
-// (the module being defined by its name without namespace, first), or not
-// found.
+// moduleRef is P5's resolveModuleName: a bare name as a module reference.
+// Not found, it is an error for the hasher; the compiler goes on (and, or,
+// unbound variable).
 func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, error) {
-	if r.mod != nil && r.mod.Name.Name == name {
+	mn := ModuleName{Name: name}
+	// P5 takes a module (never an interface) being defined for its own
+	// name, as written, or in the current namespace once no module of the
+	// name is installed at the root. The compiler takes the module or
+	// interface being defined for its name without namespace, first.
+	p5Self := r.hashing && r.mod != nil && !r.mod.Interface
+	if p5Self && r.mod.Name == mn || !r.hashing && r.mod != nil && r.mod.Name.Name == name {
 		return resolution{kind: resModRef, modName: r.mod.Name}, true, nil
 	}
-	m, err := r.moduleData(ModuleName{Name: name}, loc)
-	if m == nil || err != nil {
+	m, err := r.load(mn, true, loc)
+	if err != nil {
 		return resolution{}, false, err
 	}
-	r.dep(m.Name)
+	if m == nil && r.in.namespace != "" {
+		ns := ModuleName{Namespace: r.in.namespace, Name: name}
+		if p5Self && r.mod.Name == ns {
+			return resolution{kind: resModRef, modName: r.mod.Name}, true, nil
+		}
+		if m, err = r.load(ns, true, loc); err != nil {
+			return resolution{}, false, err
+		}
+	}
+	if m == nil {
+		if r.hashing {
+			return resolution{}, false, compileErr(loc, "Cannot resolve "+name)
+		}
+		return resolution{}, false, nil
+	}
+	if m.Interface && r.hashing {
+		// The compiler lets an interface be named as a value: evaluating
+		// it reports the error (Expected module, found interface).
+		return resolution{}, false, invalidModRef(mn, loc)
+	}
+	r.refDep(m.Name)
 	return resolution{kind: resModRef, mod: m, modName: m.Name}, true, nil
 }
 
@@ -256,9 +356,13 @@ func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, err
 // namespace.
 func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) {
 	qmn := ModuleName{Namespace: n.Namespace, Name: n.Module}
-	if r.mod != nil && (r.mod.Name == qmn || n.Namespace == "" && r.mod.Name.Name == n.Module) {
+	if !r.hashing && r.mod != nil && (r.mod.Name == qmn || n.Namespace == "" && r.mod.Name.Name == n.Module) {
+		// The compiler reads mod.member (or ns.mod.member), mod the module
+		// being defined, as its own member, or an error, even when a
+		// module of that name is installed at the root; P5 reads that
+		// module's member, and its own only as baseLookup finds it.
 		if d, ok := r.mod.Defs[n.Name]; ok {
-			return resolution{kind: resMember, def: d, modName: r.mod.Name}, nil
+			return resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}, nil
 		}
 		return resolution{}, compileErr(loc, "Module member does not exist "+r.mod.Name.String()+"."+n.Name)
 	}
@@ -270,7 +374,10 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 	}
 	// ns.mod as a module reference (possibly the module being defined).
 	refName := ModuleName{Namespace: n.Module, Name: n.Name}
-	if r.mod != nil && r.mod.Name == refName {
+	if !r.hashing && r.mod != nil && r.mod.Name == refName {
+		// The compiler names the module being defined so; P5's renamer
+		// reads the database (lookupModule), where it is not installed
+		// yet, or is the version it replaces.
 		return resolution{kind: resModRef, modName: r.mod.Name}, nil
 	}
 	m, err := r.load(refName, false, loc)
@@ -278,7 +385,7 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 		return resolution{}, err
 	}
 	if m != nil && !m.Interface {
-		r.dep(m.Name)
+		r.refDep(m.Name)
 		return resolution{kind: resModRef, mod: m, modName: m.Name}, nil
 	}
 	if r.in.namespace != "" {
@@ -290,36 +397,59 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 	return resolution{}, r.noMember(qmn, n.Name, "Cannot resolve module "+n.Module, loc)
 }
 
-// noMember is P5's NoSuchModuleMember, or missing when the module is not
-// installed.
+// noMember is P5's NoSuchModuleMember. The compiler says, when the module
+// is not installed, missing instead, reading it (uncharged) to know; the
+// hasher's errors are never shown (the compiler reports why a module does
+// not hash), so it does not.
 func (r *renamer) noMember(qmn ModuleName, name, missing string, loc syntax.Span) error {
-	if r.in.lookupModule(qmn) == nil {
+	if !r.hashing && r.in.lookupModule(qmn) == nil {
 		return compileErr(loc, missing)
 	}
 	return compileErr(loc, "Module member does not exist "+qmn.String()+"."+name)
 }
 
-// baseLookup is P5's: member name of the module mn, read as name
-// resolution reads.
+// baseLookup is P5's: member name of the module mn (the module being
+// defined first, when it is a module: an interface's renamer has no
+// module-local table), read as name resolution reads.
 func (r *renamer) baseLookup(mn ModuleName, name string, loc syntax.Span) (resolution, bool, error) {
+	if r.mod != nil && !r.mod.Interface && mn == r.mod.Name {
+		if d, ok := r.mod.Defs[name]; ok {
+			return resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}, true, nil
+		}
+	}
 	m, err := r.load(mn, true, loc)
 	if err != nil || m == nil {
 		return resolution{}, false, err
 	}
 	d, ok := m.Defs[name]
-	if !ok {
+	if !ok || !r.visible(m, d) {
 		return resolution{}, false, nil
 	}
 	r.dep(m.Name)
-	return resolution{kind: resMember, def: d, mod: m, modName: m.Name}, true, nil
+	return resolution{kind: resMember, def: d, origin: inModule, mod: m, modName: m.Name}, true, nil
 }
 
-// dynamic is mod::member: mod read as any bare name, its value's member
-// invoked at run time.
+// dynamic is P5's resolveDynamic for mod::member: mod must be a local, a
+// module reference the member is invoked on. The compiler reads mod as
+// any bare name, its value's member invoked at run time.
 func (r *renamer) dynamic(n syntax.Name, sc *scope, loc syntax.Span) (resolution, error) {
-	res, err := r.bare(n.Module, sc, loc)
-	if err != nil {
-		return resolution{}, err
+	var res resolution
+	if r.hashing {
+		var ok bool
+		if res, ok = sc.local(n.Module); !ok {
+			if _, bound := r.mod.Defs[n.Module]; bound {
+				return resolution{}, compileErr(loc, "Invalid dynamic invoke "+n.String())
+			}
+			if _, bound := r.topLevel(n.Module); bound {
+				return resolution{}, compileErr(loc, "Invalid dynamic invoke "+n.String())
+			}
+			return resolution{}, compileErr(loc, "Unbound variable "+n.Module)
+		}
+	} else {
+		var err error
+		if res, err = r.bare(n.Module, sc, loc); err != nil {
+			return resolution{}, err
+		}
 	}
 	res.dynamic = true
 	return res, nil
@@ -358,7 +488,7 @@ func (r *renamer) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, err
 			if !m.Interface {
 				return ModuleName{}, invalidModRef(mn, loc)
 			}
-			r.dep(m.Name)
+			r.refDep(m.Name)
 			return m.Name, nil
 		}
 		if mn.Namespace != "" || r.in.namespace == "" {
@@ -389,7 +519,7 @@ func (r *renamer) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, err
 	if !m.Interface {
 		return ModuleName{}, invalidModRef(mn, loc)
 	}
-	r.dep(m.Name)
+	r.refDep(m.Name)
 	return m.Name, nil
 }
 
@@ -400,10 +530,16 @@ func invalidModRef(mn ModuleName, loc syntax.Span) *Error {
 }
 
 // renameType is P5's renameType: a type annotation, its schema and
-// interface names resolved. sc is the locals in scope.
+// interface names resolved. sc is the locals in scope (a local shadows a
+// schema's name for the hasher).
 func (r *renamer) renameType(t syntax.Type, sc *scope) (*Type, error) {
 	switch t := t.(type) {
 	case *syntax.PrimType:
+		if t.Prim == syntax.PrimKeyset && r.hashing {
+			// P5's renamer reads keyset as guard; the evaluator checks a
+			// keyset annotation as a keyset.
+			return &Type{Kind: TyPrim, Prim: "guard"}, nil
+		}
 		return primType(t.Prim), nil
 	case *syntax.ListType:
 		e, err := r.renameType(t.Elem, sc)
@@ -457,12 +593,24 @@ func modRefType(ms []ModuleName) *Type {
 }
 
 // renameSchema resolves the schema an object{...} or table{...} type or a
-// deftable names, among the members only: the module's own (of any kind:
-// another is an error), the imported schemas, or a schema of the module the
-// qualified name names; outside a module (REPL lets, lambdas) a schema type
-// it does not find checks only that the value is an object.
+// deftable names. The hasher resolves the name as any other (P5's
+// resolveSchema) and wants a schema. The compiler looks it up among the
+// members only: the module's own (of any kind: another is an error), the
+// imported schemas, or a schema of the module the qualified name names;
+// outside a module (REPL lets, lambdas) a schema type it does not find
+// checks only that the value is an object.
 func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*Schema, error) {
 	var d *Def
+	if r.hashing {
+		res, err := r.rename(n, sc, loc)
+		if err != nil {
+			return nil, err
+		}
+		if res.kind != resMember || res.def.Kind != DefSchemaKind || res.def.Schema == nil {
+			return nil, compileErr(loc, "Invalid schema "+n.String())
+		}
+		return res.def.Schema, nil
+	}
 	switch n.Kind {
 	case syntax.BareName:
 		if r.mod != nil {
@@ -520,7 +668,7 @@ func (r *renamer) buildSchema(d *Def) error {
 }
 
 // sortFields orders a schema's fields by name, as the evaluator's checks
-// keep them.
+// and P5's Schema (a Map) both keep them.
 func sortFields(fs []SchemaField) {
 	slices.SortFunc(fs, func(a, b SchemaField) int { return strings.Compare(a.Name, b.Name) })
 }
