@@ -28,14 +28,16 @@
 //   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go
 //     and jsonparse.go (reading them, through package jsontext's parser);
 //   - rendering: render.go (Pretty and Show, over package pretty's layout);
-//   - resolution and compilation: over package resolve's desugaring pass
-//     (the one pass over the syntax, for the compiler and the module hasher
-//     both), resolved.go (its literals' values and its errors as eval's),
-//     compile.go (its terms resolved into the evaluator's nodes), load.go,
-//     ir.go,
-//     modhash.go (P5's module hashes: the same terms written as their
-//     lowering into P5's IR, renamed and CBOR-encoded), irwriter.go and p5image.go (P5's stored
-//     images), restore.go, modload.go, deploy.go;
+//   - resolution and compilation: the compiler and the module hasher share
+//     package resolve's desugaring pass (the one pass over the syntax) and
+//     rename.go's renamer (name resolution, as P5's renamer reads names,
+//     written once; where the two read a name differently it says why):
+//     resolved.go (the pass's literals' values and its errors as eval's),
+//     rename.go, compile.go (the terms, their names resolved, made the
+//     evaluator's nodes), load.go, ir.go, modhash.go (P5's module hashes:
+//     the same terms written as their lowering into P5's IR, renamed and
+//     CBOR-encoded), irwriter.go and p5image.go (P5's stored images),
+//     restore.go, modload.go, deploy.go;
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
 //     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
 //   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
