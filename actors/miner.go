@@ -40,7 +40,7 @@ const (
 	DefaultChunkNonces = 1 << 15
 	// chunksPerRound is how many chunks a worker spends on one chain before it takes the next
 	// one: hash power is spread over every chain that can advance, and a block's creation
-	// time is never more than a round older than the search that found it (~30 ms; ~0.4 s
+	// time is never more than a round older than the search that found it (~30 ms; ~0.2 s
 	// when the worker steps aside for requests, minerpriority.go).
 	chunksPerRound = 8
 )

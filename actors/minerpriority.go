@@ -12,11 +12,12 @@ import (
 // every request, about a third of the CPU of a node taking transactions as fast as it could.
 // So a worker steps aside, between chunks, while other goroutines wait for a CPU, in pauses of
 // stepAsidePause; after stepAsideMax pauses it searches a chunk anyway, so blocks keep coming
-// under any load (a chunk is about 4 ms, so at least a tenth of a core's time).
+// under any load (a chunk is about 4 ms, so at least a sixth of a core's time). Of 10, 20, 40
+// and 80 pauses, 20 confirmed the most transfers end to end (bench/RESULTS.md), by a little.
 
 const (
 	stepAsidePause = time.Millisecond
-	stepAsideMax   = 40
+	stepAsideMax   = 20
 )
 
 // runnableMetric counts the goroutines waiting for a CPU.
