@@ -46,6 +46,22 @@ func (x *Executor) Contains(rk api.Hash) bool {
 	return ok && err == nil
 }
 
+var _ mempool.BatchTxIndex = (*Executor)(nil)
+
+// ContainsAll is Contains for several request keys, read together (mempool.BatchTxIndex). A
+// key whose lookup failed counts as absent, as in Contains.
+func (x *Executor) ContainsAll(rks []api.Hash) []bool {
+	head := x.head.Load()
+	if head == nil {
+		return make([]bool, len(rks))
+	}
+	_, found, err := chain.LocateTxs(x.state.View(head.Height).(*state.View), rks)
+	if err != nil {
+		return make([]bool, len(rks))
+	}
+	return found
+}
+
 // PendingKeys lists the request keys pending in the chain's mempool (read from its index, not
 // through the actor).
 func (x *Executor) PendingKeys() []api.Hash { return x.pool.PendingKeys() }

@@ -206,6 +206,7 @@ func (m *Mempool) Reinsert(cmds []*api.Command) {
 
 // precheckAll runs mempool.Precheck over txs, on several goroutines for a large batch.
 func precheckAll(env *mempool.Env, txs []*mempool.Tx) []mempool.Verdict {
+	env = mempool.AnsweredIndex(env, txs)
 	vs := make([]mempool.Verdict, len(txs))
 	workers := min(runtime.GOMAXPROCS(0), len(txs)/parallelPrecheck+1)
 	if workers <= 1 {

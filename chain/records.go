@@ -71,6 +71,29 @@ func LocateTx(view *state.View, rk api.Hash) (TxLocation, bool, error) {
 	return TxLocation{Block: ledger.Hash(b[:ledger.HashSize]), Index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}, true, nil
 }
 
+// LocateTxs is LocateTx for several transactions, read together (state.View.Metas).
+func LocateTxs(view *state.View, rks []api.Hash) ([]TxLocation, []bool, error) {
+	names := make([]string, len(rks))
+	for i, rk := range rks {
+		names[i] = recTxPrefix + string(rk[:])
+	}
+	bs, found, err := view.Metas(names)
+	if err != nil {
+		return nil, nil, err
+	}
+	locs := make([]TxLocation, len(rks))
+	for i, b := range bs {
+		if !found[i] {
+			continue
+		}
+		if len(b) != ledger.HashSize+4 {
+			return nil, nil, fmt.Errorf("%w: request-key index entry of %s", state.ErrCorrupt, rks[i])
+		}
+		locs[i] = TxLocation{Block: ledger.Hash(b[:ledger.HashSize]), Index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}
+	}
+	return locs, found, nil
+}
+
 // StateBlock reads the block the Pact state kept in space is at: `ledger-node check`'s way to
 // verify the states without running a node. ok is false for an empty state.
 func StateBlock(space state.KeySpace) (height uint64, block ledger.Hash, ok bool, err error) {

@@ -43,6 +43,48 @@ type TxIndex interface {
 	Contains(api.Hash) bool
 }
 
+// A BatchTxIndex also answers for many request keys at once: one read of the index for a
+// /send batch instead of one each (AnsweredIndex).
+type BatchTxIndex interface {
+	TxIndex
+	ContainsAll([]api.Hash) []bool
+}
+
+// AnsweredIndex returns env with an Index that already knows the answers for txs' request
+// keys, asked of env.Index at once when it is a BatchTxIndex (otherwise env itself), so that
+// checking the batch (on several goroutines) reads the index once.
+func AnsweredIndex(env *Env, txs []*Tx) *Env {
+	batch, ok := env.Index.(BatchTxIndex)
+	if !ok || len(txs) < 2 {
+		return env
+	}
+	keys := make([]api.Hash, len(txs))
+	for i, tx := range txs {
+		keys[i] = tx.RequestKey
+	}
+	in := batch.ContainsAll(keys)
+	answers := make(map[api.Hash]bool, len(keys))
+	for i, k := range keys {
+		answers[k] = in[i]
+	}
+	e := *env
+	e.Index = answeredIndex{answers: answers, rest: env.Index}
+	return &e
+}
+
+// answeredIndex answers from answers, and asks rest of any other key.
+type answeredIndex struct {
+	answers map[api.Hash]bool
+	rest    TxIndex
+}
+
+func (a answeredIndex) Contains(rk api.Hash) bool {
+	if in, ok := a.answers[rk]; ok {
+		return in
+	}
+	return a.rest.Contains(rk)
+}
+
 // ErrValidationTimedOut is what a GasPayer returns when its check ran out of time
 // (upstream's preInsertCheckTimeout).
 var ErrValidationTimedOut = errors.New(TextValidationTimedOut)

@@ -293,3 +293,44 @@ func TestPrecheckFillsCode(t *testing.T) {
 		t.Errorf("verdict %v code %v alg %v", v, tx.Code, tx.HashAlg)
 	}
 }
+
+// countingIndex is a BatchTxIndex that counts how it is asked.
+type countingIndex struct {
+	in          map[api.Hash]bool
+	one, batchs int
+}
+
+func (c *countingIndex) Contains(rk api.Hash) bool { c.one++; return c.in[rk] }
+func (c *countingIndex) ContainsAll(rks []api.Hash) []bool {
+	c.batchs++
+	out := make([]bool, len(rks))
+	for i, rk := range rks {
+		out[i] = c.in[rk]
+	}
+	return out
+}
+
+// A batch's request keys are looked up in the index once, together; the answers are the
+// index's, and a key outside the batch is still asked of the index.
+func TestAnsweredIndexAsksOnce(t *testing.T) {
+	a, b, c := api.HashBytes([]byte("a")), api.HashBytes([]byte("b")), api.HashBytes([]byte("c"))
+	idx := &countingIndex{in: map[api.Hash]bool{b: true, c: true}}
+	env := &Env{Index: idx}
+	txs := []*Tx{{ParsedCommand: api.ParsedCommand{RequestKey: a}}, {ParsedCommand: api.ParsedCommand{RequestKey: b}}}
+	answered := AnsweredIndex(env, txs)
+	if answered.Index.Contains(a) || !answered.Index.Contains(b) || !answered.Index.Contains(b) {
+		t.Error("the answers are not the index's")
+	}
+	if idx.batchs != 1 || idx.one != 0 {
+		t.Errorf("asked %d batches and %d single keys, want 1 and 0", idx.batchs, idx.one)
+	}
+	if !answered.Index.Contains(c) || idx.one != 1 {
+		t.Errorf("a key outside the batch: asked %d times", idx.one)
+	}
+	if env.Index != idx {
+		t.Error("AnsweredIndex changed the Env it was given")
+	}
+	if AnsweredIndex(env, txs[:1]) != env {
+		t.Error("a batch of one is looked up as before")
+	}
+}

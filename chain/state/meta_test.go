@@ -225,3 +225,70 @@ func TestVersionedStaleViewReads(t *testing.T) {
 		}
 	}
 }
+
+// Metas reads what Meta reads, record by record, at every height: from a view's own writes,
+// from the newest-version index, and through its one shared iterator (a reopened state knows
+// no versions), for names that are prefixes of one another, empty values, repeats and names
+// never written.
+func TestMetasAgreeWithMeta(t *testing.T) {
+	dir := t.TempDir()
+	ldb := openLevel(t, dir)
+	defer func() { ldb.Close() }()
+	v := openVersioned(t, ldb, "m/")
+	writes := []map[string]string{
+		{"rk:a": "a0", "empty": ""},
+		{"rk:ab": "ab1"},
+		{"rk:a": "a2", "rk:": "root2"},
+		{"rk:b": "b3", "rk:ab": "ab3"},
+	}
+	for h, ws := range writes {
+		base := uint64(0) // block 0 builds on the empty state
+		if h > 0 {
+			base = uint64(h - 1)
+		}
+		w := v.View(base)
+		for name, val := range ws {
+			if err := w.(*View).PutMeta(name, []byte(val)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := v.Apply(w, uint64(h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"rk:ab", "rk:a", "nope", "rk:", "empty", "rk:b", "rk:a", "rk:abc", "r"}
+	check := func(w *View, when string) {
+		t.Helper()
+		vals, found, err := w.Metas(names)
+		if err != nil {
+			t.Fatalf("%s: Metas: %v", when, err)
+		}
+		for i, name := range names {
+			want, ok, err := w.Meta(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found[i] != ok || string(vals[i]) != string(want) || (ok && vals[i] == nil) {
+				t.Errorf("%s, as of %d: Metas %q = %q %v, Meta %q %v", when, w.Base(), name, vals[i], found[i], want, ok)
+			}
+		}
+	}
+	for round, when := range []string{"reopened", "warm"} {
+		if round == 0 {
+			ldb.Close()
+			ldb = openLevel(t, dir)
+			v = openVersioned(t, ldb, "m/")
+		}
+		for h := range uint64(len(writes)) {
+			check(v.View(h).(*View), when)
+		}
+	}
+	w := v.View(3).(*View)
+	if err := w.PutMeta("rk:a", []byte("a4")); err != nil {
+		t.Fatal(err)
+	}
+	check(w, "with the view's own write")
+	if vals, found, _ := w.Metas([]string{"rk:a", "rk:ab", "nope"}); string(vals[0]) != "a4" || string(vals[1]) != "ab3" || found[2] {
+		t.Errorf("Metas %q %v", vals, found)
+	}
+}
