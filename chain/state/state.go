@@ -510,7 +510,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	if !v.has || height > v.height {
 		return fmt.Errorf("%w: rewind to %d, state at %d (%v)", ErrHeight, height, v.height, v.has)
 	}
-	if height == v.height && v.headKnown {
+	if height == v.height {
 		return nil
 	}
 	var b leveldb.Batch
