@@ -283,8 +283,8 @@ func (c *compiler) condIfs(t *resolve.Cond) (node, error) {
 
 // name is the node of what the name resolves to.
 func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
-	res, err := c.rename(n, c.scope, loc)
-	if err != nil {
+	var res resolution
+	if err := c.rename(n, c.scope, loc, &res); err != nil {
 		return nil, err
 	}
 	var out node

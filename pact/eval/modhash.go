@@ -918,8 +918,8 @@ func implementsInOrder(m *Module) []ModuleName {
 
 // ref is the Name a name resolves to.
 func (h *p5Hasher) ref(n syntax.Name, env *scope, loc syntax.Span) (p5Ref, error) {
-	res, err := h.rename(n, env, loc)
-	if err != nil {
+	var res resolution
+	if err := h.rename(n, env, loc, &res); err != nil {
 		return p5Ref{}, err
 	}
 	r := p5Ref{name: n.Name}

@@ -122,19 +122,21 @@ type scope struct {
 func (s *scope) bind(names ...string) *scope { return &scope{names: names, up: s} }
 
 // local finds a local: the latest binding of name in the innermost frame
-// that has one.
-func (s *scope) local(name string) (resolution, bool) {
+// that has one. It fills out in place: most names are locals, and a
+// resolution is large to copy up the calls.
+func (s *scope) local(name string, out *resolution) bool {
 	up, index := 0, 0
 	for ; s != nil; s, up = s.up, up+1 {
 		for i := len(s.names) - 1; i >= 0; i-- {
 			if s.names[i] == name {
 				index += len(s.names) - 1 - i
-				return resolution{kind: resLocal, up: up, idx: i, index: uint64(index)}, true
+				*out = resolution{kind: resLocal, up: up, idx: i, index: uint64(index)}
+				return true
 			}
 		}
 		index += len(s.names)
 	}
-	return resolution{}, false
+	return false
 }
 
 func (r *renamer) dep(m ModuleName) {
@@ -207,51 +209,58 @@ func (r *renamer) moduleData(mn ModuleName, loc syntax.Span) (*Module, error) {
 	return r.load(ModuleName{Namespace: r.in.namespace, Name: mn.Name}, true, loc)
 }
 
-// rename resolves a name.
-func (r *renamer) rename(n syntax.Name, sc *scope, loc syntax.Span) (resolution, error) {
+// rename resolves a name into out.
+func (r *renamer) rename(n syntax.Name, sc *scope, loc syntax.Span, out *resolution) (err error) {
 	switch n.Kind {
 	case syntax.QualifiedName:
-		return r.qualified(n, loc)
+		*out, err = r.qualified(n, loc)
+		return err
 	case syntax.DynamicName:
-		return r.dynamic(n, sc, loc)
+		*out, err = r.dynamic(n, sc, loc)
+		return err
 	}
-	return r.bare(n.Name, sc, loc)
+	return r.bare(n.Name, sc, loc, out)
 }
 
 // bare is P5's resolveBare: a local, a member of the module being defined,
 // an imported member (the module's uses, then the top level's, the latest
 // first), a REPL definition, then a module reference.
-func (r *renamer) bare(name string, sc *scope, loc syntax.Span) (resolution, error) {
-	if res, ok := sc.local(name); ok {
-		return res, nil
+func (r *renamer) bare(name string, sc *scope, loc syntax.Span, out *resolution) error {
+	if sc.local(name, out) {
+		return nil
 	}
 	if r.mod != nil {
 		if d, ok := r.mod.Defs[name]; ok {
-			return resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}, nil
+			*out = resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}
+			return nil
 		}
 	}
 	if res, ok := r.topLevel(name); ok {
 		r.dep(res.modName)
-		return res, nil
+		*out = res
+		return nil
 	}
 	if !r.hashing {
 		// The hasher's desugaring pass has already made natives Builtin
 		// nodes, as P5's desugarer does; the compiler's pass leaves them
 		// to be resolved here, after the members that may shadow them.
 		if res, ok, err := r.native(name, loc); ok || err != nil {
-			return res, err
+			*out = res
+			return err
 		}
 	}
 	res, ok, err := r.moduleRef(name, loc)
 	if ok || err != nil {
-		return res, err
+		*out = res
+		return err
 	}
 	// Only the compiler gets here (the hasher's moduleRef fails): and and
 	// or, at another arity than two, are function values.
 	if form, ok := resolve.LookupForm(name); ok && (form == resolve.FormAnd || form == resolve.FormOr) {
-		return resolution{kind: resNative, native: boolFnNative(form)}, nil
+		*out = resolution{kind: resNative, native: boolFnNative(form)}
+		return nil
 	}
-	return resolution{}, compileErr(loc, "Unbound variable "+name)
+	return compileErr(loc, "Unbound variable "+name)
 }
 
 // topLevel looks a bare name up among the imported members (the module's
@@ -435,8 +444,7 @@ func (r *renamer) baseLookup(mn ModuleName, name string, loc syntax.Span) (resol
 func (r *renamer) dynamic(n syntax.Name, sc *scope, loc syntax.Span) (resolution, error) {
 	var res resolution
 	if r.hashing {
-		var ok bool
-		if res, ok = sc.local(n.Module); !ok {
+		if !sc.local(n.Module, &res) {
 			if _, bound := r.mod.Defs[n.Module]; bound {
 				return resolution{}, compileErr(loc, "Invalid dynamic invoke "+n.String())
 			}
@@ -446,8 +454,7 @@ func (r *renamer) dynamic(n syntax.Name, sc *scope, loc syntax.Span) (resolution
 			return resolution{}, compileErr(loc, "Unbound variable "+n.Module)
 		}
 	} else {
-		var err error
-		if res, err = r.bare(n.Module, sc, loc); err != nil {
+		if err := r.bare(n.Module, sc, loc, &res); err != nil {
 			return resolution{}, err
 		}
 	}
@@ -602,8 +609,8 @@ func modRefType(ms []ModuleName) *Type {
 func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*Schema, error) {
 	var d *Def
 	if r.hashing {
-		res, err := r.rename(n, sc, loc)
-		if err != nil {
+		var res resolution
+		if err := r.rename(n, sc, loc, &res); err != nil {
 			return nil, err
 		}
 		if res.kind != resMember || res.def.Kind != DefSchemaKind || res.def.Schema == nil {
