@@ -269,7 +269,22 @@ func (in *Interp) Namespace() string { return in.namespace }
 // namespace and the names brought in by use or by loading a module; REPL
 // defuns stay.
 func (in *Interp) ResetTx() {
-	in.tx = txState{admin: map[ModuleName]bool{}}
+	// The cap stack and the evaluating list are pushed and truncated, never
+	// handed out, so their arrays serve the next transaction too (growing
+	// them anew was five allocations of a coin transfer); cleared, so that
+	// they keep no token of this one alive.
+	stack, evaluating := in.tx.caps.stack[:0], in.tx.caps.evaluating[:0]
+	clear(stack[:cap(stack)])
+	clear(evaluating[:cap(evaluating)])
+	// The admin set is only read and written here, so it is emptied
+	// rather than made anew.
+	admin := in.tx.admin
+	clear(admin)
+	if admin == nil {
+		admin = map[ModuleName]bool{}
+	}
+	in.tx = txState{admin: admin}
+	in.tx.caps.stack, in.tx.caps.evaluating = stack, evaluating
 	in.loaded.reset()
 	in.topUses = nil
 	in.namespace = ""
