@@ -188,13 +188,19 @@ func (d *Desugarer) let(x *syntax.Let) (Term, error) {
 func (d *Desugarer) literal(x syntax.Expr) (*big.Int, *Error) {
 	switch x := x.(type) {
 	case *syntax.IntLit:
-		v, ok := x.Value()
+		v, ok := smallLiteral(x.Text, "")
+		if !ok {
+			v, ok = x.Value()
+		}
 		if !ok {
 			return nil, errAt(x.Loc, "invalid integer literal")
 		}
 		return v, nil
 	case *syntax.DecimalLit:
-		m, ok := x.Unscaled()
+		m, ok := smallLiteral(x.Int, x.Frac)
+		if !ok {
+			m, ok = x.Unscaled()
+		}
 		// P5 keeps at most 255 places (the compiler's decimal wraps).
 		if !ok || d.P5 && x.Places() > 255 {
 			return nil, errAt(x.Loc, "invalid decimal literal")
@@ -202,6 +208,35 @@ func (d *Desugarer) literal(x syntax.Expr) (*big.Int, *Error) {
 		return m, nil
 	}
 	return nil, nil
+}
+
+// smallLiteral parses the digits of head followed by those of tail (head
+// may start with a sign) when they are at most 18, so fit an int64: the
+// literals of transactions are short, and big.Int's parser cost them four
+// allocations (the joined text, its reader, the Int and its words) where
+// this costs two. Anything else reports false, for big.Int to settle.
+func smallLiteral(head, tail string) (*big.Int, bool) {
+	neg := false
+	if head != "" && (head[0] == '-' || head[0] == '+') {
+		neg, head = head[0] == '-', head[1:]
+	}
+	if n := len(head) + len(tail); n == 0 || n > 18 {
+		return nil, false
+	}
+	var v int64
+	for _, s := range [2]string{head, tail} {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return nil, false
+			}
+			v = v*10 + int64(c-'0')
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return big.NewInt(v), true
 }
 
 // The charset constants' values (read, never written).

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -63,5 +64,29 @@ func TestMapEtaExpanded(t *testing.T) {
 	last := body.Args[len(body.Args)-1].(*Var)
 	if len(body.Args) != 2 || last.Name.Name != lam.Args[0].Name {
 		t.Errorf("lambda body applies %d args, last %q; want (+ 1 %s)", len(body.Args), last.Name.Name, lam.Args[0].Name)
+	}
+}
+
+// smallLiteral must agree with big.Int's parser wherever it answers, and
+// leave to it what does not fit an int64 or is not a plain number.
+func TestSmallLiteralAgreesWithSetString(t *testing.T) {
+	cases := [][2]string{
+		{"0", ""}, {"-0", ""}, {"+7", ""}, {"12", "50"}, {"-1", "50"}, {"-", "5"},
+		{"", "25"}, {"999999999", "999999999"}, {"-999999999", "999999999"},
+		{"1000000000", "000000000"}, {"1", "-5"}, {"1_0", ""}, {"", ""}, {"-", ""},
+		{"12a", ""}, {"0x1", ""}, {"00012", "000"},
+	}
+	for _, c := range cases {
+		want, wantOK := new(big.Int).SetString(c[0]+c[1], 10)
+		got, ok := smallLiteral(c[0], c[1])
+		if !ok {
+			if n := len(c[0]) + len(c[1]); wantOK && n <= 18 && c[0] != "" && c[0][0] != '-' && c[0][0] != '+' {
+				t.Errorf("%q+%q: left %v to big.Int", c[0], c[1], want)
+			}
+			continue
+		}
+		if !wantOK || got.Cmp(want) != 0 {
+			t.Errorf("%q+%q: got %v, big.Int says %v (ok %v)", c[0], c[1], got, want, wantOK)
+		}
 	}
 }
