@@ -15,12 +15,14 @@ package eval
 type arena struct {
 	vals   []Value
 	frames []smallFrame
+	pairs  []pairFrame
 	tokens []CapToken
 }
 
 const (
 	valueChunk = 256 // values per chunk (4 KiB)
 	frameChunk = 32  // frames per chunk (3 KiB)
+	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
 )
 
@@ -38,14 +40,27 @@ func (a *arena) values(n int) []Value {
 	return s
 }
 
-// frame returns a zeroed call frame.
-func (a *arena) frame() *smallFrame {
+// frame returns a zeroed call frame for n values, at most
+// len(smallFrame{}.buf): its vals are n long, with capacity n. Most frames
+// hold one or two values and come from chunks of two-value frames, a
+// third smaller than the others.
+func (a *arena) frame(n int) *env {
+	if n <= len(pairFrame{}.buf) {
+		if len(a.pairs) == 0 {
+			a.pairs = make([]pairFrame, pairChunk)
+		}
+		f := &a.pairs[0]
+		a.pairs = a.pairs[1:]
+		f.vals = f.buf[:n:n]
+		return &f.env
+	}
 	if len(a.frames) == 0 {
 		a.frames = make([]smallFrame, frameChunk)
 	}
 	f := &a.frames[0]
 	a.frames = a.frames[1:]
-	return f
+	f.vals = f.buf[:n:n]
+	return &f.env
 }
 
 // capToken returns a zeroed capability token.

@@ -173,9 +173,8 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		var fr *env
 		if len(n.vals) <= len(smallFrame{}.buf) {
 			// Most lets bind a few names: frame and values in one allocation.
-			sf := in.alloc.frame()
-			sf.vals, sf.up = sf.buf[:0], e
-			fr = &sf.env
+			fr = in.alloc.frame(len(n.vals))
+			fr.vals, fr.up = fr.vals[:0], e
 		} else {
 			fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
 		}
@@ -318,8 +317,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if d := f.def; d.Kind == DefFun && !d.Abstract && len(n.args) == len(d.Args) && len(n.args) <= len(smallFrame{}.buf) {
 			// The common call: evaluate the arguments straight into the
 			// callee's frame (one allocation instead of two).
-			fr := in.alloc.frame()
-			fr.vals = fr.buf[:len(n.args)]
+			fr := in.alloc.frame(len(n.args))
 			for i, x := range n.args {
 				v, err := in.eval(x, e)
 				if err != nil {
@@ -327,7 +325,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 				}
 				fr.vals[i] = v
 			}
-			return in.callFun(d, &fr.env)
+			return in.callFun(d, fr)
 		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
@@ -579,6 +577,12 @@ func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) 
 type smallFrame struct {
 	env
 	buf [4]Value
+}
+
+// pairFrame is a frame with room for one or two values.
+type pairFrame struct {
+	env
+	buf [2]Value
 }
 
 // callFun applies a defun to a frame holding exactly its arguments: the
