@@ -20,7 +20,7 @@ type arena struct {
 }
 
 const (
-	valueChunk = 256 // values per chunk (4 KiB)
+	valueChunk = 128 // values per chunk (2 KiB)
 	frameChunk = 32  // frames per chunk (3 KiB)
 	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
