@@ -46,29 +46,25 @@ func (a *arena) values(n int) []Value {
 // third smaller than the others.
 func (a *arena) frame(n int) *env {
 	if n <= len(pairFrame{}.buf) {
-		if len(a.pairs) == 0 {
-			a.pairs = make([]pairFrame, pairChunk)
-		}
-		f := &a.pairs[0]
-		a.pairs = a.pairs[1:]
+		f := cut(&a.pairs, pairChunk)
 		f.vals = f.buf[:n:n]
 		return &f.env
 	}
-	if len(a.frames) == 0 {
-		a.frames = make([]smallFrame, frameChunk)
-	}
-	f := &a.frames[0]
-	a.frames = a.frames[1:]
+	f := cut(&a.frames, frameChunk)
 	f.vals = f.buf[:n:n]
 	return &f.env
 }
 
 // capToken returns a zeroed capability token.
-func (a *arena) capToken() *CapToken {
-	if len(a.tokens) == 0 {
-		a.tokens = make([]CapToken, tokenChunk)
+func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
+
+// cut returns the next zeroed object of chunk, a new chunk of size objects
+// when it is used up.
+func cut[T any](chunk *[]T, size int) *T {
+	if len(*chunk) == 0 {
+		*chunk = make([]T, size)
 	}
-	t := &a.tokens[0]
-	a.tokens = a.tokens[1:]
+	t := &(*chunk)[0]
+	*chunk = (*chunk)[1:]
 	return t
 }
