@@ -86,7 +86,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := nd.waitHeights(10, 120*time.Second); err != nil {
+	if err := nd.WaitHeights(nd.hc, chains, 10, 120*time.Second); err != nil {
 		nd.stop()
 		return err
 	}
@@ -95,7 +95,7 @@ func run(cfg config) error {
 		nd.hc.Get(nil, nd.Base+path)
 	}
 	lat, cutLat, size, lines, err := scrapes(nd, cfg.scrapes)
-	hs, _ := nd.heights()
+	hs, _ := nd.Heights(nd.hc, chains)
 	if serr := nd.stop(); err == nil {
 		err = serr
 	}
@@ -272,20 +272,6 @@ func (nd *node) stop() error {
 		return fmt.Errorf("node: %w", err)
 	}
 	return nil
-}
-
-// heights returns every chain's height in the node's cut.
-func (nd *node) heights() ([]uint64, error) {
-	status, body, err := nd.hc.Get(nil, nd.Base+"/chainweb/0.0/development/cut")
-	if err != nil || status != 200 {
-		return nil, fmt.Errorf("GET cut: %d %v", status, err)
-	}
-	return nodeproc.CutHeights(body, chains)
-}
-
-// waitHeights waits until every chain is at least at height h.
-func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
-	return nodeproc.WaitHeights(nd.heights, h, timeout)
 }
 
 // headerTargets lists the URLs of every stored header (GET chain/{c}/hash pages).

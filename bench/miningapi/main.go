@@ -109,7 +109,7 @@ func run(rounds int, d time.Duration, clients int, bin string) error {
 		if err != nil {
 			return err
 		}
-		before, err := nd.heights()
+		before, err := nd.Heights(nd.hc, chains)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func run(rounds int, d time.Duration, clients int, bin string) error {
 		if err != nil {
 			return err
 		}
-		after, err := nd.heights()
+		after, err := nd.Heights(nd.hc, chains)
 		if err != nil {
 			return err
 		}
@@ -259,19 +259,6 @@ func (nd *node) heads() ([]string, error) {
 	out := make([]string, chains)
 	for i := range chains {
 		out[i] = c.Hashes[strconv.Itoa(i)].Hash
-	}
-	return out, nil
-}
-
-// heights returns every chain's height in the cut.
-func (nd *node) heights() ([]uint64, error) {
-	c, err := nd.cut()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uint64, chains)
-	for i := range chains {
-		out[i] = c.Hashes[strconv.Itoa(i)].Height
 	}
 	return out, nil
 }

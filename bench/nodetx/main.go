@@ -167,7 +167,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := nd.waitHeights(1, 60*time.Second); err != nil {
+	if err := nd.WaitHeights(nd.hc, chains, 1, 60*time.Second); err != nil {
 		nd.stop()
 		return err
 	}
@@ -505,7 +505,7 @@ type e2eStats struct {
 // has a successful result. A failed result, or transfers that do not confirm within timeout,
 // is an error: both would be node bugs.
 func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time.Duration) (e2eStats, error) {
-	h0, err := nd.heights()
+	h0, err := nd.Heights(nd.hc, chains)
 	if err != nil {
 		return e2eStats{}, err
 	}
@@ -608,7 +608,7 @@ func endToEnd(nd *node, work []prepared, n, clients int, pollEvery, timeout time
 	}
 	<-sendDone
 	nodeCPU, nodeWait := proc.CPU(nd.Cmd.Process.Pid)-nc0, runWait(nd.Cmd.Process.Pid)-w0
-	h1, err := nd.heights()
+	h1, err := nd.Heights(nd.hc, chains)
 	if err != nil {
 		return e2eStats{}, err
 	}
@@ -633,7 +633,7 @@ func stuckError(nd *node, outstanding [][]string, mu *sync.Mutex, found, n int, 
 			fmt.Fprintf(&b, " chain %d: %d outstanding (first %s);", c, len(ks), ks[0])
 		}
 	}
-	if hs, err := nd.heights(); err == nil {
+	if hs, err := nd.Heights(nd.hc, chains); err == nil {
 		fmt.Fprintf(&b, " heights %v", hs)
 	}
 	fmt.Fprintf(&b, "\nnode stderr:\n%s", nd.stderr.String())
@@ -699,23 +699,6 @@ func (nd *node) stop() error {
 		return fmt.Errorf("node: %w", err)
 	}
 	return nil
-}
-
-// heights returns every chain's height in the node's cut.
-func (nd *node) heights() ([]uint64, error) {
-	status, body, err := nd.hc.Get(nil, nd.Base+"/chainweb/0.0/development/cut")
-	if err != nil {
-		return nil, err
-	}
-	if status != fasthttp.StatusOK {
-		return nil, fmt.Errorf("GET cut: status %d: %s", status, body)
-	}
-	return nodeproc.CutHeights(body, chains)
-}
-
-// waitHeights waits until every chain is at least at height h.
-func (nd *node) waitHeights(h uint64, timeout time.Duration) error {
-	return nodeproc.WaitHeights(nd.heights, h, timeout)
 }
 
 // post sends body to the chain's pact endpoint op and returns the 200 answer's body (valid until

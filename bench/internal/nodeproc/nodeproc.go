@@ -105,16 +105,34 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	return w.n.stderr.Write(p)
 }
 
-// WaitHeights calls heights (every chain's height in a node's cut) until each is at least h,
+// Getter is the GET of an HTTP client (fasthttp.HostClient's), which the harnesses read the node
+// with.
+type Getter interface {
+	Get(dst []byte, url string) (status int, body []byte, err error)
+}
+
+// Heights returns the height of chains 0 to chains−1 in the development node's cut, read with hc.
+func (n *Node) Heights(hc Getter, chains int) ([]uint64, error) {
+	status, body, err := hc.Get(nil, n.Base+"/chainweb/0.0/development/cut")
+	if err != nil {
+		return nil, fmt.Errorf("GET cut: %w", err)
+	}
+	if status != 200 {
+		return nil, fmt.Errorf("GET cut: status %d: %.200s", status, body)
+	}
+	return CutHeights(body, chains)
+}
+
+// WaitHeights reads the node's cut (Heights) until each of the chains is at least at height h,
 // or fails after timeout.
-func WaitHeights(heights func() ([]uint64, error), h uint64, timeout time.Duration) error {
+func (n *Node) WaitHeights(hc Getter, chains int, h uint64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		hs, err := heights()
+		hs, err := n.Heights(hc, chains)
 		if err != nil {
 			return err
 		}
-		if len(hs) > 0 && slices.Min(hs) >= h {
+		if slices.Min(hs) >= h {
 			return nil
 		}
 		if time.Now().After(deadline) {
