@@ -42,6 +42,8 @@
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
 //	sync.go       peer sync: cut gossip, fetching the headers and payloads of a heavier cut,
 //	              mempool relay, and dropping a peer whose genesis is not ours.
+//	syncwindows.go a catch-up by height windows, fetched from the origin and up to two helper
+//	              peers side by side and inserted in order; a failing helper is dropped.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
 //	              pause, one ERROR is logged, a probe write is retried with back-off, and the
 //	              first that succeeds resumes them (one INFO).

@@ -85,9 +85,12 @@ type Syncer struct {
 	// can never serve a block this node accepts, so it is not learned again while this node
 	// runs.
 	foreign map[string]string
-	// offers are cuts announced by peers, the newest per peer.
+	// offers are cuts announced by peers, the newest per peer, until one is taken.
 	offers map[string]*ledger.Cut
-	wake   chan struct{}
+	// cuts are the latest cut each peer told of: a catch-up asks peers whose cut reaches the
+	// one it adopts to help fetch it.
+	cuts map[string]*ledger.Cut
+	wake chan struct{}
 
 	announce chan struct{}
 	quit     chan struct{}
@@ -133,7 +136,7 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 		cfg.Logger = r.cfg.Logger
 	}
 	s := &Syncer{rt: r, cfg: cfg, log: cfg.Logger.With("component", "sync"),
-		peers: map[string]Peer{}, banned: map[string]time.Time{}, offers: map[string]*ledger.Cut{},
+		peers: map[string]Peer{}, banned: map[string]time.Time{}, offers: map[string]*ledger.Cut{}, cuts: map[string]*ledger.Cut{},
 		foreign: map[string]string{}, wake: make(chan struct{}, 1), announce: make(chan struct{}, 1),
 		quit: make(chan struct{})}
 	for _, a := range cfg.Seeds {
@@ -209,6 +212,9 @@ func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
 	if prev := s.offers[origin]; prev == nil || c.Weight.Cmp(prev.Weight) > 0 {
 		s.offers[origin] = c
 	}
+	if _, known := s.peers[origin]; known {
+		s.cuts[origin] = c
+	}
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
@@ -262,13 +268,30 @@ func (s *Syncer) pollLoop() {
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	for {
-		for _, p := range s.livePeers() {
+		// Every peer's cut is read before any is offered: a catch-up takes the peers whose cut
+		// reaches the one it adopts as helpers, so those must be known when it starts.
+		live := s.livePeers()
+		cuts := make([]*ledger.Cut, len(live))
+		var wg sync.WaitGroup
+		for i, p := range live {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				cuts[i], _ = p.Cut(ctx)
+			}()
+		}
+		wg.Wait()
+		for i, p := range live {
+			if cuts[i] != nil {
+				s.OfferCut(cuts[i], p.Addr())
+			}
+		}
+		for _, p := range live {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if !introduced[p.Addr()] && s.cfg.Self != "" {
 				introduced[p.Addr()] = p.AddPeer(ctx, s.cfg.Self) == nil
-			}
-			if c, err := p.Cut(ctx); err == nil {
-				s.OfferCut(c, p.Addr())
 			}
 			if more, err := p.Peers(ctx); err == nil {
 				for _, a := range more {
@@ -350,7 +373,11 @@ func (s *Syncer) takeOffer() (string, *ledger.Cut) {
 			delete(s.offers, a)
 			continue
 		}
-		if bc == nil || c.Weight.Cmp(bc.Weight) > 0 {
+		// Of equally heavy cuts, the one of the first peer by address: the choice of origin
+		// does not change with map order from one offer to the next.
+		if bc == nil {
+			best, bc = a, c
+		} else if w := c.Weight.Cmp(bc.Weight); w > 0 || w == 0 && a < best {
 			best, bc = a, c
 		}
 	}
@@ -363,11 +390,12 @@ func (s *Syncer) takeOffer() (string, *ledger.Cut) {
 // syncFrom fetches, validates and inserts the blocks of cut c that this node lacks.
 //
 // A catch-up is pipelined: the blocks come in windows of heights (syncWindow blocks over the
-// chains), and while one window's blocks are validated and inserted, the next window's headers
-// and payloads are fetched. The peer API answers a client 50 requests a second, 20 headers a
-// page, so fetching every header first (as a branch per chain) left validation idle for most of
-// a long catch-up. A chain whose blocks fork below this node's head cannot be fetched by height
-// from its head up; that sync fetches whole branches instead (syncBranches).
+// chains), and while one window's blocks are validated and inserted, the next windows' headers
+// and payloads are fetched, from the origin and from other peers that hold the cut
+// (syncwindows.go). The peer API answers a client 50 requests a second, 20 headers a page, so
+// fetching every header first (as a branch per chain) left validation idle for most of a long
+// catch-up. A chain whose blocks fork below this node's head cannot be fetched by height from
+// its head up; that sync fetches whole branches instead (syncBranches), from the origin alone.
 func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	s.mu.Lock()
 	p := s.peers[origin]
@@ -407,121 +435,6 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	}
 	s.log.Debug("sync: a branch forks below this node's head; fetching whole branches", "peer", origin)
 	return s.syncBranches(ctx, origin, p, c, todo, heads)
-}
-
-// window is the catch-up window in blocks.
-func (s *Syncer) window() int { return cmp.Or(s.cfg.Window, DefaultSyncWindow) }
-
-// errForkBelowHead is syncWindows giving up: a chain's blocks do not continue this node's head.
-var errForkBelowHead = errors.New("the peer's branch forks below this node's head")
-
-// DefaultSyncWindow is how many blocks a catch-up fetches (headers and payloads) before
-// inserting them: enough for full payload batches on every chain, few enough to hold in
-// memory, and to keep one window fetching while the one before validates.
-const DefaultSyncWindow = 4000
-
-// fetchedWindow is one window of a pipelined catch-up, in insertion order, with its payloads.
-type fetchedWindow struct {
-	blocks   []*ledger.Header
-	payloads map[ledger.Hash]*ledger.PayloadWithOutputs
-	err      error
-}
-
-// syncWindows fetches the blocks above this node's heads up to cut c's, chain by chain, by
-// height windows, and inserts each window while the next is fetched. It returns
-// errForkBelowHead, having inserted what it could, when a chain does not continue its head.
-func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledger.Cut, todo []ledger.CutEntry, heads pow.Heads) error {
-	v := s.rt.cfg.Version
-	// Each chain's first missing height, and the head it must continue (nil: its genesis).
-	from := make(map[ledger.ChainID]uint64, len(todo))
-	below := make(map[ledger.ChainID]*ledger.Header, len(todo))
-	lo, hi, total := ^uint64(0), uint64(0), 0
-	for _, e := range todo {
-		f, _ := v.GenesisHeight(e.Chain)
-		if h := heads.At(e.Chain); h != nil {
-			f, below[e.Chain] = h.Height+1, h
-		}
-		if e.Height < f {
-			return errForkBelowHead // the peer's head is not above ours: not a continuation
-		}
-		from[e.Chain] = f
-		lo, hi, total = min(lo, f), max(hi, e.Height), total+int(e.Height-f+1)
-	}
-	span := uint64(max(1, s.window()/len(v.Chains())))
-	windows := make(chan fetchedWindow, 1) // one window fetched ahead of the one inserting
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer close(windows)
-		for a := lo; a <= hi; a += span {
-			b := min(a+span-1, hi)
-			w := s.fetchWindow(ctx, origin, p, todo, from, below, a, b)
-			select {
-			case windows <- w:
-			case <-ctx.Done():
-				return
-			}
-			if w.err != nil {
-				return
-			}
-		}
-	}()
-	prog := newProgress(s.log, origin, total, c.Height, time.Now())
-	for w := range windows {
-		if w.err != nil {
-			return w.err
-		}
-		if err := s.insertWindow(origin, w, prog); err != nil {
-			return err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	prog.done()
-	return nil
-}
-
-// fetchWindow fetches the headers of heights a to b of the chains in todo (each from its first
-// missing height), in insertion order, and their payloads.
-func (s *Syncer) fetchWindow(ctx context.Context, origin string, p Peer, todo []ledger.CutEntry, from map[ledger.ChainID]uint64,
-	below map[ledger.ChainID]*ledger.Header, a, b uint64) fetchedWindow {
-	var blocks []*ledger.Header
-	for _, e := range todo {
-		f := from[e.Chain]
-		if b < f || a > e.Height {
-			continue
-		}
-		var lower []ledger.Hash
-		if h := below[e.Chain]; h != nil {
-			lower = []ledger.Hash{h.Hash}
-		}
-		hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, max(a, f), min(b, e.Height))
-		if err != nil {
-			return fetchedWindow{err: err}
-		}
-		if err := s.checkGenesis(origin, hs); err != nil {
-			return fetchedWindow{err: err}
-		}
-		if a <= f && !continues(hs, f, below[e.Chain]) {
-			return fetchedWindow{err: errForkBelowHead}
-		}
-		blocks = append(blocks, hs...)
-	}
-	blocks = sortForInsert(blocks)
-	payloads, err := s.fetchPayloads(ctx, p, blocks)
-	return fetchedWindow{blocks: blocks, payloads: payloads, err: err}
-}
-
-// continues reports whether the headers hs of a chain's window starting at height f include the
-// block at f, and it is the child of head (or a genesis block, when head is nil).
-func continues(hs []*ledger.Header, f uint64, head *ledger.Header) bool {
-	for _, h := range hs {
-		if h.Height == f {
-			return head == nil || h.Parent == head.Hash
-		}
-	}
-	return false
 }
 
 // sortForInsert orders blocks parents before children, and a block after the blocks of its
@@ -583,7 +496,7 @@ func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *led
 		return nil
 	}
 	missing = sortForInsert(missing)
-	prog := newProgress(s.log, origin, len(missing), c.Height, t0)
+	prog := newProgress(s.log, origin, len(missing), c.Height, t0, 0)
 	for start := 0; start < len(missing); start += s.window() {
 		window := missing[start:min(start+s.window(), len(missing))]
 		payloads, err := s.fetchPayloads(ctx, p, window)
@@ -661,6 +574,7 @@ func (s *Syncer) dropForeign(origin, why string) {
 	s.foreign[origin] = why
 	delete(s.peers, origin)
 	delete(s.offers, origin)
+	delete(s.cuts, origin)
 	s.mu.Unlock()
 	if !known {
 		s.log.Error(why+"; dropped: it cannot serve blocks this node accepts", "peer", origin)
@@ -709,12 +623,12 @@ type progress struct {
 	cutTotal uint64
 }
 
-// newProgress starts the report of a catch-up that began at start (its header fetching
-// included in the rates).
-func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64, start time.Time) *progress {
+// newProgress starts the report of a catch-up from peer and helpers other peers that began at
+// start (its header fetching included in the rates).
+func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64, start time.Time, helpers int) *progress {
 	p := &progress{log: log, peer: peer, total: total, start: start, last: time.Now(), loud: total >= 100, cutTotal: cutHeight}
 	if p.loud {
-		log.Info("catching up from peer", "peer", peer, "blocks", total, "peer cut height", cutHeight)
+		log.Info("catching up from peer", "peer", peer, "blocks", total, "peer cut height", cutHeight, "helpers", helpers)
 	}
 	return p
 }
@@ -731,11 +645,12 @@ func (p *progress) step() {
 		"blocks/s", fmt.Sprintf("%.0f", rate), "eta", eta.Round(time.Second))
 }
 
-func (p *progress) done() {
+// done reports the end of the catch-up, with attrs (key, value, ...) of its own.
+func (p *progress) done(attrs ...any) {
 	if p.loud {
 		el := time.Since(p.start)
-		p.log.Info("caught up", "peer", p.peer, "blocks", p.n, "in", el.Round(time.Millisecond),
-			"blocks/s", fmt.Sprintf("%.0f", float64(p.n)/el.Seconds()))
+		p.log.Info("caught up", append([]any{"peer", p.peer, "blocks", p.n, "in", el.Round(time.Millisecond),
+			"blocks/s", fmt.Sprintf("%.0f", float64(p.n)/el.Seconds())}, attrs...)...)
 	}
 }
 

@@ -51,6 +51,9 @@ type nodeOptions struct {
 	// backupProgress is passed to the backup jobs (store.BackupConfig.Progress); tests hold a
 	// job running with it.
 	backupProgress func(id string, st store.BackupStats)
+	// wrapPeer, when set, wraps the client of each peer: tests count what a peer is asked and
+	// make one misbehave.
+	wrapPeer func(addr string, p actors.Peer) actors.Peer
 }
 
 // node is a running node: its store, actors, update hub and service API.
@@ -266,9 +269,15 @@ func (n *node) startPeers() {
 	}
 	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
 	n.syncer = n.rt.StartSync(actors.SyncConfig{
-		Self:   selfAddr,
-		Seeds:  n.cfg.P2P.Peers,
-		Dial:   func(addr string) actors.Peer { return transport.NewPeerClient(addr, v, 30*time.Second) },
+		Self:  selfAddr,
+		Seeds: n.cfg.P2P.Peers,
+		Dial: func(addr string) actors.Peer {
+			var p actors.Peer = transport.NewPeerClient(addr, v, 30*time.Second)
+			if n.opts.wrapPeer != nil {
+				p = n.opts.wrapPeer(addr, p)
+			}
+			return p
+		},
 		Window: n.opts.syncWindow,
 		Logger: n.log,
 	})

@@ -2,16 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -278,4 +281,79 @@ func TestCatchUpInWindowsAndAcrossAFork(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// countingPeer counts the branch queries a peer is asked; a lying one leaves the top header
+// out of every answer.
+type countingPeer struct {
+	actors.Peer
+	branches *atomic.Int64
+	lie      bool
+}
+
+func (p countingPeer) BranchRange(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash, minHeight, maxHeight uint64) ([]*ledger.Header, error) {
+	p.branches.Add(1)
+	hs, err := p.Peer.BranchRange(ctx, c, lower, upper, minHeight, maxHeight)
+	if p.lie && err == nil && len(hs) > 0 {
+		hs = hs[1:]
+	}
+	return hs, err
+}
+
+// A node catching up fetches windows from every peer that holds the cut, not only from the
+// one whose cut it adopts: each peer answers a client only 50 requests a second. A helper
+// that serves an incomplete branch is dropped at once and its window fetched from the origin.
+func TestCatchUpFromSeveralPeers(t *testing.T) {
+	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := startNodeOpts(t, opts, "--data-dir", dirA, "--miner-key", devMinerKey)
+	waitCut(t, a.url, 12, 60*time.Second) // 240 blocks and more
+	a.stop()
+	if err := os.CopyFS(dirB, os.DirFS(dirA)); err != nil {
+		t.Fatal(err)
+	}
+	a = startNodeOpts(t, opts, "--data-dir", dirA, "--mining", "off")
+	b := startNodeOpts(t, opts, "--data-dir", dirB, "--mining", "off")
+	target := fetchCut(t, a.url)
+	if got := fetchCut(t, b.url); got.ID() != target.ID() {
+		t.Fatalf("the copied store serves cut height %d, the original %d", got.Height, target.Height)
+	}
+	// The two cuts weigh the same: the origin is the peer of the first address.
+	origin, helper := a.p2p, b.p2p
+	if helper < origin {
+		origin, helper = helper, origin
+	}
+	for _, lie := range []bool{false, true} {
+		counts := map[string]*atomic.Int64{origin: new(atomic.Int64), helper: new(atomic.Int64)}
+		small := opts
+		small.syncWindow = 40 // two heights of the 20 chains
+		small.wrapPeer = func(addr string, p actors.Peer) actors.Peer {
+			if n := counts[addr]; n != nil {
+				return countingPeer{Peer: p, branches: n, lie: lie && addr == helper}
+			}
+			return p
+		}
+		c := startLoggedNode(t, small, io.Discard, "--data-dir", t.TempDir(), "--mining", "off",
+			"--peer", a.p2p, "--peer", b.p2p, "--log-level", "info")
+		deadline := time.Now().Add(60 * time.Second)
+		for fetchCut(t, c.url).ID() != target.ID() {
+			if time.Now().After(deadline) {
+				t.Fatalf("lie=%v: at cut height %d after a minute, want %d\n%s", lie, fetchCut(t, c.url).Height, target.Height, lastLines(c.log.String(), 20))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.stop()
+		log := c.log.String()
+		o, h := counts[origin].Load(), counts[helper].Load()
+		t.Logf("lie=%v: branch queries: origin %d, helper %d", lie, o, h)
+		switch {
+		case !strings.Contains(log, "helpers=1"):
+			t.Errorf("lie=%v: the catch-up did not start with the other peer as a helper:\n%s", lie, lastLines(log, 20))
+		case !lie && (o < 20 || h < 20 || strings.Contains(log, "helper dropped")):
+			// A window is one query per chain: each peer fetched at least one.
+			t.Errorf("honest helper: the origin was asked %d branch queries and the helper %d:\n%s", o, h, lastLines(log, 20))
+		case lie && (h != 1 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
+			t.Errorf("lying helper: asked %d branch queries (want 1, then dropped):\n%s", h, lastLines(log, 20))
+		}
+	}
 }
