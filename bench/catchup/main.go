@@ -7,9 +7,12 @@
 //     given) until its cut height (the sum of the 20 chains' heights) reaches -blocks, while
 //     signed coin transfers are sent to it (-tx-rate) so that the payloads carry transactions.
 //     It is then stopped (SIGTERM) and restarted with --mining off: a quiet peer whose cut does
-//     not move during the measurements.
-//   - catch-up: a second node on an empty data directory, --mining off --peer <source's peer
-//     API>. The figure is the source's cut height divided by the time from the moment the node
+//     not move during the measurements. With -peers N (default 2), N-1 copies of its store serve
+//     beside it, as a node's other peers would. Each peer throttles a client on its own (50
+//     requests/s, 20 headers a branch page: upstream's limits), so from one peer alone a
+//     catch-up of light blocks cannot pass about 940 blocks/s; -peers 1 measures that case.
+//   - catch-up: a second node on an empty data directory, --mining off --peer <each source's
+//     peer API>; it fetches windows of blocks from all of them (actors/syncwindows.go). The figure is the source's cut height divided by the time from the moment the node
 //     prints its addresses (its sync has started by then) to the first GET cut whose id is the
 //     source's. The node runs at --log-level info; its own "catching up" and "caught up" lines
 //     split that time into the header phase (branch queries) and the payload phase.
@@ -25,13 +28,13 @@
 // figure), payload/s (the node's "caught up" rate), hdr s (from the node's start to its
 // "catching up" line: before the pipelined syncer, the header phase; now the fetch of the first
 // window's headers is not logged apart, so it is near 0), total s, node and peer (CPU cores
-// the catch-up node and the source used meanwhile), local/s and cores (this process's CPU over
+// the catch-up node and the sources together used meanwhile), local/s and cores (this process's CPU over
 // the local run), ratio. Before the rounds, the harness counts the peer API requests the syncer
-// must make for these blocks and the time the 50 requests/s throttle alone imposes on them.
+// must make for these blocks and the time the peers' 50 requests/s throttles alone impose on them.
 //
 // Usage (from the repository root):
 //
-//	go run ./bench/catchup [-blocks 20000] [-rounds 3] [-delay 5ms] [-tx-rate 200]
+//	go run ./bench/catchup [-blocks 20000] [-rounds 3] [-delay 5ms] [-tx-rate 200] [-peers 2]
 //	    [-source DIR] [-bin PATH] [-node-log FILE] [-timeout 10m] [-trace FILE]
 //
 // With -source DIR the mined directory is kept and later runs skip the mining (its transactions
@@ -107,9 +110,14 @@ func main() {
 	bin := flag.String("bin", "", "ledger-node binary (default: built from ./cmd/ledger-node)")
 	nodeLog := flag.String("node-log", "", "append every node's log to this file")
 	timeout := flag.Duration("timeout", 10*time.Minute, "longest a catch-up may take before it counts as never converging")
+	peers := flag.Int("peers", 2, "quiet peers serving the source's blocks (copies of its store); the node catches up from all of them")
 	traceFile := flag.String("trace", "", "write a runtime trace of round 1's local run to this file (go tool trace -pprof=sync|syscall)")
 	flag.Parse()
-	cfg := config{blocks: *blocks, rounds: *rounds, delay: *delay, txRate: *txRate, source: *source, bin: *bin,
+	if *peers < 1 || *peers > 3 {
+		fmt.Fprintln(os.Stderr, "catchup: -peers must be 1, 2 or 3 (the syncer fetches from its origin and up to two helpers)")
+		os.Exit(2)
+	}
+	cfg := config{peers: *peers, blocks: *blocks, rounds: *rounds, delay: *delay, txRate: *txRate, source: *source, bin: *bin,
 		nodeLog: *nodeLog, timeout: *timeout, trace: *traceFile}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "catchup:", err)
@@ -118,6 +126,7 @@ func main() {
 }
 
 type config struct {
+	peers   int
 	blocks  uint64
 	rounds  int
 	delay   time.Duration
@@ -183,25 +192,44 @@ func run(cfg config) error {
 	// 2 s (1 request/s); it announces nothing while it catches up. Header pages and payload
 	// batches share the rest: the syncer fetches a window of blocks while it validates the one
 	// before, so the requests bound the whole catch-up, starting with a full bucket.
-	reqT := float64(max(0, hdrReqs+payReqs-peerBurst)) / (peerRate - 1)
-	fmt.Printf("catchup: at %d requests/s (burst %d) with the syncer's polling (1/s) the requests alone take ~%.1f s "+
-		"(%d header pages and %d payload batches: %.0f blocks/s if nothing else took time); each window validates while the next is fetched\n",
-		peerRate, peerBurst, reqT, hdrReqs, payReqs, float64(len(src.blocks))/max(reqT, 1e-3))
+	// Each peer throttles the node on its own, so p peers give it p times the budget.
+	p := float64(cfg.peers)
+	reqT := max(0, float64(hdrReqs+payReqs)-p*peerBurst) / (p * (peerRate - 1))
+	fmt.Printf("catchup: at %d requests/s (burst %d) from each of %d peers, with the syncer's polling (1/s), the requests alone take ~%.1f s "+
+		"(%d header pages and %d payload batches: %.0f blocks/s if nothing else took time); windows validate while the next ones are fetched\n",
+		peerRate, peerBurst, cfg.peers, reqT, hdrReqs, payReqs, float64(len(src.blocks))/max(reqT, 1e-3))
 
 	// The quiet peer.
-	peer, err := l.start("source", []string{"--data-dir", cfg.source, "--mining", "off", "--log-level", "warn"}, nil)
-	if err != nil {
-		return err
+	// The quiet peers: the source, and copies of its store beside it.
+	var peers []*node
+	for i := range cfg.peers {
+		dir := cfg.source
+		if i > 0 {
+			dir = filepath.Join(tmp, fmt.Sprintf("source%d", i+1))
+			if err := os.CopyFS(dir, os.DirFS(cfg.source)); err != nil {
+				return fmt.Errorf("copying the source store: %w", err)
+			}
+		}
+		peer, err := l.start("source", []string{"--data-dir", dir, "--mining", "off", "--log-level", "warn"}, nil)
+		if err != nil {
+			return err
+		}
+		defer peer.stop()
+		peers = append(peers, peer)
 	}
-	defer peer.stop()
-	cut, err := peer.cut()
+	cut, err := peers[0].cut()
 	if err != nil {
 		return err
 	}
 	if err := src.sameCut(cut); err != nil {
 		return err
 	}
-	fmt.Printf("catchup: source serving at %s (peer API %s), cut height %d, id %s\n", peer.base, peer.p2p, cut.Height, cut.ID)
+	for _, peer := range peers {
+		if c, err := peer.cut(); err != nil || c.ID != cut.ID {
+			return fmt.Errorf("the copy of the source at %s does not serve its cut (%v)", peer.p2p, err)
+		}
+		fmt.Printf("catchup: source serving at %s (peer API %s), cut height %d, id %s\n", peer.base, peer.p2p, cut.Height, cut.ID)
+	}
 
 	fmt.Printf("%-6s %-9s %10s %10s %8s %8s %6s %6s | %10s %6s | %6s\n", "round", "first",
 		"catchup/s", "payload/s", "hdr s", "total s", "node", "peer", "local/s", "cores", "ratio")
@@ -212,7 +240,7 @@ func run(cfg config) error {
 		var lr localResult
 		doCatch := func() error {
 			var err error
-			c, err = catchUp(l, cfg, peer, cut, filepath.Join(tmp, fmt.Sprintf("catch%d", r)))
+			c, err = catchUp(l, cfg, peers, cut, filepath.Join(tmp, fmt.Sprintf("catch%d", r)))
 			return err
 		}
 		doLocal := func() error {
@@ -246,8 +274,10 @@ func run(cfg config) error {
 	fmt.Printf("median %-9s %10.0f %10s %8s %8s %6s %6s | %10.0f %6s | %6.3f\n", "", stats.Median(catchRates), "", "", "", "", "",
 		stats.Median(localRates), "", stats.Median(ratios))
 	fmt.Printf("catchup: %d blocks, %d transactions; load average %s\n", len(src.blocks), src.txs, proc.LoadAverage())
-	if s := peer.stderr.String(); s != "" {
-		fmt.Printf("catchup: the source logged (warn and above):\n%s", s)
+	for _, peer := range peers {
+		if s := peer.stderr.String(); s != "" {
+			fmt.Printf("catchup: the source at %s logged (warn and above):\n%s", peer.p2p, s)
+		}
 	}
 	if len(anomalies) > 0 {
 		fmt.Printf("catchup: %d warnings or sync errors in the catch-up nodes' logs (listed under their rounds)\n", len(anomalies))
@@ -628,7 +658,7 @@ func logFields(line string) map[string]string {
 
 // catchUp starts a node on an empty data directory with the source as its peer and waits
 // until its cut is the source's.
-func catchUp(l *launcher, cfg config, peer *node, want *cutInfo, dir string) (catchResult, error) {
+func catchUp(l *launcher, cfg config, peers []*node, want *cutInfo, dir string) (catchResult, error) {
 	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	var res catchResult
@@ -644,19 +674,33 @@ func catchUp(l *launcher, cfg config, peer *node, want *cutInfo, dir string) (ca
 			if f["blocks"] != strconv.FormatUint(want.Height, 10) {
 				res.anomalies = append(res.anomalies, fmt.Sprintf("catching up %s blocks, the source's cut has %d: %s", f["blocks"], want.Height, line))
 			}
+			if f["helpers"] != strconv.Itoa(len(peers)-1) {
+				res.anomalies = append(res.anomalies, fmt.Sprintf("catching up with %s helpers, not %d: %s", f["helpers"], len(peers)-1, line))
+			}
 		case f["msg"] == "caught up":
 			caught = time.Now()
 			res.nodeRate, caughtBlocks = f["blocks/s"], f["blocks"]
-		case f["level"] == "WARN" || f["level"] == "ERROR" || f["msg"] == "sync from peer stopped":
+		case f["level"] == "WARN" || f["level"] == "ERROR" || f["msg"] == "sync from peer stopped" ||
+			strings.HasPrefix(f["msg"], "catch-up helper dropped"):
 			res.anomalies = append(res.anomalies, line)
 		}
 	}
-	nd, err := l.start("catch-up", []string{"--data-dir", dir, "--mining", "off", "--log-level", "info", "--peer", peer.p2p}, onLine)
+	args := []string{"--data-dir", dir, "--mining", "off", "--log-level", "info"}
+	for _, peer := range peers {
+		args = append(args, "--peer", peer.p2p)
+	}
+	nd, err := l.start("catch-up", args, onLine)
 	if err != nil {
 		return res, err
 	}
 	ready := nd.ready
-	nc0, pc0 := proc.CPU(nd.cmd.Process.Pid), proc.CPU(peer.cmd.Process.Pid)
+	peersCPU := func() (d time.Duration) {
+		for _, peer := range peers {
+			d += proc.CPU(peer.cmd.Process.Pid)
+		}
+		return d
+	}
+	nc0, pc0 := proc.CPU(nd.cmd.Process.Pid), peersCPU()
 	deadline := ready.Add(cfg.timeout)
 	var last *cutInfo
 	for {
@@ -681,7 +725,7 @@ func catchUp(l *launcher, cfg config, peer *node, want *cutInfo, dir string) (ca
 		}
 	}
 	end := time.Now()
-	nc, pc := proc.CPU(nd.cmd.Process.Pid)-nc0, proc.CPU(peer.cmd.Process.Pid)-pc0
+	nc, pc := proc.CPU(nd.cmd.Process.Pid)-nc0, peersCPU()-pc0
 	if err := nd.stop(); err != nil {
 		return res, err
 	}
