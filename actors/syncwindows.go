@@ -168,17 +168,32 @@ func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledg
 
 	ahead := len(sources) + 1 // windows being fetched or fetched, and not yet inserted
 	idle := slices.Clone(sources)
-	var redo []int // windows to fetch again, from the origin
+	var redo []int          // windows to fetch again, from the origin
+	twice := map[int]bool{} // windows the origin fetches too, since a helper is slow with them
 	ready := map[int]fetchedWindow{}
 	next, done := 0, 0
 	var inserting *fetchedWindow
+	// have reports that window k needs no fetch: inserted, inserting or ready to be.
+	have := func(k int) bool {
+		_, ok := ready[k]
+		return ok || k < done || inserting != nil && inserting.k == k
+	}
 	for done < windows {
 		for i := 0; i < len(idle); {
 			src, k := idle[i], -1
-			if src.origin && len(redo) > 0 {
+			switch {
+			case src.origin && len(redo) > 0:
 				k, redo = redo[0], redo[1:]
-			} else if next < windows && next < done+ahead {
+				if have(k) {
+					continue
+				}
+			case next < windows && next < done+ahead:
 				k, next = next, next+1
+			case src.origin && done < next && !have(done) && !twice[done]:
+				// The insertion waits for a window a helper is fetching, and the origin has
+				// nothing else to do: it fetches that window too, so that a slow helper never
+				// makes the catch-up slower than the origin alone; the first copy is used.
+				k, twice[done] = done, true
 			}
 			if k < 0 {
 				i++
@@ -199,6 +214,10 @@ func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledg
 			switch {
 			case ctx.Err() != nil:
 				return ctx.Err()
+			case have(w.k): // the other copy of a window fetched twice
+				if !w.src.dropped {
+					idle = append(idle, w.src)
+				}
 			case w.src.dropped:
 				redo = addSorted(redo, w.k)
 			case w.err != nil && w.src.origin:

@@ -284,15 +284,21 @@ func lastLines(s string, n int) string {
 }
 
 // countingPeer counts the branch queries a peer is asked; a lying one leaves the top header
-// out of every answer.
+// out of every answer, a slow one takes its time over each.
 type countingPeer struct {
 	actors.Peer
 	branches *atomic.Int64
 	lie      bool
+	slow     time.Duration
 }
 
 func (p countingPeer) BranchRange(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash, minHeight, maxHeight uint64) ([]*ledger.Header, error) {
 	p.branches.Add(1)
+	select {
+	case <-time.After(p.slow):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	hs, err := p.Peer.BranchRange(ctx, c, lower, upper, minHeight, maxHeight)
 	if p.lie && err == nil && len(hs) > 0 {
 		hs = hs[1:]
@@ -302,7 +308,8 @@ func (p countingPeer) BranchRange(ctx context.Context, c ledger.ChainID, lower, 
 
 // A node catching up fetches windows from every peer that holds the cut, not only from the
 // one whose cut it adopts: each peer answers a client only 50 requests a second. A helper
-// that serves an incomplete branch is dropped at once and its window fetched from the origin.
+// that serves an incomplete branch is dropped at once and its window fetched from the origin;
+// a helper that is slow does not hold the catch-up back: the origin fetches its windows too.
 func TestCatchUpFromSeveralPeers(t *testing.T) {
 	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1}
 	dirA, dirB := t.TempDir(), t.TempDir()
@@ -323,37 +330,51 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 	if helper < origin {
 		origin, helper = helper, origin
 	}
-	for _, lie := range []bool{false, true} {
+	for _, helperIs := range []string{"honest", "lying", "slow"} {
 		counts := map[string]*atomic.Int64{origin: new(atomic.Int64), helper: new(atomic.Int64)}
 		small := opts
 		small.syncWindow = 40 // two heights of the 20 chains
 		small.wrapPeer = func(addr string, p actors.Peer) actors.Peer {
-			if n := counts[addr]; n != nil {
-				return countingPeer{Peer: p, branches: n, lie: lie && addr == helper}
+			cp := countingPeer{Peer: p, branches: counts[addr]}
+			if cp.branches == nil {
+				return p
 			}
-			return p
+			if addr == helper {
+				cp.lie = helperIs == "lying"
+				if helperIs == "slow" {
+					// A window (20 queries) takes a minute; the whole catch-up from the
+					// origin alone takes a few seconds.
+					cp.slow = 3 * time.Second
+				}
+			}
+			return cp
 		}
 		c := startLoggedNode(t, small, io.Discard, "--data-dir", t.TempDir(), "--mining", "off",
 			"--peer", a.p2p, "--peer", b.p2p, "--log-level", "info")
-		deadline := time.Now().Add(60 * time.Second)
+		t0 := time.Now()
+		deadline := t0.Add(45 * time.Second)
 		for fetchCut(t, c.url).ID() != target.ID() {
 			if time.Now().After(deadline) {
-				t.Fatalf("lie=%v: at cut height %d after a minute, want %d\n%s", lie, fetchCut(t, c.url).Height, target.Height, lastLines(c.log.String(), 20))
+				t.Fatalf("%s helper: at cut height %d after 45 s, want %d\n%s", helperIs, fetchCut(t, c.url).Height, target.Height, lastLines(c.log.String(), 20))
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+		took := time.Since(t0)
 		c.stop()
 		log := c.log.String()
 		o, h := counts[origin].Load(), counts[helper].Load()
-		t.Logf("lie=%v: branch queries: origin %d, helper %d", lie, o, h)
+		t.Logf("%s helper: caught up in %v; branch queries: origin %d, helper %d", helperIs, took.Round(time.Millisecond), o, h)
 		switch {
 		case !strings.Contains(log, "helpers=1"):
-			t.Errorf("lie=%v: the catch-up did not start with the other peer as a helper:\n%s", lie, lastLines(log, 20))
-		case !lie && (o < 20 || h < 20 || strings.Contains(log, "helper dropped")):
+			t.Errorf("%s helper: the catch-up did not start with the other peer as a helper:\n%s", helperIs, lastLines(log, 20))
+		case helperIs == "honest" && (o < 20 || h < 20 || strings.Contains(log, "helper dropped")):
 			// A window is one query per chain: each peer fetched at least one.
 			t.Errorf("honest helper: the origin was asked %d branch queries and the helper %d:\n%s", o, h, lastLines(log, 20))
-		case lie && (h != 1 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
+		case helperIs == "lying" && (h != 1 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
 			t.Errorf("lying helper: asked %d branch queries (want 1, then dropped):\n%s", h, lastLines(log, 20))
+		case helperIs == "slow" && (took > 20*time.Second || !strings.Contains(log, ","+helper+"=0")):
+			t.Errorf("slow helper: caught up in %v, want the origin to fetch the slow windows and no window of the helper's used:\n%s",
+				took, lastLines(log, 20))
 		}
 	}
 }
