@@ -106,6 +106,12 @@ func main() {
 	}
 	cfg := config{rounds: *rounds, duration: *duration, clients: *clients, batches: batches, n: *n,
 		delay: *delay, pollEvery: *pollEvery, bin: *bin, data: *data, presign: *presign, perf: *perfDir, nodeLog: *nodeLog}
+	if cfg.perf != "" {
+		if err := os.MkdirAll(cfg.perf, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "nodetx: -perf:", err)
+			os.Exit(1)
+		}
+	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "nodetx:", err)
 		os.Exit(1)
