@@ -149,9 +149,10 @@ type Runner struct {
 	// localFlags are the execution flags of local commands: Config.Flags, and
 	// AllowReadInLocal with Config.AllowReadsInLocal.
 	localFlags map[string]bool
-	// The fixed Pact forms the gas flow evaluates, parsed once.
-	buyGas, redeemGas, coinbase syntax.TopLevel
-	nsPolicy                    syntax.TopLevel
+	// The fixed Pact forms the gas flow evaluates, parsed once, and
+	// compiled once for as long as the modules they name are the same.
+	buyGas, redeemGas, coinbase *eval.Prepared
+	nsPolicy                    *eval.Prepared
 }
 
 // New makes a Runner.
@@ -185,12 +186,12 @@ func New(cfg Config) *Runner {
 	}
 }
 
-func mustParse(src string) syntax.TopLevel {
+func mustParse(src string) *eval.Prepared {
 	f, err := syntax.ParseProgram("txexec", src)
 	if err != nil || len(f.Items) != 1 {
 		panic(fmt.Sprintf("txexec: parse %q: %v", src, err))
 	}
-	return f.Items[0]
+	return eval.Prepare(f.Items[0])
 }
 
 func mustDecimal(s string) eval.Decimal {
@@ -278,8 +279,8 @@ func provenOutput(b *Block, proof string) (*eval.Object, error) {
 }
 
 // eval evaluates one fixed form.
-func eval1(in *eval.Interp, item syntax.TopLevel) (eval.Value, error) {
-	return in.EvalTopLevel(item, false)
+func eval1(in *eval.Interp, p *eval.Prepared) (eval.Value, error) {
+	return in.EvalPrepared(p, false)
 }
 
 // magicCap names one of coin's capabilities a node grants by itself.

@@ -87,6 +87,9 @@ type Interp struct {
 	replDefs map[string]*Def
 	// topUses are the modules `use`d at the top level.
 	topUses []useImport
+	// topScope changes with the natives, replDefs and topUses: a Prepared
+	// form's compiled form is kept for one (prepared.go).
+	topScope *compileScope
 
 	stack []frame
 	// dynCalls are the call-stack depths at which module-reference calls
@@ -205,6 +208,7 @@ func New(d db.DB) *Interp {
 		natives:         coreNativeTable(),
 		composing:       -1,
 		replDefs:        map[string]*Def{},
+		topScope:        coreScope,
 		Print:           func(string) {},
 		Warn:            func(string) {},
 	}
@@ -256,6 +260,7 @@ func (in *Interp) Register(ns ...*Native) {
 	for _, n := range ns {
 		in.natives[n.Name] = n
 	}
+	in.scopeChanged()
 }
 
 // Native returns the registered native of that name, or nil.
@@ -286,7 +291,14 @@ func (in *Interp) ResetTx() {
 	in.tx = txState{admin: admin}
 	in.tx.caps.stack, in.tx.caps.evaluating = stack, evaluating
 	in.loaded.reset()
-	in.topUses = nil
+	if len(in.topUses) > 0 {
+		in.topUses = nil
+		if !in.ownNatives && len(in.replDefs) == 0 {
+			in.topScope = coreScope
+		} else {
+			in.scopeChanged()
+		}
+	}
 	in.namespace = ""
 }
 

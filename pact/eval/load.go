@@ -31,9 +31,7 @@ func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
-	in.StartEvaluation()
-	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
-	in.readOnly, in.sysOnly, in.inDefcap, in.composing = 0, 0, 0, -1
+	in.startTopLevel()
 	switch x := item.(type) {
 	case *syntax.Module:
 		return in.defineModule(x, repl)
@@ -44,7 +42,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		in.topUses = append(in.topUses, u)
+		in.addTopUse(u)
 		return String("Loaded imports from " + u.mod.Name.String()), nil
 	case *syntax.Defun:
 		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
@@ -56,6 +54,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 			in.coverDefs(d)
 		}
 		in.replDefs[x.Name] = d
+		in.scopeChanged()
 		return String("Loaded repl defun " + x.Name), nil
 	case *syntax.DefConst:
 		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
@@ -64,6 +63,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 			return nil, err
 		}
 		in.replDefs[x.Name] = d
+		in.scopeChanged()
 		return String("Loaded repl defconst " + x.Name), nil
 	case syntax.Expr:
 		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
@@ -74,16 +74,28 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		if in.Coverage != nil {
 			in.coverExpr(n)
 		}
-		v, err := in.eval(n, nil)
-		if err != nil {
-			return nil, err
-		}
-		if p, ok := v.(*Partial); ok {
-			return nil, located(partialError(p), x.Span())
-		}
-		return v, nil
+		return in.evalTopExpr(n, x)
 	}
 	return nil, EvalError("unsupported top-level form")
+}
+
+// startTopLevel readies the interpreter for a top-level form.
+func (in *Interp) startTopLevel() {
+	in.StartEvaluation()
+	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
+	in.readOnly, in.sysOnly, in.inDefcap, in.composing = 0, 0, 0, -1
+}
+
+// evalTopExpr evaluates n, the top-level expression x compiled.
+func (in *Interp) evalTopExpr(n node, x syntax.Expr) (Value, error) {
+	v, err := in.eval(n, nil)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := v.(*Partial); ok {
+		return nil, located(partialError(p), x.Span())
+	}
+	return v, nil
 }
 
 // lookupModule reads a module by its full name.
@@ -234,7 +246,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		in.coverModule(m)
 	}
 	// The REPL brings a loaded module's names into the top-level scope.
-	in.topUses = append(in.topUses, useImport{mod: m})
+	in.addTopUse(useImport{mod: m})
 	return String("Loaded module " + mn.String() + ", hash " + m.Hash), nil
 }
 
@@ -359,7 +371,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 	if in.metered() {
 		in.loaded.add(mn, img)
 	}
-	in.topUses = append(in.topUses, useImport{mod: m})
+	in.addTopUse(useImport{mod: m})
 	return String("Loaded interface " + mn.String() + ", hash " + m.Hash), nil
 }
 

@@ -50,6 +50,9 @@ type renamer struct {
 	// stored, when a stored module is compiled again (RestoreModule), is
 	// the set of modules its record lists as dependencies.
 	stored map[ModuleName]bool
+	// reads, when not nil, collects the modules read, in turn, for a
+	// Prepared form's compiled form (prepared.go).
+	reads *[]moduleRead
 }
 
 // useImport is a `use`: the module, and the members it imports.
@@ -180,10 +183,13 @@ func memberVisible(m *Module, d *Def) bool {
 // reads (lookupModuleData when merge, lookupModule otherwise).
 func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, error) {
 	if !r.charged {
-		return r.in.lookupModule(mn), nil
+		return r.lookup(mn), nil
 	}
 	m, err := r.in.loadCharged(mn, merge)
 	if err == nil {
+		if r.reads != nil {
+			*r.reads = append(*r.reads, moduleRead{name: mn, merge: merge, charged: true, loc: loc, mod: m})
+		}
 		return m, nil
 	}
 	if r.hashing {
@@ -196,6 +202,15 @@ func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, err
 		return nil, nil
 	}
 	return nil, located(err, loc)
+}
+
+// lookup reads a module for name resolution, uncharged.
+func (r *renamer) lookup(mn ModuleName) *Module {
+	m := r.in.lookupModule(mn)
+	if r.reads != nil {
+		*r.reads = append(*r.reads, moduleRead{name: mn, mod: m})
+	}
+	return m
 }
 
 // moduleData is P5's resolveModuleData: the module as named, then (for a
@@ -411,7 +426,7 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 // hasher's errors are never shown (the compiler reports why a module does
 // not hash), so it does not.
 func (r *renamer) noMember(qmn ModuleName, name, missing string, loc syntax.Span) error {
-	if !r.hashing && r.in.lookupModule(qmn) == nil {
+	if !r.hashing && r.lookup(qmn) == nil {
 		return compileErr(loc, missing)
 	}
 	return compileErr(loc, "Module member does not exist "+qmn.String()+"."+name)

@@ -176,7 +176,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 	if importDeps {
 		for _, dep := range rec.Deps {
 			if dm := in.lookupModule(dep.Name); dm != nil {
-				in.topUses = append(in.topUses, useImport{mod: dm})
+				in.addTopUse(useImport{mod: dm})
 			}
 		}
 	}
