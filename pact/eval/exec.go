@@ -308,6 +308,9 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if f.n.Special != nil {
 			return f.n.Special(Call{in: in, Native: f.n, Loc: n.loc}, thunks(in, n.args, e))
 		}
+		if f.n.argsLent && len(n.args) >= f.n.Min {
+			return in.callNativeLent(f.n, n, e)
+		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
 			return nil, err
@@ -502,6 +505,32 @@ func (in *Interp) runLambda(f *Closure, args []Value) (Value, error) {
 	v, err := in.body(f.body, &env{vals: args, up: f.env})
 	in.stack = in.stack[:len(in.stack)-1]
 	return v, err
+}
+
+// callNativeLent applies a native that keeps no argument list (short of
+// none: a partial application would keep it) to n's arguments, evaluated
+// onto the lent stack and taken off it when the native returns.
+func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
+	mark := len(in.lent)
+	for _, x := range n.args {
+		v, err := in.eval(x, e)
+		if err != nil {
+			in.unlend(mark)
+			return nil, err
+		}
+		in.lent = append(in.lent, v)
+	}
+	top := len(in.lent)
+	v, err := in.callNative(nat, in.lent[mark:top:top], n.loc)
+	in.unlend(mark)
+	return v, err
+}
+
+// unlend takes the lists lent since mark off the stack, cleared so that
+// the stack keeps no value alive.
+func (in *Interp) unlend(mark int) {
+	clear(in.lent[mark:])
+	in.lent = in.lent[:mark]
 }
 
 func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, error) {

@@ -44,6 +44,10 @@ type Interp struct {
 	// alloc hands out the small, short-lived objects of evaluation in
 	// chunks (arena.go).
 	alloc arena
+	// lent are the argument lists lent to natives that do not keep them
+	// (Native.argsLent), a stack: each call's list is above its caller's,
+	// and taken off when the call returns.
+	lent []Value
 
 	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
 	MaxDepth int
@@ -227,6 +231,9 @@ var (
 			n.gasHook = nativeGasHooks[n.Name]
 			n.elements = nativeElements[n.Name]
 			t[n.Name] = n
+		}
+		for _, name := range lentArgsNatives {
+			t[name].argsLent = true
 		}
 		atNativeRef = t["at"]
 		return t

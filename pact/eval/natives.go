@@ -29,6 +29,10 @@ type Native struct {
 	// elements, for the natives that build lists cheaply from a count,
 	// is how many elements a call would build (see Interp.MaxElements).
 	elements func(a []Value) int64
+	// argsLent says Fn never keeps its argument list (nor a part of it)
+	// once it returns: the evaluator lends it one from a stack that the
+	// next call uses again (Interp.lent), instead of cutting one for good.
+	argsLent bool
 }
 
 // gasName is the native's name in P5's gas tables.
@@ -55,13 +59,26 @@ func ranged(name string, min, max int, fn func(c Call, a []Value) (Value, error)
 	return &Native{Name: name, Min: min, Max: max, Fn: fn}
 }
 
+// pure1 and pure2 natives pass on their arguments one by one: their lists
+// can be lent.
 func pure1(name string, f func(Value) (Value, error)) *Native {
-	return fixed(name, 1, func(_ Call, a []Value) (Value, error) { return f(a[0]) })
+	n := fixed(name, 1, func(_ Call, a []Value) (Value, error) { return f(a[0]) })
+	n.argsLent = true
+	return n
 }
 
 func pure2(name string, f func(Value, Value) (Value, error)) *Native {
-	return fixed(name, 2, func(_ Call, a []Value) (Value, error) { return f(a[0], a[1]) })
+	n := fixed(name, 2, func(_ Call, a []Value) (Value, error) { return f(a[0], a[1]) })
+	n.argsLent = true
+	return n
 }
+
+// lentArgsNatives are the other natives whose argument lists can be lent:
+// each reads its arguments and keeps none of its list (read and checked,
+// these are the ones a coin transfer calls most).
+var lentArgsNatives = []string{"+", "-", "=", "!=", "round", "ceiling", "floor", "read", "write", "update",
+	"insert", "with-read", "with-default-read", "require-capability", "compose-capability", "emit-event",
+	"enforce-guard"}
 
 // boolFnNative is `and`/`or` used as a function value: both arguments
 // already evaluated.
