@@ -31,6 +31,10 @@ type MemDB struct {
 
 	nextID TxID
 	tx     *memTx // nil when no transaction is open
+	// spare is the bookkeeping of the last transaction, emptied: the next
+	// one uses its undo log's array and its seen map again (a REPL script,
+	// or a benchmark, runs many small transactions).
+	spare *memTx
 }
 
 // numDomains is one past the last Domain constant.
@@ -80,8 +84,30 @@ func (m *MemDB) BeginTx(mode Mode) (TxID, error) {
 	if m.tx != nil {
 		return 0, ErrInTx
 	}
-	m.tx = &memTx{mode: mode, id: m.nextID, seen: make(map[rowRef]struct{})}
+	tx := m.spare
+	if tx == nil {
+		tx = &memTx{seen: make(map[rowRef]struct{})}
+	}
+	m.spare = nil
+	tx.mode, tx.id = mode, m.nextID
+	m.tx = tx
 	return m.nextID, nil
+}
+
+// spareLimit is the most rows a transaction may have written for its
+// bookkeeping to be kept for the next one: clearing a map costs its size.
+const spareLimit = 64
+
+// end closes tx, keeping its bookkeeping, emptied, for the next one.
+func (m *MemDB) end(tx *memTx) {
+	m.tx = nil
+	if len(tx.undo) > spareLimit {
+		return
+	}
+	clear(tx.undo)
+	clear(tx.seen)
+	tx.undo, tx.log = tx.undo[:0], nil
+	m.spare = tx
 }
 
 // CommitTx ends the transaction and returns its writes in the order they
@@ -101,8 +127,9 @@ func (m *MemDB) CommitTx() ([]TxLog, error) {
 	} else {
 		m.nextID++
 	}
-	m.tx = nil
-	return tx.log, nil
+	log := tx.log
+	m.end(tx)
+	return log, nil
 }
 
 // RollbackTx ends the transaction, dropping all its writes and the tables
@@ -113,7 +140,7 @@ func (m *MemDB) RollbackTx() error {
 		return ErrNotInTx
 	}
 	m.undoAll(tx)
-	m.tx = nil
+	m.end(tx)
 	return nil
 }
 
@@ -197,6 +224,11 @@ func (m *MemDB) Write(d Domain, table, key string, value any, wt WriteType) erro
 		if _, done := tx.seen[ref]; !done {
 			tx.seen[ref] = struct{}{}
 			tx.undo = append(tx.undo, undoEntry{ref: ref, existed: exists, value: old})
+		}
+		if tx.log == nil {
+			// Room for the writes of a typical transaction at once
+			// (appending from nothing grows it three times by then).
+			tx.log = make([]TxLog, 0, 8)
 		}
 		tx.log = append(tx.log, TxLog{Domain: d, Table: ref.table, Key: key, Value: value})
 	}

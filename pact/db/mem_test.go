@@ -404,3 +404,39 @@ func BenchmarkInsertRead1000(b *testing.B) {
 		}
 	})
 }
+
+// TestMemTxAfterTx runs transactions one after another, as the REPL does,
+// the later ones on the bookkeeping the earlier ones leave: a log already
+// returned must not change, and a rollback must undo every row the rolled
+// back transaction wrote, those an earlier one wrote too included.
+func TestMemTxAfterTx(t *testing.T) {
+	m := NewMemDB()
+	mustOK(t, m.CreateTable("t"))
+	_, err := m.BeginTx(Transactional)
+	mustOK(t, err)
+	mustOK(t, m.Write(UserTable, "t", "a", "1", Write))
+	mustOK(t, m.Write(UserTable, "t", "b", "1", Write))
+	first, err := m.CommitTx()
+	mustOK(t, err)
+	want := fmt.Sprint(first)
+	for range 2 {
+		_, err = m.BeginTx(Transactional)
+		mustOK(t, err)
+		mustOK(t, m.Write(UserTable, "t", "a", "2", Write))
+		mustOK(t, m.Write(UserTable, "t", "c", "2", Write))
+		mustOK(t, m.RollbackTx())
+		wantRow(t, m, UserTable, "t", "a", "1")
+		wantRow(t, m, UserTable, "t", "c", nil)
+	}
+	_, err = m.BeginTx(Transactional)
+	mustOK(t, err)
+	mustOK(t, m.Write(UserTable, "t", "b", "3", Write))
+	second, err := m.CommitTx()
+	mustOK(t, err)
+	if got := fmt.Sprint(first); got != want {
+		t.Errorf("the first transaction's log became %s, was %s", got, want)
+	}
+	if len(second) != 1 || second[0].Key != "b" || second[0].Value != "3" {
+		t.Errorf("the last transaction's log is %v", second)
+	}
+}
