@@ -6,8 +6,9 @@ package eval
 // arena cuts them from chunks instead, so that a transfer allocates a few
 // chunks.
 //
-// Nothing is ever reused: an object cut from a chunk is the caller's for
-// good, exactly as if it had been allocated alone (a closure may keep its
+// Nothing is reused, the frames of calls that nothing can keep excepted
+// (giveBack): an object cut from a chunk is the caller's for good, exactly
+// as if it had been allocated alone (a closure may keep its
 // frame, a partial application its arguments, a capability token may be
 // stored). The price is that a kept object keeps its whole chunk alive;
 // chunks are a few kilobytes, and what is kept beyond a transaction (a
@@ -17,6 +18,10 @@ type arena struct {
 	frames []smallFrame
 	pairs  []pairFrame
 	tokens []CapToken
+	// freeFrames and freePairs are call frames given back (giveBack),
+	// zeroed, for the next calls.
+	freeFrames []*smallFrame
+	freePairs  []*pairFrame
 }
 
 const (
@@ -53,6 +58,49 @@ func (a *arena) frame(n int) *env {
 	f := cut(&a.frames, frameChunk)
 	f.vals = f.buf[:n:n]
 	return &f.env
+}
+
+// callFrame is a call frame that may be given back (giveBack): its env
+// is one of them.
+type callFrame struct {
+	pair  *pairFrame
+	small *smallFrame
+}
+
+// callFrame returns a zeroed frame for n values, as frame does, a given
+// back one first.
+func (a *arena) callFrame(n int) (*env, callFrame) {
+	if n <= len(pairFrame{}.buf) {
+		var f *pairFrame
+		if k := len(a.freePairs); k > 0 {
+			f, a.freePairs = a.freePairs[k-1], a.freePairs[:k-1]
+		} else {
+			f = cut(&a.pairs, pairChunk)
+		}
+		f.vals = f.buf[:n:n]
+		return &f.env, callFrame{pair: f}
+	}
+	var f *smallFrame
+	if k := len(a.freeFrames); k > 0 {
+		f, a.freeFrames = a.freeFrames[k-1], a.freeFrames[:k-1]
+	} else {
+		f = cut(&a.frames, frameChunk)
+	}
+	f.vals = f.buf[:n:n]
+	return &f.env, callFrame{small: f}
+}
+
+// giveBack takes back a frame nothing refers to any more: the frame of a
+// call of a function whose body keeps no reference to it (Def.frameFree),
+// once the call has returned.
+func (a *arena) giveBack(f callFrame) {
+	if f.pair != nil {
+		*f.pair = pairFrame{}
+		a.freePairs = append(a.freePairs, f.pair)
+		return
+	}
+	*f.small = smallFrame{}
+	a.freeFrames = append(a.freeFrames, f.small)
 }
 
 // capToken returns a zeroed capability token.

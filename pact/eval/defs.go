@@ -46,9 +46,13 @@ type Def struct {
 	Args   []Param
 	Ret    *Type
 	Body   []node
-	Steps  []pactStep
-	Doc    string
-	Loc    syntax.Span
+	// frameFree says Body keeps no reference to the frame of its
+	// arguments once it is evaluated (keepsFrame): the evaluator gives
+	// the frame of a call back, for the next call.
+	frameFree bool
+	Steps     []pactStep
+	Doc       string
+	Loc       syntax.Span
 
 	// DefConstant: the value, evaluated at load.
 	Value Value

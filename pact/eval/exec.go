@@ -320,7 +320,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if d := f.def; d.Kind == DefFun && !d.Abstract && len(n.args) == len(d.Args) && len(n.args) <= len(smallFrame{}.buf) {
 			// The common call: evaluate the arguments straight into the
 			// callee's frame (one allocation instead of two).
-			fr := in.alloc.frame(len(n.args))
+			fr, cf := in.alloc.callFrame(len(n.args))
 			for i, x := range n.args {
 				v, err := in.eval(x, e)
 				if err != nil {
@@ -328,7 +328,11 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 				}
 				fr.vals[i] = v
 			}
-			return in.callFun(d, fr)
+			v, err := in.callFun(d, fr)
+			if d.frameFree {
+				in.alloc.giveBack(cf)
+			}
+			return v, err
 		}
 		args, err := in.evalArgs(n.args, e)
 		if err != nil {
@@ -724,6 +728,50 @@ type Thunk struct {
 	n  node
 	e  *env
 	v  Value
+}
+
+// keepsFrame says whether evaluating ns may keep a reference to the frame
+// they are evaluated in once they are done: a lambda or a binding closes
+// over it, the thunks of a special native hold it.
+func keepsFrame(ns ...node) bool {
+	for _, n := range ns {
+		switch n := n.(type) {
+		case *nLambda, *nBinding:
+			return true
+		case *nApp:
+			if f, ok := n.fn.(*nNative); ok && f.n.Special != nil {
+				return true
+			}
+			if keepsFrame(n.fn) || keepsFrame(n.args...) {
+				return true
+			}
+		case *nDyn:
+			if keepsFrame(n.ref) {
+				return true
+			}
+		case *nList:
+			if keepsFrame(n.elems...) {
+				return true
+			}
+		case *nObject:
+			if keepsFrame(n.vals...) {
+				return true
+			}
+		case *nLet:
+			if keepsFrame(n.vals...) || keepsFrame(n.body...) {
+				return true
+			}
+		case *nSpecial:
+			if keepsFrame(n.args...) {
+				return true
+			}
+		case *nConst, *nLocal, *nDef, *nModRef, *nNative:
+		default:
+			// A node this walk does not know may keep it.
+			return true
+		}
+	}
+	return false
 }
 
 func thunks(in *Interp, ns []node, e *env) []Thunk {

@@ -536,6 +536,7 @@ func (c *compiler) defunBody(d *Def, body []syntax.Expr) error {
 		return err
 	}
 	d.Body = b
+	d.frameFree = !keepsFrame(b...)
 	return nil
 }
 
