@@ -34,6 +34,14 @@ func Prepare(item syntax.TopLevel) *Prepared { return &Prepared{item: item} }
 // Form is the top-level form p evaluates.
 func (p *Prepared) Form() syntax.TopLevel { return p.item }
 
+// Compiled is how many compiled forms p keeps.
+func (p *Prepared) Compiled() int {
+	if fs := p.forms.Load(); fs != nil {
+		return len(*fs)
+	}
+	return 0
+}
+
 // compiledForm is an expression's compiled form and what compiling it read:
 // it is valid for an interpreter whose top-level scope (compileScope), REPL
 // flag and namespace are the same, and whose database gives the same module
