@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -239,5 +240,40 @@ func TestPreparedGas(t *testing.T) {
 				t.Errorf("limit %d: prepared %s, compiled anew %s", limit, got, fresh)
 			}
 		}
+	}
+}
+
+// TestPreparedShared evaluates one Prepared from interpreters on several
+// goroutines at once, on two databases (run it with -race).
+func TestPreparedShared(t *testing.T) {
+	one, two := New(db.NewMemDB()), New(db.NewMemDB())
+	run(t, one, moduleV1)
+	run(t, two, moduleV2)
+	p := prepare(t, "(m.f)")
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, want := one.DB, "1"
+			if g%2 == 1 {
+				d, want = two.DB, "2"
+			}
+			for range 50 {
+				in := New(d)
+				in.Gas = gas.NewMeter(gas.Table, gas.FromGas(1000))
+				v, err := in.EvalPrepared(p, false)
+				if err != nil || Show(v) != want {
+					errs <- fmt.Sprintf("goroutine %d: %v %v, want %s", g, v, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
