@@ -37,7 +37,9 @@
 //     evaluator's nodes), load.go, ir.go, modhash.go (P5's module hashes:
 //     the same terms written as their lowering into P5's IR, renamed and
 //     CBOR-encoded), irwriter.go and p5image.go (P5's stored images),
-//     restore.go, modload.go, deploy.go;
+//     restore.go, modload.go, deploy.go, and prepared.go (top-level forms
+//     evaluated again and again, their compiled forms kept while what
+//     compiling read is unchanged);
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
 //     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
 //   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
