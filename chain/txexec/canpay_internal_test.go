@@ -17,16 +17,7 @@ import (
 // straight into coin's table (rows of any shape, as a contract could have left them).
 func canPayState(t testing.TB, r *Runner, rows map[string]*eval.Object) *db.MemDB {
 	t.Helper()
-	st := db.NewMemDB()
-	cmds, err := GenesisCommands(contracts.DevelopmentGenesis(0), "0", "development")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cmds {
-		if _, err := r.Genesis(st, canPayBlock(), c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	st := devGenesis(t, r, canPayBlock())
 	if _, err := st.BeginTx(db.Transactional); err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +30,29 @@ func canPayState(t testing.TB, r *Runner, rows map[string]*eval.Object) *db.MemD
 		t.Fatal(err)
 	}
 	return st
+}
+
+// devGenesis is chain 0's development genesis, run by r in block b on a new MemDB.
+func devGenesis(t testing.TB, r *Runner, b *Block) *db.MemDB {
+	t.Helper()
+	st := db.NewMemDB()
+	cmds, err := GenesisCommands(contracts.DevelopmentGenesis(0), "0", "development")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		if _, err := r.Genesis(st, b, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// devBlock is block 1 of chain 0, mined by the development miner.
+func devBlock() *Block {
+	key := contracts.Key("devnet-miner")
+	return &Block{ChainID: "0", Height: 1, ParentTime: 1_700_000_000_000_000,
+		Miner: Miner{Account: "k:" + key, Guard: eval.NewKeySet([]string{key}, eval.KeysAll)}}
 }
 
 func canPayBlock() *Block {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/contracts"
-	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/gas"
 )
@@ -74,18 +72,8 @@ func TestGasSupplyRounding(t *testing.T) {
 // one meter: each piece is run alone here and the sum rounded up must be what Apply charges.
 func TestGasUsedIsBuyPlusSizePlusPayload(t *testing.T) {
 	r := New(Config{})
-	st := db.NewMemDB()
-	cmds, err := GenesisCommands(contracts.DevelopmentGenesis(0), "0", "development")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &Block{ChainID: "0", Height: 1, ParentTime: 1_700_000_000_000_000,
-		Miner: Miner{Account: "k:" + contracts.Key("devnet-miner"), Guard: eval.NewKeySet([]string{contracts.Key("devnet-miner")}, eval.KeysAll)}}
-	for _, c := range cmds {
-		if _, err := r.Genesis(st, b, c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b := devBlock()
+	st := devGenesis(t, r, b)
 	for _, tc := range []struct {
 		code      string
 		payloadMG gas.MilliGas // the payload alone, by Pact 5's table

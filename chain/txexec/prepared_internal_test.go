@@ -5,9 +5,6 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/contracts"
-	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
 )
 
 // TestGasFlowCompiledOnce applies the same command again and again, each in
@@ -15,18 +12,8 @@ import (
 // first and used again by the others, which use the same gas.
 func TestGasFlowCompiledOnce(t *testing.T) {
 	r := New(Config{})
-	st := db.NewMemDB()
-	cmds, err := GenesisCommands(contracts.DevelopmentGenesis(0), "0", "development")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &Block{ChainID: "0", Height: 1, ParentTime: 1_700_000_000_000_000,
-		Miner: Miner{Account: "k:" + contracts.Key("devnet-miner"), Guard: eval.NewKeySet([]string{contracts.Key("devnet-miner")}, eval.KeysAll)}}
-	for _, c := range cmds {
-		if _, err := r.Genesis(st, b, c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b := devBlock()
+	st := devGenesis(t, r, b)
 	var gas []uint64
 	for i := range 3 {
 		c := devtx.Cmd{Code: "(+ 1 2)", Nonce: string(rune('a' + i)), Signers: []*api.KeyPair{devtx.Key("sender00")},

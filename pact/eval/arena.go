@@ -71,23 +71,24 @@ type callFrame struct {
 // back one first.
 func (a *arena) callFrame(n int) (*env, callFrame) {
 	if n <= len(pairFrame{}.buf) {
-		var f *pairFrame
-		if k := len(a.freePairs); k > 0 {
-			f, a.freePairs = a.freePairs[k-1], a.freePairs[:k-1]
-		} else {
-			f = cut(&a.pairs, pairChunk)
-		}
+		f := reuse(&a.freePairs, &a.pairs, pairChunk)
 		f.vals = f.buf[:n:n]
 		return &f.env, callFrame{pair: f}
 	}
-	var f *smallFrame
-	if k := len(a.freeFrames); k > 0 {
-		f, a.freeFrames = a.freeFrames[k-1], a.freeFrames[:k-1]
-	} else {
-		f = cut(&a.frames, frameChunk)
-	}
+	f := reuse(&a.freeFrames, &a.frames, frameChunk)
 	f.vals = f.buf[:n:n]
 	return &f.env, callFrame{small: f}
+}
+
+// reuse returns the last object given back to free, or else the next one
+// cut from chunk.
+func reuse[T any](free *[]*T, chunk *[]T, size int) *T {
+	if k := len(*free); k > 0 {
+		t := (*free)[k-1]
+		*free = (*free)[:k-1]
+		return t
+	}
+	return cut(chunk, size)
 }
 
 // giveBack takes back a frame nothing refers to any more: the frame of a
