@@ -55,7 +55,16 @@ type gasWhat struct {
 
 // charge adds c to the meter, logging w, and fails with P5's GasExceeded
 // once the limit is passed.
+//
+// A node's case (a limit, no rate, no log) is the meter's inlined
+// AddWithin; the description w is only read when logging.
 func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
+	if in.Gas.Quiet() {
+		if in.Gas.AddWithin(c) {
+			return nil
+		}
+		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+	}
 	charged, exceeded := in.Gas.Charge(c)
 	if in.Gas.Logging() && w != nil {
 		in.Gas.Record(w.show()+" "+in.gasLoc(), charged)

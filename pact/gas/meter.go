@@ -25,6 +25,9 @@ type Meter struct {
 	// log, when logging, collects the charges in order.
 	log     []Entry
 	logging bool
+	// plain is limited under a model without a rate, kept up to date by
+	// every setter of either: the case Quiet reports.
+	plain bool
 }
 
 // Entry is one logged charge.
@@ -36,8 +39,12 @@ type Entry struct {
 
 // NewMeter makes a meter of model with a limit in milligas.
 func NewMeter(model *Model, limit MilliGas) Meter {
-	return Meter{model: model, limit: limit, limited: true}
+	m := Meter{model: model, limit: limit, limited: true}
+	m.setPlain()
+	return m
 }
+
+func (m *Meter) setPlain() { m.plain = m.limited && (m.model == nil || m.model.Rate == 0) }
 
 // Model is the meter's model (Free for the zero Meter).
 func (m *Meter) Model() *Model {
@@ -81,13 +88,13 @@ func (m *Meter) ResetBudget() {
 func (m *Meter) Budgeted() bool { return !m.limited && m.budget > 0 }
 
 // SetModel changes the model, keeping the limit (env-gasmodel).
-func (m *Meter) SetModel(model *Model) { m.model = model }
+func (m *Meter) SetModel(model *Model) { m.model = model; m.setPlain() }
 
 // SetLimit sets the limit in milligas; charging starts.
-func (m *Meter) SetLimit(limit MilliGas) { m.limit, m.limited = limit, true }
+func (m *Meter) SetLimit(limit MilliGas) { m.limit, m.limited = limit, true; m.setPlain() }
 
 // Unlimit removes the limit: nothing is charged from now on.
-func (m *Meter) Unlimit() { m.limited = false }
+func (m *Meter) Unlimit() { m.limited = false; m.setPlain() }
 
 // Limit is the limit and whether there is one.
 func (m *Meter) Limit() (MilliGas, bool) { return m.limit, m.limited }
@@ -151,6 +158,23 @@ func (m *Meter) Charge(cost MilliGas) (charged MilliGas, exceeded bool) {
 	}
 	m.used = m.used.Add(cost)
 	return cost, m.used > m.limit || m.OverBudget()
+}
+
+// Quiet reports whether a charge is only an addition to check against the
+// limit: the meter has a limit, a model without a rate and no log (a
+// node's case). AddWithin is then Charge in a few inlined instructions.
+func (m *Meter) Quiet() bool { return m.plain && !m.logging }
+
+// AddWithin is Charge on a Quiet meter: it adds cost and reports whether
+// the total is still within the limit. (Without a rate nothing is
+// budgeted, so the limit is all there is to pass.)
+func (m *Meter) AddWithin(cost MilliGas) bool {
+	u := m.used + cost
+	if u < cost {
+		u = MaxMilliGas // saturating, as Add does
+	}
+	m.used = u
+	return u <= m.limit
 }
 
 // OverBudget reports whether the meter's budget, rather than its limit, is

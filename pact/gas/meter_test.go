@@ -115,3 +115,60 @@ func TestMilliGasArithmetic(t *testing.T) {
 		t.Error("negative counts are 0")
 	}
 }
+
+// A Quiet meter's AddWithin is its Charge: the same total and the same
+// verdict, over costs up to saturation, on every kind of meter Quiet
+// accepts; and Quiet refuses the meters whose Charge does more than add
+// (no limit, a rate, a log).
+func TestAddWithinIsCharge(t *testing.T) {
+	costs := []MilliGas{0, 1, 999, 1000, 1001, 150_000_000, MaxMilliGas / 2, MaxMilliGas - 1, MaxMilliGas}
+	meters := map[string]func() Meter{
+		"table":            func() Meter { return NewMeter(Table, 1_000_000) },
+		"free with limit":  func() Meter { return NewMeter(Free, 5) },
+		"zero limit":       func() Meter { return NewMeter(Table, 0) },
+		"huge limit":       func() Meter { return NewMeter(Table, MaxMilliGas-1) },
+		"max limit":        func() Meter { return NewMeter(Table, MaxMilliGas) },
+		"table and budget": func() Meter { m := NewMeter(Table, 1_000); m.SetBudget(10); return m },
+		"limit set later":  func() Meter { var m Meter; m.SetBudget(10); m.SetLimit(2_000); return m },
+		"rate dropped": func() Meter {
+			m := NewMeter(ConstantRate(1), 3_000)
+			m.SetModel(Table)
+			return m
+		},
+	}
+	for name, mk := range meters {
+		for _, first := range costs {
+			for _, c := range costs {
+				quick, full := mk(), mk()
+				if !quick.Quiet() {
+					t.Fatalf("%s: not quiet", name)
+				}
+				quick.AddWithin(first)
+				full.Charge(first)
+				within := quick.AddWithin(c)
+				charged, exceeded := full.Charge(c)
+				if within == exceeded || charged != c || quick.Used() != full.Used() {
+					t.Fatalf("%s, %d then %d: AddWithin %v used %d; Charge %d %v used %d",
+						name, first, c, within, quick.Used(), charged, exceeded, full.Used())
+				}
+			}
+		}
+	}
+	loud := map[string]func() Meter{
+		"zero":        func() Meter { return Meter{} },
+		"budget only": func() Meter { var m Meter; m.SetBudget(10); return m },
+		"rate":        func() Meter { return NewMeter(ConstantRate(1), 1_000) },
+		"rate set later": func() Meter {
+			m := NewMeter(Table, 1_000)
+			m.SetModel(ConstantRate(2))
+			return m
+		},
+		"unlimited": func() Meter { m := NewMeter(Table, 1_000); m.Unlimit(); return m },
+		"logging":   func() Meter { m := NewMeter(Table, 1_000); m.StartLog(); return m },
+	}
+	for name, mk := range loud {
+		if m := mk(); m.Quiet() {
+			t.Errorf("%s: quiet", name)
+		}
+	}
+}
