@@ -60,10 +60,7 @@ type gasWhat struct {
 // AddWithin; the description w is only read when logging.
 func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 	if in.Gas.Quiet() {
-		if in.Gas.AddWithin(c) {
-			return nil
-		}
-		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+		return in.chargeQuick(c)
 	}
 	charged, exceeded := in.Gas.Charge(c)
 	if in.Gas.Logging() && w != nil {
@@ -76,6 +73,16 @@ func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
 	}
 	return nil
+}
+
+// chargeQuick is charge on a Quiet meter, which never reads the charge's
+// description. The charging points a transfer passes most often call it
+// themselves, so that a node's charges build no gasWhat.
+func (in *Interp) chargeQuick(c gas.MilliGas) error {
+	if in.Gas.AddWithin(c) {
+		return nil
+	}
+	return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
 }
 
 // gasLoc renders the position of the charge as P5's gas log does
@@ -102,6 +109,9 @@ func (in *Interp) chargeConst(c gas.MilliGas) error {
 	if !in.metered() {
 		return nil
 	}
+	if in.Gas.Quiet() {
+		return in.chargeQuick(c)
+	}
 	return in.charge(c, &gasWhat{k: gkConstant, n: int64(c)})
 }
 
@@ -115,6 +125,9 @@ func (in *Interp) chargeNative(n *Native) error {
 	if in.Gas.Pricing().Natives {
 		c = n.flat
 	}
+	if in.Gas.Quiet() {
+		return in.chargeQuick(c)
+	}
 	return in.charge(c, &gasWhat{k: gkNative, nat: n})
 }
 
@@ -124,7 +137,11 @@ func (in *Interp) chargeApply(d *Def, n int) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.Apply(in.cfg(), int64(n)), &gasWhat{k: gkApply, n: int64(n), def: d})
+	cost := gas.Apply(in.cfg(), int64(n))
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkApply, n: int64(n), def: d})
 }
 
 // chargeUncons is one element step of map, filter, fold and zip (and try,
@@ -165,7 +182,11 @@ func (in *Interp) chargeObjLit(n int) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.ObjConcat(in.cfg(), int64(n)), &gasWhat{k: gkConcat, op: catObj, n: int64(n)})
+	cost := gas.ObjConcat(in.cfg(), int64(n))
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkConcat, op: catObj, n: int64(n)})
 }
 
 func (in *Interp) chargeTextConcat(n int64) error {
@@ -207,6 +228,9 @@ func (in *Interp) chargeIntOp(op string, a, b Integer) error {
 		c = gas.IntPow(a.bitLen(), b.bitLen())
 	case opShift:
 		c = gas.Shift(a.bitLen(), satInt64(b), b.bitLen(), satCount(b))
+	}
+	if in.Gas.Quiet() {
+		return in.chargeQuick(c)
 	}
 	return in.charge(c, &gasWhat{k: gkIntOp, op: op, x: a, y: b})
 }
@@ -282,30 +306,55 @@ func (in *Interp) chargeTextCmp(s string) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.TextCompare(in.cfg(), charCount(s)), &gasWhat{k: gkCompare, op: "TextComparison", s: s})
+	cost := gas.TextCompare(in.cfg(), charCount(s))
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkCompare, op: "TextComparison", s: s})
 }
 
 func (in *Interp) chargeIntCmp(a, b Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.IntCompare(in.cfg(), a.cmpBits(), b.cmpBits()), &gasWhat{k: gkCompare, op: "IntComparison", x: a, y: b})
+	cost := gas.IntCompare(in.cfg(), a.cmpBits(), b.cmpBits())
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkCompare, op: "IntComparison", x: a, y: b})
 }
 
 func (in *Interp) chargeDecCmp(a, b Decimal) error {
 	if !in.metered() {
 		return nil
 	}
-	ma, mb := a.mant, b.mant
-	c := gas.DecimalCompare(in.cfg(), signedMax(ma, mb).bitLen(), ma.cmpBits(), mb.cmpBits())
-	return in.charge(c, &gasWhat{k: gkCompare, op: "DecimalComparison", dx: a, dy: b})
+	cost := decCmpCost(in.cfg(), a.mant, b.mant)
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkCompare, op: "DecimalComparison", dx: a, dy: b})
+}
+
+// decCmpCost is a decimal comparison's cost on the mantissas ma and mb.
+// Mantissas that fit a machine word (a coin amount's do) take no detour
+// through Integer's methods: both compare as 64 bits, and the larger's
+// bit length is taken of the word itself.
+func decCmpCost(c *gas.Config, ma, mb Integer) gas.MilliGas {
+	if ma.big == nil && mb.big == nil {
+		return gas.DecimalCompare(c, wordBitLen(max(ma.small, mb.small)), 64, 64)
+	}
+	return gas.DecimalCompare(c, signedMax(ma, mb).bitLen(), ma.cmpBits(), mb.cmpBits())
 }
 
 func (in *Interp) chargeListCmp(n int) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.ListCompare(in.cfg(), n), &gasWhat{k: gkCompare, op: "ListComparison", n: int64(n)})
+	cost := gas.ListCompare(in.cfg(), n)
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkCompare, op: "ListComparison", n: int64(n)})
 }
 
 func (in *Interp) chargeObjCmp(n int) error {
@@ -358,6 +407,9 @@ func (in *Interp) chargeStrOp(op string, n, m int) error {
 	case "StrOpFormatTime":
 		c = gas.FormatTime(n)
 	}
+	if in.Gas.Quiet() {
+		return in.chargeQuick(c)
+	}
 	return in.charge(c, &gasWhat{k: gkStr, op: op, n: int64(n), m: int64(m)})
 }
 
@@ -374,7 +426,11 @@ func (in *Interp) chargeObjLookup(key string, size int) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.ObjLookup(charCount(key), size), &gasWhat{k: gkObj, op: "ObjOpLookup", s: key, n: int64(size)})
+	cost := gas.ObjLookup(charCount(key), size)
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkObj, op: "ObjOpLookup", s: key, n: int64(size)})
 }
 
 func (in *Interp) chargeObjRemove(key string, size int) error {
@@ -389,14 +445,22 @@ func (in *Interp) chargeRead(bytes uint64) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.Read(in.cfg(), bytes), &gasWhat{k: gkRead, n: int64(bytes)})
+	cost := gas.Read(in.cfg(), bytes)
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkRead, n: int64(bytes)})
 }
 
 func (in *Interp) chargeWrite(bytes uint64) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.Write(in.cfg(), bytes), &gasWhat{k: gkWrite, n: int64(bytes)})
+	cost := gas.Write(in.cfg(), bytes)
+	if in.Gas.Quiet() {
+		return in.chargeQuick(cost)
+	}
+	return in.charge(cost, &gasWhat{k: gkWrite, n: int64(bytes)})
 }
 
 // chargeHash is GHash: BLAKE2b over an estimated n bytes.

@@ -633,15 +633,42 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 	if !in.metered() {
 		return Equal(a, b), nil
 	}
+	// Each literal kind is one Go type, so the kinds match when b has a's
+	// type; booleans and units compare for free.
 	switch x := a.(type) {
-	case Integer, Decimal, String, Bool, Unit:
-		if !isLiteral(b) || a.Kind() != b.Kind() {
+	case Integer:
+		y, ok := b.(Integer)
+		if !ok {
 			return false, nil
 		}
-		if err := in.chargeLiteralCmp(a, b); err != nil {
+		if err := in.chargeIntCmp(x, y); err != nil {
 			return false, err
 		}
-		return Equal(a, b), nil
+		return x.Equal(y), nil
+	case Decimal:
+		y, ok := b.(Decimal)
+		if !ok {
+			return false, nil
+		}
+		if err := in.chargeDecCmp(x, y); err != nil {
+			return false, err
+		}
+		return x.Equal(y), nil
+	case String:
+		y, ok := b.(String)
+		if !ok {
+			return false, nil
+		}
+		if err := in.chargeTextCmp(string(x)); err != nil {
+			return false, err
+		}
+		return x == y, nil
+	case Bool:
+		y, ok := b.(Bool)
+		return ok && x == y, nil
+	case Unit:
+		_, ok := b.(Unit)
+		return ok, nil
 	case List:
 		y, ok := b.(List)
 		if !ok || len(x) != len(y) {

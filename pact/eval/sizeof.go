@@ -50,17 +50,22 @@ func intSize(i Integer) uint64 { return uint64(max(64, i.bitLen()) / 8) }
 // bitLen is GHC's integerLog2 |i| + 1: the bit length of |i|, 1 for 0.
 func (i Integer) bitLen() int {
 	if i.big == nil {
-		v := i.small
-		if v == 0 {
-			return 1
-		}
-		u := uint64(v)
-		if v < 0 {
-			u = uint64(-v) // -MinInt64 wraps to 2^63, which is right as unsigned
-		}
-		return bits.Len64(u)
+		return wordBitLen(i.small)
 	}
 	return i.big.BitLen()
+}
+
+// wordBitLen is the bit length of |v|, 1 for 0: bitLen of a small
+// integer.
+func wordBitLen(v int64) int {
+	if v == 0 {
+		return 1
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = -u // -MinInt64 wraps to 2^63, which is right as unsigned
+	}
+	return bits.Len64(u)
 }
 
 // cmpBits is the bit length upstream's integer comparisons use: 64 for any
