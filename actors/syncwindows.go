@@ -153,7 +153,12 @@ func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledg
 	go func() {
 		defer close(inserterDone)
 		for w := range toInsert {
+			// A window that fails is counted again when it is inserted from the origin.
+			counted := prog.n
 			err := s.insertWindow(w.src.addr, w, prog)
+			if err != nil {
+				prog.n = counted
+			}
 			select {
 			case inserted <- err:
 			case <-ctx.Done():

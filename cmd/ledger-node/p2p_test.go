@@ -284,12 +284,21 @@ func lastLines(s string, n int) string {
 }
 
 // countingPeer counts the branch queries a peer is asked; a lying one leaves the top header
-// out of every answer, a slow one takes its time over each.
+// out of every answer, a slow one takes its time over each, and one short of payloads serves
+// only the first payload a request asks for.
 type countingPeer struct {
 	actors.Peer
-	branches *atomic.Int64
-	lie      bool
-	slow     time.Duration
+	branches      *atomic.Int64
+	lie           bool
+	slow          time.Duration
+	shortPayloads bool
+}
+
+func (p countingPeer) Payloads(ctx context.Context, c ledger.ChainID, hashes []ledger.Hash) (map[ledger.Hash]*ledger.PayloadWithOutputs, error) {
+	if p.shortPayloads && len(hashes) > 1 {
+		hashes = hashes[:1]
+	}
+	return p.Peer.Payloads(ctx, c, hashes)
 }
 
 func (p countingPeer) BranchRange(ctx context.Context, c ledger.ChainID, lower, upper []ledger.Hash, minHeight, maxHeight uint64) ([]*ledger.Header, error) {
@@ -308,7 +317,8 @@ func (p countingPeer) BranchRange(ctx context.Context, c ledger.ChainID, lower, 
 
 // A node catching up fetches windows from every peer that holds the cut, not only from the
 // one whose cut it adopts: each peer answers a client only 50 requests a second. A helper
-// that serves an incomplete branch is dropped at once and its window fetched from the origin;
+// that serves an incomplete branch is dropped at once and its window fetched from the origin,
+// and so is one whose window does not insert (it lacks payloads) once part of it is inserted;
 // a helper that is slow does not hold the catch-up back: the origin fetches its windows too.
 func TestCatchUpFromSeveralPeers(t *testing.T) {
 	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1}
@@ -330,7 +340,7 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 	if helper < origin {
 		origin, helper = helper, origin
 	}
-	for _, helperIs := range []string{"honest", "lying", "slow"} {
+	for _, helperIs := range []string{"honest", "lying", "slow", "short of payloads"} {
 		counts := map[string]*atomic.Int64{origin: new(atomic.Int64), helper: new(atomic.Int64)}
 		small := opts
 		small.syncWindow = 40 // two heights of the 20 chains
@@ -340,7 +350,7 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 				return p
 			}
 			if addr == helper {
-				cp.lie = helperIs == "lying"
+				cp.lie, cp.shortPayloads = helperIs == "lying", helperIs == "short of payloads"
 				if helperIs == "slow" {
 					// A window (20 queries) takes a minute; the whole catch-up from the
 					// origin alone takes a few seconds.
@@ -372,6 +382,11 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 			t.Errorf("honest helper: the origin was asked %d branch queries and the helper %d:\n%s", o, h, lastLines(log, 20))
 		case helperIs == "lying" && (h != 1 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
 			t.Errorf("lying helper: asked %d branch queries (want 1, then dropped):\n%s", h, lastLines(log, 20))
+		case !strings.Contains(log, fmt.Sprintf("msg=\"caught up\" component=sync peer=%s blocks=%d ", origin, target.Height)):
+			// Every block counted once, those of a window inserted again from the origin too.
+			t.Errorf("%s helper: the catch-up did not report %d blocks caught up:\n%s", helperIs, target.Height, lastLines(log, 20))
+		case helperIs == "short of payloads" && (!strings.Contains(log, "has no payload") || !strings.Contains(log, ","+helper+"=0")):
+			t.Errorf("helper short of payloads: not dropped, or a window of its used:\n%s", lastLines(log, 20))
 		case helperIs == "slow" && (took > 20*time.Second || !strings.Contains(log, ","+helper+"=0")):
 			t.Errorf("slow helper: caught up in %v, want the origin to fetch the slow windows and no window of the helper's used:\n%s",
 				took, lastLines(log, 20))
