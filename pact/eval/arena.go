@@ -22,6 +22,9 @@ type arena struct {
 	// zeroed, for the next calls.
 	freeFrames []*smallFrame
 	freePairs  []*pairFrame
+	// freeEnvs are bare frames given back (giveBackEnv): the frames of
+	// defcap bodies, whose values are their token's arguments.
+	freeEnvs []*env
 }
 
 const (
@@ -102,6 +105,26 @@ func (a *arena) giveBack(f callFrame) {
 	}
 	*f.small = smallFrame{}
 	a.freeFrames = append(a.freeFrames, f.small)
+}
+
+// envOver returns a frame whose values are vals, a given-back one first:
+// a frame that shares its values with something else (a capability
+// token's arguments), so that only the frame itself is reused.
+func (a *arena) envOver(vals []Value) *env {
+	if k := len(a.freeEnvs); k > 0 {
+		e := a.freeEnvs[k-1]
+		a.freeEnvs = a.freeEnvs[:k-1]
+		e.vals = vals
+		return e
+	}
+	return &env{vals: vals}
+}
+
+// giveBackEnv takes back a frame of envOver that nothing refers to any
+// more (the body run in it is Def.frameFree), dropping its values.
+func (a *arena) giveBackEnv(e *env) {
+	*e = env{}
+	a.freeEnvs = append(a.freeEnvs, e)
 }
 
 // capToken returns a zeroed capability token.

@@ -243,7 +243,17 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlo
 	if in.Coverage != nil {
 		in.Coverage.Enter(d)
 	}
-	_, err := in.body(d.Body, &env{vals: t.Args})
+	var fr *env
+	if d.frameFree {
+		// Nothing the body makes can keep its frame: reuse one.
+		fr = in.alloc.envOver(t.Args)
+	} else {
+		fr = &env{vals: t.Args}
+	}
+	_, err := in.body(d.Body, fr)
+	if d.frameFree {
+		in.alloc.giveBackEnv(fr)
+	}
 	in.composing = prev
 	in.inDefcap--
 	in.stack = in.stack[:len(in.stack)-1]

@@ -131,6 +131,7 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 			return nil, err
 		}
 		n.body = body
+		n.frameFree = !keepsFrame(body...)
 		return n, nil
 	case *resolve.App:
 		fn, err := c.term(t.Fn)
@@ -181,6 +182,7 @@ func (c *compiler) let(t *resolve.Let) (node, error) {
 		return nil, err
 	}
 	n.body = body
+	n.frameFree = !keepsFrame(n.vals...) && !keepsFrame(body...)
 	return n, nil
 }
 

@@ -171,6 +171,14 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		return newObjectSorted(n.keys, vals), nil
 	case *nLet:
 		var fr *env
+		if n.frameFree && len(n.vals) <= len(smallFrame{}.buf) {
+			// Nothing keeps the frame: a given-back one, given back again.
+			fr, cf := in.alloc.callFrame(len(n.vals))
+			fr.vals, fr.up = fr.vals[:0], e
+			v, err := in.letIn(n, fr)
+			in.alloc.giveBack(cf)
+			return v, err
+		}
 		if len(n.vals) <= len(smallFrame{}.buf) {
 			// Most lets bind a few names: frame and values in one allocation.
 			fr = in.alloc.frame(len(n.vals))
@@ -178,20 +186,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		} else {
 			fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
 		}
-		for i, x := range n.vals {
-			v, err := in.eval(x, fr)
-			if err != nil {
-				return nil, err
-			}
-			// P5 checks a typed binder's value (closures are not checked).
-			if t := n.params[i].Type; t != nil && v.Kind() != KindClosure {
-				if err := in.checkType(t, v); err != nil {
-					return nil, located(err, x.span())
-				}
-			}
-			fr.vals = append(fr.vals, v)
-		}
-		return in.body(n.body, fr)
+		return in.letIn(n, fr)
 	case *nLambda:
 		return &Closure{params: n.params, body: n.body, env: e, loc: n.loc}, nil
 	case *nBinding:
@@ -437,6 +432,25 @@ func (in *Interp) applyPartial(p *Partial, args []Value, loc syntax.Span) (Value
 	return in.runLambda(c, all)
 }
 
+// letIn evaluates let n in its frame fr, empty: each value appended to
+// fr in turn (a later binder sees the earlier ones), then the body.
+func (in *Interp) letIn(n *nLet, fr *env) (Value, error) {
+	for i, x := range n.vals {
+		v, err := in.eval(x, fr)
+		if err != nil {
+			return nil, err
+		}
+		// P5 checks a typed binder's value (closures are not checked).
+		if t := n.params[i].Type; t != nil && v.Kind() != KindClosure {
+			if err := in.checkType(t, v); err != nil {
+				return nil, located(err, x.span())
+			}
+		}
+		fr.vals = append(fr.vals, v)
+	}
+	return in.body(n.body, fr)
+}
+
 // applyBinding applies a binding form {"k" := v ...}: P5 desugars it to a
 // one-argument lambda whose body binds each field with (at "k" obj), in
 // order, checking typed binders.
@@ -444,7 +458,20 @@ func (in *Interp) applyBinding(f *bindFn, obj *Object) (Value, error) {
 	if err := in.chargeApply(nil, 1); err != nil {
 		return nil, err
 	}
-	fr := &env{vals: make([]Value, len(f.b.fields)), up: f.env}
+	if f.b.frameFree && len(f.b.fields) <= len(smallFrame{}.buf) {
+		// Nothing keeps the frame: a given-back one, given back again.
+		fr, cf := in.alloc.callFrame(len(f.b.fields))
+		fr.up = f.env
+		v, err := in.bindIn(f, obj, fr)
+		in.alloc.giveBack(cf)
+		return v, err
+	}
+	return in.bindIn(f, obj, &env{vals: make([]Value, len(f.b.fields)), up: f.env})
+}
+
+// bindIn binds obj's fields into fr, a frame of their number, and
+// evaluates the binding's body in it.
+func (in *Interp) bindIn(f *bindFn, obj *Object, fr *env) (Value, error) {
 	for i, k := range f.b.fields {
 		if in.metered() {
 			if err := in.chargeNative(atNative()); err != nil {

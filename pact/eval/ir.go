@@ -76,6 +76,9 @@ type (
 		vals   []node
 		body   []node
 		loc    syntax.Span
+		// frameFree says neither vals nor body keeps a reference to the
+		// let's frame (keepsFrame), so that it may be given back.
+		frameFree bool
 	}
 	nSpecial struct {
 		form resolve.Form
@@ -92,6 +95,9 @@ type (
 		params []Param
 		body   []node
 		loc    syntax.Span
+		// frameFree says body keeps no reference to the binding's frame
+		// (keepsFrame), so that it may be given back.
+		frameFree bool
 	}
 )
 
