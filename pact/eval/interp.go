@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -48,6 +49,11 @@ type Interp struct {
 	// (Native.argsLent), a stack: each call's list is above its caller's,
 	// and taken off when the call returns.
 	lent []Value
+	// topDs is the desugaring pass of top-level expressions, kept so that
+	// its blocks serve every command (Desugarer.Recycle); topDsBusy says a
+	// compilation has it (another then uses its own).
+	topDs     resolve.Desugarer
+	topDsBusy bool
 
 	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
 	MaxDepth int

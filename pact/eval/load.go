@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -66,8 +67,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		in.scopeChanged()
 		return String("Loaded repl defconst " + x.Name), nil
 	case syntax.Expr:
-		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
-		n, err := c.expr(x)
+		n, err := in.compileTopExpr(x, repl)
 		if err != nil {
 			return nil, err
 		}
@@ -77,6 +77,24 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		return in.evalTopExpr(n, x)
 	}
 	return nil, EvalError("unsupported top-level form")
+}
+
+// compileTopExpr compiles the top-level expression x with the kept
+// desugaring pass (in.topDs) when no other compilation has it; the
+// compiled nodes keep nothing of the desugared terms, so that their memory
+// serves the next command.
+func (in *Interp) compileTopExpr(x syntax.Expr, repl bool) (node, error) {
+	c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
+	if in.topDsBusy {
+		return c.expr(x)
+	}
+	in.topDsBusy = true
+	c.ds, in.topDs = in.topDs, resolve.Desugarer{}
+	n, err := c.expr(x)
+	c.ds.Recycle()
+	in.topDs, c.ds = c.ds, resolve.Desugarer{}
+	in.topDsBusy = false
+	return n, err
 }
 
 // startTopLevel readies the interpreter for a top-level form.

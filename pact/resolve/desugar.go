@@ -55,6 +55,25 @@ func (b *block[T]) new() *T {
 	return &b.buf[len(b.buf)-1]
 }
 
+// recycle hands b's current block out again from its start, cleared (the
+// earlier, smaller blocks are left to the collector). Past its length a
+// block is still zero: it is cleared as far as it was handed out.
+func (b *block[T]) recycle() {
+	clear(b.buf)
+	b.buf = b.buf[:0]
+}
+
+// Recycle lets d hand out again the memory of the terms it has made: for a
+// caller that keeps one Desugarer for many short walks (a node's commands)
+// and keeps no term of them, so that each walk need not allocate blocks
+// afresh. A term made before Recycle must not be read after it.
+func (d *Desugarer) Recycle() {
+	d.lits.recycle()
+	d.apps.recycle()
+	clear(d.lists)
+	d.lists = d.lists[:0]
+}
+
 // termList is a list of n terms (its capacity n: appending copies it).
 func (d *Desugarer) termList(n int) []Term {
 	if n > cap(d.lists)-len(d.lists) {

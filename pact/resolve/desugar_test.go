@@ -90,3 +90,33 @@ func TestSmallLiteralAgreesWithSetString(t *testing.T) {
 		}
 	}
 }
+
+// After Recycle a Desugarer makes its terms in the memory of the earlier
+// ones, cleared: the second walk's terms are its own, whatever the first
+// left there.
+func TestRecycle(t *testing.T) {
+	d := &Desugarer{}
+	first, err := desugar(t, d, `(f 1 2 (g "x" 3))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstApp, firstLit := first.(*App), first.(*App).Args[0].(*Lit)
+	innerApp := firstApp.Args[2].(*App) // made first, at its block's start
+	d.Recycle()
+	if firstApp.Fn != nil || firstApp.Args != nil || firstLit.Src != nil {
+		t.Errorf("Recycle left the first walk's terms: %#v %#v", firstApp, firstLit)
+	}
+	second, err := desugar(t, d, `(h 7)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, ok := second.(*App)
+	if !ok || app != innerApp {
+		t.Fatalf("second walk's application %p, want the recycled %p", app, innerApp)
+	}
+	fn, _ := app.Fn.(*Var)
+	lit, _ := app.Args[0].(*Lit)
+	if fn == nil || fn.Name.Name != "h" || len(app.Args) != 1 || cap(app.Args) != 1 || lit == nil || lit.Int.Int64() != 7 {
+		t.Errorf("second walk gave %#v, want (h 7)", app)
+	}
+}
