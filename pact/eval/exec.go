@@ -560,7 +560,11 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 // unlend takes the lists lent since mark off the stack, cleared so that
 // the stack keeps no value alive.
 func (in *Interp) unlend(mark int) {
-	clear(in.lent[mark:])
+	// Lists are a few values: a loop, not clear's call of the runtime's
+	// general clearing (with its bulk write barrier).
+	for i := len(in.lent) - 1; i >= mark; i-- {
+		in.lent[i] = nil
+	}
 	in.lent = in.lent[:mark]
 }
 

@@ -42,6 +42,9 @@ func TestLentArgs(t *testing.T) {
 		if len(in.lent) != 0 {
 			t.Errorf("%.60s left %d values on the lent stack", c.src, len(in.lent))
 		}
+		if kept := keptLent(in); kept != 0 {
+			t.Errorf("%.60s left %d values alive past the lent stack's end", c.src, kept)
+		}
 	}
 	// A failure unwinds the stack too.
 	f, err := syntax.ParseRepl("lent.repl", `(+ 1 (+ 2 (enforce false "no")))`)
@@ -54,4 +57,19 @@ func TestLentArgs(t *testing.T) {
 	if len(in.lent) != 0 {
 		t.Errorf("a failure left %d values on the lent stack", len(in.lent))
 	}
+	if kept := keptLent(in); kept != 0 {
+		t.Errorf("a failure left %d values alive past the lent stack's end", kept)
+	}
+}
+
+// keptLent counts the values left in the lent stack's array past its end:
+// unlend clears what it takes off, so that the stack keeps nothing alive.
+func keptLent(in *Interp) int {
+	n := 0
+	for _, v := range in.lent[len(in.lent):cap(in.lent)] {
+		if v != nil {
+			n++
+		}
+	}
+	return n
 }
