@@ -199,6 +199,7 @@ func (r *Runner) CanPay(st db.DB, b *Block, pc *api.ParsedCommand) error {
 		return nil
 	}
 	in := r.interp(st, b, pc, m)
+	defer r.release(in)
 	_, err := r.buy(in, pc, m, b.Miner, false)
 	return err
 }
@@ -241,6 +242,7 @@ func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.Publ
 		return nil, &BuyGasError{RequestKey: pc.RequestKey, TooBig: true}
 	}
 	in := r.interp(st, b, pc, m)
+	defer r.release(in)
 	if mode == db.Local {
 		in.Flags = r.localFlags
 	}

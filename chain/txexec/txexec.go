@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -153,6 +154,10 @@ type Runner struct {
 	// compiled once for as long as the modules they name are the same.
 	buyGas, redeemGas, coinbase *eval.Prepared
 	nsPolicy                    *eval.Prepared
+	// spares pass the memory of a finished command's interpreter (its
+	// arena's uncut chunks, given-back frames: eval.Spare) to the next
+	// one's, instead of each command starting from fresh chunks.
+	spares sync.Pool
 }
 
 // New makes a Runner.
@@ -226,7 +231,8 @@ func (r *Runner) MaxResultBytes() int { return r.cfg.MaxResultBytes }
 // interp makes the interpreter of one command in b, whose public metadata
 // is m (the command's, with the gas limit it runs with).
 func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta) *eval.Interp {
-	in := eval.New(st)
+	sp, _ := r.spares.Get().(*eval.Spare)
+	in := eval.NewWith(st, sp)
 	in.TxHash = pc.RequestKey.String()
 	in.Flags = r.cfg.Flags
 	in.Signers = pc.Payload.EvalSigners()
@@ -239,6 +245,10 @@ func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand, m *api.Public
 	}
 	return in
 }
+
+// release passes the memory of in, whose command is done, to the next
+// command's interpreter.
+func (r *Runner) release(in *eval.Interp) { r.spares.Put(in.Release()) }
 
 // verifySPV is the verify-spv native: "TXOUT" with {"proof": PROOF} gives the proven
 // transaction output as an object.

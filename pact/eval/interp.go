@@ -54,6 +54,9 @@ type Interp struct {
 	// compilation has it (another then uses its own).
 	topDs     resolve.Desugarer
 	topDsBusy bool
+	// spare is the Spare this interpreter's memory came in (NewWith), for
+	// Release to give it back in.
+	spare *Spare
 
 	// MaxDepth bounds the call depth; 0 means DefaultMaxDepth.
 	MaxDepth int
