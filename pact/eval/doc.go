@@ -41,7 +41,8 @@
 //     evaluated again and again, their compiled forms kept while what
 //     compiling read is unchanged);
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
-//     caps.go, enforce.go, pacts.go, coverage.go, arena.go, errors.go;
+//     caps.go, enforce.go, pacts.go, coverage.go, arena.go, spare.go (an
+//     interpreter's memory handed to the next one), errors.go;
 //   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
 //
 // It imports the language's other packages only: syntax, resolve, gas, db,
