@@ -38,6 +38,7 @@ func (r *Runner) Local(st db.DB, b *Block, pc *api.ParsedCommand, preflight bool
 		}
 	} else {
 		in := r.interp(st, b, pc, run)
+		defer r.release(in)
 		in.Flags = r.localFlags
 		o, err = r.payload(in, b, pc, run, db.Local, gas.NewMeter(r.cfg.Gas, 0), 0)
 	}

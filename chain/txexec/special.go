@@ -79,6 +79,7 @@ func (r *Runner) Genesis(st db.DB, b *Block, cmd *api.Command) ([]byte, error) {
 		return nil, fmt.Errorf("genesis command: %w", err)
 	}
 	in := r.interp(st, b, pc, pc.Payload.Meta.Public)
+	defer r.release(in)
 	in.Data = pc.Payload.EvalData()
 	in.NamespacePolicy = eval.NamespacePolicy{AllowRoot: true}
 	v, logs, id, err := inTx(in, db.Transactional, func() (eval.Value, error) {

@@ -229,7 +229,8 @@ func chainData(b *Block, m *api.PublicMeta) *eval.Object {
 func (r *Runner) MaxResultBytes() int { return r.cfg.MaxResultBytes }
 
 // interp makes the interpreter of one command in b, whose public metadata
-// is m (the command's, with the gas limit it runs with).
+// is m (the command's, with the gas limit it runs with), on the memory a
+// finished command's interpreter left (release).
 func (r *Runner) interp(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta) *eval.Interp {
 	sp, _ := r.spares.Get().(*eval.Spare)
 	in := eval.NewWith(st, sp)
