@@ -142,13 +142,26 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &nApp{fn: fn, args: args, loc: t.Src.Loc}, nil
+		return newApp(fn, args, t.Src.Loc), nil
 	case *resolve.Special:
 		return c.special(t)
 	case *resolve.Cond:
 		return c.cond(t)
 	}
 	return nil, compileErr(t.Span(), "unsupported expression")
+}
+
+// newApp is the application of fn to args, its plain native found.
+func newApp(fn node, args []node, loc syntax.Span) *nApp {
+	a := &nApp{fn: fn, args: args, loc: loc}
+	if f, ok := fn.(*nNative); ok {
+		n := f.n
+		if n.Special == nil && n.argsLent && !n.TopLevelOnly &&
+			len(args) >= n.Min && (n.Max < 0 || len(args) <= n.Max) {
+			a.plain = n
+		}
+	}
+	return a
 }
 
 func allConst(ns []node) bool {
@@ -218,7 +231,7 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		if len(args) != 2 {
 			// With another arity they are plain function values.
 			fn := &nNative{n: boolFnNative(t.Form), loc: t.Src.Fn.Span()}
-			return &nApp{fn: fn, args: args, loc: loc}, nil
+			return newApp(fn, args, loc), nil
 		}
 	case resolve.FormEnforce:
 		if len(args) != 2 {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/gas"
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -97,6 +98,26 @@ func (in *Interp) step() error {
 	return nil
 }
 
+// arg evaluates an argument: a variable or a constant at once, without
+// eval's dispatch (most arguments are one or the other), anything else by
+// eval. Coverage sees every expression, so it takes eval's path.
+func (in *Interp) arg(n node, e *env) (Value, error) {
+	if in.Coverage == nil {
+		switch n := n.(type) {
+		case *nLocal:
+			if n.up == 0 {
+				return e.vals[n.idx], nil
+			}
+			return e.lookup(n.up, n.idx), nil
+		case *nConst:
+			if n.lits == nil {
+				return n.v, nil
+			}
+		}
+	}
+	return in.eval(n, e)
+}
+
 // eval evaluates a compiled expression in a frame.
 func (in *Interp) eval(n node, e *env) (Value, error) {
 	if in.Coverage != nil {
@@ -123,7 +144,13 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		if in.Gas.Logging() {
 			in.gasAt = n
 		}
-		v, err := in.evalApp(n, e)
+		var v Value
+		var err error
+		if n.plain != nil {
+			v, err = in.callPlain(n.plain, n, e)
+		} else {
+			v, err = in.evalApp(n, e)
+		}
 		if err != nil {
 			return nil, located(err, n.loc)
 		}
@@ -288,7 +315,7 @@ func (in *Interp) dynDef(n *nDyn, e *env) (*Def, error) {
 func (in *Interp) evalArgs(ns []node, e *env) ([]Value, error) {
 	args := in.alloc.values(len(ns))
 	for i, x := range ns {
-		v, err := in.eval(x, e)
+		v, err := in.arg(x, e)
 		if err != nil {
 			return nil, err
 		}
@@ -317,7 +344,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 			// callee's frame (one allocation instead of two).
 			fr, cf := in.alloc.callFrame(len(n.args))
 			for i, x := range n.args {
-				v, err := in.eval(x, e)
+				v, err := in.arg(x, e)
 				if err != nil {
 					return nil, err
 				}
@@ -544,7 +571,7 @@ func (in *Interp) runLambda(f *Closure, args []Value) (Value, error) {
 func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 	mark := len(in.lent)
 	for _, x := range n.args {
-		v, err := in.eval(x, e)
+		v, err := in.arg(x, e)
 		if err != nil {
 			in.unlend(mark)
 			return nil, err
@@ -553,6 +580,51 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 	}
 	top := len(in.lent)
 	v, err := in.callNative(nat, in.lent[mark:top:top], n.loc)
+	in.unlend(mark)
+	return v, err
+}
+
+// callPlain is callNativeLent then callNative for an nApp.plain native,
+// in one frame and without the checks its compilation made: most calls
+// are calls of such natives (+, =, at, enforce's conditions...).
+func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
+	mark := len(in.lent)
+	for _, x := range n.args {
+		v, err := in.arg(x, e)
+		if err != nil {
+			in.unlend(mark)
+			return nil, err
+		}
+		in.lent = append(in.lent, v)
+	}
+	top := len(in.lent)
+	args := in.lent[mark:top:top]
+	if !nat.Repl && in.metered() {
+		var err error
+		if in.Gas.Quiet() {
+			c := gas.MilliGas(0)
+			if in.Gas.Pricing().Natives {
+				c = nat.flat
+			}
+			err = in.chargeQuick(c)
+		} else {
+			err = in.chargeNative(nat)
+		}
+		if err == nil && nat.gasHook != nil {
+			err = nat.gasHook(in, args)
+		}
+		if err != nil {
+			in.unlend(mark)
+			return nil, err
+		}
+	}
+	if nat.elements != nil {
+		if err := in.allocElements(nat.elements(args)); err != nil {
+			in.unlend(mark)
+			return nil, err
+		}
+	}
+	v, err := nat.Fn(Call{in: in, Native: nat, Loc: n.loc}, args)
 	in.unlend(mark)
 	return v, err
 }

@@ -49,6 +49,11 @@ type (
 		fn   node
 		args []node
 		loc  syntax.Span
+		// plain is fn's native when the call needs none of evalApp's
+		// general cases: an eager native that lends its argument list,
+		// given an argument count within its bounds, callable anywhere.
+		// eval calls it by callPlain.
+		plain *Native
 	}
 	nList struct {
 		elems []node
