@@ -18,6 +18,7 @@ type arena struct {
 	frames []smallFrame
 	pairs  []pairFrame
 	tokens []CapToken
+	cells  []objectCell
 	// freeFrames and freePairs are call frames given back (giveBack),
 	// zeroed, for the next calls.
 	freeFrames []*smallFrame
@@ -32,6 +33,7 @@ const (
 	frameChunk = 32  // frames per chunk (3 KiB)
 	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
+	cellChunk  = 16  // small objects per chunk (1.8 KiB)
 )
 
 // values returns a zeroed slice of n values whose capacity is n, so that
@@ -129,6 +131,26 @@ func (a *arena) giveBackEnv(e *env) {
 
 // capToken returns a zeroed capability token.
 func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
+
+// objectCell is an object with room for its values: most objects a
+// transaction builds (literals, merged rows) have a few fields, and
+// making both at once saves an allocation each.
+type objectCell struct {
+	obj Object
+	buf [4]Value
+}
+
+// object returns an object over keys (sorted and unique) and its values
+// to fill in, zeroed: cut from a chunk when they fit a cell.
+func (a *arena) object(keys []string) (*Object, []Value) {
+	if len(keys) > len(objectCell{}.buf) {
+		vals := make([]Value, len(keys))
+		return newObjectSorted(keys, vals), vals
+	}
+	c := cut(&a.cells, cellChunk)
+	c.obj.keys, c.obj.vals = keys, c.buf[:len(keys):len(keys)]
+	return &c.obj, c.obj.vals
+}
 
 // cut returns the next zeroed object of chunk, a new chunk of size objects
 // when it is used up.

@@ -184,9 +184,9 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		if err := in.chargeObjLit(len(n.vals)); err != nil {
 			return nil, located(err, n.loc)
 		}
-		vals := make([]Value, len(n.keys))
+		obj, vals := in.alloc.object(n.keys)
 		for i, x := range n.vals {
-			v, err := in.eval(x, e)
+			v, err := in.arg(x, e)
 			if err != nil {
 				return nil, err
 			}
@@ -195,7 +195,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 			}
 			vals[n.pos[i]] = v
 		}
-		return newObjectSorted(n.keys, vals), nil
+		return obj, nil
 	case *nLet:
 		var fr *env
 		if n.frameFree && len(n.vals) <= len(smallFrame{}.buf) {

@@ -109,26 +109,61 @@ func (o *Object) Remove(k string) *Object {
 }
 
 // Union is object `+`: all keys of both, the receiver's values winning on
-// shared keys (Haskell's left-biased Map.union).
+// shared keys (Haskell's left-biased Map.union). When one object's keys
+// hold the other's (an update's fields and the row it updates), the union
+// shares that key list, and its values come with it in one allocation.
 func (o *Object) Union(p *Object) *Object {
-	keys := make([]string, 0, len(o.keys)+len(p.keys))
-	vals := make([]Value, 0, len(o.keys)+len(p.keys))
-	i, j := 0, 0
-	for i < len(o.keys) || j < len(p.keys) {
+	n, onlyO, onlyP := 0, 0, 0
+	for i, j := 0, 0; i < len(o.keys) || j < len(p.keys); n++ {
 		switch {
 		case j == len(p.keys) || (i < len(o.keys) && o.keys[i] < p.keys[j]):
-			keys, vals = append(keys, o.keys[i]), append(vals, o.vals[i])
+			i, onlyO = i+1, onlyO+1
+		case i == len(o.keys) || p.keys[j] < o.keys[i]:
+			j, onlyP = j+1, onlyP+1
+		default:
+			i, j = i+1, j+1
+		}
+	}
+	var keys []string
+	switch {
+	case onlyP == 0:
+		keys = o.keys
+	case onlyO == 0:
+		keys = p.keys
+	default:
+		keys = make([]string, 0, n)
+	}
+	var u *Object
+	if n <= len(objectCell{}.buf) {
+		c := new(objectCell)
+		c.obj.vals = c.buf[:0:n]
+		u = &c.obj
+	} else {
+		u = &Object{vals: make([]Value, 0, n)}
+	}
+	fresh := onlyP != 0 && onlyO != 0
+	for i, j := 0, 0; i < len(o.keys) || j < len(p.keys); {
+		var k string
+		var v Value
+		switch {
+		case j == len(p.keys) || (i < len(o.keys) && o.keys[i] < p.keys[j]):
+			k, v = o.keys[i], o.vals[i]
 			i++
 		case i == len(o.keys) || p.keys[j] < o.keys[i]:
-			keys, vals = append(keys, p.keys[j]), append(vals, p.vals[j])
+			k, v = p.keys[j], p.vals[j]
 			j++
 		default:
-			keys, vals = append(keys, o.keys[i]), append(vals, o.vals[i])
+			k, v = o.keys[i], o.vals[i]
 			i++
 			j++
 		}
+		if fresh {
+			keys = append(keys, k)
+		}
+		u.vals = append(u.vals, v)
 	}
-	return newObjectSorted(keys, vals)
+	u.keys = keys
+	return u
 }
 
 // Restrict is `take` with a key list: only the listed keys that exist.
