@@ -205,7 +205,7 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 		if err != nil {
 			return capSlot{}, err
 		}
-		nv, err := in.Apply(mgr, []Value{mc.value, t.Args[d.ManagedParam]}, d.Loc)
+		nv, err := in.apply(mgr, []Value{mc.value, t.Args[d.ManagedParam]}, &d.Loc)
 		if err != nil {
 			return capSlot{}, err
 		}

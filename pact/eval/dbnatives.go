@@ -334,7 +334,7 @@ func nativeFoldDB(c Call, a []Value) (Value, error) {
 	}
 	var rows []kept
 	err = c.in.rows(t, func(k string, row *Object) error {
-		keep, err := asBool(c.in.Apply(a[1], []Value{String(k), row}, c.Loc))
+		keep, err := asBool(c.in.apply(a[1], []Value{String(k), row}, c.loc))
 		if err == nil && keep {
 			rows = append(rows, kept{k, row})
 		}
@@ -345,7 +345,7 @@ func nativeFoldDB(c Call, a []Value) (Value, error) {
 	}
 	out := make(List, len(rows))
 	for i := len(rows) - 1; i >= 0; i-- {
-		r, err := c.in.Apply(a[2], []Value{String(rows[i].key), rows[i].row}, c.Loc)
+		r, err := c.in.apply(a[2], []Value{String(rows[i].key), rows[i].row}, c.loc)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +359,7 @@ func nativeWithRead(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.in.Apply(a[2], []Value{row}, c.Loc)
+	return c.in.apply(a[2], []Value{row}, c.loc)
 }
 
 func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
@@ -379,7 +379,7 @@ func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
 	if !found {
 		row = def
 	}
-	return c.in.Apply(a[3], []Value{row}, c.Loc)
+	return c.in.apply(a[3], []Value{row}, c.loc)
 }
 
 func nativeDescribeTable(c Call, a []Value) (Value, error) {
@@ -629,7 +629,7 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 				return nil, err
 			}
 		}
-		v, err := in.Apply(in.NamespacePolicy.Fn, []Value{name, a[2]}, c.Loc)
+		v, err := in.apply(in.NamespacePolicy.Fn, []Value{name, a[2]}, c.loc)
 		if err != nil {
 			return nil, err
 		}

@@ -185,7 +185,7 @@ func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
 		if !found || n.Fn == nil {
 			return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
 		}
-		return asBool(in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, in.loc()))
+		return asBool(in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, nil))
 	}
 	d, err := in.resolveQual(q)
 	if err != nil || d.Kind != DefFun {

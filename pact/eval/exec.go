@@ -328,7 +328,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 	switch f := n.fn.(type) {
 	case *nNative:
 		if f.n.Special != nil {
-			return f.n.Special(Call{in: in, Native: f.n, Loc: n.loc}, thunks(in, n.args, e))
+			return f.n.Special(Call{in: in, Native: f.n, loc: &n.loc}, thunks(in, n.args, e))
 		}
 		if f.n.argsLent && len(n.args) >= f.n.Min {
 			return in.callNativeLent(f.n, n, e)
@@ -337,7 +337,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return in.callNative(f.n, args, n.loc)
+		return in.callNative(f.n, args, &n.loc)
 	case *nDef:
 		if d := f.def; d.Kind == DefFun && !d.Abstract && len(n.args) == len(d.Args) && len(n.args) <= len(smallFrame{}.buf) {
 			// The common call: evaluate the arguments straight into the
@@ -387,19 +387,25 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		// A partial application may only be completed by a native.
 		return nil, EvalError("Attempted to apply a closure outside of native callsite")
 	}
-	return in.Apply(fn, args, n.loc)
+	return in.apply(fn, args, &n.loc)
 }
 
 // Apply applies a function value to arguments, charging what P5 charges
 // for the application. Too few arguments make a partial application.
 func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) {
+	return in.apply(fn, args, &loc)
+}
+
+// apply is Apply, the span of the application given by reference (a
+// native's Call has it so, and passing it on copies nothing).
+func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error) {
 	if err := in.step(); err != nil {
 		return nil, err
 	}
 	switch f := fn.(type) {
 	case *Closure:
 		if f.def != nil {
-			return in.callDef(f.def, args, loc)
+			return in.callDef(f.def, args, *loc)
 		}
 		return in.callLambda(f, args)
 	case *NativeFn:
@@ -408,7 +414,7 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 			for i, a := range args {
 				ts[i] = Thunk{v: a}
 			}
-			return f.n.Special(Call{in: in, Native: f.n, Loc: loc}, ts)
+			return f.n.Special(Call{in: in, Native: f.n, loc: loc}, ts)
 		}
 		return in.callNative(f.n, args, loc)
 	case *Partial:
@@ -423,9 +429,9 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 		}
 		return in.applyBinding(f, obj)
 	case *capFn:
-		return in.callDef(f.def, args, loc)
+		return in.callDef(f.def, args, *loc)
 	case *pactFn:
-		return in.callDef(f.def, args, loc)
+		return in.callDef(f.def, args, *loc)
 	}
 	return nil, EvalError("Cannot apply value to non-closure")
 }
@@ -434,12 +440,12 @@ func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) 
 // arguments are charged when it is saturated; a closure's were charged and
 // checked as they were given (P5's PartialClosure), so only the new ones
 // are, and the body runs without charging the application again.
-func (in *Interp) applyPartial(p *Partial, args []Value, loc syntax.Span) (Value, error) {
+func (in *Interp) applyPartial(p *Partial, args []Value, loc *syntax.Span) (Value, error) {
 	all := make([]Value, 0, len(p.args)+len(args))
 	all = append(append(all, p.args...), args...)
 	c, ok := p.fn.(*Closure)
 	if !ok {
-		return in.Apply(p.fn, all, loc)
+		return in.apply(p.fn, all, loc)
 	}
 	if len(all) > len(c.params) {
 		return nil, EvalError("Attempted to apply a closure to too many arguments")
@@ -579,7 +585,7 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 		in.lent = append(in.lent, v)
 	}
 	top := len(in.lent)
-	v, err := in.callNative(nat, in.lent[mark:top:top], n.loc)
+	v, err := in.callNative(nat, in.lent[mark:top:top], &n.loc)
 	in.unlend(mark)
 	return v, err
 }
@@ -624,7 +630,7 @@ func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
 			return nil, err
 		}
 	}
-	v, err := nat.Fn(Call{in: in, Native: nat, Loc: n.loc}, args)
+	v, err := nat.Fn(Call{in: in, Native: nat, loc: &n.loc}, args)
 	in.unlend(mark)
 	return v, err
 }
@@ -640,7 +646,7 @@ func (in *Interp) unlend(mark int) {
 	in.lent = in.lent[:mark]
 }
 
-func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, error) {
+func (in *Interp) callNative(n *Native, args []Value, loc *syntax.Span) (Value, error) {
 	if len(args) < n.Min {
 		// (map (+ 1) xs): a native short of arguments is a partial
 		// application, completed by the native that receives it.
@@ -667,7 +673,7 @@ func (in *Interp) callNative(n *Native, args []Value, loc syntax.Span) (Value, e
 			return nil, err
 		}
 	}
-	return n.Fn(Call{in: in, Native: n, Loc: loc}, args)
+	return n.Fn(Call{in: in, Native: n, loc: loc}, args)
 }
 
 // callDef applies a module member.

@@ -366,6 +366,3 @@ func (in *Interp) inModule(m ModuleName) bool {
 	}
 	return false
 }
-
-// loc is a position for errors raised outside any application.
-func (in *Interp) loc() syntax.Span { return syntax.Span{} }

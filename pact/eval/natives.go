@@ -42,7 +42,18 @@ func (n *Native) gasName() string { return n.Name }
 type Call struct {
 	in     *Interp
 	Native *Native
-	Loc    syntax.Span
+	// loc points at the application's span (nil: none). Three words, so
+	// that a call's Call and argument list pass in registers: a Span is
+	// six words more, copied on every native call.
+	loc *syntax.Span
+}
+
+// Loc is the span of the application.
+func (c Call) Loc() syntax.Span {
+	if c.loc == nil {
+		return syntax.Span{}
+	}
+	return *c.loc
 }
 
 // Interp is the interpreter the native runs in.
@@ -187,7 +198,7 @@ func coreNatives() []*Native {
 			if _, ok := a[0].(*Object); !ok {
 				return nil, c.argsErr(a)
 			}
-			return c.in.Apply(a[1], a[:1], c.Loc)
+			return c.in.apply(a[1], a[:1], c.loc)
 		}),
 		fixed("require-capability", 1, nativeRequireCap), fixed("compose-capability", 1, nativeComposeCap),
 		fixed("install-capability", 1, nativeInstallCap), fixed("emit-event", 1, nativeEmitEvent),
@@ -223,11 +234,11 @@ func coreNatives() []*Native {
 		pure2("add-time", AddTime), pure2("diff-time", DiffTime), pure1("hours", Hours),
 		pure1("minutes", Minutes), pure1("days", Days),
 		fixed("compose", 3, func(c Call, a []Value) (Value, error) {
-			v, err := c.in.Apply(a[0], a[2:], c.Loc)
+			v, err := c.in.apply(a[0], a[2:], c.loc)
 			if err != nil {
 				return nil, err
 			}
-			return c.in.Apply(a[1], []Value{v}, c.Loc)
+			return c.in.apply(a[1], []Value{v}, c.loc)
 		}),
 		fixed("create-principal", 1, nativeCreatePrincipal), pure1("is-principal", IsPrincipal),
 		pure1("typeof-principal", TypeOfPrincipal), fixed("validate-principal", 2, nativeValidatePrincipal),
@@ -243,7 +254,7 @@ func coreNatives() []*Native {
 			if a[0].Kind() != KindClosure {
 				return nil, c.argsErr(a)
 			}
-			return c.in.Apply(a[0], nil, c.Loc)
+			return c.in.apply(a[0], nil, c.loc)
 		}),
 		fixed("verify-spv", 2, nativeVerifySPV),
 		fixed("enforce-verifier", 1, nativeEnforceVerifier),
@@ -291,7 +302,7 @@ func nativeMap(c Call, a []Value) (Value, error) {
 		if err := c.in.chargeUncons(); err != nil {
 			return nil, err
 		}
-		v, err := c.in.Apply(a[0], []Value{x}, c.Loc)
+		v, err := c.in.apply(a[0], []Value{x}, c.loc)
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +344,7 @@ func nativeFold(c Call, a []Value) (Value, error) {
 			return nil, err
 		}
 		args[0], args[1] = acc, x
-		v, err := c.in.Apply(a[0], args[:2:2], c.Loc)
+		v, err := c.in.apply(a[0], args[:2:2], c.loc)
 		if err != nil {
 			return nil, err
 		}
@@ -354,7 +365,7 @@ func nativeZip(c Call, a []Value) (Value, error) {
 		if err := c.in.chargeUncons(); err != nil {
 			return nil, err
 		}
-		v, err := c.in.Apply(a[0], []Value{l1[i], l2[i]}, c.Loc)
+		v, err := c.in.apply(a[0], []Value{l1[i], l2[i]}, c.loc)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +388,7 @@ func nativeBoolCombinator(and bool) func(c Call, a []Value) (Value, error) {
 }
 
 func applyBool(c Call, fn, arg Value) (bool, error) {
-	return asBool(c.in.Apply(fn, []Value{arg}, c.Loc))
+	return asBool(c.in.apply(fn, []Value{arg}, c.loc))
 }
 
 // asBool takes a function's result where P5 requires a boolean.

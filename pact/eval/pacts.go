@@ -345,7 +345,7 @@ func nativeResume(c Call, a []Value) (Value, error) {
 	if err := in.enforceProvenance(ps.Resume); err != nil {
 		return nil, err
 	}
-	return in.Apply(a[0], []Value{ps.Resume.Data}, c.Loc)
+	return in.apply(a[0], []Value{ps.Resume.Data}, c.loc)
 }
 
 // enforceProvenance is P5's enforceYield: a yield made for another chain

@@ -319,7 +319,8 @@ func (r *Runner) Install(h Hooks) {
 		}
 		if h.TracePrint {
 			r.In.Register(native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-				fmt.Fprintf(r.Out, "%s:%d:%d:Print: %s\n", c.Loc.File, c.Loc.Start.Line, c.Loc.Start.Col, eval.Pretty(a[0]))
+				loc := c.Loc()
+				fmt.Fprintf(r.Out, "%s:%d:%d:Print: %s\n", loc.File, loc.Start.Line, loc.Start.Col, eval.Pretty(a[0]))
 				return eval.UnitValue, nil
 			}))
 		}

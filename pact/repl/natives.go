@@ -40,7 +40,7 @@ func argsErr(c eval.Call, a []eval.Value) error { return eval.ArgsError(c.Native
 func str(s string) eval.Value { return eval.String(s) }
 
 func (r *Runner) record(doc string, passed bool, msg string, c eval.Call) {
-	r.Results = append(r.Results, TestResult{Doc: doc, Passed: passed, Msg: msg, Loc: c.Loc})
+	r.Results = append(r.Results, TestResult{Doc: doc, Passed: passed, Msg: msg, Loc: c.Loc()})
 }
 
 func (r *Runner) natives() []*eval.Native {
@@ -352,7 +352,7 @@ func (r *Runner) expectThat(c eval.Call, a []eval.Value) (eval.Value, error) {
 	if !ok {
 		return nil, argsErr(c, a)
 	}
-	v, err := r.In.Apply(a[1], a[2:], c.Loc)
+	v, err := r.In.Apply(a[1], a[2:], c.Loc())
 	if err != nil {
 		return nil, err
 	}
