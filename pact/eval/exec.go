@@ -93,10 +93,15 @@ func located(err error, loc syntax.Span) error {
 func (in *Interp) step() error {
 	in.steps++
 	if in.StepLimit > 0 && in.steps > in.StepLimit {
-		return budgetError("evaluation steps", in.StepLimit)
+		return in.stepsExceeded()
 	}
 	return nil
 }
+
+// stepsExceeded is step's error, apart so that step is inlined.
+//
+//go:noinline
+func (in *Interp) stepsExceeded() error { return budgetError("evaluation steps", in.StepLimit) }
 
 // arg evaluates an argument: a variable or a constant at once, without
 // eval's dispatch (most arguments are one or the other), anything else by
@@ -594,16 +599,30 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 // in one frame and without the checks its compilation made: most calls
 // are calls of such natives (+, =, at, enforce's conditions...).
 func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
+	// The list's slots are taken first and filled in place; an argument
+	// that is itself an application lends its own list above them.
 	mark := len(in.lent)
-	for _, x := range n.args {
-		v, err := in.arg(x, e)
-		if err != nil {
-			in.unlend(mark)
-			return nil, err
-		}
-		in.lent = append(in.lent, v)
+	top := mark + len(n.args)
+	if top > cap(in.lent) {
+		in.lent = append(in.lent[:cap(in.lent)], make([]Value, top-cap(in.lent)+8)...)
 	}
-	top := len(in.lent)
+	in.lent = in.lent[:top]
+	covered := in.Coverage != nil
+	for i, x := range n.args {
+		var v Value
+		if l, ok := x.(*nLocal); ok && !covered {
+			v = e.lookup(l.up, l.idx)
+		} else if c, ok := x.(*nConst); ok && c.lits == nil && !covered {
+			v = c.v
+		} else {
+			var err error
+			if v, err = in.eval(x, e); err != nil {
+				in.unlend(mark)
+				return nil, err
+			}
+		}
+		in.lent[mark+i] = v
+	}
 	args := in.lent[mark:top:top]
 	if !nat.Repl && in.metered() {
 		var err error
@@ -612,7 +631,9 @@ func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
 			if in.Gas.Pricing().Natives {
 				c = nat.flat
 			}
-			err = in.chargeQuick(c)
+			if !in.Gas.AddWithin(c) {
+				err = in.gasExceeded()
+			}
 		} else {
 			err = in.chargeNative(nat)
 		}

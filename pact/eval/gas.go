@@ -82,8 +82,13 @@ func (in *Interp) chargeQuick(c gas.MilliGas) error {
 	if in.Gas.AddWithin(c) {
 		return nil
 	}
-	return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+	return in.gasExceeded()
 }
+
+// gasExceeded is chargeQuick's error, apart so that chargeQuick is inlined.
+//
+//go:noinline
+func (in *Interp) gasExceeded() error { return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()} }
 
 // gasLoc renders the position of the charge as P5's gas log does
 // (file:startLine:startCol-endLine:endCol); we know the innermost
