@@ -58,15 +58,16 @@ func pow10(n int) *big.Int {
 
 // pow10Int is 10^n as an Integer, small when it fits.
 func pow10Int(n int) Integer {
-	if n <= 18 {
-		v := int64(1)
-		for ; n > 0; n-- {
-			v *= 10
-		}
-		return NewInt(v)
+	if n < len(pow10Small) {
+		return Integer{small: pow10Small[n]}
 	}
 	return Integer{big: pow10(n)}
 }
+
+// pow10Small are the powers of ten that fit an int64: comparing decimals
+// of different places scales one of them by one.
+var pow10Small = [...]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // scale returns d's mantissa expressed with `places` places (>= d.places).
 func (d Decimal) scale(places uint8) Integer {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -301,5 +302,16 @@ func TestDecimalDisplay(t *testing.T) {
 	s, _ := Add(num(t, "1.10"), num(t, "1.0"))
 	if Pretty(s) != "2.10" {
 		t.Errorf("1.10+1.0 pretty = %q", Pretty(s))
+	}
+}
+
+// pow10Int is 10^n on both sides of the int64 boundary.
+func TestPow10Int(t *testing.T) {
+	want := big.NewInt(1)
+	for n := 0; n <= 40; n++ {
+		if got := pow10Int(n); got.Cmp(NewIntBig(want)) != 0 {
+			t.Errorf("pow10Int(%d) = %s, want %s", n, got.Text(), want)
+		}
+		want = new(big.Int).Mul(want, big.NewInt(10))
 	}
 }
