@@ -600,58 +600,63 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 // are calls of such natives (+, =, at, enforce's conditions...).
 func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
 	// The list's slots are taken first and filled in place; an argument
-	// that is itself an application lends its own list above them.
+	// that is itself an application lends its own list above them (and
+	// may move the stack: slots is taken again after it).
 	mark := len(in.lent)
 	top := mark + len(n.args)
 	if top > cap(in.lent) {
 		in.lent = append(in.lent[:cap(in.lent)], make([]Value, top-cap(in.lent)+8)...)
 	}
 	in.lent = in.lent[:top]
+	slots := in.lent[mark:top:top]
 	covered := in.Coverage != nil
 	for i, x := range n.args {
-		var v Value
+		// Variables and constants, most arguments, are read without a call.
 		if l, ok := x.(*nLocal); ok && !covered {
-			v = e.lookup(l.up, l.idx)
+			slots[i] = e.lookup(l.up, l.idx)
 		} else if c, ok := x.(*nConst); ok && c.lits == nil && !covered {
-			v = c.v
+			slots[i] = c.v
 		} else {
-			var err error
-			if v, err = in.eval(x, e); err != nil {
+			v, err := in.eval(x, e)
+			if err != nil {
+				in.unlend(mark)
+				return nil, err
+			}
+			slots = in.lent[mark:top:top]
+			slots[i] = v
+		}
+	}
+	if !nat.Repl {
+		if g := &in.Gas; g.Quiet() {
+			// A node's meter: the flat cost is an inlined addition.
+			c := gas.MilliGas(0)
+			if g.Pricing().Natives {
+				c = nat.flat
+			}
+			if !g.AddWithin(c) {
+				in.unlend(mark)
+				return nil, in.gasExceeded()
+			}
+		} else if g.Charging() {
+			if err := in.chargeNative(nat); err != nil {
 				in.unlend(mark)
 				return nil, err
 			}
 		}
-		in.lent[mark+i] = v
-	}
-	args := in.lent[mark:top:top]
-	if !nat.Repl && in.metered() {
-		var err error
-		if in.Gas.Quiet() {
-			c := gas.MilliGas(0)
-			if in.Gas.Pricing().Natives {
-				c = nat.flat
+		if nat.gasHook != nil && in.metered() {
+			if err := nat.gasHook(in, slots); err != nil {
+				in.unlend(mark)
+				return nil, err
 			}
-			if !in.Gas.AddWithin(c) {
-				err = in.gasExceeded()
-			}
-		} else {
-			err = in.chargeNative(nat)
-		}
-		if err == nil && nat.gasHook != nil {
-			err = nat.gasHook(in, args)
-		}
-		if err != nil {
-			in.unlend(mark)
-			return nil, err
 		}
 	}
 	if nat.elements != nil {
-		if err := in.allocElements(nat.elements(args)); err != nil {
+		if err := in.allocElements(nat.elements(slots)); err != nil {
 			in.unlend(mark)
 			return nil, err
 		}
 	}
-	v, err := nat.Fn(Call{in: in, Native: nat, loc: &n.loc}, args)
+	v, err := nat.Fn(Call{in: in, Native: nat, loc: &n.loc}, slots)
 	in.unlend(mark)
 	return v, err
 }
@@ -791,7 +796,8 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Ret != nil && !in.Flags["DisableRuntimeRTC"] {
+	// A result that fits its type for free needs no look at the flags.
+	if d.Ret != nil && !fitsFree(d.Ret, v) && !in.Flags["DisableRuntimeRTC"] {
 		if err := pactValue(v); err != nil {
 			return nil, err
 		}
@@ -820,6 +826,56 @@ func invalidNumArgs(d *Def, got int) *Error {
 // must be a Pact value (a function is refused), then each typed parameter's
 // value is type-checked, in order, at P5's cost.
 func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
+	// Most parameters are untyped or of a primitive type, which costs
+	// nothing to check: one pass settles them. Anything else, and any
+	// failure, takes P5's two passes below (which report the same error
+	// whatever the fast pass saw).
+	for i, a := range args {
+		if !fitsFree(ps[i].Type, a) {
+			return in.checkArgsP5(ps, args)
+		}
+	}
+	return nil
+}
+
+// fitsFree says v is a Pact value of type t (nil: untyped) by a check that
+// charges nothing: t is untyped, any or a primitive type. False is no
+// verdict: typeCheck decides.
+func fitsFree(t *Type, v Value) bool {
+	k := v.Kind()
+	if k == KindClosure {
+		return false
+	}
+	if t == nil || t.Kind == TyAny {
+		return true
+	}
+	return t.Kind == TyPrim && primIs(t.Prim, k)
+}
+
+// primIs says the values of kind k are of the primitive type prim.
+func primIs(prim string, k Kind) bool {
+	switch k {
+	case KindInteger:
+		return prim == "integer"
+	case KindDecimal:
+		return prim == "decimal"
+	case KindString:
+		return prim == "string"
+	case KindBool:
+		return prim == "bool"
+	case KindTime:
+		return prim == "time"
+	case KindUnit:
+		return prim == "unit"
+	case KindGuard:
+		return prim == "guard" || prim == "keyset"
+	}
+	return false
+}
+
+// checkArgsP5 is P5's check of arguments: every one a Pact value first,
+// then each against its parameter's type, charged.
+func (in *Interp) checkArgsP5(ps []Param, args []Value) error {
 	for _, a := range args {
 		if err := pactValue(a); err != nil {
 			return err

@@ -1,0 +1,33 @@
+package eval
+
+import (
+	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/gas"
+)
+
+// fitsFree never accepts what P5's check refuses, and accepts every value
+// of an untyped, any or primitive parameter that P5's check accepts.
+func TestFitsFreeAgreesWithTypeCheck(t *testing.T) {
+	in := New(nil)
+	in.Gas = gas.NewMeter(gas.Table, gas.FromGas(1_000_000))
+	values := []Value{NewInt(1), NewDecimal(NewInt(15), 1), String("s"), Bool(true), UnitValue,
+		List{NewInt(1)}, EmptyObject, NewKeySet([]string{"k"}, "keys-all"), &Closure{}, &NativeFn{}}
+	types := []*Type{nil, {Kind: TyAny}, {Kind: TyAnyList}, {Kind: TyAnyObject}, {Kind: TyPrim, Prim: "bogus"}}
+	for _, p := range []string{"integer", "decimal", "string", "bool", "time", "unit", "guard", "keyset"} {
+		types = append(types, &Type{Kind: TyPrim, Prim: p})
+	}
+	for _, ty := range types {
+		for _, v := range values {
+			want := v.Kind() != KindClosure
+			if want && ty != nil {
+				ok, err := in.typeCheck(ty, v)
+				want = ok && err == nil
+			}
+			simple := ty == nil || ty.Kind == TyAny || ty.Kind == TyPrim
+			if got := fitsFree(ty, v); got && !want || simple && got != want {
+				t.Errorf("fitsFree(%v, %s) = %v, P5's check says %v", ty, TypeOf(v), got, want)
+			}
+		}
+	}
+}
