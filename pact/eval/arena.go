@@ -19,6 +19,13 @@ type arena struct {
 	pairs  []pairFrame
 	tokens []CapToken
 	cells  []objectCell
+	// Compiled nodes: a command's code is compiled anew each time.
+	apps    []nApp
+	consts  []nConst
+	locals  []nLocal
+	defRefs []nDef
+	natRefs []nNative
+	nodes   []node
 	// freeFrames and freePairs are call frames given back (giveBack),
 	// zeroed, for the next calls.
 	freeFrames []*smallFrame
@@ -34,6 +41,8 @@ const (
 	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
 	cellChunk  = 16  // small objects per chunk (1.8 KiB)
+	nodeChunk  = 32  // compiled nodes of a kind per chunk (2-3 KiB)
+	listChunk  = 128 // compiled nodes' argument lists: nodes per chunk
 )
 
 // values returns a zeroed slice of n values whose capacity is n, so that
@@ -131,6 +140,19 @@ func (a *arena) giveBackEnv(e *env) {
 
 // capToken returns a zeroed capability token.
 func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
+
+// nodeList returns a zeroed list of n nodes whose capacity is n.
+func (a *arena) nodeList(n int) []node {
+	if n > listChunk/8 {
+		return make([]node, n)
+	}
+	if len(a.nodes) < n {
+		a.nodes = make([]node, listChunk)
+	}
+	s := a.nodes[:n:n]
+	a.nodes = a.nodes[n:]
+	return s
+}
 
 // objectCell is an object with room for its values: most objects a
 // transaction builds (literals, merged rows) have a few fields, and

@@ -52,7 +52,7 @@ func (c *compiler) desugarer() *resolve.Desugarer {
 }
 
 func (c *compiler) terms(ts []resolve.Term) ([]node, error) {
-	out := make([]node, len(ts))
+	out := c.in.alloc.nodeList(len(ts))
 	for i, t := range ts {
 		n, err := c.term(t)
 		if err != nil {
@@ -68,7 +68,7 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	case *resolve.Invalid:
 		return nil, desugarErr(t.Err)
 	case *resolve.Lit:
-		return &nConst{v: litValue(t), loc: t.Span()}, nil
+		return c.constant(litValue(t), t.Span()), nil
 	case *resolve.List:
 		elems, err := c.terms(t.Elems)
 		if err != nil {
@@ -142,7 +142,7 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newApp(fn, args, t.Src.Loc), nil
+		return c.app(fn, args, t.Src.Loc), nil
 	case *resolve.Special:
 		return c.special(t)
 	case *resolve.Cond:
@@ -151,9 +151,20 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	return nil, compileErr(t.Span(), "unsupported expression")
 }
 
-// newApp is the application of fn to args, its plain native found.
-func newApp(fn node, args []node, loc syntax.Span) *nApp {
-	a := &nApp{fn: fn, args: args, loc: loc}
+// The nodes most compiled: cut from the interpreter's arena (a command's
+// code is compiled anew each time), as the nodes they replace were
+// allocated one by one, and as immutable once made.
+
+func (c *compiler) constant(v Value, loc syntax.Span) *nConst {
+	n := cut(&c.in.alloc.consts, nodeChunk)
+	n.v, n.loc = v, loc
+	return n
+}
+
+// app is the application of fn to args, its plain native found.
+func (c *compiler) app(fn node, args []node, loc syntax.Span) *nApp {
+	a := cut(&c.in.alloc.apps, nodeChunk)
+	a.fn, a.args, a.loc = fn, args, loc
 	if f, ok := fn.(*nNative); ok {
 		n := f.n
 		if n.Special == nil && n.argsLent && !n.TopLevelOnly &&
@@ -231,7 +242,7 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		if len(args) != 2 {
 			// With another arity they are plain function values.
 			fn := &nNative{n: boolFnNative(t.Form), loc: t.Src.Fn.Span()}
-			return newApp(fn, args, loc), nil
+			return c.app(fn, args, loc), nil
 		}
 	case resolve.FormEnforce:
 		if len(args) != 2 {
@@ -309,15 +320,21 @@ func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 		if res.dynamic {
 			name = n.Module
 		}
-		out = &nLocal{up: res.up, idx: res.idx, name: name, loc: loc}
+		l := cut(&c.in.alloc.locals, nodeChunk)
+		l.up, l.idx, l.name, l.loc = res.up, res.idx, name, loc
+		out = l
 	case resMember:
-		out = &nDef{def: res.def, loc: loc}
+		d := cut(&c.in.alloc.defRefs, nodeChunk)
+		d.def, d.loc = res.def, loc
+		out = d
 	case resModRef:
 		out = &nModRef{mod: res.modName, loc: loc}
 	case resNative:
-		out = &nNative{n: res.native, loc: loc}
+		f := cut(&c.in.alloc.natRefs, nodeChunk)
+		f.n, f.loc = res.native, loc
+		out = f
 	case resConst:
-		out = &nConst{v: res.value, loc: loc}
+		out = c.constant(res.value, loc)
 	case resConstantly:
 		// P5's desugarer makes constantly a two-argument lambda returning
 		// its first argument (applied, and charged, as any lambda).
