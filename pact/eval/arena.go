@@ -59,6 +59,13 @@ func (a *arena) values(n int) []Value {
 	return s
 }
 
+// one is the argument list [v], cut from the arena.
+func (in *Interp) one(v Value) []Value {
+	l := in.alloc.values(1)
+	l[0] = v
+	return l
+}
+
 // frame returns a zeroed call frame for n values, at most
 // len(smallFrame{}.buf): its vals are n long, with capacity n. Most frames
 // hold one or two values and come from chunks of two-value frames, a

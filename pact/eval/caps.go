@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
 // Capabilities (spec §3.5): tokens, the granted stack, managed caps, events.
@@ -75,6 +76,16 @@ func (s *capState) isGranted(t *CapToken) bool {
 		}
 	}
 	return false
+}
+
+// roomy is s, or, when s is nil, an empty list with room for a few: the
+// lists of a transaction's events and caps hold a few each, and grown from
+// nothing one at a time they are allocated once per element.
+func roomy[T any](s []T) []T {
+	if s == nil {
+		return make([]T, 0, 4)
+	}
+	return s
 }
 
 func capTokensEqual(a, b *CapToken) bool {
@@ -201,11 +212,7 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 		return capSlot{}, err
 	}
 	if d.Managed == capUserManaged {
-		mgr, err := in.defValue(d.Manager)
-		if err != nil {
-			return capSlot{}, err
-		}
-		nv, err := in.apply(mgr, []Value{mc.value, t.Args[d.ManagedParam]}, &d.Loc)
+		nv, err := in.applyManager(d.Manager, mc.value, t.Args[d.ManagedParam], &d.Loc)
 		if err != nil {
 			return capSlot{}, err
 		}
@@ -217,6 +224,31 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 	return slot, nil
 }
 
+// applyManager applies a user-managed capability's manager to the
+// managed value and the requested one, as apply applies its closure. A
+// manager is a defun of two parameters: it is called directly, in a
+// frame of the arena given back if nothing keeps it, instead of through a
+// closure and an argument list made for the call.
+func (in *Interp) applyManager(m *Def, managed, requested Value, loc *syntax.Span) (Value, error) {
+	if m.Kind != DefFun || m.Abstract || len(m.Args) != 2 {
+		mgr, err := in.defValue(m)
+		if err != nil {
+			return nil, err
+		}
+		return in.apply(mgr, []Value{managed, requested}, loc)
+	}
+	if err := in.step(); err != nil {
+		return nil, err
+	}
+	fr, cf := in.alloc.callFrame(2)
+	fr.vals[0], fr.vals[1] = managed, requested
+	v, err := in.callFun(m, fr)
+	if m.frameFree {
+		in.alloc.giveBack(cf)
+	}
+	return v, err
+}
+
 // emit records a capability's event. The module hash is the one the
 // token was made against (a caller compiled before an upgrade names the old
 // version), as in P5.
@@ -225,7 +257,7 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 	if h == "" || in.Flags["EnableLegacyEventHashes"] {
 		h = d.Module.Hash
 	}
-	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
+	in.tx.events = append(roomy(in.tx.events), Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
 }
 
 func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {
@@ -291,7 +323,7 @@ func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap 
 			if skip >= 0 {
 				mc.value = c.Args[skip]
 			}
-			in.tx.caps.managed = append(in.tx.caps.managed, mc)
+			in.tx.caps.managed = append(roomy(in.tx.caps.managed), mc)
 			return mc
 		}
 		return nil
@@ -369,7 +401,7 @@ func nativeComposeCap(c Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	o := &in.tx.caps.stack[outer]
-	o.composed = append(append(o.composed, slot.cap), slot.composed...)
+	o.composed = append(append(roomy(o.composed), slot.cap), slot.composed...)
 	return True, nil
 }
 

@@ -359,7 +359,7 @@ func nativeWithRead(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.in.apply(a[2], []Value{row}, c.loc)
+	return c.in.apply(a[2], c.in.one(row), c.loc)
 }
 
 func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
@@ -379,7 +379,7 @@ func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
 	if !found {
 		row = def
 	}
-	return c.in.apply(a[3], []Value{row}, c.loc)
+	return c.in.apply(a[3], c.in.one(row), c.loc)
 }
 
 func nativeDescribeTable(c Call, a []Value) (Value, error) {
