@@ -495,6 +495,7 @@ func (in *Interp) GrantCapability(t *CapToken) {
 // TestCapability acquires a capability for the rest of the transaction
 // (the REPL's test-capability).
 func (in *Interp) TestCapability(v Value) (Value, error) {
+	in.forgetModules()
 	t, err := expectCapToken(v)
 	if err != nil {
 		return nil, err

@@ -548,7 +548,7 @@ func (in *Interp) enforceNamespaceUser(name string) error {
 	if err != nil {
 		return err
 	}
-	return in.withMagicCap(magicCap("NAMESPACE", name), func() error { return in.EnforceGuard(ns.User) })
+	return in.withMagicCap(magicCap("NAMESPACE", name), func() error { return in.enforceGuard(ns.User) })
 }
 
 func nativeNamespace(c Call, a []Value) (Value, error) {
@@ -617,7 +617,7 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 			}
 		}
 		err := in.withMagicCap(magicCap("DEFINE_NAMESPACE", string(name)), func() error {
-			return in.EnforceGuard(old.(*Namespace).Admin)
+			return in.enforceGuard(old.(*Namespace).Admin)
 		})
 		if err != nil {
 			return nil, err

@@ -23,7 +23,7 @@ func nativeEnforceGuard(c Call, a []Value) (Value, error) {
 	if g.Kind() != KindGuard {
 		return nil, c.argsErr(a)
 	}
-	if err := c.in.EnforceGuard(g); err != nil {
+	if err := c.in.enforceGuard(g); err != nil {
 		return nil, err
 	}
 	return True, nil
@@ -44,6 +44,12 @@ func parseKeysetRef(s string) (*KeySetRef, error) {
 
 // EnforceGuard checks a guard against the transaction.
 func (in *Interp) EnforceGuard(g Value) error {
+	in.forgetModules()
+	return in.enforceGuard(g)
+}
+
+// enforceGuard is EnforceGuard from within an evaluation.
+func (in *Interp) enforceGuard(g Value) error {
 	switch g := g.(type) {
 	case *KeySet:
 		return in.enforceKeyset(g)

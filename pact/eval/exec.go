@@ -398,6 +398,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 // Apply applies a function value to arguments, charging what P5 charges
 // for the application. Too few arguments make a partial application.
 func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) {
+	in.forgetModules()
 	return in.apply(fn, args, &loc)
 }
 

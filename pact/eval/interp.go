@@ -124,6 +124,11 @@ type Interp struct {
 	Trace func(span syntax.Span, v Value)
 	// dbErr is the last database failure that name resolution turned into "not found".
 	dbErr error
+	// modules are the modules lookupModule read since the database last
+	// could have changed under it (forgetModules): a transfer names coin
+	// about 25 times. Emptied when an evaluation starts from outside, when
+	// a transaction ends and when the interpreter writes a module.
+	modules []knownModule
 }
 
 // DBError returns the last failure of the database that name resolution reported as a
@@ -316,6 +321,7 @@ func (in *Interp) ResetTx() {
 		}
 	}
 	in.namespace = ""
+	in.forgetModules()
 }
 
 // Events returns the events emitted so far; clear drops them.

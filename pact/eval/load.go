@@ -100,6 +100,7 @@ func (in *Interp) compileTopExpr(x syntax.Expr, repl bool) (node, error) {
 // startTopLevel readies the interpreter for a top-level form.
 func (in *Interp) startTopLevel() {
 	in.StartEvaluation()
+	in.forgetModules()
 	in.stack, in.dynCalls = in.stack[:0], in.dynCalls[:0]
 	in.readOnly, in.sysOnly, in.inDefcap, in.composing = 0, 0, 0, -1
 }
@@ -121,6 +122,11 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 	if in.loading != nil && in.loading.Name == mn {
 		return in.loading
 	}
+	for i := range in.modules {
+		if in.modules[i].name == mn {
+			return in.modules[i].m
+		}
+	}
 	v, ok, err := in.DB.Read(db.Modules, "", mn.String())
 	if err != nil {
 		// Name resolution reports a missing module; the database's own failure is kept for
@@ -131,7 +137,27 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 	if !ok {
 		return nil
 	}
-	return v.(*Module)
+	m := v.(*Module)
+	if len(in.modules) < maxKnownModules {
+		in.modules = append(in.modules, knownModule{mn, m})
+	}
+	return m
+}
+
+// knownModule is a module lookupModule read, under its name.
+type knownModule struct {
+	name ModuleName
+	m    *Module
+}
+
+// maxKnownModules bounds Interp.modules: a transaction names a few.
+const maxKnownModules = 8
+
+// forgetModules empties Interp.modules: the database may have changed
+// since they were read.
+func (in *Interp) forgetModules() {
+	clear(in.modules)
+	in.modules = in.modules[:0]
 }
 
 // lookupModuleRel resolves a name written without namespace: the current
@@ -706,6 +732,9 @@ func sameParamType(a, b *Type) bool {
 func (in *Interp) write(d db.Domain, table, key string, v any) error {
 	if in.readOnly > 0 {
 		return &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+	}
+	if d == db.Modules {
+		in.forgetModules()
 	}
 	if err := in.DB.Write(d, table, key, v, db.Write); err != nil {
 		return dbErr(err)

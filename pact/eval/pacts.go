@@ -260,6 +260,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 // ContinuePact runs step of the defpact pactID (the REPL's continue-pact
 // and a `cont` command). resume, when set, replaces the stored yield.
 func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *Object) (Value, error) {
+	in.forgetModules()
 	if pactID == "" {
 		if in.tx.defpact == nil {
 			return nil, EvalError("No defpact id or execution environment supplied")
@@ -496,6 +497,7 @@ func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
 // must be meant for this chain (resume checks the provenance), and the defpact must not have
 // run here already: once its last step has run, another continuation with the same id fails.
 func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (Value, error) {
+	in.forgetModules()
 	rec, found, err := in.DB.Read(db.DefPacts, "", pe.PactID)
 	if err != nil {
 		return nil, dbErr(err)
