@@ -89,7 +89,7 @@ func roomy[T any](s []T) []T {
 }
 
 func capTokensEqual(a, b *CapToken) bool {
-	if a.Name.QualName() != b.Name.QualName() || len(a.Args) != len(b.Args) {
+	if !sameCapName(a, b) {
 		return false
 	}
 	for i := range a.Args {
@@ -100,9 +100,17 @@ func capTokensEqual(a, b *CapToken) bool {
 	return true
 }
 
+// sameCapName says a and b name the same capability (the module hash
+// aside) and have as many arguments. The member's name comes first: the
+// caps compared on a stack mostly differ there.
+func sameCapName(a, b *CapToken) bool {
+	return a.Name.Name == b.Name.Name && len(a.Args) == len(b.Args) &&
+		a.Name.Module.Name == b.Name.Module.Name && a.Name.Module.Namespace == b.Name.Module.Namespace
+}
+
 // capTokensMatchManaged compares ignoring argument skip (the managed one).
 func capTokensMatchManaged(a, b *CapToken, skip int) bool {
-	if a.Name.QualName() != b.Name.QualName() || len(a.Args) != len(b.Args) {
+	if !sameCapName(a, b) {
 		return false
 	}
 	for i := range a.Args {
