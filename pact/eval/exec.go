@@ -125,19 +125,15 @@ func (in *Interp) arg(n node, e *env) (Value, error) {
 
 // eval evaluates a compiled expression in a frame.
 func (in *Interp) eval(n node, e *env) (Value, error) {
+	// The common kinds are evaluated here, the others by methods of their
+	// own: what those need would make every evaluation's frame larger.
 	if in.Coverage != nil {
 		in.Coverage.Expr(n.span())
 	}
 	switch n := n.(type) {
 	case *nConst:
 		if n.lits != nil && in.metered() {
-			// A list literal folded at compile time still costs what P5's
-			// evaluation of it costs.
-			for _, k := range n.lits {
-				if err := in.chargeListLit(int(k)); err != nil {
-					return nil, located(err, n.loc)
-				}
-			}
+			return in.chargedConst(n)
 		}
 		return n.v, nil
 	case *nLocal:
@@ -170,55 +166,11 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return v, nil
 	case *nList:
-		if err := in.chargeListLit(len(n.elems)); err != nil {
-			return nil, located(err, n.loc)
-		}
-		l := make(List, len(n.elems))
-		for i, x := range n.elems {
-			v, err := in.eval(x, e)
-			if err != nil {
-				return nil, err
-			}
-			if err := pactValue(v); err != nil {
-				return nil, located(err, x.span())
-			}
-			l[i] = v
-		}
-		return l, nil
+		return in.evalList(n, e)
 	case *nObject:
-		if err := in.chargeObjLit(len(n.vals)); err != nil {
-			return nil, located(err, n.loc)
-		}
-		obj, vals := in.alloc.object(n.keys)
-		for i, x := range n.vals {
-			v, err := in.arg(x, e)
-			if err != nil {
-				return nil, err
-			}
-			if err := pactValue(v); err != nil {
-				return nil, located(err, x.span())
-			}
-			vals[n.pos[i]] = v
-		}
-		return obj, nil
+		return in.evalObject(n, e)
 	case *nLet:
-		var fr *env
-		if n.frameFree && len(n.vals) <= len(smallFrame{}.buf) {
-			// Nothing keeps the frame: a given-back one, given back again.
-			fr, cf := in.alloc.callFrame(len(n.vals))
-			fr.vals, fr.up = fr.vals[:0], e
-			v, err := in.letIn(n, fr)
-			in.alloc.giveBack(cf)
-			return v, err
-		}
-		if len(n.vals) <= len(smallFrame{}.buf) {
-			// Most lets bind a few names: frame and values in one allocation.
-			fr = in.alloc.frame(len(n.vals))
-			fr.vals, fr.up = fr.vals[:0], e
-		} else {
-			fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
-		}
-		return in.letIn(n, fr)
+		return in.evalLet(n, e)
 	case *nLambda:
 		return &Closure{params: n.params, body: n.body, env: e, loc: n.loc}, nil
 	case *nBinding:
@@ -228,14 +180,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 	case *nNative:
 		return &NativeFn{n: n.n}, nil
 	case *nModRef:
-		m := in.lookupModule(n.mod)
-		if m == nil {
-			return nil, located(EvalError("Cannot find module: "+n.mod.String()), n.loc)
-		}
-		if m.Interface {
-			return nil, located(EvalError("Expected module, found interface: "+n.mod.String()), n.loc)
-		}
-		return m.ModRefValue(), nil
+		return in.evalModRef(n)
 	case *nDyn:
 		d, err := in.dynDef(n, e)
 		if err != nil {
@@ -244,6 +189,84 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		return in.defValue(d)
 	}
 	return nil, EvalError("unknown node")
+}
+
+// chargedConst is a list literal folded at compile time: it still costs
+// what P5's evaluation of it costs.
+func (in *Interp) chargedConst(n *nConst) (Value, error) {
+	for _, k := range n.lits {
+		if err := in.chargeListLit(int(k)); err != nil {
+			return nil, located(err, n.loc)
+		}
+	}
+	return n.v, nil
+}
+
+func (in *Interp) evalList(n *nList, e *env) (Value, error) {
+	if err := in.chargeListLit(len(n.elems)); err != nil {
+		return nil, located(err, n.loc)
+	}
+	l := make(List, len(n.elems))
+	for i, x := range n.elems {
+		v, err := in.eval(x, e)
+		if err != nil {
+			return nil, err
+		}
+		if err := pactValue(v); err != nil {
+			return nil, located(err, x.span())
+		}
+		l[i] = v
+	}
+	return l, nil
+}
+
+func (in *Interp) evalObject(n *nObject, e *env) (Value, error) {
+	if err := in.chargeObjLit(len(n.vals)); err != nil {
+		return nil, located(err, n.loc)
+	}
+	obj, vals := in.alloc.object(n.keys)
+	for i, x := range n.vals {
+		v, err := in.arg(x, e)
+		if err != nil {
+			return nil, err
+		}
+		if err := pactValue(v); err != nil {
+			return nil, located(err, x.span())
+		}
+		vals[n.pos[i]] = v
+	}
+	return obj, nil
+}
+
+func (in *Interp) evalLet(n *nLet, e *env) (Value, error) {
+	var fr *env
+	if n.frameFree && len(n.vals) <= len(smallFrame{}.buf) {
+		// Nothing keeps the frame: a given-back one, given back again.
+		fr, cf := in.alloc.callFrame(len(n.vals))
+		fr.vals, fr.up = fr.vals[:0], e
+		v, err := in.letIn(n, fr)
+		in.alloc.giveBack(cf)
+		return v, err
+	}
+	if len(n.vals) <= len(smallFrame{}.buf) {
+		// Most lets bind a few names: frame and values in one allocation.
+		fr = in.alloc.frame(len(n.vals))
+		fr.vals, fr.up = fr.vals[:0], e
+	} else {
+		fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
+	}
+	return in.letIn(n, fr)
+}
+
+func (in *Interp) evalModRef(n *nModRef) (Value, error) {
+	m := in.lookupModule(n.mod)
+	if m == nil {
+		return nil, located(EvalError("Cannot find module: "+n.mod.String()), n.loc)
+	}
+	if m.Interface {
+		return nil, located(EvalError("Expected module, found interface: "+n.mod.String()), n.loc)
+	}
+	return m.ModRefValue(), nil
 }
 
 func (in *Interp) body(ns []node, e *env) (Value, error) {
