@@ -33,6 +33,8 @@ type arena struct {
 	// freeEnvs are bare frames given back (giveBackEnv): the frames of
 	// defcap bodies, whose values are their token's arguments.
 	freeEnvs []*env
+	// decimals are decimals recently made into Values (decimal).
+	decimals *decimalBoxes
 }
 
 const (
@@ -147,6 +149,34 @@ func (a *arena) giveBackEnv(e *env) {
 
 // capToken returns a zeroed capability token.
 func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
+
+// decimalBoxes is a small direct-mapped table of decimals already held in
+// Values: making a Decimal (three words) a Value allocates, and the same
+// amounts come back command after command (an amount's floor at 12 places,
+// a gas fee and its refund). Values are immutable, so one boxed decimal
+// serves every use.
+type decimalBoxes [64]struct {
+	d Decimal
+	v Value
+}
+
+// decimal is d as a Value, the one already made for an equal decimal of
+// the same places when the table has it.
+func (a *arena) decimal(d Decimal) Value {
+	if d.mant.big != nil {
+		return d
+	}
+	if a.decimals == nil {
+		a.decimals = new(decimalBoxes)
+	}
+	h := (uint64(d.mant.small)*0x9e3779b97f4a7c15 + uint64(d.places)) >> 58
+	b := &a.decimals[h]
+	if b.v != nil && b.d.places == d.places && b.d.mant.small == d.mant.small {
+		return b.v
+	}
+	b.d, b.v = d, d
+	return b.v
+}
 
 // nodeList returns a zeroed list of n nodes whose capacity is n.
 func (a *arena) nodeList(n int) []node {

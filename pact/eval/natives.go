@@ -135,10 +135,18 @@ var CoreNativeNames = []string{
 
 func coreNatives() []*Native {
 	ns := []*Native{
-		ranged("+", 2, 2, func(c Call, a []Value) (Value, error) { return Add(a[0], a[1]) }),
+		ranged("+", 2, 2, func(c Call, a []Value) (Value, error) {
+			if x, y, ok := decimals(a); ok {
+				return c.in.alloc.decimal(x.Add(y)), nil
+			}
+			return Add(a[0], a[1])
+		}),
 		ranged("-", 1, 2, func(c Call, a []Value) (Value, error) {
 			if len(a) == 1 {
 				return Negate(a[0])
+			}
+			if x, y, ok := decimals(a); ok {
+				return c.in.alloc.decimal(x.Sub(y)), nil
 			}
 			return Sub(a[0], a[1])
 		}),
@@ -276,7 +284,22 @@ func coreNatives() []*Native {
 }
 
 func roundNative(name string, mode RoundMode) *Native {
-	return ranged(name, 1, 2, func(c Call, a []Value) (Value, error) { return Round(mode, a[0], a[1:]...) })
+	return ranged(name, 1, 2, func(c Call, a []Value) (Value, error) {
+		if d, ok := a[0].(Decimal); ok && len(a) == 2 {
+			if p, ok := a[1].(Integer); ok {
+				return c.in.alloc.decimal(d.RoundTo(p.toWord8(), mode)), nil
+			}
+		}
+		return Round(mode, a[0], a[1:]...)
+	})
+}
+
+// decimals are a binary native's two arguments when both are decimals:
+// its result is then a decimal, made a Value by arena.decimal.
+func decimals(a []Value) (Decimal, Decimal, bool) {
+	x, ok1 := a[0].(Decimal)
+	y, ok2 := a[1].(Decimal)
+	return x, y, ok1 && ok2
 }
 
 func eqNative(c Call, a []Value, eq bool) (Value, error) {

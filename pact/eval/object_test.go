@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/big"
 	"math/rand"
 	"slices"
 	"testing"
@@ -90,5 +91,25 @@ func TestArenaObjects(t *testing.T) {
 	o, vals := a.object(big)
 	if len(vals) != len(big) || o.Len() != len(big) {
 		t.Fatalf("large object: %d values for %d keys", len(vals), o.Len())
+	}
+}
+
+// A decimal made a Value through the arena's table is that decimal,
+// places included (1.0 and 1.00 show differently), whatever it collides
+// with in the table.
+func TestArenaDecimals(t *testing.T) {
+	var a arena
+	r := rand.New(rand.NewSource(2))
+	for range 20000 {
+		d := NewDecimal(NewInt(r.Int63n(2000)-1000), uint8(r.Intn(4)))
+		v := a.decimal(d)
+		got, ok := v.(Decimal)
+		if !ok || got.places != d.places || got.mant.Cmp(d.mant) != 0 {
+			t.Fatalf("decimal(%s) = %v", d.Text(), v)
+		}
+	}
+	huge := NewDecimal(NewIntBig(new(big.Int).Lsh(big.NewInt(1), 100)), 3)
+	if v := a.decimal(huge); Show(v) != huge.Text() {
+		t.Fatalf("decimal of a big mantissa = %s, want %s", Show(v), huge.Text())
 	}
 }
