@@ -68,6 +68,11 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	case *resolve.Invalid:
 		return nil, desugarErr(t.Err)
 	case *resolve.Lit:
+		if x, ok := t.Src.(*syntax.DecimalLit); ok {
+			// A command's amounts recur: made a Value by the arena's table.
+			d := NewDecimal(litInt(t), uint8(x.Places()))
+			return c.constant(c.in.alloc.decimal(d), t.Span()), nil
+		}
 		return c.constant(litValue(t), t.Span()), nil
 	case *resolve.List:
 		elems, err := c.terms(t.Elems)

@@ -1285,9 +1285,9 @@ func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
 	w.con(8, 2)
 	switch x := t.Src.(type) {
 	case *syntax.IntLit, *syntax.Var:
-		encLiteral(w, NewIntBig(t.Int))
+		encLiteral(w, litInt(t))
 	case *syntax.DecimalLit:
-		encLiteral(w, NewDecimal(NewIntBig(t.Int), uint8(x.Places())))
+		encLiteral(w, NewDecimal(litInt(t), uint8(x.Places())))
 	case *syntax.StringLit:
 		encLiteral(w, String(x.Value))
 	default:

@@ -14,17 +14,26 @@ import (
 func litValue(t *resolve.Lit) Value {
 	switch x := t.Src.(type) {
 	case *syntax.IntLit:
-		return NewIntBig(t.Int)
+		return litInt(t)
 	case *syntax.DecimalLit:
-		return NewDecimal(NewIntBig(t.Int), uint8(x.Places()))
+		return NewDecimal(litInt(t), uint8(x.Places()))
 	case *syntax.StringLit:
 		return String(x.Value)
 	case *syntax.BoolLit:
 		return Bool(x.Value)
 	case *syntax.Var:
-		return NewIntBig(t.Int)
+		return litInt(t)
 	}
 	return UnitValue
+}
+
+// litInt is a numeric literal's integer: its value, or a decimal's
+// unscaled mantissa.
+func litInt(t *resolve.Lit) Integer {
+	if t.Int == nil {
+		return NewInt(t.Small)
+	}
+	return NewIntBig(t.Int)
 }
 
 // desugarErr is a desugaring error as the evaluator reports it: a located

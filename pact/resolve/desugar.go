@@ -129,12 +129,12 @@ func (d *Desugarer) scoped(names []string, xs []syntax.Expr, loc syntax.Span, em
 func (d *Desugarer) Expr(x syntax.Expr) (Term, error) {
 	switch x := x.(type) {
 	case *syntax.IntLit, *syntax.DecimalLit, *syntax.StringLit, *syntax.BoolLit, *syntax.UnitLit:
-		n, err := d.literal(x)
+		small, n, err := d.literal(x)
 		if err != nil {
 			return d.fail(err)
 		}
 		t := d.lits.new()
-		t.Src, t.Int = x, n
+		t.Src, t.Int, t.Small = x, n, small
 		return t, nil
 	case *syntax.List:
 		elems, err := d.Exprs(x.Elems)
@@ -202,52 +202,55 @@ func (d *Desugarer) let(x *syntax.Let) (Term, error) {
 	return l, nil
 }
 
-// literal checks a literal and parses a number's digits (nil for the
-// others).
-func (d *Desugarer) literal(x syntax.Expr) (*big.Int, *Error) {
+// literal checks a literal and parses a number's digits: small when they
+// fit an int64, else big (both zero for the others).
+func (d *Desugarer) literal(x syntax.Expr) (small int64, big *big.Int, err *Error) {
 	switch x := x.(type) {
 	case *syntax.IntLit:
-		v, ok := smallLiteral(x.Text, "")
-		if !ok {
-			v, ok = x.Value()
+		if v, ok := smallLiteral(x.Text, ""); ok {
+			return v, nil, nil
 		}
+		v, ok := x.Value()
 		if !ok {
-			return nil, errAt(x.Loc, "invalid integer literal")
+			return 0, nil, errAt(x.Loc, "invalid integer literal")
 		}
-		return v, nil
+		return 0, v, nil
 	case *syntax.DecimalLit:
-		m, ok := smallLiteral(x.Int, x.Frac)
-		if !ok {
-			m, ok = x.Unscaled()
-		}
 		// P5 keeps at most 255 places (the compiler's decimal wraps).
-		if !ok || d.P5 && x.Places() > 255 {
-			return nil, errAt(x.Loc, "invalid decimal literal")
+		if d.P5 && x.Places() > 255 {
+			return 0, nil, errAt(x.Loc, "invalid decimal literal")
 		}
-		return m, nil
+		if m, ok := smallLiteral(x.Int, x.Frac); ok {
+			return m, nil, nil
+		}
+		m, ok := x.Unscaled()
+		if !ok {
+			return 0, nil, errAt(x.Loc, "invalid decimal literal")
+		}
+		return 0, m, nil
 	}
-	return nil, nil
+	return 0, nil, nil
 }
 
 // smallLiteral parses the digits of head followed by those of tail (head
 // may start with a sign) when they are at most 18, so fit an int64: the
 // literals of transactions are short, and big.Int's parser cost them four
 // allocations (the joined text, its reader, the Int and its words) where
-// this costs two. Anything else reports false, for big.Int to settle.
-func smallLiteral(head, tail string) (*big.Int, bool) {
+// this costs none. Anything else reports false, for big.Int to settle.
+func smallLiteral(head, tail string) (int64, bool) {
 	neg := false
 	if head != "" && (head[0] == '-' || head[0] == '+') {
 		neg, head = head[0] == '-', head[1:]
 	}
 	if n := len(head) + len(tail); n == 0 || n > 18 {
-		return nil, false
+		return 0, false
 	}
 	var v int64
 	for _, s := range [2]string{head, tail} {
 		for i := 0; i < len(s); i++ {
 			c := s[i]
 			if c < '0' || c > '9' {
-				return nil, false
+				return 0, false
 			}
 			v = v*10 + int64(c-'0')
 		}
@@ -255,11 +258,8 @@ func smallLiteral(head, tail string) (*big.Int, bool) {
 	if neg {
 		v = -v
 	}
-	return big.NewInt(v), true
+	return v, true
 }
-
-// The charset constants' values (read, never written).
-var charsetASCII, charsetLatin1 = big.NewInt(0), big.NewInt(1)
 
 // name is a variable. P5 desugars natives (before locals), the charset
 // constants and constantly here; the compiler resolves every name itself.
@@ -279,9 +279,9 @@ func (d *Desugarer) name(x *syntax.Var) Term {
 		ret := &Var{Name: syntax.Name{Kind: syntax.BareName, Name: ConstantlyArg1}, Loc: loc}
 		return &Lam{Args: []syntax.Arg{a1, a2}, Body: []Term{ret}, Loc: loc}
 	case "CHARSET_ASCII":
-		return &Lit{Src: x, Int: charsetASCII, Named: true}
+		return &Lit{Src: x, Small: 0, Named: true}
 	case "CHARSET_LATIN1":
-		return &Lit{Src: x, Int: charsetLatin1, Named: true}
+		return &Lit{Src: x, Small: 1, Named: true}
 	}
 	return (*Var)(x)
 }

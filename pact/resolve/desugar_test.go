@@ -85,7 +85,7 @@ func TestSmallLiteralAgreesWithSetString(t *testing.T) {
 			}
 			continue
 		}
-		if !wantOK || got.Cmp(want) != 0 {
+		if !wantOK || big.NewInt(got).Cmp(want) != 0 {
 			t.Errorf("%q+%q: got %v, big.Int says %v (ok %v)", c[0], c[1], got, want, wantOK)
 		}
 	}
@@ -116,7 +116,7 @@ func TestRecycle(t *testing.T) {
 	}
 	fn, _ := app.Fn.(*Var)
 	lit, _ := app.Args[0].(*Lit)
-	if fn == nil || fn.Name.Name != "h" || len(app.Args) != 1 || cap(app.Args) != 1 || lit == nil || lit.Int.Int64() != 7 {
+	if fn == nil || fn.Name.Name != "h" || len(app.Args) != 1 || cap(app.Args) != 1 || lit == nil || lit.Int != nil || lit.Small != 7 {
 		t.Errorf("second walk gave %#v, want (h 7)", app)
 	}
 }

@@ -16,8 +16,11 @@ type (
 	Lit struct {
 		Src syntax.Expr
 		// Int is an integer's value, a decimal's unscaled mantissa, a
-		// named constant's value: parsed once, here.
+		// named constant's value, parsed once, here, when it does not fit
+		// an int64; Small holds it when it does (Int is then nil): the
+		// literals of commands are short, and a big.Int is an allocation.
 		Int   *big.Int
+		Small int64
 		Named bool
 	}
 	// Var is the syntax's own variable, not a copy: variables are the
