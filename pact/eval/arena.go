@@ -19,6 +19,8 @@ type arena struct {
 	pairs  []pairFrame
 	tokens []CapToken
 	cells  []objectCell
+	binds  []bindFn
+	mcaps  []managedCap
 	// Compiled nodes: a command's code is compiled anew each time.
 	apps    []nApp
 	consts  []nConst
@@ -43,6 +45,7 @@ const (
 	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
 	cellChunk  = 16  // small objects per chunk (1.8 KiB)
+	smallChunk = 32  // bindings' closures, managed caps per chunk
 	nodeChunk  = 32  // compiled nodes of a kind per chunk (2-3 KiB)
 	listChunk  = 128 // compiled nodes' argument lists: nodes per chunk
 )

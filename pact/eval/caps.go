@@ -327,7 +327,8 @@ func (in *Interp) findManaged(d *Def, t *CapToken) (*managedCap, error) {
 func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap {
 	try := func(c *CapToken) *managedCap {
 		if skip < 0 && capTokensEqual(c, t) || skip >= 0 && capTokensMatchManaged(c, t, skip) {
-			mc := &managedCap{token: c, def: d}
+			mc := cut(&in.alloc.mcaps, smallChunk)
+			mc.token, mc.def = c, d
 			if skip >= 0 {
 				mc.value = c.Args[skip]
 			}

@@ -138,7 +138,7 @@ func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
 				return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: No row found during update in table " +
 					t.FullName() + " at key " + string(key)}
 			}
-			obj = obj.Union(old.(*Object))
+			obj = obj.union(old.(*Object), &in.alloc)
 		}
 		if err := in.DB.Write(db.UserTable, t.FullName(), string(key), obj, wt); err != nil {
 			if err == db.ErrRowExists {

@@ -174,7 +174,9 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 	case *nLambda:
 		return &Closure{params: n.params, body: n.body, env: e, loc: n.loc}, nil
 	case *nBinding:
-		return &bindFn{b: n, env: e}, nil
+		f := cut(&in.alloc.binds, smallChunk)
+		f.b, f.env = n, e
+		return f, nil
 	case *nDef:
 		return in.defValue(n.def)
 	case *nNative:

@@ -495,7 +495,13 @@ func nativeReadInteger(c Call, a []Value) (Value, error) {
 }
 
 func nativeReadDecimal(c Call, a []Value) (Value, error) {
-	return readNumber(c, a, "read-decimal", func(v Value) (Value, bool) { return ReadDecimalValue(v) })
+	return readNumber(c, a, "read-decimal", func(v Value) (Value, bool) {
+		if _, ok := v.(Decimal); ok {
+			return v, true // already a Value: made one again, it would allocate
+		}
+		d, ok := ReadDecimalValue(v)
+		return c.in.alloc.decimal(d), ok
+	})
 }
 
 // readNumber is read-integer and read-decimal: the message data's value at

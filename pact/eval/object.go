@@ -112,7 +112,10 @@ func (o *Object) Remove(k string) *Object {
 // shared keys (Haskell's left-biased Map.union). When one object's keys
 // hold the other's (an update's fields and the row it updates), the union
 // shares that key list, and its values come with it in one allocation.
-func (o *Object) Union(p *Object) *Object {
+func (o *Object) Union(p *Object) *Object { return o.union(p, nil) }
+
+// union is Union, the result cut from a's cells when a is not nil.
+func (o *Object) union(p *Object, a *arena) *Object {
 	n, onlyO, onlyP := 0, 0, 0
 	for i, j := 0, 0; i < len(o.keys) || j < len(p.keys); n++ {
 		switch {
@@ -135,7 +138,12 @@ func (o *Object) Union(p *Object) *Object {
 	}
 	var u *Object
 	if n <= len(objectCell{}.buf) {
-		c := new(objectCell)
+		var c *objectCell
+		if a != nil {
+			c = cut(&a.cells, cellChunk)
+		} else {
+			c = new(objectCell)
+		}
 		c.obj.vals = c.buf[:0:n]
 		u = &c.obj
 	} else {

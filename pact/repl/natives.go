@@ -465,11 +465,14 @@ func (r *Runner) envVerifiers(c eval.Call, a []eval.Value) (eval.Value, error) {
 }
 
 func txText(start string, t *txInfo) string {
-	s := start + " " + strconv.FormatUint(uint64(t.id), 10)
+	// Built in one buffer: every begin-tx and commit-tx returns one.
+	b := make([]byte, 0, len(start)+len(t.name)+24)
+	b = append(append(b, start...), ' ')
+	b = strconv.AppendUint(b, uint64(t.id), 10)
 	if t.name != "" {
-		s += " " + t.name
+		b = append(append(b, ' '), t.name...)
 	}
-	return s
+	return string(b)
 }
 
 func (r *Runner) beginTx(c eval.Call, a []eval.Value) (eval.Value, error) {
