@@ -14,13 +14,14 @@ package eval
 // chunks are a few kilobytes, and what is kept beyond a transaction (a
 // module's constants) is small and bounded.
 type arena struct {
-	vals   []Value
-	frames []smallFrame
-	pairs  []pairFrame
-	tokens []CapToken
-	cells  []objectCell
-	binds  []bindFn
-	mcaps  []managedCap
+	vals      []Value
+	frames    []smallFrame
+	pairs     []pairFrame
+	tokens    []CapToken
+	cells     []objectCell
+	pairCells []pairCell
+	binds     []bindFn
+	mcaps     []managedCap
 	// Compiled nodes: a command's code is compiled anew each time.
 	apps    []nApp
 	consts  []nConst
@@ -196,10 +197,28 @@ func (a *arena) nodeList(n int) []node {
 
 // objectCell is an object with room for its values: most objects a
 // transaction builds (literals, merged rows) have a few fields, and
-// making both at once saves an allocation each.
+// making both at once saves an allocation each. pairCell is the same for
+// one or two fields (a balance, a balance and a guard), a third smaller.
 type objectCell struct {
 	obj Object
 	buf [4]Value
+}
+
+type pairCell struct {
+	obj Object
+	buf [2]Value
+}
+
+// cell returns an empty object with room for n <= 4 values.
+func (a *arena) cell(n int) *Object {
+	if n <= len(pairCell{}.buf) {
+		c := cut(&a.pairCells, cellChunk)
+		c.obj.vals = c.buf[:0:n]
+		return &c.obj
+	}
+	c := cut(&a.cells, cellChunk)
+	c.obj.vals = c.buf[:0:n]
+	return &c.obj
 }
 
 // object returns an object over keys (sorted and unique) and its values
@@ -209,9 +228,9 @@ func (a *arena) object(keys []string) (*Object, []Value) {
 		vals := make([]Value, len(keys))
 		return newObjectSorted(keys, vals), vals
 	}
-	c := cut(&a.cells, cellChunk)
-	c.obj.keys, c.obj.vals = keys, c.buf[:len(keys):len(keys)]
-	return &c.obj, c.obj.vals
+	o := a.cell(len(keys))
+	o.keys, o.vals = keys, o.vals[:len(keys)]
+	return o, o.vals
 }
 
 // cut returns the next zeroed object of chunk, a new chunk of size objects

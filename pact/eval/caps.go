@@ -265,7 +265,10 @@ func (in *Interp) emit(d *Def, t *CapToken) {
 	if h == "" || in.Flags["EnableLegacyEventHashes"] {
 		h = d.Module.Hash
 	}
-	in.tx.events = append(roomy(in.tx.events), Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
+	if in.tx.events == nil {
+		in.tx.events = make([]Event, 0, 2) // a transfer's two
+	}
+	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
 }
 
 func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {

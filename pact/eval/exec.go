@@ -692,10 +692,11 @@ func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
 func (in *Interp) unlend(mark int) {
 	// Lists are a few values: a loop, not clear's call of the runtime's
 	// general clearing (with its bulk write barrier).
-	for i := len(in.lent) - 1; i >= mark; i-- {
-		in.lent[i] = nil
+	lent := in.lent
+	for i := len(lent) - 1; i >= mark; i-- {
+		lent[i] = nil
 	}
-	in.lent = in.lent[:mark]
+	in.lent = lent[:mark]
 }
 
 func (in *Interp) callNative(n *Native, args []Value, loc *syntax.Span) (Value, error) {

@@ -138,14 +138,13 @@ func (o *Object) union(p *Object, a *arena) *Object {
 	}
 	var u *Object
 	if n <= len(objectCell{}.buf) {
-		var c *objectCell
 		if a != nil {
-			c = cut(&a.cells, cellChunk)
+			u = a.cell(n)
 		} else {
-			c = new(objectCell)
+			c := new(objectCell)
+			c.obj.vals = c.buf[:0:n]
+			u = &c.obj
 		}
-		c.obj.vals = c.buf[:0:n]
-		u = &c.obj
 	} else {
 		u = &Object{vals: make([]Value, 0, n)}
 	}
