@@ -128,7 +128,8 @@ type Interp struct {
 	// could have changed under it (forgetModules): a transfer names coin
 	// about 25 times. Emptied when an evaluation starts from outside, when
 	// a transaction ends and when the interpreter writes a module.
-	modules []knownModule
+	modules  [maxKnownModules]knownModule
+	nModules int
 }
 
 // DBError returns the last failure of the database that name resolution reported as a

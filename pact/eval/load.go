@@ -122,7 +122,7 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 	if in.loading != nil && in.loading.Name == mn {
 		return in.loading
 	}
-	for i := range in.modules {
+	for i := range in.modules[:in.nModules] {
 		if in.modules[i].name == mn {
 			return in.modules[i].m
 		}
@@ -138,8 +138,9 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 		return nil
 	}
 	m := v.(*Module)
-	if len(in.modules) < maxKnownModules {
-		in.modules = append(in.modules, knownModule{mn, m})
+	if in.nModules < maxKnownModules {
+		in.modules[in.nModules] = knownModule{mn, m}
+		in.nModules++
 	}
 	return m
 }
@@ -151,13 +152,13 @@ type knownModule struct {
 }
 
 // maxKnownModules bounds Interp.modules: a transaction names a few.
-const maxKnownModules = 8
+const maxKnownModules = 4
 
 // forgetModules empties Interp.modules: the database may have changed
 // since they were read.
 func (in *Interp) forgetModules() {
-	clear(in.modules)
-	in.modules = in.modules[:0]
+	clear(in.modules[:in.nModules])
+	in.nModules = 0
 }
 
 // lookupModuleRel resolves a name written without namespace: the current

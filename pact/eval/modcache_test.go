@@ -77,7 +77,7 @@ func TestKnownModulesFollowTheDatabase(t *testing.T) {
 	if got := evalOne(t, in, `(m.v)`); got != "3" {
 		t.Fatalf("after another writer v = %s, want 3", got)
 	}
-	if got, want := len(in.modules), 1; got != want {
+	if got, want := in.nModules, 1; got != want {
 		t.Errorf("%d modules known, want %d", got, want)
 	}
 }
