@@ -13,6 +13,41 @@ const hexDigits = "0123456789abcdef"
 // UTF-8. Invalid UTF-8 (which a Haskell Text cannot hold) is replaced by
 // U+FFFD.
 func AppendString(buf []byte, s string) []byte {
+	if plainASCII(s) {
+		// Most strings (names, keys, hashes) need no escape at all.
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		return append(buf, '"')
+	}
+	return appendEscaped(buf, s)
+}
+
+// plainASCII says s is ASCII without a control character, quote or
+// backslash: its JSON is itself between quotes. It looks at eight bytes
+// at a time (a public key is 64), each test exact for the word: a byte
+// below 0x20, a byte equal to '"' or '\\', a byte from 0x80 up.
+func plainASCII(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		quote, backslash := x^(ones*'"'), x^(ones*'\\')
+		if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 ||
+			(quote-ones)&^quote&highs != 0 || (backslash-ones)&^backslash&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendEscaped is AppendString for a string that is not plain ASCII.
+func appendEscaped(buf []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
