@@ -52,7 +52,8 @@ func AppendJSON(buf []byte, v Value) ([]byte, error) {
 		return appendJSONList(buf, x)
 	case *Object:
 		buf = append(buf, '{')
-		for n, i := range keyorder.LegacyIndex(x.keys) {
+		var order [8]int // the object's keys in Pact's order: most have a few
+		for n, i := range keyorder.LegacyIndexInto(x.keys, order[:0]) {
 			if n > 0 {
 				buf = append(buf, ',')
 			}

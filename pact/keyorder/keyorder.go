@@ -1,6 +1,7 @@
 package keyorder
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"unicode/utf16"
@@ -80,12 +81,40 @@ func Legacy(keys []string) []string {
 // keys, which must be sorted (as an Object's are), for encoding an Object
 // without copying its values.
 func LegacyIndex(keys []string) []int {
-	idx := make([]int, len(keys))
-	ranks := make([]uint64, len(keys))
-	for i, k := range keys {
+	return LegacyIndexInto(keys, nil)
+}
+
+// smallObject is the most keys LegacyIndexInto orders by itself.
+const smallObject = 16
+
+// LegacyIndexInto is LegacyIndex written over idx's array (an encoder's
+// buffer on its stack): every object a node writes, hashes and returns
+// has a few keys, which an insertion sort orders without the allocations
+// of sort.SliceStable. Like it, the sort is stable.
+func LegacyIndexInto(keys []string, idx []int) []int {
+	if cap(idx) < len(keys) {
+		idx = make([]int, len(keys))
+	}
+	idx = idx[:len(keys)]
+	for i := range idx {
 		idx[i] = i
+	}
+	if len(keys) > smallObject {
+		ranks := make([]uint64, len(keys))
+		for i, k := range keys {
+			ranks[i] = nibbleReverse(legacyHash(k))
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ranks[a], ranks[b]) })
+		return idx
+	}
+	var ranks [smallObject]uint64
+	for i, k := range keys {
 		ranks[i] = nibbleReverse(legacyHash(k))
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ranks[idx[a]] < ranks[idx[b]] })
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && ranks[idx[j]] < ranks[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
 	return idx
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -181,8 +182,8 @@ func AppendString(buf []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // invalid bytes become U+FFFD
 	}
-	out, _ := eval.AppendJSON(buf, eval.String(s))
-	return out
+	// What AppendJSON writes for a String, without making s a Value.
+	return jsontext.AppendString(buf, s)
 }
 
 func AppendValue(buf []byte, v eval.Value) []byte {
