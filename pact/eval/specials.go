@@ -43,23 +43,7 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 	case resolve.FormWithCapability:
 		return in.withCapability(n, e)
 	case resolve.FormTry:
-		// P5: one step, then the body read-only; the default is evaluated
-		// only if the body fails recoverably.
-		if err := in.chargeUncons(); err != nil {
-			return nil, err
-		}
-		saved := in.save()
-		in.readOnly++
-		v, err := in.eval(n.args[1], e)
-		in.readOnly--
-		if err != nil {
-			if pe, ok := err.(*Error); ok && pe.Recoverable() {
-				in.restore(saved)
-				return in.eval(n.args[0], e)
-			}
-			return nil, err
-		}
-		return v, nil
+		return in.try(n, e)
 	case resolve.FormCreateUserGuard:
 		return in.createUserGuard(n, e)
 	case resolve.FormDo:
@@ -84,6 +68,27 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		return v, err
 	}
 	return nil, EvalError("unknown special form")
+}
+
+// try is P5's: one step, then the body read-only; the default is
+// evaluated only if the body fails recoverably. (Apart from evalSpecial,
+// whose frame would hold the saved state for every form.)
+func (in *Interp) try(n *nSpecial, e *env) (Value, error) {
+	if err := in.chargeUncons(); err != nil {
+		return nil, err
+	}
+	saved := in.save()
+	in.readOnly++
+	v, err := in.eval(n.args[1], e)
+	in.readOnly--
+	if err != nil {
+		if pe, ok := err.(*Error); ok && pe.Recoverable() {
+			in.restore(saved)
+			return in.eval(n.args[0], e)
+		}
+		return nil, err
+	}
+	return v, nil
 }
 
 func (in *Interp) evalBool(n node, e *env) (bool, error) {
