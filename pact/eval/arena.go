@@ -22,13 +22,6 @@ type arena struct {
 	pairCells []pairCell
 	binds     []bindFn
 	mcaps     []managedCap
-	// Compiled nodes: a command's code is compiled anew each time.
-	apps    []nApp
-	consts  []nConst
-	locals  []nLocal
-	defRefs []nDef
-	natRefs []nNative
-	nodes   []node
 	// freeFrames and freePairs are call frames given back (giveBack),
 	// zeroed, for the next calls.
 	freeFrames []*smallFrame
@@ -47,8 +40,6 @@ const (
 	tokenChunk = 32  // capability tokens per chunk
 	cellChunk  = 16  // small objects per chunk (1.8 KiB)
 	smallChunk = 32  // bindings' closures, managed caps per chunk
-	nodeChunk  = 32  // compiled nodes of a kind per chunk (2-3 KiB)
-	listChunk  = 128 // compiled nodes' argument lists: nodes per chunk
 )
 
 // values returns a zeroed slice of n values whose capacity is n, so that
@@ -180,19 +171,6 @@ func (a *arena) decimal(d Decimal) Value {
 	}
 	b.d, b.v = d, d
 	return b.v
-}
-
-// nodeList returns a zeroed list of n nodes whose capacity is n.
-func (a *arena) nodeList(n int) []node {
-	if n > listChunk/8 {
-		return make([]node, n)
-	}
-	if len(a.nodes) < n {
-		a.nodes = make([]node, listChunk)
-	}
-	s := a.nodes[:n:n]
-	a.nodes = a.nodes[n:]
-	return s
 }
 
 // objectCell is an object with room for its values: most objects a

@@ -52,7 +52,7 @@ func (c *compiler) desugarer() *resolve.Desugarer {
 }
 
 func (c *compiler) terms(ts []resolve.Term) ([]node, error) {
-	out := c.in.alloc.nodeList(len(ts))
+	out := make([]node, len(ts))
 	for i, t := range ts {
 		n, err := c.term(t)
 		if err != nil {
@@ -156,20 +156,18 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	return nil, compileErr(t.Span(), "unsupported expression")
 }
 
-// The nodes most compiled: cut from the interpreter's arena (a command's
-// code is compiled anew each time), as the nodes they replace were
-// allocated one by one, and as immutable once made.
+// Compiled nodes are allocated one by one, not cut from the arena's
+// chunks: a chunk lives while any of its nodes does, and nodes point at
+// the nodes compiled with them, so the dead nodes of a live chunk would
+// hold older chunks, and those older ones, without end.
 
 func (c *compiler) constant(v Value, loc syntax.Span) *nConst {
-	n := cut(&c.in.alloc.consts, nodeChunk)
-	n.v, n.loc = v, loc
-	return n
+	return &nConst{v: v, loc: loc}
 }
 
 // app is the application of fn to args, its plain native found.
 func (c *compiler) app(fn node, args []node, loc syntax.Span) *nApp {
-	a := cut(&c.in.alloc.apps, nodeChunk)
-	a.fn, a.args, a.loc = fn, args, loc
+	a := &nApp{fn: fn, args: args, loc: loc}
 	if f, ok := fn.(*nNative); ok {
 		n := f.n
 		if n.Special == nil && n.argsLent && !n.TopLevelOnly &&
@@ -325,19 +323,13 @@ func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 		if res.dynamic {
 			name = n.Module
 		}
-		l := cut(&c.in.alloc.locals, nodeChunk)
-		l.up, l.idx, l.name, l.loc = res.up, res.idx, name, loc
-		out = l
+		out = &nLocal{up: res.up, idx: res.idx, name: name, loc: loc}
 	case resMember:
-		d := cut(&c.in.alloc.defRefs, nodeChunk)
-		d.def, d.loc = res.def, loc
-		out = d
+		out = &nDef{def: res.def, loc: loc}
 	case resModRef:
 		out = &nModRef{mod: res.modName, loc: loc}
 	case resNative:
-		f := cut(&c.in.alloc.natRefs, nodeChunk)
-		f.n, f.loc = res.native, loc
-		out = f
+		out = &nNative{n: res.native, loc: loc}
 	case resConst:
 		out = c.constant(res.value, loc)
 	case resConstantly:
