@@ -13,6 +13,15 @@ package eval
 // stored). The price is that a kept object keeps its whole chunk alive;
 // chunks are a few kilobytes, and what is kept beyond a transaction (a
 // module's constants) is small and bounded.
+//
+// That holds while the objects of a chunk point at nothing cut much
+// earlier: a dead object in a live chunk still holds what it points at,
+// so objects that point at each other across chunks can hold a chain of
+// older chunks without end. Compiled nodes did (an application's
+// argument list is in another chunk, which holds older applications), and
+// are allocated one by one for that; pact/contracts'
+// TestTransfersKeepNoMemory runs twenty thousand transfers in one
+// interpreter and fails if the heap grows.
 type arena struct {
 	vals      []Value
 	frames    []smallFrame
