@@ -220,7 +220,7 @@ func (c *compiler) params(args []syntax.Arg) ([]Param, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Param{Name: a.Name, Type: t}
+		out[i] = Param{Name: a.Name, Type: t, free: freeCheck(t)}
 	}
 	return out, nil
 }

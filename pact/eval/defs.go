@@ -36,6 +36,8 @@ func (k DefKind) String() string {
 type Param struct {
 	Name string
 	Type *Type
+	// free is Type's free check, when compiling found one (freeCheck).
+	free uint8
 }
 
 // Def is a module member (or a REPL top-level defun/defconst).
@@ -45,7 +47,9 @@ type Def struct {
 	Module *Module // nil for REPL top-level definitions
 	Args   []Param
 	Ret    *Type
-	Body   []node
+	// retFree is Ret's free check, when compiling found one (freeCheck).
+	retFree uint8
+	Body    []node
 	// frameFree says Body keeps no reference to the frame of its
 	// arguments once it is evaluated (keepsFrame): the evaluator gives
 	// the frame of a call back, for the next call.

@@ -824,7 +824,7 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 		return nil, err
 	}
 	// A result that fits its type for free needs no look at the flags.
-	if d.Ret != nil && !fitsFree(d.Ret, v) && !in.Flags["DisableRuntimeRTC"] {
+	if d.Ret != nil && !fitsCheck(d.retFree, d.Ret, v) && !in.Flags["DisableRuntimeRTC"] {
 		if err := pactValue(v); err != nil {
 			return nil, err
 		}
@@ -858,11 +858,47 @@ func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
 	// failure, takes P5's two passes below (which report the same error
 	// whatever the fast pass saw).
 	for i, a := range args {
-		if !fitsFree(ps[i].Type, a) {
+		if !fitsCheck(ps[i].free, ps[i].Type, a) {
 			return in.checkArgsP5(ps, args)
 		}
 	}
 	return nil
+}
+
+// The free checks compiling finds for a type (Param.free, Def.retFree): 0
+// when it found none (the type's check is charged or complex, or the
+// parameter was not compiled), untypedCheck for an untyped or `any`
+// parameter, and kindCheck plus a Kind for a primitive type, whose values
+// are exactly those of that kind.
+const (
+	untypedCheck = 1
+	kindCheck    = 2
+)
+
+// freeCheck is the free check of t (nil: untyped).
+func freeCheck(t *Type) uint8 {
+	if t == nil || t.Kind == TyAny {
+		return untypedCheck
+	}
+	if t.Kind == TyPrim {
+		for k := KindInteger; k < KindClosure; k++ {
+			if primIs(t.Prim, k) {
+				return kindCheck + uint8(k)
+			}
+		}
+	}
+	return 0
+}
+
+// fitsCheck is fitsFree with the check compiling found for t, if any.
+func fitsCheck(check uint8, t *Type, v Value) bool {
+	switch check {
+	case 0:
+		return fitsFree(t, v)
+	case untypedCheck:
+		return v.Kind() != KindClosure
+	}
+	return v.Kind() == Kind(check-kindCheck)
 }
 
 // fitsFree says v is a Pact value of type t (nil: untyped) by a check that

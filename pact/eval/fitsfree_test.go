@@ -28,6 +28,10 @@ func TestFitsFreeAgreesWithTypeCheck(t *testing.T) {
 			if got := fitsFree(ty, v); got && !want || simple && got != want {
 				t.Errorf("fitsFree(%v, %s) = %v, P5's check says %v", ty, TypeOf(v), got, want)
 			}
+			// The check compiling finds for the type answers as fitsFree.
+			if got, want := fitsCheck(freeCheck(ty), ty, v), fitsFree(ty, v); got != want {
+				t.Errorf("fitsCheck(%d, %v, %s) = %v, fitsFree says %v", freeCheck(ty), ty, TypeOf(v), got, want)
+			}
 		}
 	}
 }

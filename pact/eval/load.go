@@ -505,16 +505,19 @@ func (c *compiler) compileBodies(body []syntax.Decl) error {
 			d.Args, err = c.params(x.Args)
 			if err == nil {
 				d.Ret, err = c.typ(x.Ret)
+				d.retFree = freeCheck(d.Ret)
 			}
 		case *syntax.DefCap:
 			d.Args, err = c.params(x.Args)
 			if err == nil {
 				d.Ret, err = c.typ(x.Ret)
+				d.retFree = freeCheck(d.Ret)
 			}
 		case *syntax.DefPact:
 			d.Args, err = c.params(x.Args)
 			if err == nil {
 				d.Ret, err = c.typ(x.Ret)
+				d.retFree = freeCheck(d.Ret)
 			}
 		case *syntax.DefTable:
 			var s *Schema
@@ -565,6 +568,7 @@ func (c *compiler) defun(d *Def, x *syntax.Defun) error {
 	if d.Ret, err = c.typ(x.Ret); err != nil {
 		return err
 	}
+	d.retFree = freeCheck(d.Ret)
 	return c.defunBody(d, x.Body)
 }
 
