@@ -71,9 +71,9 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 		if x, ok := t.Src.(*syntax.DecimalLit); ok {
 			// A command's amounts recur: made a Value by the arena's table.
 			d := NewDecimal(litInt(t), uint8(x.Places()))
-			return c.constant(c.in.alloc.decimal(d), t.Span()), nil
+			return &nConst{v: c.in.alloc.decimal(d), loc: t.Span()}, nil
 		}
-		return c.constant(litValue(t), t.Span()), nil
+		return &nConst{v: litValue(t), loc: t.Span()}, nil
 	case *resolve.List:
 		elems, err := c.terms(t.Elems)
 		if err != nil {
@@ -156,16 +156,8 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	return nil, compileErr(t.Span(), "unsupported expression")
 }
 
-// Compiled nodes are allocated one by one, not cut from the arena's
-// chunks: a chunk lives while any of its nodes does, and nodes point at
-// the nodes compiled with them, so the dead nodes of a live chunk would
-// hold older chunks, and those older ones, without end.
-
-func (c *compiler) constant(v Value, loc syntax.Span) *nConst {
-	return &nConst{v: v, loc: loc}
-}
-
-// app is the application of fn to args, its plain native found.
+// app is the application of fn to args, its plain native found. Nodes are
+// allocated one by one, not cut from the arena (see arena).
 func (c *compiler) app(fn node, args []node, loc syntax.Span) *nApp {
 	a := &nApp{fn: fn, args: args, loc: loc}
 	if f, ok := fn.(*nNative); ok {
@@ -331,7 +323,7 @@ func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 	case resNative:
 		out = &nNative{n: res.native, loc: loc}
 	case resConst:
-		out = c.constant(res.value, loc)
+		out = &nConst{v: res.value, loc: loc}
 	case resConstantly:
 		// P5's desugarer makes constantly a two-argument lambda returning
 		// its first argument (applied, and charged, as any lambda).

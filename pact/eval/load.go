@@ -855,6 +855,7 @@ func walkDefRefs(d *Def, f func(*Def)) {
 // HasModule reports whether a module or interface of that name (ns.name
 // or name, relative to the current namespace) is installed.
 func (in *Interp) HasModule(name string) bool {
+	in.forgetModules()
 	mn, ok := ParseModuleName(name)
 	return ok && in.lookupModuleRel(mn) != nil
 }

@@ -500,7 +500,10 @@ func nativeReadDecimal(c Call, a []Value) (Value, error) {
 			return v, true // already a Value: made one again, it would allocate
 		}
 		d, ok := ReadDecimalValue(v)
-		return c.in.alloc.decimal(d), ok
+		if !ok {
+			return nil, false
+		}
+		return c.in.alloc.decimal(d), true
 	})
 }
 

@@ -204,7 +204,7 @@ func (d *Desugarer) let(x *syntax.Let) (Term, error) {
 
 // literal checks a literal and parses a number's digits: small when they
 // fit an int64, else big (both zero for the others).
-func (d *Desugarer) literal(x syntax.Expr) (small int64, big *big.Int, err *Error) {
+func (d *Desugarer) literal(x syntax.Expr) (small int64, large *big.Int, err *Error) {
 	switch x := x.(type) {
 	case *syntax.IntLit:
 		if v, ok := smallLiteral(x.Text, ""); ok {
