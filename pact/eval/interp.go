@@ -313,6 +313,7 @@ func (in *Interp) ResetTx() {
 	in.tx = txState{admin: admin}
 	in.tx.caps.stack, in.tx.caps.evaluating = stack, evaluating
 	in.loaded.reset()
+	in.clearLent()
 	if len(in.topUses) > 0 {
 		in.topUses = nil
 		if !in.ownNatives && len(in.replDefs) == 0 {

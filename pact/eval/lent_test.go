@@ -63,7 +63,8 @@ func TestLentArgs(t *testing.T) {
 }
 
 // keptLent counts the values left in the lent stack's array past its end:
-// unlend clears what it takes off, so that the stack keeps nothing alive.
+// unlend leaves them, but the end of a top-level expression clears them,
+// so that the stack keeps nothing of it alive.
 func keptLent(in *Interp) int {
 	n := 0
 	for _, v := range in.lent[len(in.lent):cap(in.lent)] {

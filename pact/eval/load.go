@@ -108,6 +108,7 @@ func (in *Interp) startTopLevel() {
 // evalTopExpr evaluates n, the top-level expression x compiled.
 func (in *Interp) evalTopExpr(n node, x syntax.Expr) (Value, error) {
 	v, err := in.eval(n, nil)
+	in.clearLent()
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (in *Interp) Release() *Spare {
 	if sp == nil {
 		sp = new(Spare)
 	}
-	clear(in.lent)
+	clear(in.lent[:cap(in.lent)])
 	*sp = Spare{alloc: in.alloc, lent: in.lent[:0], topDs: in.topDs}
 	in.alloc, in.lent, in.topDs, in.spare = arena{}, nil, resolve.Desugarer{}, nil
 	return sp
