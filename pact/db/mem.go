@@ -46,8 +46,37 @@ type memTx struct {
 	id   TxID
 	log  []TxLog
 	undo []undoEntry
-	// seen holds the rows whose previous state is already in undo.
+	// seen holds the rows whose previous state is already in undo, once
+	// undo is longer than seenAfter; shorter, undo itself is searched
+	// (a transfer writes four rows: a scan is cheaper than hashing).
 	seen map[rowRef]struct{}
+}
+
+// seenAfter is the length of the undo log past which memTx.seen indexes
+// it.
+const seenAfter = 16
+
+// saved reports whether ref's state before the transaction is in the undo
+// log already.
+func (tx *memTx) saved(ref rowRef) bool {
+	if tx.seen == nil {
+		if len(tx.undo) < seenAfter {
+			for i := range tx.undo {
+				if u := &tx.undo[i]; !u.dropTable && u.ref == ref {
+					return true
+				}
+			}
+			return false
+		}
+		tx.seen = make(map[rowRef]struct{}, 2*seenAfter)
+		for _, u := range tx.undo {
+			if !u.dropTable {
+				tx.seen[u.ref] = struct{}{}
+			}
+		}
+	}
+	_, ok := tx.seen[ref]
+	return ok
 }
 
 // rowRef names one row: a system domain key (table empty) or a user row.
@@ -86,7 +115,7 @@ func (m *MemDB) BeginTx(mode Mode) (TxID, error) {
 	}
 	tx := m.spare
 	if tx == nil {
-		tx = &memTx{seen: make(map[rowRef]struct{})}
+		tx = &memTx{}
 	}
 	m.spare = nil
 	tx.mode, tx.id = mode, m.nextID
@@ -105,8 +134,7 @@ func (m *MemDB) end(tx *memTx) {
 		return
 	}
 	clear(tx.undo)
-	clear(tx.seen)
-	tx.undo, tx.log = tx.undo[:0], nil
+	tx.undo, tx.log, tx.seen = tx.undo[:0], nil, nil
 	m.spare = tx
 }
 
@@ -221,9 +249,11 @@ func (m *MemDB) Write(d Domain, table, key string, value any, wt WriteType) erro
 		if d == UserTable {
 			ref.table = table
 		}
-		if _, done := tx.seen[ref]; !done {
-			tx.seen[ref] = struct{}{}
+		if !tx.saved(ref) {
 			tx.undo = append(tx.undo, undoEntry{ref: ref, existed: exists, value: old})
+			if tx.seen != nil {
+				tx.seen[ref] = struct{}{}
+			}
 		}
 		if tx.log == nil {
 			// Room for the writes of a typical transaction at once

@@ -440,3 +440,32 @@ func TestMemTxAfterTx(t *testing.T) {
 		t.Errorf("the last transaction's log is %v", second)
 	}
 }
+
+// A rollback restores every row a transaction wrote, however often, both
+// while the undo log is searched and once it is indexed (seenAfter).
+func TestMemRollbackRestoresManyRows(t *testing.T) {
+	for _, n := range []int{3, seenAfter - 1, seenAfter, 3 * seenAfter} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			m := NewMemDB()
+			mustOK(t, m.CreateTable("t"))
+			for i := 0; i < n; i += 2 {
+				mustOK(t, m.Write(UserTable, "t", fmt.Sprint("k", i), fmt.Sprint("old", i), Insert))
+			}
+			_, err := m.BeginTx(Transactional)
+			mustOK(t, err)
+			for round := 0; round < 3; round++ {
+				for i := 0; i < n; i++ {
+					mustOK(t, m.Write(UserTable, "t", fmt.Sprint("k", i), fmt.Sprint("new", round, i), Write))
+				}
+			}
+			mustOK(t, m.RollbackTx())
+			for i := 0; i < n; i++ {
+				var want any
+				if i%2 == 0 {
+					want = fmt.Sprint("old", i)
+				}
+				wantRow(t, m, UserTable, "t", fmt.Sprint("k", i), want)
+			}
+		})
+	}
+}
