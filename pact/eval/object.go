@@ -2,7 +2,7 @@ package eval
 
 import (
 	"slices"
-	"sort"
+	"strings"
 )
 
 // Object is a Pact object: a map from field names to values, kept sorted
@@ -37,8 +37,23 @@ type Field struct {
 // NewObject builds an object from pairs in any order. A repeated key keeps
 // its last value, as Haskell's Map.fromList does.
 func NewObject(fields ...Field) *Object {
+	if len(fields) <= insertionFields {
+		// The objects a node builds per command (chain data, gas data)
+		// have a few fields: inserted in order, without a copy to sort.
+		o := &Object{keys: make([]string, 0, len(fields)), vals: make([]Value, 0, len(fields))}
+		for _, f := range fields {
+			i, found := slices.BinarySearch(o.keys, f.Key)
+			if found {
+				o.vals[i] = f.Val
+				continue
+			}
+			o.keys = slices.Insert(o.keys, i, f.Key)
+			o.vals = slices.Insert(o.vals, i, f.Val)
+		}
+		return o
+	}
 	fs := slices.Clone(fields)
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Key < fs[j].Key })
+	slices.SortStableFunc(fs, func(a, b Field) int { return strings.Compare(a.Key, b.Key) })
 	o := &Object{keys: make([]string, 0, len(fs)), vals: make([]Value, 0, len(fs))}
 	for _, f := range fs {
 		if n := len(o.keys); n > 0 && o.keys[n-1] == f.Key {
@@ -50,6 +65,10 @@ func NewObject(fields ...Field) *Object {
 	}
 	return o
 }
+
+// insertionFields is the most fields NewObject inserts one by one: more,
+// and it sorts a copy (insertion is quadratic).
+const insertionFields = 16
 
 // newObjectSorted wraps keys already sorted and unique, without copying.
 func newObjectSorted(keys []string, vals []Value) *Object {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand"
 	"slices"
@@ -111,5 +112,36 @@ func TestArenaDecimals(t *testing.T) {
 	huge := NewDecimal(NewIntBig(new(big.Int).Lsh(big.NewInt(1), 100)), 3)
 	if v := a.decimal(huge); Show(v) != huge.Text() {
 		t.Fatalf("decimal of a big mantissa = %s, want %s", Show(v), huge.Text())
+	}
+}
+
+// NewObject keeps keys sorted and unique, a repeated key with its last
+// value, whether it inserts the fields one by one (a few) or sorts them
+// (more than insertionFields).
+func TestNewObjectOrdersAndDeduplicates(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, 2, 5, insertionFields, insertionFields + 1, 200} {
+		for round := 0; round < 20; round++ {
+			fields := make([]Field, n)
+			last := map[string]int64{}
+			for i := range fields {
+				k := fmt.Sprint("k", rng.Intn(n/2+1))
+				fields[i] = Field{Key: k, Val: NewInt(int64(i))}
+				last[k] = int64(i)
+			}
+			o := NewObject(fields...)
+			if o.Len() != len(last) {
+				t.Fatalf("n=%d: %d keys, want %d", n, o.Len(), len(last))
+			}
+			if !slices.IsSorted(o.keys) {
+				t.Fatalf("n=%d: keys out of order: %q", n, o.keys)
+			}
+			for k, want := range last {
+				v, ok := o.Get(k)
+				if !ok || !Equal(v, NewInt(want)) {
+					t.Fatalf("n=%d: %s = %v, want %d (the last value given)", n, k, v, want)
+				}
+			}
+		}
 	}
 }
