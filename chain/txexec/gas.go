@@ -27,9 +27,17 @@ func InitialGas(pc *api.ParsedCommand) uint64 {
 	return InitialGasOfSize(size)
 }
 
-// sizePenaltyBase is 100 × 512: s/100 per byte, and the penalty's
-// (s/100 / 512)^7.
-var sizePenaltyBase = big.NewInt(51200)
+// sizePenaltyDenominator is D = 51200^7 (100 × 512, to the seventh), and
+// sizePenaltyPerByte D/100: s/100 + s^7/D = (s·(D/100) + s^7) / D.
+var (
+	sizePenaltyDenominator = new(big.Int).Exp(big.NewInt(51200), big.NewInt(7), nil)
+	sizePenaltyPerByte     = new(big.Int).Quo(sizePenaltyDenominator, big.NewInt(100))
+)
+
+// smallPayloadSize is the largest size whose penalty cannot reach the next
+// whole gas: 26,000^7 ≤ D/100, so for s = 100q + r (r < 100) and s at most
+// this, r·(D/100) + s^7 ≤ (r+1)·(D/100) ≤ D, and the charge is q + 1.
+const smallPayloadSize = 26000
 
 // InitialGasOfSize is InitialGas of a payload of size bytes (0 for a
 // non-positive size; saturating at the largest uint64).
@@ -37,13 +45,20 @@ func InitialGasOfSize(size int) uint64 {
 	if size <= 0 {
 		return 0
 	}
-	// With D = 51200^7 (a multiple of 100): s/100 + s^7/D = (s·(D/100) + s^7) / D.
+	if size <= smallPayloadSize {
+		// Every command a node sees in practice: no big arithmetic.
+		return uint64(size/100) + 1
+	}
+	return initialGasExact(size)
+}
+
+// initialGasExact is ⌈(s·(D/100) + s^7) / D⌉ in big integers.
+func initialGasExact(size int) uint64 {
 	s := big.NewInt(int64(size))
-	d := new(big.Int).Exp(sizePenaltyBase, big.NewInt(7), nil)
-	num := new(big.Int).Mul(s, new(big.Int).Quo(d, big.NewInt(100)))
+	num := new(big.Int).Mul(s, sizePenaltyPerByte)
 	num.Add(num, new(big.Int).Exp(s, big.NewInt(7), nil))
 	// Ceiling of a positive quotient: (num + D - 1) / D.
-	num.Add(num, d).Sub(num, big.NewInt(1)).Quo(num, d)
+	num.Add(num, sizePenaltyDenominator).Sub(num, big.NewInt(1)).Quo(num, sizePenaltyDenominator)
 	if !num.IsUint64() {
 		return math.MaxUint64
 	}
@@ -53,7 +68,11 @@ func InitialGasOfSize(size int) uint64 {
 // gasSupply is chainweb's gasSupplyOf: gas × price rounded to 12 places
 // (banker's rounding), the coin contract's precision.
 func gasSupply(g uint64, price eval.Decimal) eval.Decimal {
-	amount := price.Mul(eval.DecimalFromInt(eval.NewIntBig(new(big.Int).SetUint64(g))))
+	n := eval.NewInt(int64(g))
+	if g > math.MaxInt64 {
+		n = eval.NewIntBig(new(big.Int).SetUint64(g))
+	}
+	amount := price.Mul(eval.DecimalFromInt(n))
 	return amount.RoundTo(12, eval.RoundHalfEven)
 }
 

@@ -109,3 +109,40 @@ func TestGasUsedIsBuyPlusSizePlusPayload(t *testing.T) {
 		t.Logf("%s: buy %v, size %d gas, payload %v: %d gas", tc.code, buyMG, InitialGas(pc), tc.payloadMG, a.Gas)
 	}
 }
+
+// The small-payload shortcut agrees with the exact computation at every
+// size it covers and past it (the bound itself is proved in its comment).
+func TestInitialGasShortcutIsExact(t *testing.T) {
+	for size := 1; size <= smallPayloadSize+500; size++ {
+		if got, want := InitialGasOfSize(size), initialGasExact(size); got != want {
+			t.Fatalf("InitialGasOfSize(%d) = %d, exactly %d", size, got, want)
+		}
+	}
+}
+
+// gasSupply is gas × price at 12 places, rounded half to even, for any
+// gas a uint64 holds (figures worked out by hand).
+func TestGasSupply(t *testing.T) {
+	price := func(s string) eval.Decimal {
+		d, err := eval.ParseDecimal(s)
+		if err != nil {
+			t.Fatalf("bad decimal %s: %v", s, err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		gas   uint64
+		price string
+		want  string
+	}{
+		{400, "0.00000001", "0.000004"},
+		{18446744073709551615, "0.00000001", "184467440737.09551615"},
+		{3, "0.0000000000005", "0.000000000002"},
+		{1, "0.0000000000005", "0.0"},
+		{0, "0.00000001", "0.0"},
+	} {
+		if got := gasSupply(tc.gas, price(tc.price)); !got.Equal(price(tc.want)) {
+			t.Errorf("gasSupply(%d, %s) = %v, want %s", tc.gas, tc.price, got, tc.want)
+		}
+	}
+}
