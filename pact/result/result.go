@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/base64"
 	"errors"
 	"slices"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/jsontext"
@@ -127,11 +127,11 @@ func Append(buf []byte, rk api.Hash, o *Outcome) []byte {
 		buf = appendFailure(buf, o.Fail)
 	}
 	buf = append(buf, `,"reqKey":"`...)
-	buf = append(buf, rk.String()...)
+	buf = base64.RawURLEncoding.AppendEncode(buf, rk[:])
 	buf = append(buf, `","logs":`...)
 	if o.HasLogs {
 		buf = append(buf, '"')
-		buf = append(buf, HashTxLogs(o.Logs)...)
+		buf = appendTxLogsHash(buf, o.Logs)
 		buf = append(buf, '"')
 	} else {
 		buf = append(buf, "null"...)
@@ -325,10 +325,17 @@ func defName(d *eval.Def) string {
 // and keysets are written as Pact JSON; modules, namespaces and defpact
 // states, which P5 stores as CBOR, as the JSON of systemValueJSON.
 func HashTxLogs(logs []db.TxLog) string {
-	h, _ := blake2b.New256(nil)
-	var buf []byte
+	return string(appendTxLogsHash(nil, logs))
+}
+
+// appendTxLogsHash appends HashTxLogs(logs) to buf. The writes are encoded
+// past buf's end and hashed at once (hashing a stream of pieces is hashing
+// their concatenation), then overwritten by the hash's text: no digest,
+// sum or string is allocated.
+func appendTxLogsHash(buf []byte, logs []db.TxLog) []byte {
+	start := len(buf)
 	for _, l := range logs {
-		buf = append(buf[:0], 'D')
+		buf = append(buf, 'D')
 		if l.Domain == db.UserTable {
 			buf = append(buf, l.Table...)
 		} else {
@@ -338,9 +345,9 @@ func HashTxLogs(logs []db.TxLog) string {
 		buf = append(buf, l.Key...)
 		buf = append(buf, 'V')
 		buf = appendSystemValue(buf, l.Value)
-		h.Write(buf)
 	}
-	return crypto.EncodeBase64URL(h.Sum(nil))
+	sum := blake2b.Sum256(buf[start:])
+	return base64.RawURLEncoding.AppendEncode(buf[:start], sum[:])
 }
 
 // appendSystemValue appends the JSON of a stored value: a Pact value as
