@@ -230,7 +230,7 @@ func (r *Runner) ApplyWithin(st db.DB, b *Block, pc *api.ParsedCommand, blockGas
 	if o.Fail != nil && m.GasLimit > blockGas {
 		return Applied{}, &BlockGasLimitExceededError{RequestKey: pc.RequestKey, GasLimit: m.GasLimit, Remaining: blockGas}
 	}
-	return Applied{Result: result.Append(nil, pc.RequestKey, o), Gas: o.Gas, Failed: o.Fail != nil}, nil
+	return Applied{Result: encodeResult(pc.RequestKey, o), Gas: o.Gas, Failed: o.Fail != nil}, nil
 }
 
 // applyCmd is chainweb's applyCmd: the command runs with public metadata m
@@ -335,7 +335,7 @@ func (r *Runner) tooLarge(rk api.Hash, o *result.Outcome) bool {
 	if result.Exceeds(o, limit) {
 		return true
 	}
-	return len(result.Append(nil, rk, o)) > limit
+	return resultLen(rk, o) > limit
 }
 
 // redeem settles the gas of outcome o: the fee (gas × price) to the miner,
