@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"math/big"
 	"strings"
 	"sync"
@@ -79,6 +80,14 @@ func (d Decimal) scale(places uint8) Integer {
 
 // Cmp compares numerically.
 func (d Decimal) Cmp(e Decimal) int {
+	if d.places != e.places {
+		// Operands of different signs (a zero among them: amounts are
+		// checked against 0.0) are ordered by sign, without scaling one
+		// of them up.
+		if ds, es := d.mant.Sign(), e.mant.Sign(); ds != es || ds == 0 {
+			return cmp.Compare(ds, es)
+		}
+	}
 	p := max(d.places, e.places)
 	return d.scale(p).Cmp(e.scale(p))
 }

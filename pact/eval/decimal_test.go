@@ -315,3 +315,26 @@ func TestPow10Int(t *testing.T) {
 		want = new(big.Int).Mul(want, big.NewInt(10))
 	}
 }
+
+// Cmp orders decimals as the rationals they are, whatever their places
+// and signs, and whether the mantissas fit a word or not (checked against
+// big.Rat's ordering).
+func TestDecimalCmpAgreesWithRationals(t *testing.T) {
+	mants := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(-1), big.NewInt(25), big.NewInt(-250),
+		big.NewInt(100000), new(big.Int).Lsh(big.NewInt(1), 70), new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(3), 80))}
+	rat := func(d Decimal) *big.Rat {
+		return new(big.Rat).SetFrac(d.mant.Big(), pow10Int(int(d.places)).Big())
+	}
+	for _, a := range mants {
+		for _, b := range mants {
+			for pa := uint8(0); pa <= 13; pa += 3 {
+				for pb := uint8(0); pb <= 13; pb += 2 {
+					x, y := NewDecimal(NewIntBig(a), pa), NewDecimal(NewIntBig(b), pb)
+					if got, want := x.Cmp(y), rat(x).Cmp(rat(y)); got != want {
+						t.Fatalf("%v.Cmp(%v) = %d, want %d", x, y, got, want)
+					}
+				}
+			}
+		}
+	}
+}
