@@ -71,7 +71,7 @@ func (in *Interp) enforceGuard(g Value) error {
 		if sysOnly {
 			in.sysOnly++
 		}
-		_, err = in.callDef(d, g.Args, d.Loc)
+		_, err = in.callDef(d, g.Args, &d.Loc)
 		if sysOnly {
 			in.sysOnly--
 		}
@@ -197,7 +197,7 @@ func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
 	if err != nil || d.Kind != DefFun {
 		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
 	}
-	return asBool(in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, d.Loc))
+	return asBool(in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, &d.Loc))
 }
 
 func (in *Interp) readKeyset(r *KeySetRef) (*KeySet, error) {

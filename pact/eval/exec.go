@@ -390,7 +390,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return in.callDef(f.def, args, n.loc)
+		return in.callDef(f.def, args, &n.loc)
 	case *nDyn:
 		d, err := in.dynDef(f, e)
 		if err != nil {
@@ -401,7 +401,7 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 			return nil, err
 		}
 		in.dynCalls = append(in.dynCalls, len(in.stack))
-		v, err := in.callDef(d, args, n.loc)
+		v, err := in.callDef(d, args, &n.loc)
 		in.dynCalls = in.dynCalls[:len(in.dynCalls)-1]
 		return v, err
 	}
@@ -436,7 +436,7 @@ func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error)
 	switch f := fn.(type) {
 	case *Closure:
 		if f.def != nil {
-			return in.callDef(f.def, args, *loc)
+			return in.callDef(f.def, args, loc)
 		}
 		return in.callLambda(f, args)
 	case *NativeFn:
@@ -460,9 +460,9 @@ func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error)
 		}
 		return in.applyBinding(f, obj)
 	case *capFn:
-		return in.callDef(f.def, args, *loc)
+		return in.callDef(f.def, args, loc)
 	case *pactFn:
-		return in.callDef(f.def, args, *loc)
+		return in.callDef(f.def, args, loc)
 	}
 	return nil, EvalError("Cannot apply value to non-closure")
 }
@@ -736,19 +736,19 @@ func (in *Interp) callNative(n *Native, args []Value, loc *syntax.Span) (Value, 
 }
 
 // callDef applies a module member.
-func (in *Interp) callDef(d *Def, args []Value, loc syntax.Span) (Value, error) {
+func (in *Interp) callDef(d *Def, args []Value, loc *syntax.Span) (Value, error) {
 	switch d.Kind {
 	case DefFun:
 	case DefCapability:
 		return in.capToken(d, args)
 	case DefPactKind:
-		return in.initPact(d, args, loc)
+		return in.initPact(d, args, *loc)
 	case DefConstant, DefTableKind:
 		v, err := in.defValue(d)
 		if err != nil {
 			return nil, err
 		}
-		return in.Apply(v, args, loc)
+		return in.Apply(v, args, *loc)
 	default:
 		return nil, EvalError("Cannot apply value to non-closure")
 	}
