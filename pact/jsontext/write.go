@@ -15,11 +15,26 @@ const hexDigits = "0123456789abcdef"
 func AppendString(buf []byte, s string) []byte {
 	if plainASCII(s) {
 		// Most strings (names, keys, hashes) need no escape at all.
-		buf = append(buf, '"')
-		buf = append(buf, s...)
-		return append(buf, '"')
+		return appendPlain(buf, s)
 	}
 	return appendEscaped(buf, s)
+}
+
+// AppendPlain appends s between quotes when it is plain ASCII (no
+// control character, quote or backslash, nothing from 0x80 up), whose
+// JSON is itself, and reports whether it was: a caller with its own
+// handling of other strings tries this first.
+func AppendPlain(buf []byte, s string) ([]byte, bool) {
+	if !plainASCII(s) {
+		return buf, false
+	}
+	return appendPlain(buf, s), true
+}
+
+func appendPlain(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // plainASCII says s is ASCII without a control character, quote or

@@ -55,5 +55,11 @@ func FuzzAppendString(f *testing.F) {
 		if got, want := string(AppendString(nil, s)), string(appendEscaped(nil, s)); got != want {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		// AppendPlain takes exactly the plain strings, and writes them as
+		// AppendString does; it leaves the buffer alone otherwise.
+		out, ok := AppendPlain([]byte("x"), s)
+		if ok != plainASCII(s) || (ok && string(out) != "x"+string(AppendString(nil, s))) || (!ok && string(out) != "x") {
+			t.Fatalf("AppendPlain(%q) = %s, %v", s, out, ok)
+		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/jsontext"
 )
 
 // hashTxLogsStreamed is HashTxLogs the slow way: each write hashed as it is
@@ -47,4 +48,18 @@ func TestTxLogsHash(t *testing.T) {
 			t.Fatalf("%d writes after a prefix: %s", n, got)
 		}
 	}
+}
+
+// AppendString's plain-ASCII shortcut writes what its general path writes:
+// invalid bytes each replaced by U+FFFD, then aeson's escapes.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "alice", "a\"b", "\x00", "é", "\xff\xfe", "k:6be2f485a7af"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := jsontext.AppendString([]byte("["), string([]rune(s)))
+		if got := AppendString([]byte("["), s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
 }

@@ -179,6 +179,10 @@ func appendFailure(buf []byte, e *Error) []byte {
 
 // AppendString appends s as a JSON string (Pact's string encoding).
 func AppendString(buf []byte, s string) []byte {
+	if out, ok := jsontext.AppendPlain(buf, s); ok {
+		// ASCII: valid, and nothing to escape.
+		return out
+	}
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // invalid bytes become U+FFFD
 	}
