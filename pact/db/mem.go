@@ -48,7 +48,7 @@ type memTx struct {
 	undo []undoEntry
 	// seen holds the rows whose previous state is already in undo, once
 	// undo is longer than seenAfter; shorter, undo itself is searched
-	// (a transfer writes four rows: a scan is cheaper than hashing).
+	// (a transaction writes a few rows: a scan is cheaper than hashing).
 	seen map[rowRef]struct{}
 }
 
