@@ -7,7 +7,9 @@
 //     caller's Builder, so that every caller keeps its own tree; numbers
 //     arrive as their text, and malformed input is a *SyntaxError naming
 //     the problem and its byte offset (each caller words its own message).
-//   - write.go: AppendString, aeson's escaping of a string.
+//   - write.go: AppendString, aeson's escaping of a string, and
+//     AppendPlain, its shortcut for plain ASCII that a caller with its own
+//     handling of other strings (pact/result) tries first.
 //
 // The two callers read two things differently, and Options says which:
 // an unpaired UTF-16 surrogate escape (U+FFFD, or an error) and when a
