@@ -36,6 +36,7 @@
 //	apply.go    a user command as applyCmd runs it: buy-gas, the payload, redeem-gas;
 //	            CanPay, the mempool's gas payer check
 //	canpay.go   surelyPays: CanPay without running buy-gas, for the coin it knows
+//	encode.go   a result's encoding, in a scratch buffer kept from one command to the next
 //	gas.go      the size charge (InitialGas) and gas arithmetic
 //	local.go    /local: a command run and rolled back, with or without preflight
 //	special.go  the coinbase and genesis transactions
