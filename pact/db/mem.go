@@ -28,6 +28,12 @@ import (
 type MemDB struct {
 	sys    [numDomains]map[string]any // indexed by Domain; UserTable unused
 	tables map[string]map[string]any
+	// lastTable and lastRows are the user table rowsFor found last: a
+	// transaction reads and writes a few rows of one or two tables, and
+	// a string comparison costs less than a map lookup. Dropping a table
+	// forgets them.
+	lastTable string
+	lastRows  map[string]any
 
 	nextID TxID
 	tx     *memTx // nil when no transaction is open
@@ -181,6 +187,7 @@ func (m *MemDB) undoAll(tx *memTx) {
 		u := &tx.undo[i]
 		if u.dropTable {
 			delete(m.tables, u.ref.table)
+			m.lastTable, m.lastRows = "", nil
 			continue
 		}
 		rows := m.rowsFor(u.ref.d, u.ref.table)
@@ -201,7 +208,14 @@ func (m *MemDB) undoAll(tx *memTx) {
 // UserTable), or nil if there is none.
 func (m *MemDB) rowsFor(d Domain, table string) map[string]any {
 	if d == UserTable {
-		return m.tables[table]
+		if m.lastRows != nil && table == m.lastTable {
+			return m.lastRows
+		}
+		rows := m.tables[table]
+		if rows != nil {
+			m.lastTable, m.lastRows = table, rows
+		}
+		return rows
 	}
 	if int(d) >= numDomains {
 		return nil
