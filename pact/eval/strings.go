@@ -452,9 +452,16 @@ func IsCharset(set, s Value) (Value, error) {
 	default:
 		return nil, NativeError("is-charset", "Unsupported character set")
 	}
-	for _, r := range string(str) {
-		if r > limit {
-			return False, nil
+	// Bytes below 0x80 are ASCII characters, and a string of them is in
+	// either set; from the first other byte on, its characters decide.
+	for i := 0; i < len(str); i++ {
+		if str[i] >= 0x80 {
+			for _, r := range string(str[i:]) {
+				if r > limit {
+					return False, nil
+				}
+			}
+			return True, nil
 		}
 	}
 	return True, nil

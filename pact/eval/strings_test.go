@@ -193,7 +193,9 @@ func TestBase64AndCharset(t *testing.T) {
 		set  int64
 		s    string
 		want bool
-	}{{0, "abc", true}, {0, "\u00e9", false}, {1, "\u00e9", true}, {1, "\u0100", false}} {
+	}{{0, "abc", true}, {0, "\u00e9", false}, {1, "\u00e9", true}, {1, "\u0100", false},
+		{0, "", true}, {1, "", true}, {0, "abc\x7f", true}, {0, "ab\u00e9c", false}, {1, "ab\u00e9c\u00ff", true},
+		{1, "abc\u00e9\u0100", false}, {1, "k:\u20ac", false}, {0, "abcdefgh\u0080", false}} {
 		got, err := IsCharset(NewInt(c.set), String(c.s))
 		if err != nil || got != Bool(c.want) {
 			t.Errorf("is-charset %d %q = %v, %v", c.set, c.s, got, err)
