@@ -92,8 +92,22 @@ func (in *Interp) try(n *nSpecial, e *env) (Value, error) {
 }
 
 func (in *Interp) evalBool(n node, e *env) (bool, error) {
-	v, err := in.eval(n, e)
-	if err != nil {
+	var v Value
+	var err error
+	if a, ok := n.(*nApp); ok && a.plain != nil && in.Coverage == nil {
+		// Most conditions are plain native calls, (>= (length s) 3): eval's
+		// nApp case repeated here, one call level less for every if, and,
+		// or and enforce (a shared function would cost the level back).
+		if err := in.step(); err != nil {
+			return false, located(err, a.loc)
+		}
+		if in.Gas.Logging() {
+			in.gasAt = a
+		}
+		if v, err = in.callPlain(a.plain, a, e); err != nil {
+			return false, located(err, a.loc)
+		}
+	} else if v, err = in.eval(n, e); err != nil {
 		return false, err
 	}
 	b, ok := v.(Bool)
