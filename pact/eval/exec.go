@@ -275,7 +275,16 @@ func (in *Interp) body(ns []node, e *env) (Value, error) {
 	var v Value = UnitValue
 	for i, x := range ns {
 		var err error
-		if v, err = in.eval(x, e); err != nil {
+		if s, ok := x.(*nSpecial); ok && in.Coverage == nil {
+			// Most statements are special forms (enforce, with-capability):
+			// eval's case for them here, without eval's frame.
+			if err := in.step(); err != nil {
+				return nil, located(err, s.loc)
+			}
+			if v, err = in.evalSpecial(s, e); err != nil {
+				return nil, located(err, s.loc)
+			}
+		} else if v, err = in.eval(x, e); err != nil {
 			return nil, err
 		}
 		// A partial application may only be handed to a native; P5 fails
