@@ -651,6 +651,12 @@ func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
 			slots[i] = e.lookup(l.up, l.idx)
 		} else if c, ok := x.(*nConst); ok && c.lits == nil && !covered {
 			slots[i] = c.v
+		} else if d, ok := x.(*nDef); ok && !covered && d.def.Kind == DefConstant && d.def.Value != nil {
+			// A module's constant or table, (read coin-table k) or
+			// (floor x MINIMUM_PRECISION): defValue's answer, read here.
+			slots[i] = d.def.Value
+		} else if ok && !covered && d.def.Kind == DefTableKind {
+			slots[i] = d.def.Table
 		} else {
 			v, err := in.eval(x, e)
 			if err != nil {
