@@ -879,8 +879,21 @@ func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
 	// failure, takes P5's two passes below (which report the same error
 	// whatever the fast pass saw).
 	for i, a := range args {
-		if !fitsCheck(ps[i].free, ps[i].Type, a) {
-			return in.checkArgsP5(ps, args)
+		// fitsCheck, written out: it is too large to be inlined, and this
+		// loop runs for every argument of every call.
+		switch check := ps[i].free; check {
+		case 0:
+			if !fitsFree(ps[i].Type, a) {
+				return in.checkArgsP5(ps, args)
+			}
+		case untypedCheck:
+			if a.Kind() == KindClosure {
+				return in.checkArgsP5(ps, args)
+			}
+		default:
+			if a.Kind() != Kind(check-kindCheck) {
+				return in.checkArgsP5(ps, args)
+			}
 		}
 	}
 	return nil

@@ -32,6 +32,16 @@ func TestFitsFreeAgreesWithTypeCheck(t *testing.T) {
 			if got, want := fitsCheck(freeCheck(ty), ty, v), fitsFree(ty, v); got != want {
 				t.Errorf("fitsCheck(%d, %v, %s) = %v, fitsFree says %v", freeCheck(ty), ty, TypeOf(v), got, want)
 			}
+			// checkArgs, which writes fitsCheck out, fails exactly when
+			// P5's two passes fail, with their error; with the check found
+			// at compile time and without one.
+			for _, free := range []uint8{freeCheck(ty), 0} {
+				ps := []Param{{Name: "x", Type: ty, free: free}}
+				got, want := in.checkArgs(nil, ps, []Value{v}), in.checkArgsP5(ps, []Value{v})
+				if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+					t.Errorf("checkArgs(%v, %s) with check %d = %v, P5's passes say %v", ty, TypeOf(v), free, got, want)
+				}
+			}
 		}
 	}
 }
