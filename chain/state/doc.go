@@ -15,6 +15,9 @@
 // not Pact data), which package chain gives their types.
 //
 //	state.go   Versioned, View, the key layout and KeySpace
+//	branch.go  Block (a block's frozen writes, applied again with ApplyBlock) and Branch (the
+//	           merged writes of blocks above a stored block, read through BranchView): a fork
+//	           is validated and applied without rewinding and replaying it
 //
 // It may import the language only (pact/db, pact/eval, pact/persist); the store reaches it
 // as a KeySpace, never the other way round.

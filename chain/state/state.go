@@ -88,6 +88,8 @@ var (
 	// ErrCorrupt is wrapped when stored bytes do not decode (pact/persist's codec, the
 	// state's own records).
 	ErrCorrupt = persist.ErrCorrupt
+	// ErrFrozen is returned by writes to a view whose block Freeze kept.
+	ErrFrozen = errors.New("state: the view's block is frozen")
 )
 
 // Versioned is one chain's Pact state as of every applied block.
@@ -454,10 +456,21 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 	case v.has && (w.empty || w.base != v.height):
 		return fmt.Errorf("%w: view at %d, state at %d", ErrStaleView, w.base, v.height)
 	}
+	if err := v.write1(w.block, w.nextID, height); err != nil {
+		return err
+	}
+	w.applied = true
+	return nil
+}
+
+// write1 writes a block's overlay o, whose transactions end before tx id next, as the versions
+// of block height, and publishes the new height. The caller holds v.write and has checked that
+// the block follows the state's height.
+func (v *Versioned) write1(o *overlay, next db.TxID, height uint64) error {
 	var b leveldb.Batch
-	rec := be64(uint64(w.nextID))
-	for _, lk := range w.block.order {
-		r := w.block.rows[lk]
+	rec := be64(uint64(next))
+	for _, lk := range o.order {
+		r := o.rows[lk]
 		b.Put(v.versionKey(lk, height), r.enc)
 		rec = binary.AppendUvarint(rec, uint64(len(lk)))
 		rec = append(rec, lk...)
@@ -470,27 +483,26 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 	if err := v.space.Write(&b); err != nil {
 		return fmt.Errorf("state: apply block %d: %w", height, err)
 	}
-	w.applied = true
 	v.cacheMu.Lock()
-	for _, lk := range w.block.order {
-		if r := w.block.rows[lk]; len(r.enc) > 0 && lk[0] != lMeta {
+	for _, lk := range o.order {
+		if r := o.rows[lk]; len(r.enc) > 0 && lk[0] != lMeta {
 			v.cache.Put(string(v.versionKey(lk, height)), r.v)
 		}
 	}
 	v.cacheMu.Unlock()
-	for _, lk := range w.block.order {
-		if r := w.block.rows[lk]; r.rec != nil {
+	for _, lk := range o.order {
+		if r := o.rows[lk]; r.rec != nil {
 			v.mods.Remember(r.v.(*eval.Module), r.rec)
 		}
 	}
 	v.mu.Lock()
 	v.cacheMu.Lock()
-	for _, lk := range w.block.order {
+	for _, lk := range o.order {
 		v.newest.Put(lk, height)
 	}
 	v.cacheMu.Unlock()
 	v.height, v.has = height, true
-	v.headNext, v.headKnown = w.nextID, true
+	v.headNext, v.headKnown = next, true
 	v.mu.Unlock()
 	return nil
 }
@@ -582,6 +594,12 @@ type View struct {
 	nextID db.TxID
 	block  *overlay
 	tx     *overlay
+	// branch is the merged writes of the blocks between base and the block the view reads as
+	// of, when that block is on a branch the stored state does not hold (Versioned.BranchView);
+	// nil otherwise. The view never writes it.
+	branch *overlay
+	// frozen is set by Freeze: the block's writes are kept as a Block and must not change.
+	frozen bool
 	txMode db.Mode
 	txID   db.TxID
 	txLog  []db.TxLog
@@ -664,6 +682,7 @@ func (w *View) Clone() (*View, error) {
 		return nil, fmt.Errorf("%w: clone of a view already applied", ErrStaleView)
 	}
 	c := *w
+	c.frozen = false // the clone's block is its own
 	c.block = w.block.clone()
 	c.tableCache = maps.Clone(w.tableCache)
 	c.decoding = map[string]bool{}
@@ -707,8 +726,25 @@ func (w *View) lookup(lk string) (memRow, bool) {
 			return r, true
 		}
 	}
-	r, ok := w.block.rows[lk]
-	return r, ok
+	if r, ok := w.block.rows[lk]; ok {
+		return r, true
+	}
+	if w.branch != nil {
+		r, ok := w.branch.rows[lk]
+		return r, ok
+	}
+	return memRow{}, false
+}
+
+// writable refuses writes to a view whose block Freeze has kept.
+func (w *View) writable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.frozen {
+		return ErrFrozen
+	}
+	return nil
 }
 
 // cur is the overlay writes go to.
@@ -761,8 +797,8 @@ func (w *View) decode(k, b []byte) (any, error) {
 
 // BeginTx opens a transaction and returns its id.
 func (w *View) BeginTx(mode db.Mode) (db.TxID, error) {
-	if w.err != nil {
-		return 0, w.err
+	if err := w.writable(); err != nil {
+		return 0, err
 	}
 	if w.tx != nil {
 		return 0, db.ErrInTx
@@ -852,6 +888,9 @@ func (w *View) space(d db.Domain, table string) (string, error) {
 
 // CreateTable creates an empty user table, from this block on.
 func (w *View) CreateTable(table string) error {
+	if err := w.writable(); err != nil {
+		return err
+	}
 	ok, err := w.hasTable(table)
 	if err != nil {
 		return err
@@ -882,6 +921,9 @@ func (w *View) Read(d db.Domain, table, key string) (any, bool, error) {
 
 // Write stores value under key as wt says, in memory.
 func (w *View) Write(d db.Domain, table, key string, value any, wt db.WriteType) error {
+	if err := w.writable(); err != nil {
+		return err
+	}
 	sp, err := w.space(d, table)
 	if err != nil {
 		return err
@@ -944,6 +986,9 @@ func (w *View) Keys(d db.Domain, table string) ([]string, error) {
 	if w.tx != nil {
 		extra = append(slices.Clip(extra), w.tx.keys[sp]...)
 	}
+	if w.branch != nil {
+		extra = append(slices.Clip(extra), w.branch.keys[sp]...)
+	}
 	if len(extra) > 0 {
 		ks = append(ks, extra...)
 		slices.Sort(ks)
@@ -986,8 +1031,8 @@ func (w *View) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, b
 // with the block, listed in the block's record so that Rewind drops it.
 // It is refused inside a transaction, whose end would decide its fate.
 func (w *View) PutMeta(name string, value []byte) error {
-	if w.err != nil {
-		return w.err
+	if err := w.writable(); err != nil {
+		return err
 	}
 	if w.tx != nil {
 		return fmt.Errorf("state: put meta %q: %w", name, db.ErrInTx)
@@ -1006,7 +1051,7 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 		return nil, false, w.err
 	}
 	lk := lMetaKey(name)
-	if r, ok := w.block.rows[lk]; ok {
+	if r, ok := w.metaRow(lk); ok {
 		return slices.Clone(r.enc), true, nil
 	}
 	if w.empty {
@@ -1023,6 +1068,18 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 	return b, ok, nil
 }
 
+// metaRow finds metadata lk among the view's own records, then its branch's.
+func (w *View) metaRow(lk string) (memRow, bool) {
+	if r, ok := w.block.rows[lk]; ok {
+		return r, true
+	}
+	if w.branch != nil {
+		r, ok := w.branch.rows[lk]
+		return r, ok
+	}
+	return memRow{}, false
+}
+
 // Metas is Meta for several records, read together (Versioned.getMany).
 func (w *View) Metas(names []string) (vals [][]byte, found []bool, err error) {
 	if w.err != nil {
@@ -1033,7 +1090,7 @@ func (w *View) Metas(names []string) (vals [][]byte, found []bool, err error) {
 	var at []int
 	for i, name := range names {
 		lk := lMetaKey(name)
-		if r, ok := w.block.rows[lk]; ok {
+		if r, ok := w.metaRow(lk); ok {
 			vals[i], found[i] = slices.Clone(r.enc), true
 			continue
 		}
