@@ -42,7 +42,10 @@ type cutActor struct {
 	entered *atomic.Uint64 // blocks that entered the cut (the node's blocks/s figure)
 	// orphaned counts blocks that left the cut on a fork switch (the metrics); nil in tests.
 	orphaned *atomic.Uint64
-	lookup   pow.HeaderLookup
+	// reorgs counts the switches that left blocks behind, and the deepest of them on one chain
+	// (the metrics, the convergence figures); nil in tests.
+	reorgs *reorgCounts
+	lookup pow.HeaderLookup
 }
 
 func (a *cutActor) Receive(ctx actor.Context) {
@@ -81,8 +84,13 @@ func (a *cutActor) consider(m *headerStored) {
 	a.entered.Add(uint64(len(entering)))
 	// The cut height is the sum of the chain heights: what it did not gain of the entering
 	// blocks, blocks leaving it took away.
-	if left := cur.Cut.Height + uint64(len(entering)) - view.Cut.Height; left > 0 && a.orphaned != nil {
-		a.orphaned.Add(left)
+	if left := cur.Cut.Height + uint64(len(entering)) - view.Cut.Height; left > 0 {
+		if a.orphaned != nil {
+			a.orphaned.Add(left)
+		}
+		if a.reorgs != nil {
+			a.reorgs.note(cur.Heads, next, a.lookup)
+		}
 	}
 	if a.hub != nil {
 		a.hub.Publish(a.events(entering, m, view.Cut.Height)...)
@@ -107,4 +115,28 @@ func (a *cutActor) events(entering []*ledger.Header, m *headerStored, cutHeight 
 		events[i] = BlockEvent{Header: h, Payload: p, CutHeight: base + uint64(i) + 1}
 	}
 	return events
+}
+
+// reorgCounts are the cut's switches to a heavier fork that left blocks behind.
+type reorgCounts struct {
+	count   atomic.Uint64
+	deepest atomic.Uint64 // the most blocks one chain lost in one switch
+}
+
+// note counts the switch from prev to next: the blocks of prev's history that next's lacks,
+// per chain, are that chain's depth.
+func (r *reorgCounts) note(prev, next pow.Heads, lookup pow.HeaderLookup) {
+	r.count.Add(1)
+	depth := map[ledger.ChainID]uint64{}
+	for _, h := range pow.Entering(next, prev, lookup) {
+		depth[h.ChainID]++
+	}
+	for _, d := range depth {
+		for {
+			old := r.deepest.Load()
+			if d <= old || r.deepest.CompareAndSwap(old, d) {
+				break
+			}
+		}
+	}
 }

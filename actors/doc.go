@@ -18,7 +18,8 @@
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
-//	miner.go      the PoW miner: one search goroutine per core over the chains that can advance.
+//	miner.go      the PoW miner: one search goroutine per core over the chains that can advance;
+//	              it waits while the node catches up a cut it is behind.
 //	minerpriority.go the miner's workers step aside while other goroutines wait for a CPU.
 //	coordinator.go the mining API's state for external miners: work primed per miner and chain
 //	              (each miner's coinbase, built by the executors), the work handed out by
@@ -30,8 +31,12 @@
 //	executor.go   an executor actor per chain over the chain's versioned Pact state (chain/state
 //	              in the store's key space), applying block execution's rules (package chain):
 //	              builds payloads for the miner (and for each external miner, apart), validates payloads it did not build by executing
-//	              them, follows the cut's head (rewind and replay on a reorg), records each
+//	              them, follows the cut's head (on a reorg: rewind, then apply the new branch,
+//	              from kept writes where it can; branches.go), records each
 //	              block and its request-key index in the state.
+//	branches.go   the executor's kept blocks and branch heads: a block of a branch the Pact
+//	              state does not hold is validated on a view of that branch, without moving
+//	              the state, and a fork the cut switches to is applied from the kept writes.
 //	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
 //	              checks), on views of the state, never through the actor; ChainContract, a
 //	              chain's contract endpoints over its mempool and executor.
@@ -40,8 +45,9 @@
 //	spv.go        SPV proofs (chain.OutputProof) against the executed heads, and their check in
 //	              the blocks a chain executes.
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
-//	sync.go       peer sync: cut gossip, fetching the headers and payloads of a heavier cut,
-//	              mempool relay, and dropping a peer whose genesis is not ours.
+//	sync.go       peer sync: cut gossip (an announcer per peer), fetching the headers and
+//	              payloads of a heavier cut, the miner's pause while the node is behind
+//	              (CatchingUp), mempool relay, and dropping a peer whose genesis is not ours.
 //	syncwindows.go a catch-up by height windows, fetched from the origin and up to two helper
 //	              peers side by side and inserted in order; a failing helper is dropped.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
@@ -50,7 +56,8 @@
 //	observe.go    what the metrics read: blocks stored and orphaned, failures by rule, build
 //	              and apply times, each chain's transactions, gas and /send outcomes; atomics
 //	              the actors keep on their paths, read without asking them.
-//	runtime.go    Start and Stop: wiring the above.
+//	runtime.go    Start and Stop: wiring the above. Stop first makes the executors refuse work
+//	              and leave replays between blocks, so that it returns promptly whatever runs.
 //
 // Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to
 // the cut actor, then to the updates hub, the miner and the executors. Reads never go through an actor: the

@@ -27,11 +27,14 @@ import (
 //
 //   - builds payloads for the miner (chain.Build): the coinbase, then pending transactions
 //     by gas price within the block gas limit;
-//   - applies the blocks that enter the cut: a block it built is applied from the writes it
-//     kept, any other is re-executed (chain.Execute) and its outputs compared with the
-//     payload's;
-//   - on a reorg, rewinds the state to the fork point and replays the new branch
-//     (chain.RouteTo);
+//   - validates the blocks it did not build by executing them (chain.Execute) and comparing
+//     their outputs with the payload's, on a view of their parent's branch, without moving
+//     the state (branches.go);
+//   - applies the blocks that enter the cut, from the writes kept when it built or validated
+//     them;
+//   - on a reorg, rewinds the state to the fork point and applies the new branch
+//     (chain.RouteTo), each block from the writes kept when it was validated or applied
+//     before (branches.go), executing only those no longer kept;
 //   - records each block's hash and request-key index in the state (chain.RecordBlock), so
 //     that they are versioned (and rewound) with it: "is this transaction on chain as of
 //     block N" is a read.
@@ -113,6 +116,19 @@ type Executor struct {
 	lastBuilt map[string]*builtBlock
 	// miners caches the parsed miner data of the miners payloads are built for.
 	miners map[string]txexec.Miner
+	// kept are the writes of the blocks executed or applied lately, and branches the heads of
+	// branches the state does not hold (branches.go).
+	kept     keptBlocks
+	branches []*branchHead
+
+	counts execCounts
+}
+
+// execCounts are an executor's block executions, for the metrics and the convergence figures:
+// each block a peer or another branch brought should be executed once (validated); replayed
+// counts executions of blocks executed before, reapplied the blocks applied from kept writes.
+type execCounts struct {
+	validated, replayed, reapplied atomic.Uint64
 }
 
 // builtBlock is a payload the executor built, with the state writes that made it.
@@ -209,15 +225,32 @@ func (x *Executor) stop() {
 func (x *Executor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *execSync:
+		if x.stopped.Load() {
+			return // the state resumes from where it is at the next start
+		}
+		// The cut's head now, not the message's: notices queue up while a block executes, and
+		// only the latest target matters.
+		target := m.target
+		if head := x.cutHead(); head != nil {
+			target = head
+		}
 		// A failed write was reported to the write health, which logs it once; the next
 		// cut change or build after the recovery brings the state up to the head.
-		if err := x.syncTo(m.target); err != nil && !errors.Is(err, ErrWriteFailed) {
-			x.log.Error("cannot execute the chain's head", "height", m.target.Height, "hash", m.target.Hash, "err", err)
+		if err := x.syncTo(target); err != nil && !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrExecutorStopped) {
+			x.log.Error("cannot execute the chain's head", "height", target.Height, "hash", target.Hash, "err", err)
 		}
 	case *execBuild:
+		if x.stopped.Load() {
+			ctx.Respond(&execBuilt{err: ErrExecutorStopped})
+			return
+		}
 		p, err := x.build(m.parent, m.minerData)
 		ctx.Respond(&execBuilt{payload: p, err: err})
 	case *execValidate:
+		if x.stopped.Load() {
+			ctx.Respond(&execDone{err: ErrExecutorStopped})
+			return
+		}
 		ctx.Respond(&execDone{err: x.validate(m.header, m.payload)})
 	}
 }
@@ -331,6 +364,11 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "to height", t.Height)
 	}
 	for _, b := range path {
+		if x.stopped.Load() {
+			// Shutting down: the state is at a block of the path, which the next start
+			// resumes from (startExecution).
+			return ErrExecutorStopped
+		}
 		if err := x.apply(b); err != nil {
 			return fmt.Errorf("block %d %s: %w", b.Height, b.Hash, err)
 		}
@@ -377,6 +415,18 @@ func (x *Executor) apply(h *ledger.Header) error {
 	var gas uint64
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
 		view, keys, gas = b.view, b.keys, b.gas
+	} else if k := x.kept.get(h); k != nil {
+		// Executed before (validated, or applied before a reorg): its writes are applied as
+		// they are.
+		if err := x.writable("apply", h); err != nil {
+			return err
+		}
+		if err := x.state.ApplyBlock(k.blk, h.Height); err != nil {
+			return x.writeFailed("apply", h, err)
+		}
+		x.counts.reapplied.Add(1)
+		x.applied1(h, k.keys, k.gas)
+		return nil
 	} else {
 		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
 		if err != nil {
@@ -385,6 +435,11 @@ func (x *Executor) apply(h *ledger.Header) error {
 		view = x.view()
 		if keys, gas, err = x.execute(h, x.head.Load(), p, view); err != nil {
 			return err
+		}
+		// Every stored block was executed when it was validated (or built): this is a replay,
+		// but for the genesis blocks of a new state.
+		if !x.isGenesis(h) {
+			x.counts.replayed.Add(1)
 		}
 	}
 	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
@@ -398,6 +453,16 @@ func (x *Executor) apply(h *ledger.Header) error {
 		// applied again once writes succeed.
 		return x.writeFailed("apply", h, err)
 	}
+	// Kept, so that a reorg away and back applies it again without executing it.
+	if _, err := x.keepFrozen(h, view, keys, gas); err != nil {
+		return err
+	}
+	x.applied1(h, keys, gas)
+	return nil
+}
+
+// applied1 moves the head to h, just applied with the transactions keys, which used gas.
+func (x *Executor) applied1(h *ledger.Header, keys []api.Hash, gas uint64) {
 	x.setHead(h)
 	x.txs.Add(uint64(len(keys)))
 	x.gas.Add(gas)
@@ -408,7 +473,6 @@ func (x *Executor) apply(h *ledger.Header) error {
 	close(x.applied)
 	x.applied = make(chan struct{})
 	x.mu.Unlock()
-	return nil
 }
 
 // writable returns the store's injected write fault (store.DB.SetWriteFault), reported: checked
@@ -569,6 +633,10 @@ func (x *Executor) learnt(b *chain.Built) {
 
 // validate checks block h's payload p, which this executor did not build, by executing it on
 // h's parent.
+//
+// The state never moves for it: a block whose parent the state holds runs on a view as of the
+// parent; any other on a view of its parent's branch (branches.go). Either way its writes are
+// kept, for apply to use when it enters the cut.
 func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
 		return nil
@@ -576,33 +644,27 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	if x.isGenesis(h) {
 		return nil // genesis blocks are the node's own (checked against their hash)
 	}
+	if x.kept.get(h) != nil {
+		return nil // executed already: stored again after a failed write, say
+	}
 	parent, err := x.db.Header(h.Parent)
 	if err != nil {
 		return err
 	}
-	if on, err := x.onState(parent); err != nil {
-		return err
-	} else if on {
-		// A sibling of a block the state holds, or a child of its head: a view as of the
-		// parent is enough, and the state does not move under the readers. A child of the
-		// head (a peer's next block) keeps its writes, for apply to use when it enters the cut.
-		view := x.state.View(parent.Height).(*state.View)
-		keys, gas, err := x.execute(h, parent, p, view)
-		if err == nil && parent.Hash == x.head.Load().Hash {
-			x.built[h.PayloadHash] = &builtBlock{parent: parent.Hash, payload: p, view: view, keys: keys, gas: gas}
-		}
+	on, err := x.onState(parent)
+	if err != nil {
 		return err
 	}
-	if err := x.syncTo(parent); err != nil {
+	if !on {
+		return x.validateOnBranch(h, parent, p)
+	}
+	view := x.state.View(parent.Height).(*state.View)
+	keys, gas, err := x.execute(h, parent, p, view)
+	x.counts.validated.Add(1)
+	if err != nil {
 		return err
 	}
-	_, _, err = x.execute(h, parent, p, x.view())
-	if head := x.cutHead(); head != nil {
-		// Back to the best cut, which reads (poll, local) expect the state to follow.
-		if serr := x.syncTo(head); serr != nil {
-			x.log.Error("cannot execute the chain's head", "height", head.Height, "err", serr)
-		}
-	}
+	_, err = x.keep(h, view, keys, gas)
 	return err
 }
 

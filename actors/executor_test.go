@@ -164,7 +164,7 @@ func TestExecutorReorgRewindsAndReplays(t *testing.T) {
 		t.Error("found at genesis")
 	}
 
-	// And back: building on a1 rewinds b and re-executes a1 from the store. The transfer,
+	// And back: building on a1 rewinds b and applies a1 again from its kept writes. The transfer,
 	// pending again, is on a already: a2 does not take it a second time.
 	a2 := f.block(a1)
 	f.sync(a2)

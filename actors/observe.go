@@ -21,6 +21,7 @@ import (
 type counts struct {
 	inserted atomic.Uint64 // blocks the chain actors stored
 	orphaned atomic.Uint64 // blocks that left the best cut when it switched to a heavier fork
+	reorgs   reorgCounts
 	failures ruleFailures
 	exec     execTimes
 }
@@ -78,6 +79,28 @@ func (r *Runtime) Syncer() *Syncer { return r.syncer.Load() }
 // cut on a switch to a heavier fork.
 func (r *Runtime) Blocks() (inserted, orphaned uint64) {
 	return r.counts.inserted.Load(), r.counts.orphaned.Load()
+}
+
+// Reorgs returns how many times the best cut switched to a heavier fork leaving blocks behind,
+// and the most blocks one chain lost in one such switch.
+func (r *Runtime) Reorgs() (count, deepest uint64) {
+	return r.counts.reorgs.count.Load(), r.counts.reorgs.deepest.Load()
+}
+
+// Executions counts the executors' block executions since Start, all chains together:
+// validated are blocks executed to validate them (once per block a peer or a fork brought, when
+// nothing is executed twice), replayed are executions of blocks executed before (a branch whose
+// writes were no longer kept, a replay after a restart), reapplied the blocks applied again
+// from their kept writes without executing them (after a reorg).
+func (r *Runtime) Executions() (validated, replayed, reapplied uint64) {
+	for _, x := range r.execs {
+		if x != nil {
+			validated += x.counts.validated.Load()
+			replayed += x.counts.replayed.Load()
+			reapplied += x.counts.reapplied.Load()
+		}
+	}
+	return
 }
 
 // ExecTimes returns the executors' histograms of building a payload (a build that hands back

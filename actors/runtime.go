@@ -116,7 +116,7 @@ func Start(cfg Config) (*Runtime, error) {
 	}
 	cut := &cutActor{
 		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),
-		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, orphaned: &r.counts.orphaned,
+		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, orphaned: &r.counts.orphaned, reorgs: &r.counts.reorgs,
 		lookup: r.lookup,
 	}
 	cut.changed = func(v *CutView) {
@@ -241,13 +241,22 @@ func (r *Runtime) Stats() Stats {
 // The store stays open. Calling Stop again does nothing.
 func (r *Runtime) Stop() {
 	r.stop.Do(func() {
+		// Long work ends first, so that nothing below waits for it: new blocks are refused,
+		// and the executors answer the requests they hold at once and leave a replay between
+		// two blocks (the next start resumes from the state where it is). The peer sync and
+		// the miner, which wait on both, then return within a block's execution.
+		r.stopped.Store(true)
+		for _, x := range r.execs {
+			if x != nil {
+				x.stopped.Store(true)
+			}
+		}
 		if s := r.syncer.Load(); s != nil {
 			s.Stop()
 		}
 		if r.miner != nil {
 			r.miner.stop()
 		}
-		r.stopped.Store(true)
 		r.shutdown()
 		r.health.stop()
 	})

@@ -45,6 +45,8 @@ var (
 	blocksEntered  = desc("blocks_entered_cut_total", "Blocks that entered the best cut.")
 	blocksOrphaned = desc("blocks_orphaned_total", "Blocks that left the best cut when it switched to a heavier fork.")
 	ruleFailures   = desc("header_validation_failures_total", "Blocks that failed a validation rule, by rule (chainweb's names).", "rule")
+	reorgs         = desc("reorgs_total", "Switches of the best cut to a heavier fork that left blocks behind.")
+	reorgDeepest   = desc("reorg_depth_max_blocks", "The most blocks one chain lost in one switch to a heavier fork.")
 
 	minedBlocks  = desc("mined_blocks_total", "Blocks this node mined that were stored.")
 	minedHashes  = desc("mining_hashes_total", "Nonces the miner tried; its rate is the hash rate.")
@@ -52,6 +54,8 @@ var (
 	gasUsed      = desc("gas_used_total", "Gas used by the transactions of the blocks applied to each chain's Pact state.", "chain")
 	buildSeconds = desc("executor_build_seconds", "Time to build a block's payload (a payload handed back unchanged is not counted).")
 	applySeconds = desc("executor_apply_seconds", "Time to apply a block to its chain's Pact state.")
+	executions   = desc("block_executions_total", "Blocks the executors ran or applied, by kind: validate (a block executed to validate it), "+
+		"replay (a block executed again), reapply (a block applied again from its kept writes, after a reorg).", "kind")
 
 	mempoolPending   = desc("mempool_pending", "Transactions waiting in each chain's mempool.", "chain")
 	mempoolBadlisted = desc("mempool_badlisted", "Request keys each chain's mempool refuses until they expire.", "chain")
@@ -94,7 +98,7 @@ var (
 
 // families lists every desc, for Describe.
 var families = []*prometheus.Desc{chainHeight, cutHeight, blocksInserted, blocksEntered, blocksOrphaned, ruleFailures,
-	minedBlocks, minedHashes, txsExecuted, gasUsed, buildSeconds, applySeconds, mempoolPending, mempoolBadlisted,
+	reorgs, reorgDeepest, executions, minedBlocks, minedHashes, txsExecuted, gasUsed, buildSeconds, applySeconds, mempoolPending, mempoolBadlisted,
 	mempoolAdmitted, mempoolRejected, httpRequests, httpSeconds, sseSubscribers, sseDropped, ssePublished, peers,
 	peersBanned, syncing, syncFetched, writesFailed, backupJobs, backupRunning, backupRows, backupBytes,
 	ldbWriteDelays, ldbWriteDelaySecs, ldbWritePaused, ldbSnapshots, ldbIterators, ldbIORead, ldbIOWrite,
@@ -163,6 +167,9 @@ func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {
 	for _, f := range rt.RuleFailures() {
 		counter(ch, ruleFailures, float64(f.Count), string(f.Rule))
 	}
+	nReorgs, deepest := rt.Reorgs()
+	counter(ch, reorgs, float64(nReorgs))
+	gauge(ch, reorgDeepest, float64(deepest))
 	if c.src.Mining {
 		counter(ch, minedBlocks, float64(st.Mined))
 		counter(ch, minedHashes, float64(st.Hashes))
@@ -183,6 +190,10 @@ func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {
 			counter(ch, mempoolRejected, float64(n), chain, actors.MempoolRejectReasons[i])
 		}
 	}
+	validated, replayed, reapplied := rt.Executions()
+	counter(ch, executions, float64(validated), "validate")
+	counter(ch, executions, float64(replayed), "replay")
+	counter(ch, executions, float64(reapplied), "reapply")
 	build, apply := rt.ExecTimes()
 	histogram(ch, buildSeconds, build)
 	histogram(ch, applySeconds, apply)

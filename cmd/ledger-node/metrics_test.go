@@ -91,8 +91,9 @@ func TestMetricsOfAMiningNode(t *testing.T) {
 	types := map[string]dto.MetricType{
 		"ledger_node_chain_height": dto.MetricType_GAUGE, "ledger_node_cut_height": dto.MetricType_GAUGE,
 		"ledger_node_blocks_inserted_total": dto.MetricType_COUNTER, "ledger_node_blocks_entered_cut_total": dto.MetricType_COUNTER,
-		"ledger_node_blocks_orphaned_total": dto.MetricType_COUNTER,
-		"ledger_node_mined_blocks_total":    dto.MetricType_COUNTER, "ledger_node_mining_hashes_total": dto.MetricType_COUNTER,
+		"ledger_node_blocks_orphaned_total": dto.MetricType_COUNTER, "ledger_node_reorgs_total": dto.MetricType_COUNTER,
+		"ledger_node_reorg_depth_max_blocks": dto.MetricType_GAUGE, "ledger_node_block_executions_total": dto.MetricType_COUNTER,
+		"ledger_node_mined_blocks_total": dto.MetricType_COUNTER, "ledger_node_mining_hashes_total": dto.MetricType_COUNTER,
 		"ledger_node_transactions_executed_total": dto.MetricType_COUNTER, "ledger_node_gas_used_total": dto.MetricType_COUNTER,
 		"ledger_node_executor_build_seconds": dto.MetricType_HISTOGRAM, "ledger_node_executor_apply_seconds": dto.MetricType_HISTOGRAM,
 		"ledger_node_mempool_pending": dto.MetricType_GAUGE, "ledger_node_mempool_badlisted": dto.MetricType_GAUGE,
