@@ -43,6 +43,9 @@ const (
 	// time is never more than a round older than the search that found it (~30 ms; ~0.2 s
 	// when the worker steps aside for requests, minerpriority.go).
 	chunksPerRound = 8
+	// catchUpPausePoll is how often a worker paused for a catch-up looks again when the cut
+	// does not change meanwhile.
+	catchUpPausePoll = 50 * time.Millisecond
 )
 
 // miner searches nonces for the chains that can advance in the current cut and submits what it
@@ -67,6 +70,7 @@ type miner struct {
 	hashes    atomic.Uint64 // nonces tried
 	searching atomic.Int32  // workers not waiting (minerpriority.go)
 	mined     atomic.Uint64 // blocks found and accepted by their chain actor
+	paused    atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
 	quit      chan struct{}
 	wg        sync.WaitGroup
 }
@@ -206,6 +210,13 @@ func (m *miner) work(id int) {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
 		m.stepAside(sample)
+		if s := m.rt.syncer.Load(); s != nil && s.CatchingUp() {
+			// Blocks of a heavier cut are coming in: the search waits for the cut they make
+			// (sync.go, CatchingUp).
+			m.paused.Add(1)
+			m.waiting(func() { m.waitChange(m.rt.view.Load().Seq, catchUpPausePoll) })
+			continue
+		}
 		changes := m.changes()
 		view := m.rt.view.Load()
 		c, ok, wait := m.pick(view, round)
@@ -347,7 +358,7 @@ func (m *miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledg
 func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
 	if err := m.rt.Insert(h, payload); err != nil {
 		// A write failure is logged once by the write health, which also pauses the workers.
-		if !m.stopped() && !errors.Is(err, ErrWriteFailed) {
+		if !m.stopped() && !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrStopped) && !errors.Is(err, ErrExecutorStopped) {
 			m.log.Warn("mined block rejected", "chain", h.ChainID, "height", h.Height, "err", err)
 		}
 		return

@@ -62,13 +62,20 @@ type SyncConfig struct {
 const (
 	DefaultSyncPoll = 2 * time.Second
 	DefaultMaxPeers = 64
-	// announceEvery bounds how often this node announces its cut, whatever its block rate: the
-	// peers' rate limit (50 requests/s per address) must hold with room for block fetches.
-	announceEvery = 250 * time.Millisecond
+	// announceGap bounds how often this node announces its cut to one peer, whatever its block
+	// rate: the peer's rate limit (50 requests/s per address) must hold with room for block
+	// fetches. announceGapCatchingUp is the gap during a catch-up; announceTimeout bounds one
+	// announcement.
+	announceGap           = 50 * time.Millisecond
+	announceGapCatchingUp = time.Second
+	announceTimeout       = 5 * time.Second
 	// banFor is how long a peer that served an invalid block is left alone.
 	banFor = time.Minute
 	// payloadBatch is the payloads fetched per request (the peer API's limit).
 	payloadBatch = 100
+	// branchFetchers bounds the requests one catch-up sends a peer at once (branches, payload
+	// batches of different chains).
+	branchFetchers = 4
 )
 
 // Syncer runs peer sync for a runtime. It is the node side of the peer API
@@ -99,6 +106,32 @@ type Syncer struct {
 	// For the metrics: a catch-up is running; blocks fetched from peers and inserted.
 	syncing atomic.Bool
 	fetched atomic.Uint64
+	// behind is set while a catch-up runs towards a cut at least behindBy cut heights above
+	// this node's; progressAt is when it started or last inserted a block (UnixNano). The miner
+	// pauses meanwhile (CatchingUp).
+	behind     atomic.Bool
+	progressAt atomic.Int64
+}
+
+const (
+	// behindBy is how far (in cut height) a peer's cut must be above this node's for the node
+	// to count as behind while it catches up. Peers announce their cuts as they change, so
+	// a node that keeps up is a few blocks behind its peers all the time: pausing the miner for
+	// those catch-ups would stop it for good on a busy network. A node this far behind (one
+	// block per chain) was stopped, cut off, or mining a fork of its own.
+	behindBy = 20
+	// catchUpStall is how long a catch-up may go without inserting a block before the miner
+	// stops waiting for it: a peer that stalls or lies cannot stop this node's mining longer.
+	catchUpStall = 2 * time.Second
+)
+
+// CatchingUp reports whether the node is behind: it is inserting the blocks of a cut at least
+// behindBy cut heights above its own, and inserted one (or started) within catchUpStall. The
+// miner pauses meanwhile: a block found on the cut the catch-up is about to leave behind would
+// only be an orphan, and mining on regardless is how a node that is behind keeps extending a
+// fork of its own.
+func (s *Syncer) CatchingUp() bool {
+	return s.behind.Load() && time.Since(time.Unix(0, s.progressAt.Load())) < catchUpStall
 }
 
 // SyncStats is peer sync's state, for the metrics.
@@ -222,7 +255,7 @@ func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
 	}
 }
 
-// cutChanged is the cut actor's notice: announce the new cut (at most every announceEvery).
+// cutChanged is the cut actor's notice: every peer's announcer sends the new cut.
 func (s *Syncer) cutChanged(*CutView) {
 	select {
 	case s.announce <- struct{}{}:
@@ -230,32 +263,76 @@ func (s *Syncer) cutChanged(*CutView) {
 	}
 }
 
+// announceLoop passes each change of the cut on to one announcer per live peer, as chainweb's
+// cut sync sessions push every new cut: a block mined here reaches the peers after one round trip,
+// not after a pause. An announcer sends the newest cut once its last announcement is answered,
+// at most every announceGap, so a slow peer costs no other peer anything and is sent no backlog.
 func (s *Syncer) announceLoop() {
 	defer s.wg.Done()
+	announcers := map[string]chan struct{}{}
+	defer func() {
+		for _, ch := range announcers {
+			close(ch)
+		}
+	}()
 	for {
 		select {
 		case <-s.quit:
 			return
 		case <-s.announce:
 		}
-		if s.syncing.Load() {
-			// A node catching up has nothing new for its peers, and each announcement spends
-			// the request rate the peer it fetches from allows it; the end of the catch-up
-			// announces the cut it reached.
-			continue
-		}
-		c := s.rt.Cut()
+		live := map[string]bool{}
 		for _, p := range s.livePeers() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := p.PutCut(ctx, c, s.cfg.Self); err != nil {
-				s.log.Debug("announce cut", "peer", p.Addr(), "err", err)
+			live[p.Addr()] = true
+			ch, ok := announcers[p.Addr()]
+			if !ok {
+				ch = make(chan struct{}, 1)
+				announcers[p.Addr()] = ch
+				s.wg.Add(1)
+				go s.announcer(p, ch)
 			}
-			cancel()
+			select {
+			case ch <- struct{}{}:
+			default: // it sends the newest cut when it is ready
+			}
+		}
+		for a, ch := range announcers {
+			if !live[a] {
+				close(ch) // a peer dropped or ignored for now
+				delete(announcers, a)
+			}
+		}
+	}
+}
+
+// announcer sends peer p this node's cut each time ch says it changed, until ch is closed.
+func (s *Syncer) announcer(p Peer, ch chan struct{}) {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
+		if err := p.PutCut(ctx, s.rt.Cut(), s.cfg.Self); err != nil {
+			s.log.Debug("announce cut", "peer", p.Addr(), "err", err)
+		}
+		cancel()
+		// A node catching up keeps announcing what it has, so that its peers converge on it
+		// as it does on theirs, but less often: each announcement spends some of the request
+		// rate the peer it fetches from allows it.
+		gap := announceGap
+		if s.syncing.Load() {
+			gap = announceGapCatchingUp
 		}
 		select {
 		case <-s.quit:
 			return
-		case <-time.After(announceEvery):
+		case <-time.After(gap):
 		}
 	}
 }
@@ -349,7 +426,8 @@ func (s *Syncer) fetchLoop() {
 					s.mu.Lock()
 					s.banned[origin] = time.Now().Add(banFor)
 					s.mu.Unlock()
-				} else if !errors.Is(err, ErrWriteFailed) { // the write health logs those
+				} else if !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrStopped) && !errors.Is(err, ErrExecutorStopped) {
+					// (the write health logs write failures; a stop is no news)
 					s.log.Info("sync from peer stopped", "peer", origin, "err", err)
 				}
 			}
@@ -423,8 +501,13 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	s.progressAt.Store(time.Now().UnixNano())
 	s.syncing.Store(true)
+	if cur := s.rt.Cut(); c.Height >= cur.Height+behindBy {
+		s.behind.Store(true)
+	}
 	defer func() {
+		s.behind.Store(false)
 		s.syncing.Store(false)
 		s.cutChanged(nil) // announce the cut the catch-up reached
 	}()
@@ -434,6 +517,11 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 		return err
 	}
 	s.log.Debug("sync: a branch forks below this node's head; fetching whole branches", "peer", origin)
+	// The heavier cut forks from this node's: its own miner would only extend the fork that is
+	// being left behind, and each block it adds there makes the peer's cut, fetched as it was,
+	// less likely to still be the heavier once inserted. Two miners on two forks that both
+	// mined on through their catch-ups could swap leads forever (issue 38).
+	s.behind.Store(true)
 	return s.syncBranches(ctx, origin, p, c, todo, heads)
 }
 
@@ -450,6 +538,9 @@ func sortForInsert(blocks []*ledger.Header) []*ledger.Header {
 // insertWindow validates and inserts a window's blocks in order; those already stored pass.
 func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) error {
 	for _, h := range w.blocks {
+		if s.stopped() {
+			return ErrStopped
+		}
 		if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); ok {
 			prog.step()
 			continue
@@ -464,6 +555,7 @@ func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) er
 			return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
 		}
 		s.fetched.Add(1)
+		s.progressAt.Store(time.Now().UnixNano())
 		prog.step()
 	}
 	return nil
@@ -474,14 +566,29 @@ func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) er
 func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *ledger.Cut, todo []ledger.CutEntry, heads pow.Heads) error {
 	var missing []*ledger.Header
 	t0 := time.Now()
-	for _, e := range todo {
+	// The chains' branches are fetched a few at a time: one after the other, a fork of every
+	// chain took as many round trips as chains before the first block could be inserted.
+	branches := make([][]*ledger.Header, len(todo))
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, branchFetchers)
+	var wg sync.WaitGroup
+	for i, e := range todo {
 		var lower []ledger.Hash
 		if h := heads.At(e.Chain); h != nil {
 			lower = []ledger.Hash{h.Hash}
 		}
-		hs, err := p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
-		if err != nil {
-			return err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			branches[i], errs[i] = p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
+		}()
+	}
+	wg.Wait()
+	for i, hs := range branches {
+		if errs[i] != nil {
+			return errs[i]
 		}
 		if err := s.checkGenesis(origin, hs); err != nil {
 			return err
@@ -596,16 +703,37 @@ func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Hea
 			byChain[h.ChainID] = append(byChain[h.ChainID], h.PayloadHash)
 		}
 	}
-	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
+	type batch struct {
+		c      ledger.ChainID
+		hashes []ledger.Hash
+	}
+	var batches []batch
 	for c, hashes := range byChain {
 		for start := 0; start < len(hashes); start += payloadBatch {
-			got, err := p.Payloads(ctx, c, hashes[start:min(start+payloadBatch, len(hashes))])
-			if err != nil {
-				return nil, err
-			}
-			for k, v := range got {
-				out[k] = v
-			}
+			batches = append(batches, batch{c, hashes[start:min(start+payloadBatch, len(hashes))]})
+		}
+	}
+	got := make([]map[ledger.Hash]*ledger.PayloadWithOutputs, len(batches))
+	errs := make([]error, len(batches))
+	sem := make(chan struct{}, branchFetchers)
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got[i], errs[i] = p.Payloads(ctx, b.c, b.hashes)
+		}()
+	}
+	wg.Wait()
+	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
+	for i := range batches {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for k, v := range got[i] {
+			out[k] = v
 		}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
@@ -293,8 +294,14 @@ func (s *Syncer) dropHelper(src *syncSource, err error) {
 // its first missing height), in insertion order, and their payloads.
 func (s *Syncer) fetchWindow(ctx context.Context, peer string, p Peer, todo []ledger.CutEntry, from map[ledger.ChainID]uint64,
 	below map[ledger.ChainID]*ledger.Header, a, b uint64) fetchedWindow {
-	var blocks []*ledger.Header
-	for _, e := range todo {
+	// The chains' parts of the window are fetched a few at a time (branchFetchers): one after
+	// the other, a window took a round trip per chain, which on a busy peer made even a catch-up
+	// of one block per chain take seconds.
+	parts := make([][]*ledger.Header, len(todo))
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, branchFetchers)
+	var wg sync.WaitGroup
+	for i, e := range todo {
 		f := from[e.Chain]
 		if b < f || a > e.Height {
 			continue
@@ -304,20 +311,34 @@ func (s *Syncer) fetchWindow(ctx context.Context, peer string, p Peer, todo []le
 			lower = []ledger.Hash{h.Hash}
 		}
 		lo, hi := max(a, f), min(b, e.Height)
-		hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, lo, hi)
-		if err != nil {
-			return fetchedWindow{err: err}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, lo, hi)
+			switch {
+			case err != nil:
+			case s.checkGenesis(peer, hs) != nil:
+				err = s.checkGenesis(peer, hs)
+			case a <= f && !continues(hs, f, below[e.Chain]):
+				err = errForkBelowHead
+			default:
+				if werr := wholeBranch(hs, lo, hi); werr != nil {
+					err = fmt.Errorf("peer %s served an incomplete branch of chain %d: %w", peer, e.Chain, werr)
+				}
+			}
+			parts[i], errs[i] = hs, err
+		}()
+	}
+	wg.Wait()
+	// The first failure in chain order, as fetching them in order found it.
+	var blocks []*ledger.Header
+	for i := range todo {
+		if errs[i] != nil {
+			return fetchedWindow{err: errs[i]}
 		}
-		if err := s.checkGenesis(peer, hs); err != nil {
-			return fetchedWindow{err: err}
-		}
-		if a <= f && !continues(hs, f, below[e.Chain]) {
-			return fetchedWindow{err: errForkBelowHead}
-		}
-		if err := wholeBranch(hs, lo, hi); err != nil {
-			return fetchedWindow{err: fmt.Errorf("peer %s served an incomplete branch of chain %d: %w", peer, e.Chain, err)}
-		}
-		blocks = append(blocks, hs...)
+		blocks = append(blocks, parts[i]...)
 	}
 	blocks = sortForInsert(blocks)
 	payloads, err := s.fetchPayloads(ctx, p, blocks)

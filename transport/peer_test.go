@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,19 @@ func do(h fasthttp.RequestHandler, method, uri, body string) *fasthttp.RequestCt
 	}
 	var ctx fasthttp.RequestCtx
 	ctx.Init(&req, nil, nil)
+	h(&ctx)
+	return &ctx
+}
+
+// doFrom is do for a client at address ip.
+func doFrom(h fasthttp.RequestHandler, ip, method, uri, body string) *fasthttp.RequestCtx {
+	var req fasthttp.Request
+	req.Header.SetMethod(method)
+	req.SetRequestURI(uri)
+	req.Header.SetContentType("application/json")
+	req.SetBody([]byte(body))
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}, nil)
 	h(&ctx)
 	return &ctx
 }
@@ -233,6 +247,26 @@ func TestPeerThrottle(t *testing.T) {
 	}
 	if c := do(h, "GET", "/chainweb/0.0/development/cut/peer", ""); c.Response.StatusCode() != 200 {
 		t.Errorf("another class still passes: %d", c.Response.StatusCode())
+	}
+	// A client on this machine is not throttled: the nodes of a network on one machine share
+	// the loopback address.
+	for _, ip := range []string{"127.0.0.1", "127.3.4.5", "::1"} {
+		for i := range 10 {
+			c := doFrom(h, ip, "POST", p, "[]")
+			if code := c.Response.StatusCode(); code != 200 {
+				t.Fatalf("loopback client %s, request %d: %d", ip, i, code)
+			}
+		}
+	}
+	// Other clients are counted apart, each with its own burst.
+	for _, ip := range []string{"10.0.0.7", "192.0.2.1"} {
+		codes := map[int]int{}
+		for range 6 {
+			codes[doFrom(h, ip, "POST", p, "[]").Response.StatusCode()]++
+		}
+		if codes[200] != 4 || codes[429] != 2 {
+			t.Errorf("client %s: %v", ip, codes)
+		}
 	}
 }
 

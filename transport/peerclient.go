@@ -104,7 +104,9 @@ func (p *PeerClient) PutCut(ctx context.Context, c *ledger.Cut, origin string) e
 	if err != nil {
 		return err
 	}
-	_, err = p.do(ctx, fasthttp.MethodPut, "/cut", AppendCutWithOrigin(nil, c, o))
+	// Once: an announcement the peer's rate limit refused is stale by the time it could be
+	// sent again, and the next cut change sends a newer one.
+	_, _, err = p.once(ctx, fasthttp.MethodPut, "/cut", AppendCutWithOrigin(nil, c, o))
 	return err
 }
 
