@@ -216,6 +216,31 @@ func TestBuildExecuteRecord(t *testing.T) {
 	if height, b, ok, err := chain.StateBlock(d.sp); err != nil || !ok || height != 1 || b != h.Hash {
 		t.Fatalf("state block: %d %s %v %v", height, b, ok, err)
 	}
+
+	// A miner's replay of the transfer in the next block, or the transfer twice in one block,
+	// makes the block invalid: a signed command runs once on a chain.
+	next := func(txs []ledger.TxWithOutput) (*txexec.Block, *ledger.PayloadWithOutputs) {
+		p := ledger.NewPayloadWithOutputs(built.Payload.MinerData, built.Payload.Coinbase, txs)
+		h2 := d.child(h, p)
+		blk, err := chain.PayloadContext(d.v, h2, h, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return blk, p
+	}
+	replayed := built.Payload.Transactions[0]
+	blk2, p2 := next([]ledger.TxWithOutput{replayed})
+	if _, _, err := chain.Execute(d.run, d.st.View(1).(*state.View), blk2, false, p2, chain.DefaultMaxBlockOutputBytes); !errors.Is(err, chain.ErrInvalidPayload) ||
+		!strings.Contains(err.Error(), "on the chain already") {
+		t.Fatalf("a block replaying a transaction of its branch: %v, want an invalid payload", err)
+	}
+	// On genesis's state the transfer is new once, but not twice.
+	blk3, p3 := next([]ledger.TxWithOutput{replayed, replayed})
+	blk3.Height = 1
+	if _, _, err := chain.Execute(d.run, d.st.View(0).(*state.View), blk3, false, p3, chain.DefaultMaxBlockOutputBytes); !errors.Is(err, chain.ErrInvalidPayload) ||
+		!strings.Contains(err.Error(), "in the block twice") {
+		t.Fatalf("a block holding a transaction twice: %v, want an invalid payload", err)
+	}
 }
 
 // A record that is not a location is corruption, not a missing transaction.
