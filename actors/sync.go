@@ -74,7 +74,7 @@ const (
 	// payloadBatch is the payloads fetched per request (the peer API's limit).
 	payloadBatch = 100
 	// branchFetchers bounds the requests one catch-up sends a peer at once (branches, payload
-	// batches of different chains).
+	// batches of different chains): fewAtATime.
 	branchFetchers = 4
 )
 
@@ -570,22 +570,14 @@ func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *led
 	// chain took as many round trips as chains before the first block could be inserted.
 	branches := make([][]*ledger.Header, len(todo))
 	errs := make([]error, len(todo))
-	sem := make(chan struct{}, branchFetchers)
-	var wg sync.WaitGroup
-	for i, e := range todo {
+	fewAtATime(len(todo), func(i int) {
+		e := todo[i]
 		var lower []ledger.Hash
 		if h := heads.At(e.Chain); h != nil {
 			lower = []ledger.Hash{h.Hash}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			branches[i], errs[i] = p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
-		}()
-	}
-	wg.Wait()
+		branches[i], errs[i] = p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
+	})
 	for i, hs := range branches {
 		if errs[i] != nil {
 			return errs[i]
@@ -715,18 +707,7 @@ func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Hea
 	}
 	got := make([]map[ledger.Hash]*ledger.PayloadWithOutputs, len(batches))
 	errs := make([]error, len(batches))
-	sem := make(chan struct{}, branchFetchers)
-	var wg sync.WaitGroup
-	for i, b := range batches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			got[i], errs[i] = p.Payloads(ctx, b.c, b.hashes)
-		}()
-	}
-	wg.Wait()
+	fewAtATime(len(batches), func(i int) { got[i], errs[i] = p.Payloads(ctx, batches[i].c, batches[i].hashes) })
 	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
 	for i := range batches {
 		if errs[i] != nil {
@@ -846,4 +827,21 @@ func (s *Syncer) MempoolPending(c ledger.ChainID) []api.Hash {
 		return nil
 	}
 	return x.pool.PendingKeys()
+}
+
+// fewAtATime runs f(0) to f(n-1), branchFetchers at a time, and returns when all have: the
+// requests of one catch-up to one peer, which one after the other cost a round trip per chain.
+func fewAtATime(n int, f func(i int)) {
+	sem := make(chan struct{}, branchFetchers)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }

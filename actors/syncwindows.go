@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
@@ -299,39 +298,31 @@ func (s *Syncer) fetchWindow(ctx context.Context, peer string, p Peer, todo []le
 	// of one block per chain take seconds.
 	parts := make([][]*ledger.Header, len(todo))
 	errs := make([]error, len(todo))
-	sem := make(chan struct{}, branchFetchers)
-	var wg sync.WaitGroup
-	for i, e := range todo {
+	fewAtATime(len(todo), func(i int) {
+		e := todo[i]
 		f := from[e.Chain]
 		if b < f || a > e.Height {
-			continue
+			return
 		}
 		var lower []ledger.Hash
 		if h := below[e.Chain]; h != nil {
 			lower = []ledger.Hash{h.Hash}
 		}
 		lo, hi := max(a, f), min(b, e.Height)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, lo, hi)
-			switch {
-			case err != nil:
-			case s.checkGenesis(peer, hs) != nil:
-				err = s.checkGenesis(peer, hs)
-			case a <= f && !continues(hs, f, below[e.Chain]):
-				err = errForkBelowHead
-			default:
-				if werr := wholeBranch(hs, lo, hi); werr != nil {
-					err = fmt.Errorf("peer %s served an incomplete branch of chain %d: %w", peer, e.Chain, werr)
-				}
+		hs, err := p.BranchRange(ctx, e.Chain, lower, []ledger.Hash{e.Hash}, lo, hi)
+		if err == nil {
+			err = s.checkGenesis(peer, hs)
+		}
+		if err == nil && a <= f && !continues(hs, f, below[e.Chain]) {
+			err = errForkBelowHead
+		}
+		if err == nil {
+			if werr := wholeBranch(hs, lo, hi); werr != nil {
+				err = fmt.Errorf("peer %s served an incomplete branch of chain %d: %w", peer, e.Chain, werr)
 			}
-			parts[i], errs[i] = hs, err
-		}()
-	}
-	wg.Wait()
+		}
+		parts[i], errs[i] = hs, err
+	})
 	// The first failure in chain order, as fetching them in order found it.
 	var blocks []*ledger.Header
 	for i := range todo {
