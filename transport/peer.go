@@ -64,6 +64,8 @@ type Throttle struct {
 	Global  float64 // every request (50)
 	PutPeer float64 // PUT …/cut/peer (11)
 	Mempool float64 // any path with "mempool" (20)
+	// Loopback limits loopback clients too; by default they are not limited (throttler.allow).
+	Loopback bool
 }
 
 // PeerConfig configures the peer API.
@@ -458,11 +460,12 @@ func (s *Service) mempoolPending(n PeerNode) handlerFunc {
 
 // throttler is a token bucket per client address and request class.
 type throttler struct {
-	rates [3]float64 // global, put peer, mempool
-	mu    sync.Mutex
-	by    map[string]*[3]bucket
-	swept time.Time
-	now   func() time.Time
+	rates    [3]float64 // global, put peer, mempool
+	loopback bool       // loopback clients are limited too
+	mu       sync.Mutex
+	by       map[string]*[3]bucket
+	swept    time.Time
+	now      func() time.Time
 }
 
 type bucket struct {
@@ -477,21 +480,21 @@ func newThrottler(t Throttle) *throttler {
 		}
 		return v
 	}
-	return &throttler{rates: [3]float64{def(t.Global, 50), def(t.PutPeer, 11), def(t.Mempool, 20)},
+	return &throttler{rates: [3]float64{def(t.Global, 50), def(t.PutPeer, 11), def(t.Mempool, 20)}, loopback: t.Loopback,
 		by: map[string]*[3]bucket{}, now: time.Now}
 }
 
 // allow takes a token from each bucket the request falls in; rt is the route it matched (nil
 // for none: then only the global bucket).
 //
-// Loopback clients are not throttled: they are processes of this machine, which could stop the
-// node outright, and they include the other nodes of a network run on one machine (a
-// development network, a test), which all share the one address: counted as one client, their
-// announcements and block fetches together ran into the limit and the network drifted apart
-// (issue 38).
+// Loopback clients are not throttled unless Throttle.Loopback says so: they are processes of
+// this machine, which could stop the node outright, and they include the other nodes of a
+// network run on one machine (a development network, a test), which all share the one address:
+// counted as one client, their announcements and block fetches together ran into the limit and
+// the network drifted apart (issue 38).
 func (t *throttler) allow(ctx *fasthttp.RequestCtx, rt *route) bool {
 	remote := ctx.RemoteIP()
-	if remote.IsLoopback() {
+	if remote.IsLoopback() && !t.loopback {
 		return true
 	}
 	ip := remote.String()

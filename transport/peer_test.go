@@ -258,6 +258,16 @@ func TestPeerThrottle(t *testing.T) {
 			}
 		}
 	}
+	// Unless loopback clients are to be limited too (a node behind a proxy on its machine).
+	strict := NewPeerService(ServiceConfig{Version: fx.v, Store: fx.db}, PeerConfig{Node: &recordingNode{},
+		Throttle: Throttle{Global: 100, Mempool: 1, Loopback: true}}).Handler()
+	codes = map[int]int{}
+	for range 6 {
+		codes[doFrom(strict, "127.0.0.1", "POST", p, "[]").Response.StatusCode()]++
+	}
+	if codes[200] != 4 || codes[429] != 2 {
+		t.Errorf("loopback client with Loopback set: %v", codes)
+	}
 	// Other clients are counted apart, each with its own burst.
 	for _, ip := range []string{"10.0.0.7", "192.0.2.1"} {
 		codes := map[int]int{}

@@ -109,6 +109,10 @@ type ThrottlingConfig struct {
 	Global  float64 `yaml:"global"`
 	PutPeer float64 `yaml:"putPeer"`
 	Mempool float64 `yaml:"mempool"`
+	// Loopback limits loopback clients too (ours; off by default: they are this machine's
+	// processes, the other nodes of a network on one machine among them). A node behind a
+	// reverse proxy on its own machine sees every client as loopback and should turn it on.
+	Loopback bool `yaml:"loopback"`
 }
 
 // BackupConfig configures database backups (interface.md "Backup endpoints"): the backup API

@@ -322,3 +322,27 @@ func TestMiningAPIKeepsBuiltInMinerOffByDefault(t *testing.T) {
 		}
 	}
 }
+
+// p2p.throttling.loopback (ours) is off by default and a config file turns it on; the printed
+// config shows it, so a printed config read back keeps it.
+func TestThrottlingLoopbackKey(t *testing.T) {
+	cfg, _, err := loadConfig([]string{"--data-dir", "/d"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.P2P.Throttling.Loopback {
+		t.Fatal("loopback clients are throttled by default")
+	}
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(file, []byte("p2p:\n  throttling:\n    loopback: true\n"), 0o600)
+	cfg, _, err = loadConfig([]string{"--config-file", file, "--data-dir", "/d"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.P2P.Throttling.Loopback || cfg.P2P.Throttling.Global != 50 {
+		t.Fatalf("throttling %+v, want loopback on and the default rates", cfg.P2P.Throttling)
+	}
+	if got := lookup(yamlMap(t, cfg.marshalYAML()), "p2p.throttling.loopback"); got != "true" {
+		t.Fatalf("printed p2p.throttling.loopback %q", got)
+	}
+}

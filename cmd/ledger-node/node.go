@@ -285,7 +285,8 @@ func (n *node) startPeers() {
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
 		Requests: n.requests, RequestsAPI: "peer",
 	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr), Throttle: transport.Throttle{
-		Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool}})
+		Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool,
+		Loopback: n.cfg.P2P.Throttling.Loopback}})
 }
 
 // initStore opens the data directory for version v and initialises it (init).
