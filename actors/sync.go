@@ -569,22 +569,23 @@ func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *led
 	// The chains' branches are fetched a few at a time: one after the other, a fork of every
 	// chain took as many round trips as chains before the first block could be inserted.
 	branches := make([][]*ledger.Header, len(todo))
-	errs := make([]error, len(todo))
-	fewAtATime(len(todo), func(i int) {
+	err := fewAtATime(ctx, len(todo), func(ctx context.Context, i int) error {
 		e := todo[i]
 		var lower []ledger.Hash
 		if h := heads.At(e.Chain); h != nil {
 			lower = []ledger.Hash{h.Hash}
 		}
-		branches[i], errs[i] = p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
+		hs, err := p.Branch(ctx, e.Chain, lower, []ledger.Hash{e.Hash})
+		if err == nil {
+			err = s.checkGenesis(origin, hs)
+		}
+		branches[i] = hs
+		return err
 	})
-	for i, hs := range branches {
-		if errs[i] != nil {
-			return errs[i]
-		}
-		if err := s.checkGenesis(origin, hs); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
+	}
+	for _, hs := range branches {
 		for _, h := range hs {
 			if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); !ok {
 				missing = append(missing, h)
@@ -706,13 +707,14 @@ func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Hea
 		}
 	}
 	got := make([]map[ledger.Hash]*ledger.PayloadWithOutputs, len(batches))
-	errs := make([]error, len(batches))
-	fewAtATime(len(batches), func(i int) { got[i], errs[i] = p.Payloads(ctx, batches[i].c, batches[i].hashes) })
+	if err := fewAtATime(ctx, len(batches), func(ctx context.Context, i int) (err error) {
+		got[i], err = p.Payloads(ctx, batches[i].c, batches[i].hashes)
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	out := map[ledger.Hash]*ledger.PayloadWithOutputs{}
 	for i := range batches {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
 		for k, v := range got[i] {
 			out[k] = v
 		}
@@ -829,19 +831,34 @@ func (s *Syncer) MempoolPending(c ledger.ChainID) []api.Hash {
 	return x.pool.PendingKeys()
 }
 
-// fewAtATime runs f(0) to f(n-1), branchFetchers at a time, and returns when all have: the
-// requests of one catch-up to one peer, which one after the other cost a round trip per chain.
-func fewAtATime(n int, f func(i int)) {
+// fewAtATime runs f(ctx, 0) to f(ctx, n-1), branchFetchers at a time: the requests of one
+// catch-up to one peer, which one after the other cost a round trip per chain. After the first
+// failure it starts no more and cancels those running (a peer that lies is asked little), and it
+// returns that failure once all have returned.
+func fewAtATime(ctx context.Context, n int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	sem := make(chan struct{}, branchFetchers)
 	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
 	for i := range n {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			f(i)
+			if err := f(ctx, i); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
 		}()
 	}
 	wg.Wait()
+	if first == nil {
+		first = ctx.Err() // the caller's context ended before every call started
+	}
+	return first
 }

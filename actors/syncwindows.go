@@ -297,12 +297,11 @@ func (s *Syncer) fetchWindow(ctx context.Context, peer string, p Peer, todo []le
 	// the other, a window took a round trip per chain, which on a busy peer made even a catch-up
 	// of one block per chain take seconds.
 	parts := make([][]*ledger.Header, len(todo))
-	errs := make([]error, len(todo))
-	fewAtATime(len(todo), func(i int) {
+	err := fewAtATime(ctx, len(todo), func(ctx context.Context, i int) error {
 		e := todo[i]
 		f := from[e.Chain]
 		if b < f || a > e.Height {
-			return
+			return nil
 		}
 		var lower []ledger.Hash
 		if h := below[e.Chain]; h != nil {
@@ -321,15 +320,15 @@ func (s *Syncer) fetchWindow(ctx context.Context, peer string, p Peer, todo []le
 				err = fmt.Errorf("peer %s served an incomplete branch of chain %d: %w", peer, e.Chain, werr)
 			}
 		}
-		parts[i], errs[i] = hs, err
+		parts[i] = hs
+		return err
 	})
-	// The first failure in chain order, as fetching them in order found it.
+	if err != nil {
+		return fetchedWindow{err: err}
+	}
 	var blocks []*ledger.Header
-	for i := range todo {
-		if errs[i] != nil {
-			return fetchedWindow{err: errs[i]}
-		}
-		blocks = append(blocks, parts[i]...)
+	for _, hs := range parts {
+		blocks = append(blocks, hs...)
 	}
 	blocks = sortForInsert(blocks)
 	payloads, err := s.fetchPayloads(ctx, p, blocks)

@@ -386,8 +386,9 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 		case helperIs == "honest" && (o < 20 || h < 20 || strings.Contains(log, "helper dropped")):
 			// A window is one query per chain: each peer fetched at least one.
 			t.Errorf("honest helper: the origin was asked %d branch queries and the helper %d:\n%s", o, h, lastLines(log, 20))
-		case helperIs == "lying" && (h != 1 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
-			t.Errorf("lying helper: asked %d branch queries (want 1, then dropped):\n%s", h, lastLines(log, 20))
+		case helperIs == "lying" && (h < 1 || h > 4 || !strings.Contains(log, "catch-up helper dropped") || !strings.Contains(log, "incomplete branch")):
+			// A window's queries go four at a time; the first answer that lies ends them.
+			t.Errorf("lying helper: asked %d branch queries (want the first four at most, then dropped):\n%s", h, lastLines(log, 20))
 		case !strings.Contains(log, fmt.Sprintf("msg=\"caught up\" component=sync peer=%s blocks=%d ", origin, target.Height)):
 			// Every block counted once, those of a window inserted again from the origin too.
 			t.Errorf("%s helper: the catch-up did not report %d blocks caught up:\n%s", helperIs, target.Height, lastLines(log, 20))
