@@ -146,3 +146,31 @@ func TestBranchViewsReadAsTheAppliedFork(t *testing.T) {
 		t.Fatalf("reopened, the fork reads\n%v\nwant\n%v", got, at3)
 	}
 }
+
+// The state remembers only its recent rewinds: a view made before the ones it forgot counts as
+// stale, one made since reads on, and the list stays bounded however many reorgs the node sees.
+func TestRewindsRememberedAreBounded(t *testing.T) {
+	ldb := openLevel(t, t.TempDir())
+	defer ldb.Close()
+	v := openVersioned(t, ldb, "chain-0/")
+	block(t, v, 0, 0, "a", "0")
+	old := v.View(0)
+	for i := range 2*keptRewinds + 5 {
+		block(t, v, 1, db.TxID(1), "a", strconv.Itoa(i))
+		if err := v.Rewind(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(v.rewinds); n >= 2*keptRewinds || n < keptRewinds {
+		t.Fatalf("%d rewinds remembered, want between %d and %d", n, keptRewinds, 2*keptRewinds)
+	}
+	// Every rewind was to 0, so no view at 0 is stale by the rule; the old one is, having
+	// outlived what the state remembers.
+	if _, _, err := old.Read(db.UserTable, "t", "a"); !errors.Is(err, ErrStaleView) {
+		t.Fatalf("a view older than the rewinds remembered: %v, want ErrStaleView", err)
+	}
+	fresh := v.View(0)
+	if _, ok, err := fresh.Read(db.UserTable, "t", "a"); err != nil || !ok {
+		t.Fatalf("a view made now: %v %v", ok, err)
+	}
+}

@@ -92,6 +92,10 @@ var (
 	ErrFrozen = errors.New("state: the view's block is frozen")
 )
 
+// keptRewinds is how many of the latest rewinds a state remembers for its views' staleness
+// checks (Versioned.rewinds); it keeps between keptRewinds and twice as many.
+const keptRewinds = 1024
+
 // Versioned is one chain's Pact state as of every applied block.
 //
 // One writer (the executor) calls Apply and Rewind; any number of other
@@ -120,9 +124,13 @@ type Versioned struct {
 	// leaves it unknown: views then read the record, and fail as it does.
 	headNext  db.TxID
 	headKnown bool
-	// rewinds are the heights rewound to, in order: a view made when
-	// len(rewinds) was g is stale if one of rewinds[g:] is below its base.
-	rewinds []uint64
+	// rewinds are the heights rewound to, in order, but for the first
+	// rewindsDropped of them: a view made after g rewinds is stale if one
+	// of the rewinds from the g-th on is below its base. Only the recent
+	// ones are kept (a node follows reorgs for months); a view older than
+	// those kept counts as stale.
+	rewinds        []uint64
+	rewindsDropped int
 
 	// cache holds decoded values by version key; a rewind drops the keys
 	// it deletes, since they can then be written again with other values.
@@ -420,7 +428,7 @@ func (v *Versioned) View(height uint64) db.DB {
 	w.tableCache = map[string]bool{}
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	w.empty, w.gen = !v.has, len(v.rewinds)
+	w.empty, w.gen = !v.has, v.rewindsDropped+len(v.rewinds)
 	if v.has {
 		if height > v.height {
 			w.err = fmt.Errorf("%w: view at %d above height %d", ErrHeight, height, v.height)
@@ -548,6 +556,11 @@ func (v *Versioned) Rewind(height uint64) error {
 	v.height = height
 	v.headNext, v.headKnown = next, err == nil
 	v.rewinds = append(v.rewinds, height)
+	if len(v.rewinds) >= 2*keptRewinds {
+		// Views live for a request or a block: one made keptRewinds rewinds ago is long done.
+		v.rewindsDropped += len(v.rewinds) - keptRewinds
+		v.rewinds = append(v.rewinds[:0], v.rewinds[len(v.rewinds)-keptRewinds:]...)
+	}
 	// Their newest versions are among those dropped: forgotten before the deletion, so that
 	// no read is sent to a version that is gone (readers refill them as of the new height).
 	v.cacheMu.Lock()
@@ -587,7 +600,7 @@ type View struct {
 	v       *Versioned
 	base    uint64
 	empty   bool  // made on an empty state: it reads nothing
-	gen     int   // len(v.rewinds) when made
+	gen     int   // the rewinds before it was made (Versioned.rewinds)
 	err     error // the view could not be made; every call fails with it
 	applied bool
 
@@ -693,7 +706,10 @@ func (w *View) Clone() (*View, error) {
 // rewound reports whether a rewind since the view was made dropped the
 // block it reads as of. The caller holds v.mu or v.write.
 func (w *View) rewound() bool {
-	for _, to := range w.v.rewinds[w.gen:] {
+	if w.gen < w.v.rewindsDropped {
+		return true // older than the rewinds kept: it may have missed one below its base
+	}
+	for _, to := range w.v.rewinds[w.gen-w.v.rewindsDropped:] {
 		if to < w.base {
 			return true
 		}
