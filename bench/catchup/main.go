@@ -8,7 +8,9 @@
 //     signed coin transfers are sent to it (-tx-rate) so that the payloads carry transactions.
 //     It is then stopped (SIGTERM) and restarted with --mining off: a quiet peer whose cut does
 //     not move during the measurements. With -peers N (default 2), N-1 copies of its store serve
-//     beside it, as a node's other peers would. Each peer throttles a client on its own (50
+//     beside it, as a node's other peers would. The peers run with p2p.throttling.loopback on,
+//     so that they throttle the catching-up node as they would a remote one (a node does not
+//     throttle loopback clients by default). Each peer throttles a client on its own (50
 //     requests/s, 20 headers a branch page: upstream's limits), so from one peer alone a
 //     catch-up of light blocks cannot pass about 940 blocks/s; -peers 1 measures that case.
 //   - catch-up: a second node on an empty data directory, --mining off --peer <each source's
@@ -112,13 +114,14 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Minute, "longest a catch-up may take before it counts as never converging")
 	peers := flag.Int("peers", 2, "quiet peers serving the source's blocks (copies of its store); the node catches up from all of them")
 	traceFile := flag.String("trace", "", "write a runtime trace of round 1's local run to this file (go tool trace -pprof=sync|syscall)")
+	loopback := flag.Bool("throttle-loopback", true, "start the peers with p2p.throttling.loopback on (false for a binary older than the key, whose peers always throttle loopback)")
 	flag.Parse()
 	if *peers < 1 || *peers > 3 {
 		fmt.Fprintln(os.Stderr, "catchup: -peers must be 1, 2 or 3 (the syncer fetches from its origin and up to two helpers)")
 		os.Exit(2)
 	}
 	cfg := config{peers: *peers, blocks: *blocks, rounds: *rounds, delay: *delay, txRate: *txRate, source: *source, bin: *bin,
-		nodeLog: *nodeLog, timeout: *timeout, trace: *traceFile}
+		nodeLog: *nodeLog, timeout: *timeout, trace: *traceFile, throttleLoopback: *loopback}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "catchup:", err)
 		os.Exit(1)
@@ -136,6 +139,8 @@ type config struct {
 	nodeLog string
 	timeout time.Duration
 	trace   string
+	// throttleLoopback starts the peers with p2p.throttling.loopback on.
+	throttleLoopback bool
 }
 
 func run(cfg config) error {
@@ -152,6 +157,16 @@ func run(cfg config) error {
 		if out, err := exec.Command("go", "build", "-o", cfg.bin, "./cmd/ledger-node").CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
+	}
+	// The peers throttle the catching-up node although it is on loopback, as a remote peer
+	// would be throttled.
+	var peerArgs []string
+	if cfg.throttleLoopback {
+		file := filepath.Join(tmp, "throttle-loopback.yaml")
+		if err := os.WriteFile(file, []byte("p2p:\n  throttling:\n    loopback: true\n"), 0o644); err != nil {
+			return err
+		}
+		peerArgs = []string{"--config-file", file}
 	}
 	l := &launcher{bin: cfg.bin, delay: cfg.delay}
 	if cfg.nodeLog != "" {
@@ -210,7 +225,7 @@ func run(cfg config) error {
 				return fmt.Errorf("copying the source store: %w", err)
 			}
 		}
-		peer, err := l.start("source", []string{"--data-dir", dir, "--mining", "off", "--log-level", "warn"}, nil)
+		peer, err := l.start("source", append([]string{"--data-dir", dir, "--mining", "off", "--log-level", "warn"}, peerArgs...), nil)
 		if err != nil {
 			return err
 		}
