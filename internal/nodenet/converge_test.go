@@ -17,10 +17,10 @@ const (
 )
 
 // Three mining nodes in a line (a ← b ← c), with a short block delay: they stay one network.
-// Every node holds the same block 10 heights below each chain's lowest tip, every miner's own
-// blocks are a fraction of its cut (each node adopts the others' heavier cuts rather than
-// extending a fork of its own), no block had to be executed again to validate another, and
-// every node ends at SIGTERM.
+// Every node holds the same block 15 heights below each chain's lowest tip (twice the deepest
+// reorg seen in these runs and in the soaks), every miner's own blocks are a fraction of its cut
+// (each node adopts the others' heavier cuts rather than extending a fork of its own), no block
+// had to be executed again to validate another, and every node ends at SIGTERM.
 func TestMiningNodesConverge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a network of three mining nodes")
@@ -52,12 +52,12 @@ func TestMiningNodesConverge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Until every chain of every node's cut is 25 blocks above where a's was once all three
+	// Until every chain of every node's cut is 30 blocks above where a's was once all three
 	// ran.
 	deadline := time.Now().Add(growGuard)
 	for grown := false; !grown; {
 		if time.Now().After(deadline) {
-			t.Fatalf("hang guard: the cuts did not grow 25 blocks per chain in %v\n%s", growGuard, a.LogTail(20))
+			t.Fatalf("hang guard: the cuts did not grow 30 blocks per chain in %v\n%s", growGuard, a.LogTail(20))
 		}
 		time.Sleep(time.Second)
 		grown = true
@@ -67,19 +67,19 @@ func TestMiningNodesConverge(t *testing.T) {
 				t.Fatal(err)
 			}
 			for ch, h := range cut {
-				if h.Height < base[ch].Height+25 {
+				if h.Height < base[ch].Height+30 {
 					grown = false
 				}
 			}
 		}
 	}
-	rep, err := net.Report(10)
+	rep, err := net.Report(15)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", rep)
 	if len(rep.Disagree) > 0 {
-		t.Errorf("the nodes are not one network: %d chains differ 10 heights below their lowest tip", len(rep.Disagree))
+		t.Errorf("the nodes are not one network: %d chains differ 15 heights below their lowest tip", len(rep.Disagree))
 	}
 	for _, n := range rep.Nodes {
 		if n.Total == 0 || n.Share() > 0.8 {
