@@ -1067,7 +1067,7 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 		return nil, false, w.err
 	}
 	lk := lMetaKey(name)
-	if r, ok := w.metaRow(lk); ok {
+	if r, ok := w.lookup(lk); ok { // a transaction never holds metadata (PutMeta)
 		return slices.Clone(r.enc), true, nil
 	}
 	if w.empty {
@@ -1084,18 +1084,6 @@ func (w *View) Meta(name string) ([]byte, bool, error) {
 	return b, ok, nil
 }
 
-// metaRow finds metadata lk among the view's own records, then its branch's.
-func (w *View) metaRow(lk string) (memRow, bool) {
-	if r, ok := w.block.rows[lk]; ok {
-		return r, true
-	}
-	if w.branch != nil {
-		r, ok := w.branch.rows[lk]
-		return r, ok
-	}
-	return memRow{}, false
-}
-
 // Metas is Meta for several records, read together (Versioned.getMany).
 func (w *View) Metas(names []string) (vals [][]byte, found []bool, err error) {
 	if w.err != nil {
@@ -1106,7 +1094,7 @@ func (w *View) Metas(names []string) (vals [][]byte, found []bool, err error) {
 	var at []int
 	for i, name := range names {
 		lk := lMetaKey(name)
-		if r, ok := w.metaRow(lk); ok {
+		if r, ok := w.lookup(lk); ok {
 			vals[i], found[i] = slices.Clone(r.enc), true
 			continue
 		}
