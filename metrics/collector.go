@@ -71,8 +71,13 @@ var (
 	sseDropped     = desc("sse_dropped_subscribers_total", "Update-stream clients dropped for falling too far behind.")
 	ssePublished   = desc("sse_events_published_total", "Block events published to the update streams.")
 
-	peers        = desc("peers", "Known peers.")
-	peersBanned  = desc("peers_banned", "Peers ignored for a while for serving an invalid block.")
+	peers       = desc("peers", "Known peers.")
+	peersBanned = desc("peers_banned", "Peers ignored for a while for serving an invalid block.")
+
+	connsOpen    = desc("connections_open", "Connections each API holds open now.", "api")
+	connsLimit   = desc("connections_limit", "Most connections each API holds open at once.", "api")
+	connsRefused = desc("connections_refused_total", "Connections each API closed at once for its connection limits.", "api")
+	acceptErrors = desc("accept_errors_total", "Accepts that failed for want of descriptors or buffers and were retried.", "api")
 	syncing      = desc("sync_active", "1 while the node fetches the blocks of a heavier cut from a peer.")
 	syncFetched  = desc("sync_blocks_fetched_total", "Blocks fetched from peers and inserted.")
 	writesFailed = desc("store_writes_failing", "1 while the data directory cannot be written (mining and sync pause).")
@@ -100,7 +105,7 @@ var (
 var families = []*prometheus.Desc{chainHeight, cutHeight, blocksInserted, blocksEntered, blocksOrphaned, ruleFailures,
 	reorgs, reorgDeepest, executions, minedBlocks, minedHashes, txsExecuted, gasUsed, buildSeconds, applySeconds, mempoolPending, mempoolBadlisted,
 	mempoolAdmitted, mempoolRejected, httpRequests, httpSeconds, sseSubscribers, sseDropped, ssePublished, peers,
-	peersBanned, syncing, syncFetched, writesFailed, backupJobs, backupRunning, backupRows, backupBytes,
+	peersBanned, connsOpen, connsLimit, connsRefused, acceptErrors, syncing, syncFetched, writesFailed, backupJobs, backupRunning, backupRows, backupBytes,
 	ldbWriteDelays, ldbWriteDelaySecs, ldbWritePaused, ldbSnapshots, ldbIterators, ldbIORead, ldbIOWrite,
 	ldbBlockCache, ldbOpenTables, ldbLevelTables, ldbLevelBytes, ldbCompactions}
 
@@ -129,6 +134,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, peersBanned, float64(st.Banned))
 		gauge(ch, syncing, boolValue(st.Syncing))
 		counter(ch, syncFetched, float64(st.Fetched))
+	}
+	for api, l := range c.src.Listeners {
+		st := l.Stats()
+		gauge(ch, connsOpen, float64(st.Open), api)
+		gauge(ch, connsLimit, float64(l.Limits().Max), api)
+		counter(ch, connsRefused, float64(st.Refused), api)
+		counter(ch, acceptErrors, float64(st.AcceptErrors), api)
 	}
 	if b := c.src.Backups; b != nil {
 		st := b.Stats()

@@ -29,6 +29,8 @@ type Sources struct {
 	Backups  *store.Backups
 	// Mining says whether the node mines: the mining families are only there if so.
 	Mining bool
+	// Listeners are the APIs' guarded listeners, by API name ("service", "peer").
+	Listeners map[string]*transport.GuardedListener
 }
 
 // New builds the registry: the node's collector, and client_golang's Go runtime and process

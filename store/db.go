@@ -37,10 +37,13 @@ const schemaVersion = 2
 
 // Options tunes Open. Zero values pick the defaults.
 type Options struct {
-	HeaderCacheSize int          // decoded headers kept hot; 0 = default 65536, negative = no cache
-	BlockCacheMiB   int          // goleveldb block cache; 0 = default 64
-	WriteBufferMiB  int          // goleveldb memtable size; 0 = default 16
-	Logger          *slog.Logger // recovery notes at Open; nil = slog.Default()
+	HeaderCacheSize int // decoded headers kept hot; 0 = default 65536, negative = no cache
+	BlockCacheMiB   int // goleveldb block cache; 0 = default 64
+	WriteBufferMiB  int // goleveldb memtable size; 0 = default 16
+	// OpenFiles bounds the table files goleveldb keeps open (part of the process's descriptor
+	// budget, cmd/ledger-node/limits.go); 0 = goleveldb's default, 500.
+	OpenFiles int
+	Logger    *slog.Logger // recovery notes at Open; nil = slog.Default()
 
 	// TrustCleanLog skips verifying the header-log records that a cleanly closed index covers
 	// (only the rest is verified). Open otherwise checks every record, at about 155 ms per
@@ -107,9 +110,10 @@ func Open(dir string, opts Options) (*DB, error) {
 	lo := &opt.Options{
 		// Most lookups are by hash; a bloom filter lets a miss (HasHeader of an unknown hash, a
 		// peer offering a header we lack) skip reading table blocks.
-		Filter:             filter.NewBloomFilter(10),
-		BlockCacheCapacity: blockMiB * opt.MiB,
-		WriteBuffer:        bufMiB * opt.MiB,
+		Filter:                 filter.NewBloomFilter(10),
+		BlockCacheCapacity:     blockMiB * opt.MiB,
+		WriteBuffer:            bufMiB * opt.MiB,
+		OpenFilesCacheCapacity: opts.OpenFiles,
 		// Snappy stays on: headers are hashes and gain nothing, but payloads are JSON text.
 	}
 	ldb, err := leveldb.OpenFile(dir, lo)

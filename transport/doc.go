@@ -32,4 +32,7 @@
 //	               histograms (metrics/hist), for the metrics; the handler of GET /metrics
 //	               itself comes from package metrics through ServiceConfig.Metrics
 //	store.go       the read interface the handlers use over store.DB
+//	connlimit.go   GuardListener: connections held under a global and a per-address limit,
+//	               accepts that fail for want of descriptors retried instead of ending the
+//	               server; fdlimit_*.go reads the descriptor limit the defaults come from
 package transport

@@ -101,6 +101,9 @@ type P2PConfig struct {
 	// Throttling is the peer API's request rates per client address (YAML only, as
 	// chainweb-node's throttling).
 	Throttling ThrottlingConfig `yaml:"throttling"`
+	// MaxConnections and MaxConnectionsPerAddress are ServiceAPIConfig's for the peer API.
+	MaxConnections           int `yaml:"maxConnections"`
+	MaxConnectionsPerAddress int `yaml:"maxConnectionsPerAddress"`
 }
 
 // ThrottlingConfig is chainweb-node's throttling: requests per second a client address may
@@ -228,6 +231,11 @@ type ServiceAPIConfig struct {
 	Explorer bool `yaml:"explorer"`
 	// MetricsPath is where the Prometheus metrics are served; empty turns them off (metrics.go).
 	MetricsPath string `yaml:"metricsPath"`
+	// MaxConnections and MaxConnectionsPerAddress bound the API's open connections, in all
+	// and per client address (not loopback); 0 derives them from the descriptor limit
+	// (limits.go).
+	MaxConnections           int `yaml:"maxConnections"`
+	MaxConnectionsPerAddress int `yaml:"maxConnectionsPerAddress"`
 }
 
 // StoreConfig sizes the database caches.
@@ -366,6 +374,11 @@ var options = []option{
 		func(c *Config) *int { return &c.ServiceAPI.Port }),
 	intOpt("service-payload-batch-limit", "serviceApi.payloadBatchLimit", "most payloads one batch request returns",
 		func(c *Config) *int { return &c.ServiceAPI.PayloadBatchLimit }),
+	intOpt("service-max-connections", "serviceApi.maxConnections", "most connections the service API keeps open (0: from the descriptor limit)",
+		func(c *Config) *int { return &c.ServiceAPI.MaxConnections }),
+	intOpt("service-max-connections-per-address", "serviceApi.maxConnectionsPerAddress",
+		"most connections one client address may keep open to the service API, loopback excepted (0: a quarter of the limit, at most 256)",
+		func(c *Config) *int { return &c.ServiceAPI.MaxConnectionsPerAddress }),
 	intOpt("header-cache-size", "store.headerCacheSize", "decoded headers kept in memory",
 		func(c *Config) *int { return &c.Store.HeaderCacheSize }),
 	intOpt("gc-percent", "runtime.gcPercent", "the garbage collector's GOGC (the GOGC environment variable wins)",
@@ -422,6 +435,11 @@ var options = []option{
 		func(c *Config) *string { return &c.P2P.Interface }),
 	intOpt("p2p-port", "p2p.port", "port of the peer API (0 picks a free port)",
 		func(c *Config) *int { return &c.P2P.Port }),
+	intOpt("p2p-max-connections", "p2p.maxConnections", "most connections the peer API keeps open (0: from the descriptor limit)",
+		func(c *Config) *int { return &c.P2P.MaxConnections }),
+	intOpt("p2p-max-connections-per-address", "p2p.maxConnectionsPerAddress",
+		"most connections one client address may keep open to the peer API, loopback excepted (0: a quarter of the limit, at most 256)",
+		func(c *Config) *int { return &c.P2P.MaxConnectionsPerAddress }),
 	listOpt("peer", "p2p.peers", "a peer's API address HOST:PORT to sync with (repeatable)",
 		func(c *Config) *[]string { return &c.P2P.Peers }),
 	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
@@ -667,6 +685,15 @@ func (c *Config) finish() error {
 	}
 	if err := c.Private.check(); err != nil {
 		return err
+	}
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"serviceApi.maxConnections", c.ServiceAPI.MaxConnections}, {"serviceApi.maxConnectionsPerAddress", c.ServiceAPI.MaxConnectionsPerAddress},
+		{"p2p.maxConnections", c.P2P.MaxConnections}, {"p2p.maxConnectionsPerAddress", c.P2P.MaxConnectionsPerAddress}} {
+		if l.n < 0 {
+			return fmt.Errorf("%s %d: a number of connections, 0 for the default", l.key, l.n)
+		}
 	}
 	if c.P2P.Port < 0 || c.P2P.Port > 65535 {
 		return fmt.Errorf("p2p.port %d is not a TCP port", c.P2P.Port)

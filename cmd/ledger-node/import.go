@@ -159,7 +159,7 @@ func parseHeaderItem(it json.RawMessage) (*ledger.Header, error) {
 // blocks and heads exist, exactly as the node does when it starts (with the same development
 // block delay, so that imported blocks meet the node's genesis).
 func openInitializedStore(cfg Config, log *slog.Logger) (*store.DB, *ledger.Version, error) {
-	n, err := initStore(cfg, nodeVersion(cfg, nil), log)
+	n, err := initStore(cfg, nodeVersion(cfg, nil), log, 0)
 	if err != nil {
 		return nil, nil, err
 	}

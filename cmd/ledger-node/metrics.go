@@ -16,8 +16,12 @@ func (n *node) wireMetrics(scfg *transport.ServiceConfig) {
 		return
 	}
 	n.requests = transport.NewRequestStats()
+	listeners := map[string]*transport.GuardedListener{}
+	for _, g := range n.guarded {
+		listeners[g.api] = g.ln
+	}
 	reg := metrics.New(metrics.Sources{Version: n.version, Runtime: n.rt, Updates: n.hub, Requests: n.requests,
-		Store: n.db, Backups: n.backups, Mining: n.cfg.Mining.Mode != "off"})
+		Store: n.db, Backups: n.backups, Mining: n.cfg.Mining.Mode != "off", Listeners: listeners})
 	scfg.Metrics, scfg.MetricsPath, scfg.Requests = metrics.Handler(reg, n.log), path, n.requests
 }
 

@@ -87,6 +87,10 @@ type node struct {
 	coord *actors.Coordinator
 	// requests counts the API requests for the metrics; nil without metrics (metrics.go).
 	requests *transport.RequestStats
+	// budget shares out the process's file descriptors; guarded are the listeners under its
+	// connection limits (limits.go).
+	budget  descriptorBudget
+	guarded []namedListener
 }
 
 // openNode binds the service port (and the peer port), then opens (or creates) the data
@@ -111,9 +115,10 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			err = fmt.Errorf("make-blocks: cannot listen on %s (--on-demand-port, YAML mining.onDemand.port): %w", addr, err)
 		}
 	}
+	budget := newDescriptorBudget(&cfg, transport.DescriptorLimit(), peerLn != nil)
 	var n *node
 	if err == nil {
-		n, err = initStore(cfg, v, log)
+		n, err = initStore(cfg, v, log, budget.levelDB)
 	}
 	if err != nil {
 		for _, l := range []net.Listener{ln, peerLn, mbLn} {
@@ -123,7 +128,11 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		}
 		return nil, err
 	}
-	n.opts, n.ln, n.peerLn, n.makeBlocksLn = opts, ln, peerLn, mbLn
+	n.opts, n.budget = opts, budget
+	n.ln = guard(ln, budget.service, "service", n)
+	n.peerLn = guard(peerLn, budget.peer, "peer", n)
+	n.makeBlocksLn = guard(mbLn, budget.makeBlock, "make-blocks", n)
+	log.Info("connection limits", "budget", budget.String())
 	if cfg.Backup.API.Enabled {
 		// Before anything starts: an unusable backup directory is a configuration error to
 		// report at once, not at the first backup.
@@ -290,9 +299,9 @@ func (n *node) startPeers() {
 }
 
 // initStore opens the data directory for version v and initialises it (init).
-func initStore(cfg Config, v *ledger.Version, log *slog.Logger) (*node, error) {
+func initStore(cfg Config, v *ledger.Version, log *slog.Logger, openFiles int) (*node, error) {
 	db, err := store.Open(cfg.DataDir, store.Options{
-		HeaderCacheSize: cfg.Store.HeaderCacheSize, BlockCacheMiB: cfg.Store.BlockCacheMiB,
+		HeaderCacheSize: cfg.Store.HeaderCacheSize, BlockCacheMiB: cfg.Store.BlockCacheMiB, OpenFiles: openFiles,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open database in %s: %w", cfg.DataDir, err)

@@ -65,6 +65,9 @@ import (
 //	flags          execution flags, as env-exec-config takes them
 //	execConfig     the same as flags (P5's name for it)
 //	listenTimeout  seconds a listen waits before answering 504 (default 180)
+//	maxConnections connections kept open at once; more are closed at once
+//	               (default: the descriptor limit less what the store and
+//	               logs need, at most 16384)
 //	verbose        log at debug level (default false)
 //	preloadDevContracts
 //	               load the project's development contracts at start, as
@@ -96,7 +99,10 @@ type serverConfig struct {
 	Flags         []string                `yaml:"flags"`
 	ExecConfig    []string                `yaml:"execConfig"`
 	ListenTimeout *float64                `yaml:"listenTimeout"`
-	Verbose       bool                    `yaml:"verbose"`
+	// MaxConnections bounds the connections the server keeps open (ours; default: from the
+	// descriptor limit, serverConnLimits).
+	MaxConnections *int `yaml:"maxConnections"`
+	Verbose        bool `yaml:"verbose"`
 	// PreloadDevContracts is server.Config.DevContracts; its key is
 	// server.DevContractsKey, which the hint of an unknown module names.
 	PreloadDevContracts bool `yaml:"preloadDevContracts"`
@@ -124,6 +130,8 @@ const serverConfigHelp = `Config file (pact -s CONFIG) is YAML with these keys (
   maxResultSize: BYTES  JSON size of a command's result (default 1048576)
   flags: [FLAG..]       execution flags (also accepted as execConfig)
   listenTimeout: SECS   how long listen waits before 504 (default 180)
+  maxConnections: INT   connections kept open at once; more are closed at once
+                        (default: from the descriptor limit, at most 16384)
   verbose: BOOL         debug logging
   preloadDevContracts: BOOL
                         load coin, its interfaces, the namespaces and the
@@ -163,6 +171,9 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 		if b.v != nil && *b.v <= 0 {
 			return nil, fmt.Errorf("%s must be positive, got %d", b.key, *b.v)
 		}
+	}
+	if cfg.MaxConnections != nil && *cfg.MaxConnections <= 0 {
+		return nil, fmt.Errorf("maxConnections must be positive, got %d", *cfg.MaxConnections)
 	}
 	if cfg.MaxResultSize != nil && *cfg.MaxResultSize > math.MaxInt32 {
 		return nil, fmt.Errorf("maxResultSize %d is more than %d bytes", *cfg.MaxResultSize, math.MaxInt32)
@@ -303,11 +314,14 @@ func runServer(inv *invocation) int {
 		AccessLog:     access,
 		Logger:        log,
 	})
-	ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(*cfg.Port)))
+	bound, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(*cfg.Port)))
 	if err != nil {
 		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
 		return exitFail
 	}
+	limits := serverConnLimits(cfg, transport.DescriptorLimit())
+	log.Info("pact server connection limit", "maxConnections", limits.Max)
+	ln := transport.GuardListener(bound, limits, "pact server", log)
 	ctx, stop := serverContext()
 	defer stop()
 	addr := ln.Addr().String()
@@ -334,4 +348,22 @@ func runServer(inv *invocation) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// serverConnLimits are the server's connection limits for a process allowed nofile descriptors
+// (0: unknown): maxConnections when set, else what is left of them once the store (goleveldb's
+// table files, when persistDir is set) and the logs have theirs. The server listens on
+// 127.0.0.1 only, so every client shares the loopback address and only the global limit counts.
+// Without a limit, a few hundred idle connections used up the descriptors and the server exited.
+func serverConnLimits(cfg *serverConfig, nofile int) transport.ConnLimits {
+	if cfg.MaxConnections != nil {
+		return transport.ConnLimits{Max: *cfg.MaxConnections}
+	}
+	reserve := 64
+	if cfg.PersistDir != "" {
+		// goleveldb keeps up to 500 table files open; a server's store rarely has many.
+		reserve += min(500, max(nofile, 256)/4)
+	}
+	l := transport.AutoConnLimits(nofile, reserve, 1)[0]
+	return transport.ConnLimits{Max: l.Max}
 }

@@ -476,3 +476,26 @@ func TestServerDevContracts(t *testing.T) {
 		s.shutdown()
 	}
 }
+
+// maxConnections bounds the server's open connections; by default the descriptors left once the
+// store and the logs have theirs (a persistDir's goleveldb keeps up to a quarter of them).
+func TestServerConnLimits(t *testing.T) {
+	if _, err := parseServerConfig([]byte("port: 1\nmaxConnections: 0\n")); err == nil || !strings.Contains(err.Error(), "maxConnections") {
+		t.Fatalf("maxConnections 0: %v", err)
+	}
+	cfg, err := parseServerConfig([]byte("port: 1\nmaxConnections: 7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := serverConnLimits(cfg, 512); l.Max != 7 {
+		t.Fatalf("maxConnections 7: %+v", l)
+	}
+	cfg, _ = parseServerConfig([]byte("port: 1\n"))
+	if l := serverConnLimits(cfg, 512); l.Max != 512-64 {
+		t.Fatalf("in memory at 512 descriptors: %+v", l)
+	}
+	cfg.PersistDir = "/tmp/x"
+	if l := serverConnLimits(cfg, 512); l.Max != 512-64-128 {
+		t.Fatalf("with a persistDir at 512 descriptors: %+v", l)
+	}
+}

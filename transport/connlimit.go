@@ -1,0 +1,227 @@
+package transport
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Connection limits. A listener accepts connections for as long as the process has file
+// descriptors; when it runs out, accept fails with EMFILE, which fasthttp's Serve takes for a
+// permanent error: it returned, and the node exited (issue 30: 450 idle connections to a node at
+// `ulimit -n 400`). GuardListener stands between the listener and the server:
+//
+//   - it keeps the connections it hands out under a global limit, set below the descriptor
+//     limit with room for the database, the logs and outgoing peer connections, and under a
+//     per-address limit (loopback clients are counted only globally: a machine's own tools
+//     and a network of nodes on one machine share that address); a connection beyond either
+//     is closed at once, never fatal, and counted;
+//   - it retries an accept that failed for want of resources (EMFILE, ENFILE, ENOBUFS,
+//     ENOMEM, and connections aborted before they were accepted) with a growing pause, and
+//     logs it once per interval instead of returning it.
+//
+// Idle and slow connections are closed by the servers' deadlines (ReadTimeout, IdleTimeout).
+
+// ConnLimits bounds the connections one listener serves at once.
+type ConnLimits struct {
+	// Max bounds every connection together; PerAddress those of one client address (not
+	// applied to loopback clients). Zero means no limit.
+	Max, PerAddress int
+}
+
+// ConnStats are a guarded listener's counts, for the metrics.
+type ConnStats struct {
+	Open    int64  // connections open now
+	Refused uint64 // connections closed at once for a limit
+	// AcceptErrors counts accepts that failed for want of resources and were retried.
+	AcceptErrors uint64
+}
+
+// GuardedListener is a listener under ConnLimits (GuardListener).
+type GuardedListener struct {
+	net.Listener
+	limits ConnLimits
+	log    *slog.Logger
+	name   string
+
+	mu     sync.Mutex
+	open   int
+	byAddr map[string]int
+
+	openN        atomic.Int64
+	refused      atomic.Uint64
+	acceptErrors atomic.Uint64
+	lastRefusal  atomic.Int64 // UnixNano of the last logged refusal
+	lastAcceptEr atomic.Int64 // UnixNano of the last logged accept error
+}
+
+// connLogEvery is how often a guarded listener logs refusals, and accept errors, at most.
+const connLogEvery = 10 * time.Second
+
+// GuardListener wraps ln with limits; name ("service API", "peer API") is what its log lines
+// call it.
+func GuardListener(ln net.Listener, limits ConnLimits, name string, log *slog.Logger) *GuardedListener {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &GuardedListener{Listener: ln, limits: limits, log: log, name: name, byAddr: map[string]int{}}
+}
+
+// Stats returns the listener's counts.
+func (l *GuardedListener) Stats() ConnStats {
+	return ConnStats{Open: l.openN.Load(), Refused: l.refused.Load(), AcceptErrors: l.acceptErrors.Load()}
+}
+
+// Limits returns the listener's limits.
+func (l *GuardedListener) Limits() ConnLimits { return l.limits }
+
+// Accept returns the next connection within the limits. It returns an error only when the
+// listener is closed or fails for good.
+func (l *GuardedListener) Accept() (net.Conn, error) {
+	pause := 5 * time.Millisecond
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			if !retryableAccept(err) {
+				return nil, err
+			}
+			l.acceptErrors.Add(1)
+			if logDue(&l.lastAcceptEr) {
+				l.log.Warn("accepting connections fails for want of resources; retrying", "api", l.name, "err", err,
+					"open", l.openN.Load(), "limit", l.limits.Max)
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, time.Second)
+			continue
+		}
+		pause = 5 * time.Millisecond
+		addr, loopback := remoteHost(c)
+		if gc, ok := l.admit(c, addr, loopback); ok {
+			return gc, nil
+		}
+		c.Close()
+		l.refused.Add(1)
+		if logDue(&l.lastRefusal) {
+			l.log.Warn("connection refused: too many open", "api", l.name, "client", addr, "open", l.openN.Load(),
+				"limit", l.limits.Max, "perAddress", l.limits.PerAddress)
+		}
+	}
+}
+
+// admit counts c in if the limits allow it.
+func (l *GuardedListener) admit(c net.Conn, addr string, loopback bool) (net.Conn, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.limits.Max > 0 && l.open >= l.limits.Max {
+		return nil, false
+	}
+	perAddr := l.limits.PerAddress > 0 && !loopback
+	if perAddr && l.byAddr[addr] >= l.limits.PerAddress {
+		return nil, false
+	}
+	l.open++
+	if perAddr {
+		l.byAddr[addr]++
+	}
+	l.openN.Add(1)
+	return &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr}, true
+}
+
+func (l *GuardedListener) release(addr string, counted bool) {
+	l.mu.Lock()
+	l.open--
+	if counted {
+		if n := l.byAddr[addr] - 1; n > 0 {
+			l.byAddr[addr] = n
+		} else {
+			delete(l.byAddr, addr)
+		}
+	}
+	l.mu.Unlock()
+	l.openN.Add(-1)
+}
+
+// guardedConn gives its place back when closed (once, however often Close is called).
+type guardedConn struct {
+	net.Conn
+	l       *GuardedListener
+	addr    string
+	counted bool
+	closed  atomic.Bool
+}
+
+func (c *guardedConn) Close() error {
+	err := c.Conn.Close()
+	if c.closed.CompareAndSwap(false, true) {
+		c.l.release(c.addr, c.counted)
+	}
+	return err
+}
+
+// remoteHost returns the connection's client address without the port, and whether it is a
+// loopback address.
+func remoteHost(c net.Conn) (string, bool) {
+	switch a := c.RemoteAddr().(type) {
+	case *net.TCPAddr:
+		return a.IP.String(), a.IP.IsLoopback()
+	case nil:
+		return "", false
+	default:
+		host, _, err := net.SplitHostPort(a.String())
+		if err != nil {
+			return a.String(), false
+		}
+		ip := net.ParseIP(host)
+		return host, ip != nil && ip.IsLoopback()
+	}
+}
+
+// retryableAccept reports whether an accept failed for a reason that passes: the process or the
+// system ran out of descriptors or buffers, or a client gave up before it was accepted.
+func retryableAccept(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED,
+		syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// logDue reports whether connLogEvery passed since *last, and if so moves *last to now.
+func logDue(last *atomic.Int64) bool {
+	now := time.Now().UnixNano()
+	prev := last.Load()
+	return now-prev >= int64(connLogEvery) && last.CompareAndSwap(prev, now)
+}
+
+// Defaults of the connection limits when the descriptor limit cannot be read, and their caps
+// (each connection costs its buffers and a goroutine: a limit of a million would only move the
+// failure from descriptors to memory).
+const (
+	fallbackDescriptors = 4096
+	maxAutoConnections  = 16384
+	maxAutoPerAddress   = 256
+)
+
+// AutoConnLimits divides the descriptors left when reserve of the process's limit (nofile; 0:
+// unknown) is set aside between listeners in the given shares (which sum to at most 1), and
+// returns one ConnLimits per share: each a share of what is left, at most maxAutoConnections,
+// and a quarter of that per address (at least 4, at most maxAutoPerAddress).
+func AutoConnLimits(nofile, reserve int, shares ...float64) []ConnLimits {
+	if nofile <= 0 {
+		nofile = fallbackDescriptors
+	}
+	left := max(nofile-reserve, 16)
+	out := make([]ConnLimits, len(shares))
+	for i, s := range shares {
+		m := min(max(int(float64(left)*s), 4), maxAutoConnections)
+		out[i] = ConnLimits{Max: m, PerAddress: min(max(m/4, 4), maxAutoPerAddress)}
+	}
+	return out
+}
