@@ -758,6 +758,10 @@ const minResultBytes = 4096
 
 // check checks the private command settings.
 func (p *PrivateConfig) check() error {
+	if p.EntitySecret == redactedSecret {
+		return fmt.Errorf("private.entitySecret: %q is what --print-config prints in place of the secret: put the key itself "+
+			"(64 hex digits) here, or leave the key out to use <data-dir>/private/entity.key", redactedSecret)
+	}
 	if p.EntitySecret != "" {
 		if _, err := server.ParseBoxKey(p.EntitySecret); err != nil {
 			return fmt.Errorf("private.entitySecret: %v", err)

@@ -350,3 +350,37 @@ func TestThrottlingLoopbackKey(t *testing.T) {
 		t.Fatalf("printed p2p.throttling.loopback %q", got)
 	}
 }
+
+// Every printed configuration shows the entity secret as <redacted>, never the key; a printed
+// configuration loaded back is refused with a message that says what to put there.
+func TestPrintedConfigRedactsSecrets(t *testing.T) {
+	const secret = "0707070707070707070707070707070707070707070707070707070707070707"
+	for _, mode := range []string{"", "full", "minimal", "diff"} {
+		args := []string{"--print-config", "--entity-secret", secret, "--data-dir", "/d"}
+		if mode != "" {
+			args = []string{"--print-config-as", mode, "--entity-secret", secret, "--data-dir", "/d"}
+		}
+		var out bytes.Buffer
+		if code := run(args, &out, &bytes.Buffer{}); code != 0 {
+			t.Fatalf("%q: exit %d", mode, code)
+		}
+		if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), redactedSecret) {
+			t.Fatalf("--print-config-as %q shows the secret or no redaction:\n%s", mode, out.String())
+		}
+		if mode != "" && mode != "full" {
+			continue
+		}
+		file := filepath.Join(t.TempDir(), "printed.yaml")
+		os.WriteFile(file, out.Bytes(), 0o600)
+		_, _, err := loadConfig([]string{"--config-file", file}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "private.entitySecret") || !strings.Contains(err.Error(), "in place of the secret") {
+			t.Fatalf("a printed config with the redacted secret loaded: %v", err)
+		}
+	}
+	// Without a secret, nothing is redacted and the printed config loads back.
+	var out bytes.Buffer
+	run([]string{"--print-config", "--data-dir", "/d"}, &out, &bytes.Buffer{})
+	if strings.Contains(out.String(), redactedSecret) {
+		t.Fatalf("redacted with no secret set:\n%s", out.String())
+	}
+}

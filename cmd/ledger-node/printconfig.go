@@ -36,6 +36,7 @@ func printMode(s string) (string, error) {
 // printConfig renders cfg in mode: YAML, with defaults (the configuration with no file and no
 // flag, finished the same way) as the left side of minimal and diff.
 func printConfig(cfg Config, mode string) []byte {
+	cfg = cfg.redacted()
 	if mode == printFull {
 		return cfg.marshalYAML()
 	}
@@ -249,4 +250,17 @@ func chainwebConfigJSON(cfg Config, self string) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// redactedSecret stands for a secret in a printed configuration, which is shown to operators,
+// pasted into tickets and kept in logs. Loading it back is refused with a message saying so
+// (Config.validate), rather than taken for a key.
+const redactedSecret = "<redacted>"
+
+// redacted is cfg with its secrets replaced by redactedSecret.
+func (c Config) redacted() Config {
+	if c.Private.EntitySecret != "" {
+		c.Private.EntitySecret = redactedSecret
+	}
+	return c
 }
