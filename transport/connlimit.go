@@ -2,8 +2,10 @@ package transport
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -57,6 +59,9 @@ type GuardedListener struct {
 	acceptErrors atomic.Uint64
 	lastRefusal  atomic.Int64 // UnixNano of the last logged refusal
 	lastAcceptEr atomic.Int64 // UnixNano of the last logged accept error
+	// headers appends the API's common header lines to the answers the listener writes itself
+	// (SetHeaders); nil: none.
+	headers func(dst []byte, remote net.Addr) []byte
 }
 
 // connLogEvery is how often a guarded listener logs refusals, and accept errors, at most.
@@ -145,13 +150,97 @@ func (l *GuardedListener) release(addr string, counted bool) {
 	l.openN.Add(-1)
 }
 
-// guardedConn gives its place back when closed (once, however often Close is called).
+// guardedConn gives its place back when closed (once, however often Close is called), and
+// answers a first request whose header lines end in a bare LF at once (lineEnds).
 type guardedConn struct {
 	net.Conn
 	l       *GuardedListener
 	addr    string
 	counted bool
 	closed  atomic.Bool
+	lines   lineEnds
+}
+
+// Read reads from the connection. While the first request's header block comes in, a line
+// ending in a bare LF gets a 400 with the reason and ends the connection: fasthttp's parser
+// wants CRLF and waited for one until its read timeout, 60 s for a one-line mistake (issue 30).
+func (c *guardedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && !c.lines.done {
+		if c.lines.scan(p[:n]) {
+			c.Conn.Write(c.l.bareLFAnswer(c.Conn.RemoteAddr()))
+			c.Close()
+			return 0, io.EOF
+		}
+	}
+	return n, err
+}
+
+// lineEnds follows the header block of a connection's first request for a bare LF. It stops at
+// the end of the block (CRLF CRLF), or after maxHeaderScan bytes (fasthttp judges longer
+// headers itself); later requests on the connection are not checked.
+type lineEnds struct {
+	done  bool
+	seen  int
+	tail  [3]byte // the last bytes before this read: a line end may straddle two reads
+	ntail int
+}
+
+// maxHeaderScan bounds how much of a first request lineEnds reads.
+const maxHeaderScan = 64 << 10
+
+// bareLFReason is the body of the answer to a request with bare-LF line ends.
+const bareLFReason = "the request's lines end in a bare LF: HTTP needs CRLF line ends (RFC 9112)\n"
+
+// SetHeaders makes the answers the listener writes itself (to a bare-LF request) carry the
+// header lines hdr appends for the client at remote: the API's common headers (Service).
+func (l *GuardedListener) SetHeaders(hdr func(dst []byte, remote net.Addr) []byte) { l.headers = hdr }
+
+// bareLFAnswer is the 400 to a request with bare-LF line ends, from the client at remote.
+func (l *GuardedListener) bareLFAnswer(remote net.Addr) []byte {
+	b := []byte("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ")
+	b = strconv.AppendInt(b, int64(len(bareLFReason)), 10)
+	b = append(b, "\r\n"...)
+	if l.headers != nil {
+		b = l.headers(b, remote)
+	}
+	b = append(b, "\r\n"...)
+	return append(b, bareLFReason...)
+}
+
+// scan takes the next bytes of the connection; it reports a bare LF in the header block.
+func (e *lineEnds) scan(b []byte) (bareLF bool) {
+	for i, ch := range b {
+		prev := func(k int) byte { // the byte k places before b[i], across reads
+			if i-k >= 0 {
+				return b[i-k]
+			}
+			if j := e.ntail - (k - i); j >= 0 {
+				return e.tail[j]
+			}
+			return 0
+		}
+		if ch != '\n' {
+			continue
+		}
+		if prev(1) != '\r' {
+			e.done = true
+			return true
+		}
+		if prev(2) == '\n' && prev(3) == '\r' && e.seen+i >= 3 {
+			e.done = true // CRLF CRLF: the block ended well
+			return false
+		}
+	}
+	e.seen += len(b)
+	if e.seen > maxHeaderScan {
+		e.done = true
+		return false
+	}
+	// Keep the last three bytes for the next read.
+	all := append(e.tail[:e.ntail:e.ntail], b[max(0, len(b)-3):]...)
+	e.ntail = copy(e.tail[:], all[max(0, len(all)-3):])
+	return false
 }
 
 func (c *guardedConn) Close() error {

@@ -3,7 +3,9 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -146,3 +148,64 @@ func TestAutoConnLimits(t *testing.T) {
 		}
 	}
 }
+
+// A first request whose header lines end in a bare LF is answered 400 at once, with the reason
+// and the headers the listener was given, however the bytes arrive; CRLF requests pass, also when
+// their line ends straddle two reads, and a later request on the connection is not checked.
+func TestGuardListenerBareLF(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		chunks []string
+		bareLF bool
+	}{
+		{"bare LF everywhere", []string{"GET / HTTP/1.1\nHost: x\n\n"}, true},
+		{"bare LF in the headers", []string{"GET / HTTP/1.1\r\nHost: x\n\r\n"}, true},
+		{"bare LF after a CR of the previous read", []string{"GET / HTTP/1.1\r", "\nHost: x\r\n\nX"}, true},
+		{"CRLF", []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n"}, false},
+		{"CRLF across reads", []string{"GET / HTTP/1.1\r", "\nHost: x\r", "\n", "\r", "\n"}, false},
+		{"a later request is not checked", []string{"GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n"}, false},
+	} {
+		server, client := net.Pipe()
+		g := GuardListener(&fakeListener{next: []any{&pipeConn{Conn: server}}}, ConnLimits{}, "test", nil)
+		g.SetHeaders(func(dst []byte, _ net.Addr) []byte { return append(dst, "X-Test: yes\r\n"...) })
+		c, err := g.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer := make(chan string, 1)
+		go func() {
+			for _, ch := range tc.chunks {
+				client.Write([]byte(ch))
+			}
+			b, _ := io.ReadAll(client)
+			answer <- string(b)
+		}()
+		var got []byte
+		var readErr error
+		for readErr == nil {
+			buf := make([]byte, 64)
+			var n int
+			n, readErr = c.Read(buf)
+			got = append(got, buf[:n]...)
+			if len(got) == len(strings.Join(tc.chunks, "")) {
+				break
+			}
+		}
+		c.Close()
+		a := <-answer
+		if tc.bareLF {
+			if readErr != io.EOF || !strings.HasPrefix(a, "HTTP/1.1 400 Bad Request\r\n") || !strings.Contains(a, "X-Test: yes\r\n") ||
+				!strings.HasSuffix(a, "\r\n\r\n"+bareLFReason) || !strings.Contains(a, fmt.Sprintf("Content-Length: %d\r\n", len(bareLFReason))) {
+				t.Errorf("%s: read %v, answer %q", tc.name, readErr, a)
+			}
+		} else if readErr != nil || a != "" || string(got) != strings.Join(tc.chunks, "") {
+			t.Errorf("%s: read %q %v, answer %q", tc.name, got, readErr, a)
+		}
+		client.Close()
+	}
+}
+
+// pipeConn is a net.Pipe end with a TCP remote address.
+type pipeConn struct{ net.Conn }
+
+func (pipeConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 5} }

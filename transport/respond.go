@@ -51,6 +51,21 @@ func (c *commonHeaders) set(ctx *fasthttp.RequestCtx) {
 	h.SetCanonical(hdrAllowOrigin, valStar)
 }
 
+// AppendCommonHeaders appends the common headers for a client at remote as raw header lines
+// ("Name: value\r\n"), for answers written outside fasthttp (GuardedListener.SetHeaders).
+func (s *Service) AppendCommonHeaders(dst []byte, remote net.Addr) []byte {
+	line := func(dst, name, val []byte) []byte {
+		dst = append(append(append(dst, name...), ": "...), val...)
+		return append(dst, "\r\n"...)
+	}
+	var buf [64]byte
+	dst = line(dst, hdrPeerAddr, appendPeerAddr(buf[:0], remote))
+	dst = line(dst, hdrServerTimestamp, strconv.AppendInt(buf[:0], time.Now().Unix(), 10))
+	dst = line(dst, hdrLedgerVersion, s.headers.nodeVersion)
+	dst = line(dst, hdrChainwebVersion, s.headers.nodeVersion)
+	return line(dst, hdrAllowOrigin, valStar)
+}
+
 // appendPeerAddr appends the client address as "ip:port", IPv6 in brackets, as upstream's
 // X-Peer-Addr shows it. IPv4 peers of a dual-stack listener arrive as IPv4-mapped IPv6; they are
 // unmapped so a client sees the address it connected from.

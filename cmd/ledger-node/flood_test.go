@@ -52,6 +52,12 @@ func TestConnectionFlood(t *testing.T) {
 		if body := getText(t, "http://"+svc+"/health-check"); !strings.Contains(body, "Health check OK") {
 			t.Errorf("health check after the flood: %q", body)
 		}
+		// A request with bare-LF line ends gets its 400 and the reason, with the API's headers,
+		// instead of waiting for the read timeout.
+		if a := rawRequest(t, svc, "GET /health-check HTTP/1.1\nHost: x\n\n"); !strings.HasPrefix(a, "HTTP/1.1 400 ") ||
+			!strings.Contains(a, "bare LF") || !strings.Contains(a, "X-Chainweb-Node-Version: ") {
+			t.Errorf("a bare-LF request: %q", a)
+		}
 		metrics := getText(t, "http://"+svc+"/metrics")
 		for _, api := range []string{"service", "peer"} {
 			if !regexp.MustCompile(`ledger_node_connections_refused_total\{api="` + api + `"\} [1-9]`).MatchString(metrics) {
@@ -209,4 +215,21 @@ func grepLines(s, substr string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// rawRequest sends req on a new connection to addr and returns all the server answers before
+// it closes the connection (a hang guard of two minutes).
+func rawRequest(t *testing.T, addr, req string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Minute))
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(c)
+	return string(b)
 }

@@ -207,6 +207,15 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if n.runner != nil {
 		n.startPeers()
 	}
+	// The answers the listeners write themselves carry the APIs' common headers too.
+	for _, g := range n.guarded {
+		switch {
+		case g.api == "service":
+			g.ln.SetHeaders(n.svc.AppendCommonHeaders)
+		case g.api == "peer" && n.peerSvc != nil:
+			g.ln.SetHeaders(n.peerSvc.AppendCommonHeaders)
+		}
+	}
 	return n, nil
 }
 
