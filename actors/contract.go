@@ -29,6 +29,9 @@ func (x *Executor) CanPay(pc *api.ParsedCommand) error {
 		err := x.run.CanPay(view, blk, pc)
 		var be *txexec.BuyGasError
 		if errors.As(err, &be) {
+			if be.TooBig {
+				return mempool.ErrTxTooBig
+			}
 			return errors.New(be.Reason())
 		}
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -290,5 +291,20 @@ func TestExecutorBuildsForEachMiner(t *testing.T) {
 	f.sync(f.blockWith(f.g, other))
 	if got := mustDecimal(t, f.balance("sender01")); got.Cmp(before) <= 0 {
 		t.Fatalf("sender01 has %s after mining a block, had %s", got, before)
+	}
+}
+
+// The executor's gas payer check tells the mempool a command too big for its gas limit as such,
+// so that /send refuses it with preflight's text.
+func TestCanPayTooBig(t *testing.T) {
+	f := newExecFixture(t)
+	c := devtx.Transfer("sender00", "sender01", "1.0", "0")
+	c.GasLimit = 1 // a transfer's size charge is more than one gas
+	pc, err := api.VerifyCommand(c.Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.x.CanPay(pc); !errors.Is(err, mempool.ErrTxTooBig) {
+		t.Fatalf("CanPay: %v, want mempool.ErrTxTooBig", err)
 	}
 }

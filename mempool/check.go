@@ -24,6 +24,8 @@ const (
 	TextTooManySignatures  = "insert error: Too many signatures"
 	TextInvalidHash        = api.TextInvalidTxHash // shared with pact -s
 	TextValidationTimedOut = "Transaction validation timed out"
+	// TextGasLimitInexact is ours: upstream rounds such a gas limit and takes it.
+	TextGasLimitInexact = "Transaction gas limit is not a whole number of gas from 0 to 18446744073709551615"
 )
 
 // GasPayer is the Pact-side gas purchase check of step 8, which needs the chain's Pact state:
@@ -88,6 +90,12 @@ func (a answeredIndex) Contains(rk api.Hash) bool {
 // ErrValidationTimedOut is what a GasPayer returns when its check ran out of time
 // (upstream's preInsertCheckTimeout).
 var ErrValidationTimedOut = errors.New(TextValidationTimedOut)
+
+// ErrTxTooBig is what a GasPayer returns for a command whose size charge alone is more than
+// its gas limit: it could never buy its gas, and a block would drop it and bad-list it. /send
+// refuses it with the text preflight gives it, `Failed to purchas gas: tx too big for gas
+// limit` (upstream's spelling), after `Attempt to buy gas failed with: "<request key>" `.
+var ErrTxTooBig = errors.New("tx too big for gas limit")
 
 // Env is what the checks read besides the transactions. Precheck only reads it, so one Env
 // may serve many goroutines.
@@ -176,6 +184,11 @@ func Precheck(env *Env, tx *Tx) Verdict {
 func checkGasAndTime(cfg *Config, env *Env, tx *Tx) Verdict {
 	m := tx.Meta
 	// 1. The number is the block gas limit, shown as Pact 4's ParsedInteger (derived Show).
+	// Before it, ours: a gas limit written as a fraction or out of range, which the decoder
+	// rounded or saturated as P5 does (api.PublicMeta.GasLimitInexact).
+	if m.GasLimitInexact {
+		return fail(StepGasLimit, TextGasLimitInexact)
+	}
 	if m.GasLimit > cfg.BlockGasLimit {
 		return fail(StepGasLimit, "Transaction gas limit exceeds block gas limit (ParsedInteger "+
 			strconv.FormatUint(cfg.BlockGasLimit, 10)+")")
@@ -262,6 +275,10 @@ func checkPact(cfg *Config, env *Env, tx *Tx) Verdict {
 		if err := env.GasPayer.CanPay(&tx.ParsedCommand); err != nil {
 			if errors.Is(err, ErrValidationTimedOut) {
 				return fail(StepPact, TextValidationTimedOut)
+			}
+			if errors.Is(err, ErrTxTooBig) {
+				return fail(StepPact, `Attempt to buy gas failed with: "`+tx.RequestKey.String()+
+					`" Failed to purchas gas: tx too big for gas limit`)
 			}
 			return fail(StepPact, `Attempt to buy gas failed with: "`+tx.RequestKey.String()+
 				`" Failed to buy gas: `+err.Error())

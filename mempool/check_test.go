@@ -25,6 +25,12 @@ func TestCheckTexts(t *testing.T) {
 		{"gas limit", func(s *spec) { s.gasLimit = "150001" }, nil, StepGasLimit,
 			"Transaction gas limit exceeds block gas limit (ParsedInteger 150000)"},
 		{"gas limit at the limit", func(s *spec) { s.gasLimit = "150000" }, nil, StepNone, ""},
+		{"gas limit a fraction", func(s *spec) { s.gasLimit = "1000.5" }, nil, StepGasLimit,
+			"Transaction gas limit is not a whole number of gas from 0 to 18446744073709551615"},
+		{"gas limit negative", func(s *spec) { s.gasLimit = "-1" }, nil, StepGasLimit,
+			"Transaction gas limit is not a whole number of gas from 0 to 18446744073709551615"},
+		{"gas limit whole in a decimal point", func(s *spec) { s.gasLimit = "1000.0" }, nil, StepNone, ""},
+		{"gas limit a numeric string", func(s *spec) { s.gasLimit = `"1000"` }, nil, StepNone, ""},
 		{"gas limit configured", func(s *spec) { s.gasLimit = "2001" },
 			func(e *Env, _ *Pool, _ *Tx) { e.Config.BlockGasLimit = 2000 }, StepGasLimit,
 			"Transaction gas limit exceeds block gas limit (ParsedInteger 2000)"},
@@ -97,6 +103,9 @@ func TestCheckTexts(t *testing.T) {
 		{"gas payer", func(*spec) {}, func(e *Env, _ *Pool, _ *Tx) {
 			e.GasPayer = payerFunc(func(*api.ParsedCommand) error { return errors.New("Insufficient funds") })
 		}, StepPact, `Attempt to buy gas failed with: "%s" Failed to buy gas: Insufficient funds`},
+		{"too big for its gas limit", func(*spec) {}, func(e *Env, _ *Pool, _ *Tx) {
+			e.GasPayer = payerFunc(func(*api.ParsedCommand) error { return ErrTxTooBig })
+		}, StepPact, `Attempt to buy gas failed with: "%s" Failed to purchas gas: tx too big for gas limit`},
 		{"gas payer timeout", func(*spec) {}, func(e *Env, _ *Pool, _ *Tx) {
 			e.GasPayer = payerFunc(func(*api.ParsedCommand) error { return fmt.Errorf("executor: %w", ErrValidationTimedOut) })
 		}, StepPact, "Transaction validation timed out"},

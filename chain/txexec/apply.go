@@ -195,6 +195,10 @@ func (r *Runner) CanPay(st db.DB, b *Block, pc *api.ParsedCommand) error {
 	if m == nil {
 		return ErrNoPublicMeta
 	}
+	if InitialGas(pc) > m.GasLimit {
+		// Its size charge alone passes its limit: applyCmd would refuse it (preflight does).
+		return &BuyGasError{RequestKey: pc.RequestKey, TooBig: true}
+	}
 	if surelyPays(st, pc.Payload.EvalSigners(), m, gasSupply(m.GasLimit, m.GasPrice)) {
 		return nil
 	}

@@ -382,3 +382,26 @@ func TestAllowReadsInLocal(t *testing.T) {
 		}
 	}
 }
+
+// A command whose size charge alone passes its gas limit cannot buy its gas: CanPay (the
+// mempool's check) says so as applyCmd does, rather than passing it on to be dropped from a
+// block and bad-listed there; one byte of gas limit more, and it can.
+func TestCanPayRefusesTooBigForItsLimit(t *testing.T) {
+	r := txexec.New(txexec.Config{})
+	st := genesisState(t, r)
+	code := `"` + strings.Repeat("x", 5000) + `"`
+	probe := parsed(t, gasCmd(code, 1000).Build())
+	size := txexec.InitialGas(probe)
+	big := parsed(t, gasCmd(code, size-1).Build())
+	err := r.CanPay(st, block(1), big)
+	var be *txexec.BuyGasError
+	if !errors.As(err, &be) || !be.TooBig {
+		t.Fatalf("CanPay with a gas limit of %d for a size charge of %d: %v", size-1, size, err)
+	}
+	if _, err := r.Apply(st, block(1), big); !errors.As(err, &be) || !be.TooBig {
+		t.Fatalf("Apply agrees: %v", err)
+	}
+	if err := r.CanPay(st, block(1), parsed(t, gasCmd(code, size).Build())); err != nil {
+		t.Fatalf("CanPay at the size charge: %v", err)
+	}
+}

@@ -354,9 +354,13 @@ func requestMeta(n *node) (*RequestMeta, error) {
 		return nil, err
 	}
 	if c, ok := v.opt("gasLimit"); ok {
-		g, err := gasLimitValue(c, join(path, "gasLimit"))
+		g, inexact, err := gasLimitValue(c, join(path, "gasLimit"))
 		if err != nil {
 			return nil, err
+		}
+		if inexact {
+			// A node refuses such a command at /send: say so here, where it is written.
+			return nil, errAt(c, join(path, "gasLimit"), "%s is not a whole number of gas (0 to %d)", c.describe(), ^uint64(0))
 		}
 		m.GasLimit = &g
 	}

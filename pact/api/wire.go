@@ -118,6 +118,11 @@ type PublicMeta struct {
 	ChainID      string
 	GasPrice     eval.Decimal
 	Sender       string
+	// GasLimitInexact says the gas limit as written was not a whole number of gas in range:
+	// a fraction (rounded) or a number below 0 or above 2^64-1 (saturated). Blocks take it as
+	// P5 does; /send refuses such a command (mempool), where the rounding would only hide a
+	// client's mistake.
+	GasLimitInexact bool
 }
 
 // PrivateMeta is {"address": {"to": [entity...], "from": entity}} or
@@ -479,7 +484,7 @@ func decodePublicMeta(n *node, path string) (*PublicMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.GasLimit, err = gasLimitValue(v, join(path, "gasLimit")); err != nil {
+	if m.GasLimit, m.GasLimitInexact, err = gasLimitValue(v, join(path, "gasLimit")); err != nil {
 		return nil, err
 	}
 	if v, err = required(n, "gasPrice", path); err != nil {
@@ -675,19 +680,27 @@ func int64Value(n *node, path string) (int64, error) {
 	return i.Int64(), nil
 }
 
-// gasLimitValue is P5's GasLimit: an integer saturated to a 64-bit word.
-func gasLimitValue(n *node, path string) (uint64, error) {
+// gasLimitValue is P5's GasLimit: an integer saturated to a 64-bit word. inexact says the
+// number as written was not that word: a fraction P5 rounds, or a value it saturates.
+func gasLimitValue(n *node, path string) (g uint64, inexact bool, err error) {
 	i, err := parsedInteger(n, path)
 	if err != nil {
-		return 0, err
+		return 0, false, err
+	}
+	if n.kind == kNumber {
+		if v, err := eval.DecodeJSON([]byte(n.str)); err == nil {
+			if d, ok := v.(eval.Decimal); ok {
+				inexact = !d.RoundTo(0, eval.RoundHalfEven).Equal(d)
+			}
+		}
 	}
 	switch b := i.Big(); {
 	case b.Sign() < 0:
-		return 0, nil
+		return 0, true, nil
 	case b.IsUint64():
-		return b.Uint64(), nil
+		return b.Uint64(), inexact, nil
 	}
-	return ^uint64(0), nil
+	return ^uint64(0), true, nil
 }
 
 // gasPriceValue is P5's GasPrice: a number, or a string holding a numeric

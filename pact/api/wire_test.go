@@ -250,3 +250,26 @@ func TestHashes(t *testing.T) {
 		t.Error("ParseHash accepted non-canonical trailing bits")
 	}
 }
+
+// A gas limit written as a fraction or out of range decodes as P5 takes it (rounded half to
+// even, saturated), and says it was not exact; whole numbers in any of the input forms are.
+func TestGasLimitInexact(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    uint64
+		inexact bool
+	}{
+		{`1000`, 1000, false}, {`1000.0`, 1000, false}, {`1e3`, 1000, false}, {`"1000"`, 1000, false}, {`{"int":1000}`, 1000, false},
+		{`1000.5`, 1000, true}, {`1001.5`, 1002, true}, {`0.4`, 0, true},
+		{`-1`, 0, true}, {`18446744073709551615`, ^uint64(0), false}, {`18446744073709551616`, ^uint64(0), true}, {`1e30`, ^uint64(0), true},
+	} {
+		p, err := DecodePayload([]byte(`{"payload":{"exec":{"code":"x"}},"signers":[],"meta":{"sender":"s","chainId":"1","gasLimit":` +
+			tc.in + `,"gasPrice":0.01,"ttl":1,"creationTime":2},"nonce":"n"}`))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if m := p.Meta.Public; m.GasLimit != tc.want || m.GasLimitInexact != tc.inexact {
+			t.Errorf("gasLimit %s: %d inexact %v, want %d inexact %v", tc.in, m.GasLimit, m.GasLimitInexact, tc.want, tc.inexact)
+		}
+	}
+}
