@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,13 @@ import (
 // ErrBackupsClosed is returned by Start once Close has been called (the node is stopping).
 var ErrBackupsClosed = errors.New("store: backups are shutting down")
 
+// ErrBackupRunning is returned by Start, with the running job's id, while a job runs: one job at
+// a time, so that requests cannot pile copies of the database on the disk.
+var ErrBackupRunning = errors.New("store: a backup is running")
+
+// DefaultBackupKeep is how many jobs a backup directory keeps by default (BackupConfig.Keep).
+const DefaultBackupKeep = 5
+
 // BackupConfig configures Backups.
 type BackupConfig struct {
 	// Dir is the backup directory: it is created if missing and must be writable.
@@ -38,6 +46,9 @@ type BackupConfig struct {
 	// ProgressEvery is how often a running job logs its progress (DefaultBackupProgressEvery
 	// if zero).
 	ProgressEvery time.Duration
+	// Keep is how many jobs the directory keeps, done or failed (DefaultBackupKeep if zero):
+	// when a job ends, the oldest beyond it are deleted.
+	Keep int
 }
 
 // BackupJobStats count the jobs of a Backups since it opened, for the metrics.
@@ -56,6 +67,7 @@ type Backups struct {
 	log      *slog.Logger
 	progress func(string, BackupStats)
 	every    time.Duration
+	keep     int
 
 	// The metrics' counters (Stats).
 	started, done, failed atomic.Uint64
@@ -103,8 +115,11 @@ func OpenBackups(db *DB, cfg BackupConfig) (*Backups, error) {
 		lg = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Backups{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, every: cfg.ProgressEvery, ctx: ctx,
+	b := &Backups{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, every: cfg.ProgressEvery, keep: cfg.Keep, ctx: ctx,
 		cancel: cancel, unrecorded: map[string]bool{}}
+	if b.keep <= 0 {
+		b.keep = DefaultBackupKeep
+	}
 	if b.every <= 0 {
 		b.every = DefaultBackupProgressEvery
 	}
@@ -157,10 +172,10 @@ func parseBackupID(s string) (uint64, bool) {
 }
 
 // Start starts a backup job, with the Pact state if withPact, and returns its id; while a job
-// runs it starts nothing and returns the running job's id. The snapshot is taken before Start
-// returns: the backup is the store as of the request. A job that cannot even begin (the
-// directory became unusable, the snapshot failed) is logged and reported as failed under its
-// id; the only error is ErrBackupsClosed.
+// runs it starts nothing and returns the running job's id with ErrBackupRunning. The snapshot
+// is taken before Start returns: the backup is the store as of the request. A job that cannot
+// even begin (the directory became unusable, the snapshot failed) is logged and reported as
+// failed under its id; the only other error is ErrBackupsClosed.
 func (b *Backups) Start(withPact bool) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -168,7 +183,7 @@ func (b *Backups) Start(withPact bool) (string, error) {
 		return "", ErrBackupsClosed
 	}
 	if b.running != "" {
-		return b.running, nil
+		return b.running, ErrBackupRunning
 	}
 	id, job, err := b.newJobDir()
 	b.started.Add(1)
@@ -268,6 +283,33 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 		b.done.Add(1)
 	}
 	b.running = ""
+	b.prune()
+}
+
+// prune deletes the oldest jobs beyond b.keep, done or failed alike, so that the directory does
+// not fill the disk with copies. The caller holds mu (no job is running).
+func (b *Backups) prune() {
+	entries, err := os.ReadDir(b.dir)
+	if err != nil {
+		b.log.Warn("backup retention: cannot list the backup directory", "dir", b.dir, "err", err)
+		return
+	}
+	var ids []uint64
+	for _, e := range entries {
+		if n, ok := parseBackupID(e.Name()); ok && e.IsDir() {
+			ids = append(ids, n)
+		}
+	}
+	slices.Sort(ids)
+	for _, n := range ids[:max(0, len(ids)-b.keep)] {
+		id := strconv.FormatUint(n, 10)
+		if err := os.RemoveAll(filepath.Join(b.dir, id)); err != nil {
+			b.log.Warn("backup retention: cannot delete an old backup", "id", id, "err", err)
+			continue
+		}
+		delete(b.unrecorded, id)
+		b.log.Info("old backup deleted", "id", id, "keep", b.keep)
+	}
 }
 
 // backupProgress are the attributes of a progress line: rows and bytes so far, the rates, the

@@ -190,7 +190,7 @@ func TestBackupOneJobAtATime(t *testing.T) {
 	first, _ := b.Start(true)
 	<-hold
 	for range 3 {
-		if again, err := b.Start(false); err != nil || again != first {
+		if again, err := b.Start(false); !errors.Is(err, ErrBackupRunning) || again != first {
 			t.Fatalf("second request while %s runs: %s, %v", first, again, err)
 		}
 	}
@@ -444,4 +444,44 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// A backup directory keeps the newest Keep jobs: each job that ends deletes the oldest beyond
+// it, done or failed alike, and leaves the operator's own files alone.
+func TestBackupRetention(t *testing.T) {
+	f := newBackupFixture(t)
+	bdir := t.TempDir()
+	os.Mkdir(filepath.Join(bdir, "notes"), 0o755)
+	old := "1600000000000000" // a failed job of an earlier run
+	os.MkdirAll(filepath.Join(bdir, old), 0o755)
+	if err := writeBackupStatus(filepath.Join(bdir, old), BackupFailed, "earlier"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger(), Keep: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var ids []string
+	for range 4 {
+		id, err := b.Start(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, b, id, BackupDone)
+		ids = append(ids, id)
+	}
+	for _, id := range append([]string{old}, ids[:2]...) {
+		if s, ok := b.Status(id); ok {
+			t.Errorf("job %s is still there (%s) with Keep 2", id, s)
+		}
+	}
+	for _, id := range ids[2:] {
+		if s, ok := b.Status(id); !ok || s != BackupDone {
+			t.Errorf("newest job %s: %s %v", id, s, ok)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(bdir, "notes")); err != nil {
+		t.Errorf("the operator's directory was deleted: %v", err)
+	}
 }

@@ -1,16 +1,19 @@
 package transport
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/store"
 )
 
 // The backup endpoints (interface.md "Backup endpoints", DECISIONS.md): served under
 // /chainweb/0.0/{network}/ only when ServiceConfig.Backup is set, so that a node without the
 // backup API answers them 404.
 //
-//	POST make-backup[?backupPact]   200 text/plain: the new job's id, or the running job's id
+//	POST make-backup[?backupPact]   200 text/plain: the new job's id; 409 while a job runs, naming it
 //	GET  check-backup/{backupId}    200 text/plain: backup-in-progress, backup-done or backup-failed;
 //	                                404 when there is no such job
 //
@@ -20,7 +23,8 @@ import (
 // BackupAPI runs backup jobs; store.Backups implements it.
 type BackupAPI interface {
 	// Start starts a job (with the Pact state if backupPact) or, while one runs, returns the
-	// running job's id. An error means backups cannot start at all (the node is stopping).
+	// running job's id with store.ErrBackupRunning. Another error means backups cannot start at
+	// all (the node is stopping).
 	Start(backupPact bool) (id string, err error)
 	// Status reports a job's state; ok is false when there is no job with that id.
 	Status(id string) (state string, ok bool)
@@ -36,6 +40,10 @@ func (s *Service) makeBackup(ctx *fasthttp.RequestCtx, _ params) {
 		return
 	}
 	id, err := s.cfg.Backup.Start(pact)
+	if errors.Is(err, store.ErrBackupRunning) {
+		writeText(ctx, fasthttp.StatusConflict, "a backup is running: "+id+" (GET check-backup/"+id+" tells when it ends)")
+		return
+	}
 	if err != nil {
 		// Not a bug and not the client's fault: the node is going away.
 		writeText(ctx, fasthttp.StatusServiceUnavailable, "cannot start a backup: "+err.Error())

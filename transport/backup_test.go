@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/store"
 )
 
 // fakeBackups is a BackupAPI that records its calls.
@@ -15,6 +17,7 @@ type fakeBackups struct {
 	states  map[string]string
 	asked   []string
 	stopped bool
+	running string // a job that runs: Start refuses
 }
 
 func (f *fakeBackups) Start(pact bool) (string, error) {
@@ -22,6 +25,9 @@ func (f *fakeBackups) Start(pact bool) (string, error) {
 	defer f.mu.Unlock()
 	if f.stopped {
 		return "", errors.New("shutting down")
+	}
+	if f.running != "" {
+		return f.running, store.ErrBackupRunning
 	}
 	f.starts = append(f.starts, pact)
 	return "1700000000000001", nil
@@ -59,6 +65,16 @@ func TestBackupEndpoints(t *testing.T) {
 	if len(fb.starts) != n {
 		t.Error("a bad request started a backup")
 	}
+
+	// While a job runs: 409, naming it, and nothing started.
+	fb.running = "1700000000000009"
+	if r := f.do(http.MethodPost, "make-backup", nil).expect(t, http.StatusConflict); !strings.Contains(string(r.body), "a backup is running: 1700000000000009") {
+		t.Errorf("make-backup while a job runs: %q", r.body)
+	}
+	if len(fb.starts) != n {
+		t.Error("a request while a job ran started another")
+	}
+	fb.running = ""
 
 	r := f.get("check-backup/1700000000000001").expect(t, http.StatusOK)
 	if string(r.body) != "backup-done" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {

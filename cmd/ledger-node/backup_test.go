@@ -342,7 +342,7 @@ func checkSourceHad(t *testing.T, src scopedNode, srcCut, cut *ledger.Cut, m *st
 	}
 }
 
-// TestBackupOneJobAndUnknownIDs: a request while a job runs returns that job's id and starts
+// TestBackupOneJobAndUnknownIDs: a request while a job runs gets 409 naming that job and starts
 // nothing; unknown and malformed ids are 404; the job's status survives a restart.
 func TestBackupOneJobAndUnknownIDs(t *testing.T) {
 	dir, bdir := t.TempDir(), t.TempDir()
@@ -358,8 +358,14 @@ func TestBackupOneJobAndUnknownIDs(t *testing.T) {
 		t.Fatalf("running job %s, make-backup said %s", running, first)
 	}
 	for range 3 {
-		if again := makeBackup(t, n.url, false); again != first {
-			t.Fatalf("make-backup while %s runs returned %s", first, again)
+		resp, err := http.Post(backupURL(n.url, "make-backup"), "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "a backup is running: "+first) {
+			t.Fatalf("make-backup while %s runs: %d %q, want 409 naming it", first, resp.StatusCode, body)
 		}
 	}
 	if code, state := checkBackup(t, n.url, first); code != 200 || state != store.BackupInProgress {

@@ -24,6 +24,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -124,6 +125,9 @@ type BackupConfig struct {
 	API BackupAPIConfig `yaml:"api"`
 	// Directory is where backups go; created at start if missing, and it must be writable.
 	Directory string `yaml:"directory"`
+	// Keep is how many backups the directory keeps (ours): when a backup ends, the oldest
+	// beyond it are deleted, so that requests cannot fill the disk with copies.
+	Keep int `yaml:"keep"`
 }
 
 // BackupAPIConfig turns the backup endpoints on (off by default: a backup costs disk space and
@@ -255,6 +259,7 @@ func DefaultConfig() Config {
 			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
 		},
 		Store:   StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
+		Backup:  BackupConfig{Keep: store.DefaultBackupKeep},
 		Runtime: RuntimeConfig{GCPercent: defaultGCPercent},
 		Mining: MiningConfig{
 			Coordination: CoordinationConfig{Limit: 1200, UpdateStreamLimit: 2000, UpdateStreamTimeout: 240,
@@ -446,6 +451,8 @@ var options = []option{
 		func(c *Config) *bool { return &c.Backup.API.Enabled }),
 	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
 		func(c *Config) *string { return &c.Backup.Directory }),
+	intOpt("backup-keep", "backup.keep", "backups the backup directory keeps; the oldest beyond are deleted when a backup ends",
+		func(c *Config) *int { return &c.Backup.Keep }),
 	uint64Opt("block-gas-limit", "execution.blockGasLimit",
 		"most gas a command may ask for and a block this node builds may spend (at most 180000)",
 		func(c *Config) *uint64 { return &c.Execution.BlockGasLimit }),
@@ -709,6 +716,9 @@ func (c *Config) finish() error {
 		if _, err := transport.ParsePeerAddr(p); err != nil {
 			return fmt.Errorf("p2p.peers (--peer): %v", err)
 		}
+	}
+	if c.Backup.Keep < 1 {
+		return fmt.Errorf("backup.keep %d: the backups to keep, at least 1", c.Backup.Keep)
 	}
 	if c.Backup.API.Enabled && c.Backup.Directory == "" {
 		return errors.New("backup.api.enabled (--enable-backup-api) needs backup.directory (--backup-directory): where the backups go")

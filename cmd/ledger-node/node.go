@@ -136,7 +136,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if cfg.Backup.API.Enabled {
 		// Before anything starts: an unusable backup directory is a configuration error to
 		// report at once, not at the first backup.
-		n.backups, err = store.OpenBackups(n.db, store.BackupConfig{Dir: cfg.Backup.Directory, Logger: log,
+		n.backups, err = store.OpenBackups(n.db, store.BackupConfig{Dir: cfg.Backup.Directory, Logger: log, Keep: cfg.Backup.Keep,
 			Progress: opts.backupProgress})
 		if err != nil {
 			n.close()
