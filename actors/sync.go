@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -25,6 +24,21 @@ import (
 // actors check the headers with every pow rule, the executors re-execute the payloads) and lets
 // the cut actor adopt the heavier cut. Transactions sent to one node are relayed to the others'
 // mempools. Peers come from the configuration and are learned from the peers' lists.
+
+// The kinds of a peer's failures, which its client wraps (transport.PeerClient) and peer sync
+// scores (peers.go).
+var (
+	// ErrPeerTimeout: the peer did not answer in time.
+	ErrPeerTimeout = errors.New("peer timed out")
+	// ErrPeerTooLarge: the peer's answer was larger than its kind allows.
+	ErrPeerTooLarge = errors.New("peer's answer too large")
+	// ErrPeerAnswer: the peer answered something else than the peer API promises (an error
+	// status, a body that does not decode or check).
+	ErrPeerAnswer = errors.New("peer answered badly")
+	// ErrPeerUnreachable: the peer could not be reached (refused, reset, not resolved, or an
+	// address the policy refuses).
+	ErrPeerUnreachable = errors.New("peer unreachable")
+)
 
 // Peer is another node's peer API (transport.PeerClient).
 type Peer interface {
@@ -50,6 +64,9 @@ type SyncConfig struct {
 	Dial func(addr string) Peer
 	// Poll is how often every peer's cut and peer list are read (DefaultSyncPoll if zero).
 	Poll time.Duration
+	// Policy says why an address offered as a peer (PUT cut/peer, a peer's list) cannot be
+	// one; nil takes every address (transport.AddressPolicy.Check).
+	Policy func(addr string) error
 	// MaxPeers bounds the peers kept (DefaultMaxPeers if zero).
 	MaxPeers int
 	// Window is how many blocks a catch-up fetches before inserting them, one window fetching
@@ -69,8 +86,13 @@ const (
 	announceGap           = 50 * time.Millisecond
 	announceGapCatchingUp = time.Second
 	announceTimeout       = 5 * time.Second
-	// banFor is how long a peer that served an invalid block is left alone.
+	// banFor is how long a peer that served an invalid block is left alone the first time
+	// (each ban doubles it: peers.go).
 	banFor = time.Minute
+	// pollTimeout bounds one peer's poll (its cut, introduction and list).
+	pollTimeout = 5 * time.Second
+	// maxLearnedPerList bounds the addresses taken from one peer's list each poll.
+	maxLearnedPerList = 64
 	// payloadBatch is the payloads fetched per request (the peer API's limit).
 	payloadBatch = 100
 	// branchFetchers bounds the requests one catch-up sends a peer at once (branches, payload
@@ -85,9 +107,14 @@ type Syncer struct {
 	cfg SyncConfig
 	log *slog.Logger
 
-	mu     sync.Mutex
-	peers  map[string]Peer
-	banned map[string]time.Time
+	mu sync.Mutex
+	// table is the peer table (peers.go); cands the candidates waiting to be called back,
+	// candSet the same as a set, rejected the candidates whose call-back failed lately.
+	table      map[string]*peerEntry
+	cands      []string
+	candSet    map[string]bool
+	rejected   map[string]time.Time
+	verifyWake chan struct{}
 	// foreign are peers dropped for a genesis other than ours, with the reason: such a peer
 	// can never serve a block this node accepts, so it is not learned again while this node
 	// runs.
@@ -146,9 +173,9 @@ func (s *Syncer) Stats() SyncStats {
 	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load()}
 	now := time.Now()
 	s.mu.Lock()
-	st.Peers = len(s.peers)
-	for _, until := range s.banned {
-		if now.Before(until) {
+	st.Peers = len(s.table)
+	for _, e := range s.table {
+		if now.Before(e.banned) {
 			st.Banned++
 		}
 	}
@@ -169,11 +196,12 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 		cfg.Logger = r.cfg.Logger
 	}
 	s := &Syncer{rt: r, cfg: cfg, log: cfg.Logger.With("component", "sync"),
-		peers: map[string]Peer{}, banned: map[string]time.Time{}, offers: map[string]*ledger.Cut{}, cuts: map[string]*ledger.Cut{},
+		table: map[string]*peerEntry{}, candSet: map[string]bool{}, rejected: map[string]time.Time{},
+		verifyWake: make(chan struct{}, 1), offers: map[string]*ledger.Cut{}, cuts: map[string]*ledger.Cut{},
 		foreign: map[string]string{}, wake: make(chan struct{}, 1), announce: make(chan struct{}, 1),
 		quit: make(chan struct{})}
 	for _, a := range cfg.Seeds {
-		s.AddPeer(a)
+		s.addSeed(a)
 	}
 	r.syncer.Store(s)
 	for _, x := range r.execs {
@@ -181,10 +209,11 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 			x.relay = s.relay
 		}
 	}
-	s.wg.Add(3)
+	s.wg.Add(4)
 	go s.fetchLoop()
 	go s.pollLoop()
 	go s.announceLoop()
+	go s.verifyLoop()
 	return s
 }
 
@@ -203,37 +232,6 @@ func (s *Syncer) stopped() bool {
 	}
 }
 
-// Peers lists the known peers.
-func (s *Syncer) Peers() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.peers))
-	for a := range s.peers {
-		out = append(out, a)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// AddPeer learns a peer. This node itself, and peers beyond MaxPeers, are ignored; a peer
-// dropped for another genesis is refused with the reason.
-func (s *Syncer) AddPeer(addr string) error {
-	if addr == "" || addr == s.cfg.Self {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if why, ok := s.foreign[addr]; ok {
-		return errors.New(why)
-	}
-	if _, ok := s.peers[addr]; ok || len(s.peers) >= s.cfg.MaxPeers {
-		return nil
-	}
-	s.peers[addr] = s.cfg.Dial(addr)
-	s.log.Info("peer added", "peer", addr)
-	return nil
-}
-
 // OfferCut takes a cut a peer announced; the fetch loop looks at it. The origin is not learned
 // as a peer here: the peer API only passes on cuts from known peers, as upstream's does.
 func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
@@ -245,7 +243,7 @@ func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
 	if prev := s.offers[origin]; prev == nil || c.Weight.Cmp(prev.Weight) > 0 {
 		s.offers[origin] = c
 	}
-	if _, known := s.peers[origin]; known {
+	if _, known := s.table[origin]; known {
 		s.cuts[origin] = c
 	}
 	s.mu.Unlock()
@@ -341,22 +339,50 @@ func (s *Syncer) announcer(p Peer, ch chan struct{}) {
 // node that starts late or was stopped learns what it missed.
 func (s *Syncer) pollLoop() {
 	defer s.wg.Done()
+	var introMu sync.Mutex
 	introduced := map[string]bool{}
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	for {
-		// Every peer's cut is read before any is offered: a catch-up takes the peers whose cut
-		// reaches the one it adopts as helpers, so those must be known when it starts.
+		// Every peer is asked at once, each with its deadline: one that hangs holds up no
+		// other. Every peer's cut is read before any is offered: a catch-up takes the peers
+		// whose cut reaches the one it adopts as helpers, so those must be known when it
+		// starts.
 		live := s.livePeers()
 		cuts := make([]*ledger.Cut, len(live))
+		lists := make([][]string, len(live))
 		var wg sync.WaitGroup
 		for i, p := range live {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), pollTimeout)
 				defer cancel()
-				cuts[i], _ = p.Cut(ctx)
+				c, err := p.Cut(ctx)
+				if err != nil {
+					s.bad(p.Addr(), err)
+					return
+				}
+				if c.Version == nil || c.Version.Name != s.rt.cfg.Version.Name {
+					s.bad(p.Addr(), fmt.Errorf("%w: its cut is not of network %s", ErrPeerAnswer, s.rt.cfg.Version.Name))
+					return
+				}
+				cuts[i] = c
+				s.good(p.Addr(), false)
+				introMu.Lock()
+				intro := !introduced[p.Addr()] && s.cfg.Self != ""
+				introMu.Unlock()
+				if intro {
+					ok := p.AddPeer(ctx, s.cfg.Self) == nil
+					introMu.Lock()
+					introduced[p.Addr()] = ok
+					introMu.Unlock()
+				}
+				if more, err := p.Peers(ctx); err == nil {
+					lists[i] = more[:min(len(more), maxLearnedPerList)]
+				} else {
+					s.bad(p.Addr(), err)
+				}
 			}()
 		}
 		wg.Wait()
@@ -364,39 +390,17 @@ func (s *Syncer) pollLoop() {
 			if cuts[i] != nil {
 				s.OfferCut(cuts[i], p.Addr())
 			}
-		}
-		for _, p := range live {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if !introduced[p.Addr()] && s.cfg.Self != "" {
-				introduced[p.Addr()] = p.AddPeer(ctx, s.cfg.Self) == nil
+			for _, a := range lists[i] {
+				s.learn(a)
 			}
-			if more, err := p.Peers(ctx); err == nil {
-				for _, a := range more {
-					s.AddPeer(a)
-				}
-			}
-			cancel()
 		}
+		s.sweep()
 		select {
 		case <-s.quit:
 			return
 		case <-t.C:
 		}
 	}
-}
-
-func (s *Syncer) livePeers() []Peer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	out := make([]Peer, 0, len(s.peers))
-	for a, p := range s.peers {
-		if until, ok := s.banned[a]; ok && now.Before(until) {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // fetchLoop adopts the heaviest offered cut, one peer at a time.
@@ -416,20 +420,25 @@ func (s *Syncer) fetchLoop() {
 			if c == nil {
 				break
 			}
-			if err := s.syncFrom(origin, c); err != nil && !s.stopped() {
-				var ve *pow.ValidationError
-				var fg *foreignGenesisError
-				if errors.As(err, &fg) {
-					s.dropForeign(origin, fg.Error())
-				} else if errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, chain.ErrInvalidPayload) {
-					s.log.Warn("peer served an invalid block: ignored for a while", "peer", origin, "err", err)
-					s.mu.Lock()
-					s.banned[origin] = time.Now().Add(banFor)
-					s.mu.Unlock()
-				} else if !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrStopped) && !errors.Is(err, ErrExecutorStopped) {
-					// (the write health logs write failures; a stop is no news)
-					s.log.Info("sync from peer stopped", "peer", origin, "err", err)
-				}
+			before := s.fetched.Load()
+			err := s.syncFrom(origin, c)
+			var fg *foreignGenesisError
+			switch {
+			case err == nil:
+				// Credit for blocks delivered, not for cuts this node had already.
+				s.good(origin, s.fetched.Load() > before)
+			case s.stopped(), errors.Is(err, ErrWriteFailed), errors.Is(err, ErrStopped), errors.Is(err, ErrExecutorStopped):
+				// (the write health logs write failures; a stop is no news)
+			case errors.As(err, &fg):
+				s.dropForeign(origin, fg.Error())
+			case isInvalidBlock(err):
+				s.ban(origin, fmt.Errorf("it served an invalid block: %w", err))
+			default:
+				// It offered a cut it does not deliver (it timed out, answered too much or
+				// garbage, or lacks the blocks): it is left alone for a while, and the next
+				// offer is another peer's.
+				s.log.Info("sync from peer stopped", "peer", origin, "err", err)
+				s.undelivered(origin, err)
 			}
 		}
 	}
@@ -447,7 +456,7 @@ func (s *Syncer) takeOffer() (string, *ledger.Cut) {
 			delete(s.offers, a)
 			continue
 		}
-		if until, ok := s.banned[a]; ok && time.Now().Before(until) {
+		if e, ok := s.table[a]; !ok || !usable(e, time.Now()) {
 			delete(s.offers, a)
 			continue
 		}
@@ -475,11 +484,9 @@ func (s *Syncer) takeOffer() (string, *ledger.Cut) {
 // catch-up. A chain whose blocks fork below this node's head cannot be fetched by height from
 // its head up; that sync fetches whole branches instead (syncBranches), from the origin alone.
 func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
-	s.mu.Lock()
-	p := s.peers[origin]
-	s.mu.Unlock()
+	p := s.peer(origin)
 	if p == nil {
-		return fmt.Errorf("unknown peer %s", origin)
+		return fmt.Errorf("peer %s is not in the table or is left alone for now", origin)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -672,7 +679,7 @@ func (s *Syncer) dropForeign(origin, why string) {
 	s.mu.Lock()
 	_, known := s.foreign[origin]
 	s.foreign[origin] = why
-	delete(s.peers, origin)
+	delete(s.table, origin)
 	delete(s.offers, origin)
 	delete(s.cuts, origin)
 	s.mu.Unlock()
@@ -708,7 +715,7 @@ func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Hea
 	}
 	got := make([]map[ledger.Hash]*ledger.PayloadWithOutputs, len(batches))
 	if err := fewAtATime(ctx, len(batches), func(ctx context.Context, i int) (err error) {
-		got[i], err = p.Payloads(ctx, batches[i].c, batches[i].hashes)
+		got[i], err = fetchBatch(ctx, p, batches[i].c, batches[i].hashes)
 		return err
 	}); err != nil {
 		return nil, err
@@ -829,6 +836,29 @@ func (s *Syncer) MempoolPending(c ledger.ChainID) []api.Hash {
 		return nil
 	}
 	return x.pool.PendingKeys()
+}
+
+// fetchBatch fetches one batch of chain c's payloads; an answer too large for the client's
+// bound is asked again in halves (large blocks are rare, and honest), down to one payload, whose
+// answer too large is the peer's failure.
+func fetchBatch(ctx context.Context, p Peer, c ledger.ChainID, hashes []ledger.Hash) (map[ledger.Hash]*ledger.PayloadWithOutputs, error) {
+	got, err := p.Payloads(ctx, c, hashes)
+	if !errors.Is(err, ErrPeerTooLarge) || len(hashes) < 2 {
+		return got, err
+	}
+	half := len(hashes) / 2
+	a, err := fetchBatch(ctx, p, c, hashes[:half])
+	if err != nil {
+		return nil, err
+	}
+	b, err := fetchBatch(ctx, p, c, hashes[half:])
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range b {
+		a[k] = v
+	}
+	return a, nil
 }
 
 // fewAtATime runs f(ctx, 0) to f(ctx, n-1), branchFetchers at a time: the requests of one

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -73,15 +72,15 @@ func (s *Syncer) syncSources(origin string, p Peer, todo []ledger.CutEntry) []*s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	for _, a := range slices.Sorted(maps.Keys(s.peers)) {
+	for _, a := range slices.Sorted(maps.Keys(s.table)) {
 		if len(out) > maxSyncHelpers {
 			break
 		}
-		if until, ok := s.banned[a]; a == origin || ok && now.Before(until) {
+		if e := s.table[a]; a == origin || !usable(e, now) {
 			continue
 		}
 		if c := s.cuts[a]; c != nil && reaches(c, todo) {
-			out = append(out, &syncSource{addr: a, p: s.peers[a], jobs: make(chan int, 1)})
+			out = append(out, &syncSource{addr: a, p: s.table[a].p, jobs: make(chan int, 1)})
 		}
 	}
 	return out
@@ -274,18 +273,15 @@ func addSorted(ks []int, k int) []int {
 // for good.
 func (s *Syncer) dropHelper(src *syncSource, err error) {
 	src.dropped = true
-	var ve *pow.ValidationError
 	var fg *foreignGenesisError
 	switch {
 	case errors.As(err, &fg):
 		s.dropForeign(src.addr, fg.Error())
-	case errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, chain.ErrInvalidPayload):
-		s.log.Warn("peer served an invalid block: ignored for a while", "peer", src.addr, "err", err)
-		s.mu.Lock()
-		s.banned[src.addr] = time.Now().Add(banFor)
-		s.mu.Unlock()
+	case isInvalidBlock(err):
+		s.ban(src.addr, fmt.Errorf("it served an invalid block: %w", err))
 	default:
 		s.log.Info("catch-up helper dropped: its windows come from the origin", "peer", src.addr, "err", err)
+		s.bad(src.addr, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -59,7 +60,7 @@ func TestGuardListenerLimits(t *testing.T) {
 	for _, c := range cs {
 		fl.next = append(fl.next, c)
 	}
-	g := GuardListener(fl, ConnLimits{Max: 5, PerAddress: 2}, "test", nil)
+	g := GuardListener(fl, ConnLimits{Max: 5, PerAddress: 2}, "test", quietLog)
 	var got []net.Conn
 	for range 5 {
 		c, err := g.Accept()
@@ -115,7 +116,7 @@ func TestGuardListenerAcceptErrors(t *testing.T) {
 		syscall.ENFILE, syscall.ECONNABORTED, c,
 		errors.New("something permanent"),
 	}}
-	g := GuardListener(fl, ConnLimits{}, "test", nil)
+	g := GuardListener(fl, ConnLimits{}, "test", quietLog)
 	got, err := g.Accept()
 	if err != nil || got.(*guardedConn).Conn != c {
 		t.Fatalf("accept after resource errors: %v %v", got, err)
@@ -166,7 +167,7 @@ func TestGuardListenerBareLF(t *testing.T) {
 		{"a later request is not checked", []string{"GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n"}, false},
 	} {
 		server, client := net.Pipe()
-		g := GuardListener(&fakeListener{next: []any{&pipeConn{Conn: server}}}, ConnLimits{}, "test", nil)
+		g := GuardListener(&fakeListener{next: []any{&pipeConn{Conn: server}}}, ConnLimits{}, "test", quietLog)
 		g.SetHeaders(func(dst []byte, _ net.Addr) []byte { return append(dst, "X-Test: yes\r\n"...) })
 		c, err := g.Accept()
 		if err != nil {
@@ -209,3 +210,5 @@ func TestGuardListenerBareLF(t *testing.T) {
 type pipeConn struct{ net.Conn }
 
 func (pipeConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 5} }
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -22,7 +22,8 @@
 //	mining.go      the mining API for external miners (work, solved, updates) over an
 //	               actors.Coordinator, and its byte codec (work bytes, solved header, chain id)
 //	peer.go        the peer API (cut gossip, peer list with checked host names, mempools, /config);
-//	               peerclient.go its client
+//	               peerclient.go its client (deadlines, bounded answers, classified failures);
+//	               peeraddr.go which addresses may be peers (AddressPolicy) and its dialer
 //	makeblocks.go  POST /make-blocks (on-demand mining), on the service API or its own port
 //	explorer.go    the explorer page (package explorer) at / and its status
 //	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the

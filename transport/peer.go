@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,9 +42,12 @@ type PeerNode interface {
 	// OfferCut hands over a cut a peer announced, and the address ("host:port") of the peer's
 	// API to fetch its blocks from. It must not block on the work the cut causes.
 	OfferCut(c *ledger.Cut, origin string)
-	// Peers lists the known peers' API addresses.
+	// Peers lists the known peers' API addresses: those this node serves to others.
 	Peers() []string
-	// AddPeer learns a peer's API address.
+	// KnownPeer reports whether a cut announced from addr is taken.
+	KnownPeer(addr string) bool
+	// AddPeer takes a peer's API address offered by PUT cut/peer; an error is the reason it
+	// cannot be a peer (a 400).
 	AddPeer(addr string) error
 	// MempoolInsert adds transactions a peer relays to chain c's mempool; those that fail the
 	// checks are dropped.
@@ -306,8 +308,15 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 		// origin of a cut is never added as a peer, else anyone could plant addresses that
 		// this node then serves to every other peer.
 		addr := origin.String()
-		if !slices.Contains(n.Peers(), addr) {
+		if !n.KnownPeer(addr) {
 			writeText(ctx, fasthttp.StatusUnauthorized, "Unknown peer")
+			return
+		}
+		// Ours: the origin must be where the announcement comes from. Anyone could otherwise
+		// name a known peer as the origin of a forged cut, and this node would ask that peer
+		// for blocks it has not got, and hold it to blame.
+		if why := originMismatch(origin.Address.Hostname, ctx.RemoteIP()); why != "" {
+			writeText(ctx, fasthttp.StatusBadRequest, "the cut's origin "+addr+" "+why)
 			return
 		}
 		n.OfferCut(c, addr)
@@ -539,9 +548,6 @@ func (t *throttler) allow(ctx *fasthttp.RequestCtx, rt *route) bool {
 	return true
 }
 
-// errPeer marks a peer's answer that is not what the peer API promises.
-var errPeer = errors.New("peer answered badly")
-
 func trimPeerText(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 200 {
@@ -549,3 +555,33 @@ func trimPeerText(b []byte) string {
 	}
 	return s
 }
+
+// originMismatch says why a cut announced from the client at remote cannot name host as its
+// origin ("" when it can): host must be that address, or a name that resolves to it.
+func originMismatch(host string, remote net.IP) string {
+	from, ok := netip.AddrFromSlice(remote)
+	if from = from.Unmap(); !ok || from.IsUnspecified() {
+		return "" // not a TCP connection (an in-process handler): nothing to compare
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Unmap() != from {
+			return "is not the address the announcement came from (" + from.String() + ")"
+		}
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), originLookupTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return "does not resolve: " + err.Error()
+	}
+	for _, ip := range ips {
+		if ip.Unmap() == from {
+			return ""
+		}
+	}
+	return "does not resolve to the address the announcement came from (" + from.String() + ")"
+}
+
+// originLookupTimeout bounds the name lookup of a cut's origin.
+const originLookupTimeout = 2 * time.Second

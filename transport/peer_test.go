@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +33,7 @@ func (n *recordingNode) Peers() []string {
 	defer n.mu.Unlock()
 	return append([]string{"127.0.0.1:1789", "not an address"}, n.peers...)
 }
+func (n *recordingNode) KnownPeer(addr string) bool { return slices.Contains(n.Peers(), addr) }
 func (n *recordingNode) AddPeer(addr string) error {
 	n.mu.Lock()
 	n.peers = append(n.peers, addr)
@@ -108,6 +110,15 @@ func TestPeerEndpoints(t *testing.T) {
 	}
 	if c := do(h, "PUT", p+"cut", cut); c.Response.StatusCode() != 204 || len(n.offers) != 1 || n.offers[0] != "10.0.0.7:1790" {
 		t.Fatalf("PUT cut: %d, offers %v", c.Response.StatusCode(), n.offers)
+	}
+	// The origin must be where the announcement comes from: from another address, a known
+	// peer named as the origin is a forgery (a 400 saying so); from its own, it passes.
+	if c := doFrom(h, "10.0.0.9", "PUT", p+"cut", cut); c.Response.StatusCode() != 400 ||
+		!strings.Contains(string(c.Response.Body()), "is not the address the announcement came from (10.0.0.9)") || len(n.offers) != 1 {
+		t.Fatalf("PUT cut naming another origin: %d %q, offers %v", c.Response.StatusCode(), c.Response.Body(), n.offers)
+	}
+	if c := doFrom(h, "10.0.0.7", "PUT", p+"cut", cut); c.Response.StatusCode() != 204 || len(n.offers) != 2 {
+		t.Fatalf("PUT cut from its origin: %d %q, offers %v", c.Response.StatusCode(), c.Response.Body(), n.offers)
 	}
 	noOrigin := string(ledger.NewCut(fx.v, fx.heads).AppendJSON(nil))
 	if c := do(h, "PUT", p+"cut", noOrigin); c.Response.StatusCode() != 400 || string(c.Response.Body()) != "Cut is missing an origin entry" {

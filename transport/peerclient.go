@@ -3,7 +3,9 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 )
@@ -18,34 +21,77 @@ import (
 // PeerClient calls another node's peer API. Everything it returns was checked as far as it can
 // be without the node's state: headers decode and their hashes match, payloads match their
 // hashes. Whether they are valid blocks is the chain actors' and executors' business.
+//
+// A peer is untrusted: every request has a deadline, an answer is read only up to a size that
+// suits its kind (a cut, a page of headers, a batch of payloads) before anything decodes it, a
+// 429 is retried a few times only, and a branch is followed for a bounded number of pages. Its
+// failures are classified (actors.ErrPeerTimeout, ErrPeerTooLarge, ErrPeerAnswer,
+// ErrPeerUnreachable), so that peer sync can score the peer.
 type PeerClient struct {
 	addr    string // host:port
 	base    string // http://host:port/chainweb/0.0/<network>
 	version *ledger.Version
-	client  *fasthttp.Client
-	timeout time.Duration
+	small   *fasthttp.Client // cuts, peer lists, announcements, mempool relay
+	pages   *fasthttp.Client // header pages
+	bulk    *fasthttp.Client // payload batches
+	timeout time.Duration    // of a request to small and pages; bulkTimeout of one to bulk
+	// bulkTimeout bounds a payload batch, which may be large.
+	bulkTimeout time.Duration
 }
 
+// PeerClientConfig configures a PeerClient.
+type PeerClientConfig struct {
+	// Timeout bounds each request (DefaultPeerTimeout if zero).
+	Timeout time.Duration
+	// Dial connects to the peer (AddressPolicy.Dialer); nil: fasthttp's own dialer.
+	Dial func(addr string) (net.Conn, error)
+}
+
+// Limits of a peer's answers, checked while reading, before decoding.
+const (
+	// DefaultPeerTimeout bounds one request to a peer; a payload batch gets
+	// bulkTimeoutFactor times as long. A peer that offered a cut and then does not answer
+	// holds the sync for that long before the next offer is taken.
+	DefaultPeerTimeout = 5 * time.Second
+	bulkTimeoutFactor  = 6
+	maxSmallAnswer     = 1 << 20   // a cut, a peer list: a few KB
+	maxPageAnswer      = 8 << 20   // a page of 20 headers: a few KB
+	maxBulkAnswer      = 128 << 20 // up to 100 payloads with outputs (a batch that passes is halved)
+	// maxBusyRetries is how often a 429 is waited out before the request fails.
+	maxBusyRetries = 5
+	// maxBranchHeaders bounds the headers one branch query follows when no height range
+	// bounds it: a peer answering page after page forever must not hold the sync.
+	maxBranchHeaders = 1 << 20
+)
+
 // NewPeerClient makes a client of the peer API at addr ("host:port").
-func NewPeerClient(addr string, v *ledger.Version, timeout time.Duration) *PeerClient {
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+func NewPeerClient(addr string, v *ledger.Version, cfg PeerClientConfig) *PeerClient {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultPeerTimeout
 	}
+	client := func(max int) *fasthttp.Client {
+		return &fasthttp.Client{NoDefaultUserAgentHeader: true, MaxResponseBodySize: max, Dial: cfg.Dial,
+			ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout}
+	}
+	bulk := client(maxBulkAnswer)
+	bulk.ReadTimeout, bulk.WriteTimeout = bulkTimeoutFactor*cfg.Timeout, bulkTimeoutFactor*cfg.Timeout
 	return &PeerClient{addr: addr, base: "http://" + addr + "/chainweb/0.0/" + v.Name, version: v,
-		client: &fasthttp.Client{NoDefaultUserAgentHeader: true, MaxResponseBodySize: 64 << 20}, timeout: timeout}
+		small: client(maxSmallAnswer), pages: client(maxPageAnswer), bulk: bulk, timeout: cfg.Timeout,
+		bulkTimeout: bulkTimeoutFactor * cfg.Timeout}
 }
 
 // Addr is the peer's address.
 func (p *PeerClient) Addr() string { return p.addr }
 
 // do sends a request and returns the body of a 2xx answer. A 429 (the peer's rate limit) is
-// waited out and retried, with a growing pause, until ctx ends: a node catching up asks faster
-// than a peer answers one client, and must pace itself rather than give up.
-func (p *PeerClient) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+// waited out and retried, with a growing pause, at most maxBusyRetries times: a node catching
+// up asks faster than a peer answers one client and must pace itself, but a peer that answers
+// nothing else is not waited on forever.
+func (p *PeerClient) do(ctx context.Context, c *fasthttp.Client, method, path string, body []byte) ([]byte, error) {
 	pause := 100 * time.Millisecond
-	for {
-		b, retry, err := p.once(ctx, method, path, body)
-		if !retry {
+	for try := 0; ; try++ {
+		b, retry, err := p.once(ctx, c, method, path, body)
+		if !retry || try == maxBusyRetries {
 			return b, err
 		}
 		select {
@@ -57,7 +103,7 @@ func (p *PeerClient) do(ctx context.Context, method, path string, body []byte) (
 	}
 }
 
-func (p *PeerClient) once(ctx context.Context, method, path string, body []byte) ([]byte, bool, error) {
+func (p *PeerClient) once(ctx context.Context, c *fasthttp.Client, method, path string, body []byte) ([]byte, bool, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -69,31 +115,46 @@ func (p *PeerClient) once(ctx context.Context, method, path string, body []byte)
 		req.SetBody(body)
 	}
 	timeout := p.timeout
+	if c == p.bulk {
+		timeout = p.bulkTimeout
+	}
 	if d, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(d))
 	}
 	if timeout <= 0 {
-		return nil, false, ctx.Err()
+		return nil, false, fmt.Errorf("%w: peer %s: %v", actors.ErrPeerTimeout, p.addr, ctx.Err())
 	}
-	if err := p.client.DoTimeout(req, resp, timeout); err != nil {
-		return nil, false, fmt.Errorf("peer %s: %s %s: %w", p.addr, method, path, err)
+	if err := c.DoTimeout(req, resp, timeout); err != nil {
+		return nil, false, fmt.Errorf("%w: peer %s: %s %s: %v", classifyPeerErr(err), p.addr, method, path, err)
 	}
 	if code := resp.StatusCode(); code < 200 || code > 299 {
-		err := fmt.Errorf("%w: peer %s: %s %s: %d %s", errPeer, p.addr, method, path, code, trimPeerText(resp.Body()))
+		err := fmt.Errorf("%w: peer %s: %s %s: %d %s", actors.ErrPeerAnswer, p.addr, method, path, code, trimPeerText(resp.Body()))
 		return nil, code == fasthttp.StatusTooManyRequests, err
 	}
 	return append([]byte(nil), resp.Body()...), false, nil
 }
 
+// classifyPeerErr is the kind of a request's failure.
+func classifyPeerErr(err error) error {
+	var ne net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return actors.ErrPeerTooLarge
+	case errors.Is(err, fasthttp.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return actors.ErrPeerTimeout
+	}
+	return actors.ErrPeerUnreachable
+}
+
 // Cut reads the peer's cut.
 func (p *PeerClient) Cut(ctx context.Context) (*ledger.Cut, error) {
-	b, err := p.do(ctx, fasthttp.MethodGet, "/cut", nil)
+	b, err := p.do(ctx, p.small, fasthttp.MethodGet, "/cut", nil)
 	if err != nil {
 		return nil, err
 	}
 	c, _, err := ledger.DecodeCutJSON(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: peer %s: %v", errPeer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: %v", actors.ErrPeerAnswer, p.addr, err)
 	}
 	return c, nil
 }
@@ -106,13 +167,13 @@ func (p *PeerClient) PutCut(ctx context.Context, c *ledger.Cut, origin string) e
 	}
 	// Once: an announcement the peer's rate limit refused is stale by the time it could be
 	// sent again, and the next cut change sends a newer one.
-	_, _, err = p.once(ctx, fasthttp.MethodPut, "/cut", AppendCutWithOrigin(nil, c, o))
+	_, _, err = p.once(ctx, p.small, fasthttp.MethodPut, "/cut", AppendCutWithOrigin(nil, c, o))
 	return err
 }
 
 // Peers reads the peer's list of peers.
 func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
-	b, err := p.do(ctx, fasthttp.MethodGet, "/cut/peer", nil)
+	b, err := p.do(ctx, p.small, fasthttp.MethodGet, "/cut/peer", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +181,7 @@ func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(b, &page); err != nil {
-		return nil, fmt.Errorf("%w: peer %s: peer list: %v", errPeer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: peer list: %v", actors.ErrPeerAnswer, p.addr, err)
 	}
 	// Entries are checked as PUT cut/peer checks them: a peer's list is untrusted input, and
 	// what this node learns from it, it serves to others.
@@ -140,7 +201,7 @@ func (p *PeerClient) AddPeer(ctx context.Context, self string) error {
 		return err
 	}
 	b, _ := json.Marshal(info)
-	_, err = p.do(ctx, fasthttp.MethodPut, "/cut/peer", b)
+	_, err = p.do(ctx, p.small, fasthttp.MethodPut, "/cut/peer", b)
 	return err
 }
 
@@ -164,6 +225,12 @@ func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, u
 	if maxHeight != ^uint64(0) {
 		query = append(query, "maxheight="+strconv.FormatUint(maxHeight, 10))
 	}
+	// A branch holds at most a header per height of its range; a peer that pages on past that
+	// (or forever) is lying.
+	most := uint64(maxBranchHeaders)
+	if maxHeight != ^uint64(0) && maxHeight >= minHeight {
+		most = min(most, maxHeight-minHeight+1)
+	}
 	var out []*ledger.Header
 	next := ""
 	for {
@@ -175,7 +242,7 @@ func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, u
 		if len(q) > 0 {
 			path += "?" + strings.Join(q, "&")
 		}
-		b, err := p.do(ctx, fasthttp.MethodPost, path, body)
+		b, err := p.do(ctx, p.pages, fasthttp.MethodPost, path, body)
 		if err != nil {
 			return nil, err
 		}
@@ -184,20 +251,26 @@ func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, u
 			Next  *string  `json:"next"`
 		}
 		if err := json.Unmarshal(b, &page); err != nil {
-			return nil, fmt.Errorf("%w: peer %s: branch page: %v", errPeer, p.addr, err)
+			return nil, fmt.Errorf("%w: peer %s: branch page: %v", actors.ErrPeerAnswer, p.addr, err)
 		}
 		for _, it := range page.Items {
 			h, err := ledger.DecodeHeaderB64(it)
 			if err != nil {
-				return nil, fmt.Errorf("%w: peer %s: header: %v", errPeer, p.addr, err)
+				return nil, fmt.Errorf("%w: peer %s: header: %v", actors.ErrPeerAnswer, p.addr, err)
 			}
 			if h.ChainID != c {
-				return nil, fmt.Errorf("%w: peer %s: a header of chain %d in chain %d's branch", errPeer, p.addr, h.ChainID, c)
+				return nil, fmt.Errorf("%w: peer %s: a header of chain %d in chain %d's branch", actors.ErrPeerAnswer, p.addr, h.ChainID, c)
 			}
 			out = append(out, h)
 		}
+		if uint64(len(out)) > most {
+			return nil, fmt.Errorf("%w: peer %s: chain %d's branch goes on past %d headers", actors.ErrPeerAnswer, p.addr, c, most)
+		}
 		if page.Next == nil || len(page.Items) == 0 {
 			return out, nil
+		}
+		if *page.Next == next {
+			return nil, fmt.Errorf("%w: peer %s: chain %d's branch pages back to the same page", actors.ErrPeerAnswer, p.addr, c)
 		}
 		next = *page.Next
 	}
@@ -207,13 +280,13 @@ func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, u
 // peer lacks are missing from the result, and each one matches its hashes.
 func (p *PeerClient) Payloads(ctx context.Context, c ledger.ChainID, hashes []ledger.Hash) (map[ledger.Hash]*ledger.PayloadWithOutputs, error) {
 	body, _ := json.Marshal(hashes)
-	b, err := p.do(ctx, fasthttp.MethodPost, "/chain/"+strconv.FormatUint(uint64(c), 10)+"/payload/outputs/batch", body)
+	b, err := p.do(ctx, p.bulk, fasthttp.MethodPost, "/chain/"+strconv.FormatUint(uint64(c), 10)+"/payload/outputs/batch", body)
 	if err != nil {
 		return nil, err
 	}
 	var ps []*ledger.PayloadWithOutputs
 	if err := json.Unmarshal(b, &ps); err != nil {
-		return nil, fmt.Errorf("%w: peer %s: payloads: %v", errPeer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: payloads: %v", actors.ErrPeerAnswer, p.addr, err)
 	}
 	out := make(map[ledger.Hash]*ledger.PayloadWithOutputs, len(ps))
 	for _, x := range ps {
@@ -221,7 +294,7 @@ func (p *PeerClient) Payloads(ctx context.Context, c ledger.ChainID, hashes []le
 			continue
 		}
 		if err := x.Verify(); err != nil {
-			return nil, fmt.Errorf("%w: peer %s: payload %s: %v", errPeer, p.addr, x.PayloadHash, err)
+			return nil, fmt.Errorf("%w: peer %s: payload %s: %v", actors.ErrPeerAnswer, p.addr, x.PayloadHash, err)
 		}
 		out[x.PayloadHash] = x
 	}
@@ -237,6 +310,6 @@ func (p *PeerClient) InsertTxs(ctx context.Context, c ledger.ChainID, cmds []*ap
 		}
 		b = cmd.AppendJSON(b)
 	}
-	_, err := p.do(ctx, fasthttp.MethodPut, "/chain/"+strconv.FormatUint(uint64(c), 10)+"/mempool/insert", append(b, ']'))
+	_, err := p.do(ctx, p.small, fasthttp.MethodPut, "/chain/"+strconv.FormatUint(uint64(c), 10)+"/mempool/insert", append(b, ']'))
 	return err
 }

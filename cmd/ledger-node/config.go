@@ -102,6 +102,9 @@ type P2PConfig struct {
 	// Throttling is the peer API's request rates per client address (YAML only, as
 	// chainweb-node's throttling).
 	Throttling ThrottlingConfig `yaml:"throttling"`
+	// AllowPrivatePeers admits loopback and private addresses offered as peers also when this
+	// node's peer API is on a public or unspecified address (transport.AddressPolicy).
+	AllowPrivatePeers bool `yaml:"allowPrivatePeers"`
 	// MaxConnections and MaxConnectionsPerAddress are ServiceAPIConfig's for the peer API.
 	MaxConnections           int `yaml:"maxConnections"`
 	MaxConnectionsPerAddress int `yaml:"maxConnectionsPerAddress"`
@@ -440,6 +443,9 @@ var options = []option{
 		func(c *Config) *string { return &c.P2P.Interface }),
 	intOpt("p2p-port", "p2p.port", "port of the peer API (0 picks a free port)",
 		func(c *Config) *int { return &c.P2P.Port }),
+	boolOpt("p2p-allow-private-peers", "p2p.allowPrivatePeers",
+		"take loopback and private addresses offered as peers also when the peer API is on a public or unspecified address",
+		func(c *Config) *bool { return &c.P2P.AllowPrivatePeers }),
 	intOpt("p2p-max-connections", "p2p.maxConnections", "most connections the peer API keeps open (0: from the descriptor limit)",
 		func(c *Config) *int { return &c.P2P.MaxConnections }),
 	intOpt("p2p-max-connections-per-address", "p2p.maxConnectionsPerAddress",

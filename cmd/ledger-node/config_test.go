@@ -24,6 +24,7 @@ var flagValues = map[string]string{
 	"p2p-interface":                       "0.0.0.0",
 	"p2p-port":                            "1790",
 	"backup-keep":                         "9",
+	"p2p-allow-private-peers":             "true",
 	"service-max-connections":             "900",
 	"service-max-connections-per-address": "30",
 	"p2p-max-connections":                 "300",

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -205,7 +206,10 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	n.wireMetrics(&scfg)
 	n.svc = transport.NewService(scfg)
 	if n.runner != nil {
-		n.startPeers()
+		if err := n.startPeers(); err != nil {
+			n.close()
+			return nil, err
+		}
 	}
 	// The answers the listeners write themselves carry the APIs' common headers too.
 	for _, g := range n.guarded {
@@ -278,19 +282,38 @@ func bindPorts(cfg *Config, v *ledger.Version) (service, peer net.Listener, err 
 	return service, peer, nil
 }
 
-// startPeers starts peer sync and the peer API on the bound peer listener.
-func (n *node) startPeers() {
+// startPeers starts peer sync and the peer API on the bound peer listener. A configured peer at
+// an address that is never a peer's is a configuration error.
+func (n *node) startPeers() error {
 	self := n.peerLn.Addr().(*net.TCPAddr)
 	host := self.IP.String()
 	if self.IP.IsUnspecified() {
 		host = "127.0.0.1" // what this node announces when it binds every interface
 	}
 	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
+	// Peers others offer may be on loopback or private addresses only where this node is on
+	// one itself (a network on one machine or a LAN), or the configuration says so; the
+	// configured peers are the operator's choice and may always be.
+	policy := &transport.AddressPolicy{AllowPrivate: n.cfg.P2P.AllowPrivatePeers || self.IP.IsLoopback() || self.IP.IsPrivate(),
+		SelfPort: uint16(self.Port), Own: transport.LocalAddresses()}
+	seedPolicy := *policy
+	seedPolicy.AllowPrivate = true
+	for _, a := range n.cfg.P2P.Peers {
+		if err := seedPolicy.Check(a); err != nil {
+			return fmt.Errorf("p2p.peers (--peer) %s: %w", a, err)
+		}
+	}
+	dial, seedDial := policy.Dialer(transport.DefaultPeerTimeout), seedPolicy.Dialer(transport.DefaultPeerTimeout)
 	n.syncer = n.rt.StartSync(actors.SyncConfig{
-		Self:  selfAddr,
-		Seeds: n.cfg.P2P.Peers,
+		Self:   selfAddr,
+		Seeds:  n.cfg.P2P.Peers,
+		Policy: policy.Check,
 		Dial: func(addr string) actors.Peer {
-			var p actors.Peer = transport.NewPeerClient(addr, v, 30*time.Second)
+			d := dial
+			if slices.Contains(n.cfg.P2P.Peers, addr) {
+				d = seedDial
+			}
+			var p actors.Peer = transport.NewPeerClient(addr, v, transport.PeerClientConfig{Dial: d})
 			if n.opts.wrapPeer != nil {
 				p = n.opts.wrapPeer(addr, p)
 			}
@@ -305,6 +328,7 @@ func (n *node) startPeers() {
 	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr), Throttle: transport.Throttle{
 		Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool,
 		Loopback: n.cfg.P2P.Throttling.Loopback}})
+	return nil
 }
 
 // initStore opens the data directory for version v and initialises it (init).
