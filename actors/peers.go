@@ -45,8 +45,9 @@ const (
 	recheckAfter = 10 * time.Minute
 	// maxRejected bounds the remembered failed candidates (the oldest are forgotten).
 	maxRejected = 4096
-	// verifyTimeout bounds a call-back.
+	// verifyTimeout bounds a call-back; verifyWorkers run at once.
 	verifyTimeout = 10 * time.Second
+	verifyWorkers = 4
 	// maxScore caps a peer's credit; banScore is the score at which it is banned.
 	maxScore = 10
 	banScore = -10
@@ -140,13 +141,19 @@ func (s *Syncer) queueCandidate(addr string) {
 	}
 	s.cands = append(s.cands, addr)
 	s.candSet[addr] = true
+	s.wakeVerifier()
+}
+
+// wakeVerifier wakes a call-back worker, if one waits.
+func (s *Syncer) wakeVerifier() {
 	select {
 	case s.verifyWake <- struct{}{}:
 	default:
 	}
 }
 
-// verifyLoop calls the candidates back, one at a time.
+// verifyLoop is one of verifyWorkers goroutines that call the candidates back: several, so that
+// addresses that never answer (each waits verifyTimeout) hold up the others less.
 func (s *Syncer) verifyLoop() {
 	defer s.wg.Done()
 	for {
@@ -155,6 +162,9 @@ func (s *Syncer) verifyLoop() {
 		if len(s.cands) > 0 {
 			addr, s.cands = s.cands[0], s.cands[1:]
 			delete(s.candSet, addr)
+			if len(s.cands) > 0 {
+				s.wakeVerifier() // another worker takes the next
+			}
 		}
 		s.mu.Unlock()
 		if addr == "" {
@@ -305,6 +315,16 @@ func (s *Syncer) sweep() {
 		if !e.seed && s.dead(e, now) {
 			s.removePeer(addr, fmt.Sprintf("no answer for %v", deadAfter))
 		}
+	}
+}
+
+// reverify queues a configured peer that answers but was not verified yet (it was down when the
+// node started) for its call-back, so that it is listed once it passes.
+func (s *Syncer) reverify(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.table[addr]; ok && !e.verified {
+		s.queueCandidate(addr)
 	}
 }
 

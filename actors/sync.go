@@ -209,11 +209,13 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 			x.relay = s.relay
 		}
 	}
-	s.wg.Add(4)
+	s.wg.Add(3 + verifyWorkers)
 	go s.fetchLoop()
 	go s.pollLoop()
 	go s.announceLoop()
-	go s.verifyLoop()
+	for range verifyWorkers {
+		go s.verifyLoop()
+	}
 	return s
 }
 
@@ -369,6 +371,7 @@ func (s *Syncer) pollLoop() {
 				}
 				cuts[i] = c
 				s.good(p.Addr(), false)
+				s.reverify(p.Addr())
 				introMu.Lock()
 				intro := !introduced[p.Addr()] && s.cfg.Self != ""
 				introMu.Unlock()
