@@ -238,8 +238,28 @@ func (s *Syncer) stopped() bool {
 // as a peer here: the peer API only passes on cuts from known peers, as upstream's does.
 func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
 	s.mu.Lock()
+	s.recordOffer(c, origin)
+	s.mu.Unlock()
+	s.wakeFetcher()
+}
+
+// offerCuts offers the cuts polled from several peers at once: all are recorded before the
+// fetcher wakes, so that a catch-up it starts knows every peer that can help (offered one by
+// one, the first could start a catch-up before the others' cuts are known).
+func (s *Syncer) offerCuts(cuts []*ledger.Cut, origins []string) {
+	s.mu.Lock()
+	for i, c := range cuts {
+		if c != nil {
+			s.recordOffer(c, origins[i])
+		}
+	}
+	s.mu.Unlock()
+	s.wakeFetcher()
+}
+
+// recordOffer notes cut c offered by origin. The caller holds mu.
+func (s *Syncer) recordOffer(c *ledger.Cut, origin string) {
 	if _, ok := s.foreign[origin]; ok {
-		s.mu.Unlock()
 		return
 	}
 	if prev := s.offers[origin]; prev == nil || c.Weight.Cmp(prev.Weight) > 0 {
@@ -248,7 +268,10 @@ func (s *Syncer) OfferCut(c *ledger.Cut, origin string) {
 	if _, known := s.table[origin]; known {
 		s.cuts[origin] = c
 	}
-	s.mu.Unlock()
+}
+
+// wakeFetcher wakes the fetch loop, if it waits.
+func (s *Syncer) wakeFetcher() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -389,10 +412,12 @@ func (s *Syncer) pollLoop() {
 			}()
 		}
 		wg.Wait()
+		addrs := make([]string, len(live))
 		for i, p := range live {
-			if cuts[i] != nil {
-				s.OfferCut(cuts[i], p.Addr())
-			}
+			addrs[i] = p.Addr()
+		}
+		s.offerCuts(cuts, addrs)
+		for i := range live {
 			for _, a := range lists[i] {
 				s.learn(a)
 			}
