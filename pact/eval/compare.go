@@ -1,8 +1,8 @@
 package eval
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -245,8 +245,102 @@ func Sort(a Value) (Value, error) {
 		return nil, ArgsError("sort", a)
 	}
 	out := slices.Clone(l)
-	sort.SliceStable(out, func(i, j int) bool { return sortCompare(out[i], out[j]) < 0 })
+	if sortSmallInts(out) || sortStrings(out) {
+		return out, nil
+	}
+	consistent := true
+	for _, v := range out {
+		if literalRank(v) < 0 && v.Kind() != KindTime {
+			consistent = false
+			break
+		}
+	}
+	sortStable(out, consistent, sortCompare)
 	return out, nil
+}
+
+// sortSmallInts sorts vs when every element is an integer that fits a
+// machine word, comparing the words themselves (the common case, and ten
+// times faster than comparing Values). Equal integers are the same value,
+// so their order among themselves is immaterial. It reports whether it
+// sorted.
+func sortSmallInts(vs []Value) bool {
+	// The keys hold no pointers, so the sort moves them without the
+	// garbage collector's write barriers.
+	type key struct {
+		k int64
+		i int
+	}
+	keys := make([]key, len(vs))
+	for i, v := range vs {
+		x, ok := v.(Integer)
+		if !ok || x.big != nil {
+			return false
+		}
+		keys[i] = key{x.small, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Compare(a.k, b.k) })
+	sorted := make([]Value, len(vs))
+	for i, k := range keys {
+		sorted[i] = vs[k.i]
+	}
+	copy(vs, sorted)
+	return true
+}
+
+// sortStrings is sortSmallInts for lists of strings only. The sort moves
+// positions, not strings: moving pointers costs write barriers while the
+// garbage collector runs.
+func sortStrings(vs []Value) bool {
+	strs := make([]string, len(vs))
+	for i, v := range vs {
+		s, ok := v.(String)
+		if !ok {
+			return false
+		}
+		strs[i] = string(s)
+	}
+	pos := make([]int32, len(vs))
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	slices.SortFunc(pos, func(i, j int32) int { return strings.Compare(strs[i], strs[j]) })
+	sorted := make([]Value, len(vs))
+	for i, p := range pos {
+		sorted[i] = vs[p]
+	}
+	copy(vs, sorted)
+	return true
+}
+
+// sortStable sorts vs stably by cmp. When cmp is a total preorder
+// (consistent), every stable sort gives the same order and an O(n log n)
+// one is used: pdqsort of the positions, ties broken by position. P5's
+// orders are not total preorders when values they cannot order sit among
+// ones they can (such a value is "equal" to every other), and stable sorts
+// then disagree: those lists keep the standard library's symmerge sort,
+// the order this implementation has always given (it is sort.SliceStable's
+// algorithm, without reflection), O(n log² n).
+func sortStable[E any](vs []E, consistent bool, cmp func(a, b E) int) {
+	if !consistent {
+		slices.SortStableFunc(vs, cmp)
+		return
+	}
+	pos := make([]int32, len(vs))
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	slices.SortFunc(pos, func(i, j int32) int {
+		if c := cmp(vs[i], vs[j]); c != 0 {
+			return c
+		}
+		return int(i - j)
+	})
+	sorted := make([]E, len(vs))
+	for i, p := range pos {
+		sorted[i] = vs[p]
+	}
+	copy(vs, sorted)
 }
 
 // SortObjects is `(sort fields objects)`. Objects are compared field by
@@ -295,12 +389,30 @@ func SortObjects(fields, objs Value) (Value, error) {
 		}
 		return 0
 	}
-	sort.SliceStable(os, func(i, j int) bool { return cmp(os[i], os[j]) < 0 })
+	sortStable(os, objectFieldsConsistent(os, names), cmp)
 	out := make(List, len(os))
 	for i, o := range os {
 		out[i] = o
 	}
 	return out, nil
+}
+
+// objectFieldsConsistent reports whether sorting os by the fields names
+// is a total preorder: on each field either every object holds a literal,
+// which orders them, or none does, which makes them all equal there.
+func objectFieldsConsistent(os []*Object, names []string) bool {
+	for _, name := range names {
+		literals := 0
+		for _, o := range os {
+			if v, ok := o.Get(name); ok && literalRank(v) >= 0 {
+				literals++
+			}
+		}
+		if literals != 0 && literals != len(os) {
+			return false
+		}
+	}
+	return true
 }
 
 // Distinct is `distinct`: the first occurrence of each value (by Equal).

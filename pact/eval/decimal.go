@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"math/big"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
@@ -203,8 +204,21 @@ func normalize(d Decimal) Decimal {
 		}
 		return Decimal{places: p, mant: NewInt(m)}
 	}
-	m := new(big.Int).Set(d.mant.big)
 	p := int(d.places)
+	if p == 0 || d.mant.big.Bit(0) == 1 {
+		return d // no trailing zero to strip (an odd mantissa has none)
+	}
+	// The low 19 digits, from one pass of single-word remainders, say how
+	// many zeros end the mantissa when that is fewer than 19: the common
+	// case, settled by at most one more such pass.
+	switch tz := min(trailingZeros19(d.mant.big), p); {
+	case tz == 0:
+		return d
+	case tz < 19:
+		q := new(big.Int).Quo(d.mant.big, pow10(tz))
+		return Decimal{places: uint8(p - tz), mant: NewIntBig(q)}
+	}
+	m := new(big.Int).Set(d.mant.big)
 	q, r := new(big.Int), new(big.Int)
 	// Strip zeros in shrinking chunks so a 255-place quotient costs a
 	// handful of divisions rather than one per digit.
@@ -219,6 +233,32 @@ func normalize(d Decimal) Decimal {
 		}
 	}
 	return Decimal{places: uint8(p), mant: NewIntBig(m)}
+}
+
+// trailingZeros19 is the number of decimal zeros that end |x| (x != 0),
+// or 19 when there are 19 or more: x mod 10^19, word by word from the top,
+// without allocating.
+func trailingZeros19(x *big.Int) int {
+	const p19 = 1e19
+	var r uint64
+	ws := x.Bits()
+	for i := len(ws) - 1; i >= 0; i-- {
+		w := uint64(ws[i])
+		if bits.UintSize == 32 {
+			_, r = bits.Div64(r>>32, r<<32|w, p19) // r·2^32 + w
+			continue
+		}
+		_, r = bits.Div64(r, w, p19) // r·2^64 + w
+	}
+	n := 0
+	for r != 0 && r%10 == 0 && n < 19 {
+		r /= 10
+		n++
+	}
+	if r == 0 {
+		return 19
+	}
+	return n
 }
 
 // Rat returns the exact value.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -335,6 +336,33 @@ func TestDecimalCmpAgreesWithRationals(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestNormalizeBig compares normalize with stripping one zero at a time,
+// on big mantissas ending in every count of zeros up to past the places.
+func TestNormalizeBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ten := big.NewInt(10)
+	for range 400 {
+		m := randomInt(r, 3000)
+		m.Lsh(m, 64).Add(m, big.NewInt(1+r.Int64N(1e18))) // never zero
+		m.Mul(m, new(big.Int).Exp(ten, big.NewInt(int64(r.IntN(300))), nil))
+		if r.IntN(2) == 0 {
+			m.Neg(m)
+		}
+		places := uint8(r.IntN(256))
+		wantM, wantP := new(big.Int).Set(m), places
+		for q, rem := new(big.Int), new(big.Int); wantP > 0; wantP-- {
+			if q.QuoRem(wantM, ten, rem); rem.Sign() != 0 {
+				break
+			}
+			wantM.Set(q)
+		}
+		got := normalize(Decimal{places: places, mant: NewIntBig(m)})
+		if got.places != wantP || got.mant.Big().Cmp(wantM) != 0 {
+			t.Fatalf("normalize(%s, %d) = (%s, %d), want (%s, %d)", m, places, got.mant.Text(), got.places, wantM, wantP)
 		}
 	}
 }

@@ -20,9 +20,12 @@
 //
 // Its files, by layer:
 //
-//   - values: value.go, integer.go, decimal.go, object.go, time.go (the Time
-//     value and the time natives over package timefmt), types.go, defs.go,
-//     guards.go, compare.go, hash.go, names.go, principal.go;
+//   - values: value.go, integer.go, bigtext.go (the digit count int-to-str
+//     charges, found without dividing a digit at a time), decimal.go,
+//     chars.go (strings counted and cut by characters a word at a time),
+//     object.go, time.go (the Time value and the time natives over package
+//     timefmt), types.go, defs.go, guards.go, compare.go, hash.go, names.go,
+//     principal.go;
 //   - their pure operations (the natives' cores): numeric.go,
 //     transcendental.go, strings.go, msgdata.go, crypto.go, natives_crypto.go;
 //   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go

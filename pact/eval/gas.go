@@ -484,17 +484,6 @@ func (in *Interp) chargeMakeList(n Integer, size uint64) error {
 	return in.charge(gas.MakeList(satInt64(n), size), &gasWhat{k: gkMakeList, x: n, n: int64(size)})
 }
 
-// charCount is a Haskell Text length: the number of code points.
-func charCount(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x80 || s[i] >= 0xC0 {
-			n++
-		}
-	}
-	return n
-}
-
 // show renders the charge as P5's gas log does (Haskell's Show of the
 // GasArgs value). Names of functions are rendered as text.
 func (w *gasWhat) show() string {

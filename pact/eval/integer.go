@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
 // Integer is an unbounded Pact integer (Haskell Integer). Values that fit
@@ -62,27 +64,15 @@ func NewIntBig(b *big.Int) Integer {
 }
 
 // ParseInteger parses an optionally signed run of decimal digits, the form
-// of P5's integer literals. It reports false on anything else.
+// of P5's integer literals. It reports false on anything else. Long runs
+// are read in time close to linear (syntax.ParseDigits).
 func ParseInteger(s string) (Integer, bool) {
-	if s == "" {
-		return Integer{}, false
-	}
-	digits := s
-	if digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if digits == "" {
-		return Integer{}, false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return Integer{}, false
+	if len(s) <= 19 {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil && s[0] != '+' {
+			return NewInt(v), true
 		}
 	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return NewInt(v), true
-	}
-	b, ok := new(big.Int).SetString(s, 10)
+	b, ok := syntax.ParseDigits(s)
 	if !ok {
 		return Integer{}, false
 	}
@@ -151,8 +141,13 @@ func (i Integer) Sub(j Integer) Integer {
 	return NewIntBig(new(big.Int).Sub(i.Big(), j.Big()))
 }
 
-// Mul returns i * j.
+// Mul returns i * j. A product by 0, 1 or -1 makes no new digits:
+// multiplying by -1 is priced like a small product however long the other
+// factor is.
 func (i Integer) Mul(j Integer) Integer {
+	if i.big != nil && j.isUnit() || j.big != nil && i.isUnit() {
+		return mulUnit(i, j)
+	}
 	if i.big == nil && j.big == nil {
 		a, b := i.small, j.small
 		if a == 0 || b == 0 {
@@ -172,6 +167,23 @@ func (i Integer) Mul(j Integer) Integer {
 	return NewIntBig(new(big.Int).Mul(i.Big(), j.Big()))
 }
 
+// isUnit reports whether i is 0, 1 or -1.
+func (i Integer) isUnit() bool { return i.big == nil && i.small >= -1 && i.small <= 1 }
+
+// mulUnit is the product of a large integer and 0, 1 or -1.
+func mulUnit(i, j Integer) Integer {
+	if i.big == nil {
+		i, j = j, i
+	}
+	switch j.small {
+	case 0:
+		return Integer{}
+	case 1:
+		return i
+	}
+	return i.Neg()
+}
+
 func uabs(v int64) uint64 {
 	if v < 0 {
 		return uint64(-v)
@@ -179,12 +191,21 @@ func uabs(v int64) uint64 {
 	return uint64(v)
 }
 
-// Neg returns -i.
+// Neg returns -i. A large value's negation shares its digits (big values
+// are never modified): negate and abs cost P5's flat 100 mg whatever the
+// size, so they must not copy a million bits.
 func (i Integer) Neg() Integer {
-	if i.big == nil && i.small != math.MinInt64 {
-		return Integer{small: -i.small}
+	if i.big == nil {
+		if i.small != math.MinInt64 {
+			return Integer{small: -i.small}
+		}
+		return NewIntBig(new(big.Int).Neg(i.Big()))
 	}
-	return NewIntBig(new(big.Int).Neg(i.Big()))
+	n := new(big.Int).SetBits(i.big.Bits()) // |i|, sharing the words
+	if i.big.Sign() > 0 {
+		n.Neg(n) // in place: only the sign changes
+	}
+	return NewIntBig(n)
 }
 
 // Abs returns |i|.

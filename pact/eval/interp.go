@@ -130,6 +130,9 @@ type Interp struct {
 	// a transaction ends and when the interpreter writes a module.
 	modules  [maxKnownModules]knownModule
 	nModules int
+	// chars are the indexes of the long strings this transaction measured
+	// (chars.go), emptied when it ends.
+	chars charIndexCache
 }
 
 // DBError returns the last failure of the database that name resolution reported as a
@@ -324,6 +327,7 @@ func (in *Interp) ResetTx() {
 	}
 	in.namespace = ""
 	in.forgetModules()
+	in.chars = charIndexCache{}
 }
 
 // Events returns the events emitted so far; clear drops them.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/jsontext"
+	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
 // JSON documents are read by package jsontext into a small tree of jnodes
@@ -193,7 +194,13 @@ func ReadInteger(s string) (Integer, bool) {
 	if s == "" || strings.ContainsAny(s, "+-_") {
 		return Integer{}, false
 	}
-	b, ok := new(big.Int).SetString(s, base)
+	var b *big.Int
+	var ok bool
+	if base == 10 {
+		b, ok = syntax.ParseDigits(s) // math/big is quadratic in decimal digits
+	} else {
+		b, ok = new(big.Int).SetString(s, base)
+	}
 	if !ok {
 		return Integer{}, false
 	}

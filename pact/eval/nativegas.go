@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math/big"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
@@ -142,20 +141,17 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		return nil
 	},
 	">": chargeLiteralCompare, ">=": chargeLiteralCompare, "<": chargeLiteralCompare, "<=": chargeLiteralCompare,
-	"length": func(in *Interp, a []Value) error {
-		if s, ok := a[0].(String); ok {
-			return in.chargeStrOp("StrOpLength", charCount(string(s)), 0)
-		}
-		return nil
-	},
 	"take": func(in *Interp, a []Value) error {
 		switch n := a[0].(type) {
 		case Integer:
 			switch x := a[1].(type) {
 			case String:
-				return in.chargeTextConcat(in.takeCharge(n, charCount(string(x))))
+				// Counting only up to the count kept: a whole-string count
+				// would read far more than take charges for.
+				s := string(x)
+				return in.chargeTextConcat(in.takeCharge(n, func(k int) int { return in.chars.charCountUpTo(s, k) }))
 			case List:
-				return in.chargeListLit(int(in.takeCharge(n, len(x))))
+				return in.chargeListLit(int(in.takeCharge(n, func(k int) int { return min(k, len(x)) })))
 			}
 		case List:
 			if _, ok := a[1].(*Object); ok {
@@ -569,37 +565,16 @@ func (in *Interp) chargeLiteralCmp(x, y Value) error {
 	return nil
 }
 
-// takeCharge is what take charges on a string or list of length n: the
-// count kept for n >= 0, and |n| itself (not clamped) for a negative count,
-// as P5's Int arithmetic computes it. Counted against the budget of an
-// evaluation without gas, it is the work really done (the count kept):
-// P5's figure for a huge negative count is no work at all.
-func (in *Interp) takeCharge(n Integer, length int) int64 {
+// takeCharge is what take charges on a string or list: the count kept for
+// n >= 0, and |n| itself (not clamped) for a negative count, as P5's Int
+// arithmetic computes it. Counted against the budget of an evaluation
+// without gas, it is the work really done (the count kept): P5's figure
+// for a huge negative count is no work at all. upTo(k) is min(k, length).
+func (in *Interp) takeCharge(n Integer, upTo func(k int) int) int64 {
 	if n.Sign() >= 0 || in.Gas.Budgeted() {
-		if n.Sign() < 0 {
-			n = n.Neg()
-		}
-		if n.IsSmall() && n.small < int64(length) {
-			return n.small
-		}
-		return int64(length)
+		return int64(upTo(n.Abs().clampInt()))
 	}
 	return -wrapInt(n)
-}
-
-// intLogBase is GHC's integerLogBase b x: the floor of log_b x, 0 for x <= 0.
-func intLogBase(b int64, x Integer) int {
-	if x.Sign() <= 0 || b < 2 {
-		return 0
-	}
-	n := 0
-	bb := big.NewInt(b)
-	v := new(big.Int).Set(x.Big())
-	for v.Cmp(bb) >= 0 {
-		v.Quo(v, bb)
-		n++
-	}
-	return n
 }
 
 func intPair(a []Value) (Integer, Integer, bool) {
@@ -735,6 +710,21 @@ func (in *Interp) equalListGassed(x, y []Value) (bool, error) {
 
 // Natives whose charges interleave with their work.
 
+// nativeLength is `length`, which charges a string by its length: counted
+// once, for the charge and the result (P5 prices the count at a hundredth
+// of a milligas a character, less than reading the string costs).
+func nativeLength(c Call, a []Value) (Value, error) {
+	s, ok := a[0].(String)
+	if !ok {
+		return Length(a[0])
+	}
+	n := c.in.chars.charCount(string(s))
+	if err := c.in.chargeStrOp("StrOpLength", n, 0); err != nil {
+		return nil, err
+	}
+	return IntValue(int64(n)), nil
+}
+
 // nativeContains is `contains`: a field of an object and a substring cost
 // by their sizes; an element of a list costs the comparisons made until it
 // is found.
@@ -821,20 +811,25 @@ func nativeFormat(c Call, a []Value) (Value, error) {
 	for _, p := range parts {
 		total += charCount(p)
 	}
-	for _, v := range l[:len(parts)-1] {
+	// Each argument is rendered once, here, and the result built from
+	// these renderings: a huge integer's digits take as long to write as
+	// all the rest of format.
+	texts := make([]string, len(parts)-1)
+	for i, v := range l[:len(parts)-1] {
 		if s, ok := v.(String); ok {
-			total += charCount(string(s))
-			continue
+			texts[i] = string(s)
+		} else {
+			if err := in.chargeRender(v); err != nil {
+				return nil, err
+			}
+			texts[i] = Show(v)
 		}
-		if err := in.chargeRender(v); err != nil {
-			return nil, err
-		}
-		total += charCount(Show(v))
+		total += charCount(texts[i])
 	}
 	if err := in.chargeTextConcat(int64(total)); err != nil {
 		return nil, err
 	}
-	return Format(a[0], a[1])
+	return String(interleave(parts, texts)), nil
 }
 
 // chargeRender is P5's renderPactValue: the value's estimated size as a

@@ -84,6 +84,9 @@ func pure2(name string, f func(Value, Value) (Value, error)) *Native {
 	return n
 }
 
+// lent marks n as keeping no part of its argument list (argsLent).
+func lent(n *Native) *Native { n.argsLent = true; return n }
+
 // lentArgsNatives are the other natives whose argument lists can be lent:
 // each reads its arguments and keeps none of its list (read and checked,
 // these are the ones a coin transfer calls most).
@@ -165,7 +168,8 @@ func coreNatives() []*Native {
 		pure2("mod", Mod),
 		roundNative("round", RoundHalfEven), roundNative("ceiling", RoundCeiling), roundNative("floor", RoundFloor),
 		pure1("exp", Exp), pure1("ln", Ln), pure1("sqrt", Sqrt), pure2("log", Log),
-		pure1("length", Length), pure2("take", Take), pure2("drop", Drop), pure1("concat", Concat),
+		lent(fixed("length", 1, nativeLength)), lent(fixed("take", 2, nativeTake)),
+		lent(fixed("drop", 2, nativeDrop)), pure1("concat", Concat),
 		pure1("reverse", Reverse),
 		fixed("map", 2, nativeMap), fixed("filter", 2, nativeFilter), fixed("contains", 2, nativeContains),
 		ranged("sort", 1, 2, func(c Call, a []Value) (Value, error) {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -194,6 +195,26 @@ func (o *Object) union(p *Object, a *arena) *Object {
 
 // Restrict is `take` with a key list: only the listed keys that exist.
 func (o *Object) Restrict(ks []string) *Object {
+	// take charges by the keys asked for, not the fields: a few keys of a
+	// wide object are looked up rather than every field visited.
+	if len(ks)*bits.Len(uint(len(o.keys))) < len(o.keys) {
+		found := make([]int, 0, len(ks))
+		for _, k := range ks {
+			if i, ok := o.find(k); ok {
+				found = append(found, i)
+			}
+		}
+		if len(found) == 0 {
+			return newObjectSorted(nil, nil)
+		}
+		slices.Sort(found)
+		found = slices.Compact(found)
+		keys, vals := make([]string, len(found)), make([]Value, len(found))
+		for j, i := range found {
+			keys[j], vals[j] = o.keys[i], o.vals[i]
+		}
+		return newObjectSorted(keys, vals)
+	}
 	set := make(map[string]bool, len(ks))
 	for _, k := range ks {
 		set[k] = true

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -140,6 +141,43 @@ func TestNewObjectOrdersAndDeduplicates(t *testing.T) {
 				v, ok := o.Get(k)
 				if !ok || !Equal(v, NewInt(want)) {
 					t.Fatalf("n=%d: %s = %v, want %d (the last value given)", n, k, v, want)
+				}
+			}
+		}
+	}
+}
+
+// TestRestrictLooksUpOrFilters checks take of keys from an object, by
+// lookups (a few keys of a wide object) or by one pass over the fields,
+// against filtering the fields: keys missing or repeated, in any order.
+func TestRestrictLooksUpOrFilters(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	for _, width := range []int{0, 1, 5, 40, 300} {
+		fs := make([]Field, width)
+		for i := range fs {
+			fs[i] = Field{Key: "k" + strconv.Itoa(i), Val: NewInt(int64(i))}
+		}
+		o := NewObject(fs...)
+		for _, nkeys := range []int{0, 1, 2, 3, 10, 100} {
+			ks := make([]string, nkeys)
+			want := map[string]bool{}
+			for i := range ks {
+				ks[i] = "k" + strconv.Itoa(r.Intn(width*2+1)) // about half are missing
+				want[ks[i]] = true
+			}
+			got := o.Restrict(ks)
+			var wantKeys []string
+			for _, k := range o.Keys() {
+				if want[k] {
+					wantKeys = append(wantKeys, k)
+				}
+			}
+			if !slices.Equal(got.Keys(), wantKeys) {
+				t.Fatalf("Restrict(%d fields, %v) keys %v, want %v", width, ks, got.Keys(), wantKeys)
+			}
+			for i, k := range got.Keys() {
+				if v, _ := o.Get(k); v != got.Val(i) {
+					t.Fatalf("Restrict kept %s = %v", k, got.Val(i))
 				}
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
 // Pure cores of the string, list and object natives. Strings are counted
@@ -16,17 +18,9 @@ import (
 // absurd count here would take the node down, so it is an error instead.
 const maxBuiltLength = 1 << 24
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-// runePrefix returns the first n characters of s (n <= length).
-func runePrefix(s string, n int) string {
-	i := 0
-	for ; n > 0; n-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
-}
+// runePrefix returns the first n characters of s (all of s if it has
+// fewer).
+func runePrefix(s string, n int) string { return s[:charOffset(s, n)] }
 
 // Length is `length` of a string, list or object.
 func Length(a Value) (Value, error) {
@@ -67,16 +61,36 @@ func stringKeys(native string, l List) ([]string, error) {
 	return ks, nil
 }
 
+// charFinder finds characters in strings: by scanning (scanChars), or
+// through an interpreter's indexes of long strings (charIndexCache).
+type charFinder interface {
+	charOffset(s string, n int) int
+	charOffsetFromEnd(s string, n int) int
+}
+
+type scanChars struct{}
+
+func (scanChars) charOffset(s string, n int) int        { return charOffset(s, n) }
+func (scanChars) charOffsetFromEnd(s string, n int) int { return charOffsetFromEnd(s, n) }
+
 // Take is `take`: a count (negative counts from the end) of a string or a
 // list, or a list of keys selecting from an object.
-func Take(n, coll Value) (Value, error) {
+func Take(n, coll Value) (Value, error) { return take(scanChars{}, n, coll) }
+
+func nativeTake(c Call, a []Value) (Value, error) { return take(&c.in.chars, a[0], a[1]) }
+
+func take(f charFinder, n, coll Value) (Value, error) {
 	switch c := n.(type) {
 	case Integer:
 		switch x := coll.(type) {
 		case String:
+			// Only the characters kept (or, from the end, the ones
+			// skipped) are read, not the whole string.
 			s := string(x)
-			lo, hi := takeRange(c, runeLen(s))
-			return String(runeSlice(s, lo, hi)), nil
+			if c.Sign() >= 0 {
+				return String(s[:f.charOffset(s, c.clampInt())]), nil
+			}
+			return String(s[f.charOffsetFromEnd(s, c.Neg().clampInt()):]), nil
 		case List:
 			lo, hi := takeRange(c, len(x))
 			return x[lo:hi:hi], nil
@@ -94,15 +108,23 @@ func Take(n, coll Value) (Value, error) {
 }
 
 // Drop is `drop`: the complement of Take.
-func Drop(n, coll Value) (Value, error) {
+func Drop(n, coll Value) (Value, error) { return drop(scanChars{}, n, coll) }
+
+func nativeDrop(c Call, a []Value) (Value, error) { return drop(&c.in.chars, a[0], a[1]) }
+
+func drop(f charFinder, n, coll Value) (Value, error) {
 	switch c := n.(type) {
 	case Integer:
 		switch x := coll.(type) {
 		case String:
+			// drop costs a flat 100 mg: only the characters dropped (or
+			// kept, from the end) are read, or an index of a long string,
+			// and the rest is shared.
 			s := string(x)
-			l := runeLen(s)
-			lo, hi := takeRange(c, l)
-			return String(runeSlice(s, 0, lo) + runeSlice(s, hi, l)), nil
+			if c.Sign() >= 0 {
+				return String(s[f.charOffset(s, c.clampInt()):]), nil
+			}
+			return String(s[:f.charOffsetFromEnd(s, c.Neg().clampInt())]), nil
 		case List:
 			lo, hi := takeRange(c, len(x))
 			if lo == 0 {
@@ -122,15 +144,6 @@ func Drop(n, coll Value) (Value, error) {
 	return nil, ArgsError("drop", n, coll)
 }
 
-// runeSlice is s[lo:hi] counted in characters.
-func runeSlice(s string, lo, hi int) string {
-	if lo >= hi {
-		return ""
-	}
-	start := len(runePrefix(s, lo))
-	return runePrefix(s[start:], hi-lo)
-}
-
 // Reverse is `reverse` of a list or a string.
 func Reverse(a Value) (Value, error) {
 	switch x := a.(type) {
@@ -141,11 +154,7 @@ func Reverse(a Value) (Value, error) {
 		}
 		return out, nil
 	case String:
-		rs := []rune(string(x))
-		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
-			rs[i], rs[j] = rs[j], rs[i]
-		}
-		return String(rs), nil
+		return String(reverseChars(string(x))), nil
 	}
 	return nil, ArgsError("reverse", a)
 }
@@ -173,11 +182,7 @@ func StrToList(a Value) (Value, error) {
 	if !ok {
 		return nil, ArgsError("str-to-list", a)
 	}
-	out := make(List, 0, len(s))
-	for _, r := range string(s) {
-		out = append(out, String(string(r)))
-	}
-	return out, nil
+	return explode(string(s)), nil
 }
 
 // Remove is `remove` of a key from an object.
@@ -295,19 +300,36 @@ func Format(tmpl, args Value) (Value, error) {
 	if len(parts)-len(l) > 1 {
 		return nil, NativeError("format", "not enough arguments for template")
 	}
-	var b strings.Builder
-	for i, p := range parts {
-		b.WriteString(p)
-		if i == len(parts)-1 {
-			break
-		}
-		if s, ok := l[i].(String); ok {
-			b.WriteString(string(s))
+	texts := make([]string, len(parts)-1)
+	for i, v := range l[:len(parts)-1] {
+		if s, ok := v.(String); ok {
+			texts[i] = string(s)
 		} else {
-			b.WriteString(Show(l[i]))
+			texts[i] = Show(v)
 		}
 	}
-	return String(b.String()), nil
+	return String(interleave(parts, texts)), nil
+}
+
+// interleave joins a template's pieces and the texts that fill its holes,
+// texts[i] after parts[i].
+func interleave(parts, texts []string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	for _, t := range texts {
+		n += len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range parts {
+		b.WriteString(p)
+		if i < len(texts) {
+			b.WriteString(texts[i])
+		}
+	}
+	return b.String()
 }
 
 // IntToStr is `int-to-str base n`: lowercase digits for bases 2-16, and
@@ -392,24 +414,33 @@ func hexDigitValue(r rune) (int64, bool) {
 	return 0, false
 }
 
+// baseStrToInt parses s in base 2-16 after P5's checks, in P5's order:
+// every character a hexadecimal digit, then each digit below the base.
+// The digits are then converted all at once: one multiplication per digit
+// into a growing integer is quadratic.
 func baseStrToInt(base int64, s string) (Value, error) {
 	if s == "" {
 		return nil, decodeErr("empty text: ")
 	}
-	for _, r := range s {
-		if _, ok := hexDigitValue(r); !ok {
+	for i := 0; i < len(s); i++ {
+		if _, ok := hexDigitValue(rune(s[i])); !ok {
 			return nil, decodeErr("invalid digit: supported digits are 0-9, A-F")
 		}
 	}
-	acc := new(big.Int)
-	bb := big.NewInt(base)
-	for _, r := range s {
-		d, _ := hexDigitValue(r)
-		if d >= base {
-			return nil, decodeErr("character '" + string(r) + "' is out of range for base " +
+	// Every byte is an ASCII digit from here on.
+	for i := 0; i < len(s); i++ {
+		if d, _ := hexDigitValue(rune(s[i])); d >= base {
+			return nil, decodeErr("character '" + s[i:i+1] + "' is out of range for base " +
 				strconv.FormatInt(base, 10) + ": " + s)
 		}
-		acc.Mul(acc, bb).Add(acc, big.NewInt(d))
+	}
+	if base == 10 {
+		z, _ := syntax.ParseDigits(s)
+		return NewIntBig(z), nil
+	}
+	acc, ok := new(big.Int).SetString(s, int(base))
+	if !ok {
+		return nil, decodeErr("invalid digit: supported digits are 0-9, A-F")
 	}
 	return NewIntBig(acc), nil
 }

@@ -59,7 +59,16 @@ func newFloat(prec uint) *big.Float {
 // decimalToFloat is mpfr_set_q at 53 bits: the decimal's exact value
 // correctly rounded.
 func decimalToFloat(d Decimal) *big.Float {
-	return newFloat(mpfrPrec).SetRat(d.Rat())
+	z := newFloat(mpfrPrec)
+	if d.places == 0 {
+		return z.SetInt(d.mant.Big())
+	}
+	// The quotient of the exact mantissa and power of ten, correctly
+	// rounded, as SetRat would give, without reducing the fraction first
+	// (a GCD as long as the mantissa).
+	num := new(big.Float).SetInt(d.mant.Big())
+	den := new(big.Float).SetInt(pow10(int(d.places)))
+	return z.Quo(num, den)
 }
 
 // floatToDecimal is mpfr_get_q followed by Data.Decimal's fromRational.

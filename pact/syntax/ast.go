@@ -251,7 +251,7 @@ type Binder struct {
 
 // Value returns the integer's value. The digits were checked by the lexer,
 // so it fails only on a hand-built node.
-func (x *IntLit) Value() (*big.Int, bool) { return new(big.Int).SetString(x.Text, 10) }
+func (x *IntLit) Value() (*big.Int, bool) { return ParseDigits(x.Text) }
 
 // Places is the number of digits after the point.
 func (x *DecimalLit) Places() int { return len(x.Frac) }
@@ -259,7 +259,7 @@ func (x *DecimalLit) Places() int { return len(x.Frac) }
 // Unscaled returns the decimal as an integer mantissa: the value is
 // Unscaled / 10^Places. -1.50 gives -150.
 func (x *DecimalLit) Unscaled() (*big.Int, bool) {
-	return new(big.Int).SetString(x.Int+x.Frac, 10)
+	return ParseDigits(x.Int + x.Frac)
 }
 
 // ---------------------------------------------------------------------------

@@ -16,7 +16,10 @@
 //     defconst;
 //   - ParseFile: chooses between the two by file name, as the pact tool does;
 //   - ParseExpr: exactly one expression;
-//   - Lex: the token stream, for tools and tests.
+//   - Lex: the token stream, for tools and tests;
+//   - ParseDigits: the value of a run of decimal digits, in time close to
+//     linear in its length (digits.go), for integer literals here and for
+//     the evaluator's readers of digits (JSON, str-to-int, read-integer).
 //
 // Errors are *Error values with a Kind, a Span and a message worded like
 // upstream's where upstream has one. No input makes the parser panic or
