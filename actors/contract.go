@@ -313,6 +313,10 @@ func (cc *ChainContract) Local(ctx context.Context, cmd *api.Command, opts contr
 		out, err = cc.x.run.Local(view, blk, pc, opts.Preflight)
 		return err
 	})
+	var te *txexec.TimeoutError
+	if errors.As(err, &te) {
+		return contractapi.LocalResult{}, &contractapi.RequestError{Msg: te.Error()}
+	}
 	if err != nil {
 		return contractapi.LocalResult{}, fmt.Errorf("local: %w", err)
 	}

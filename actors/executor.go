@@ -570,6 +570,7 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 	var pending chain.PendingFunc
 	if x.pool != nil {
 		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending
+		cfg.TxTimeLimit = chain.TxTimeLimit(cfg.BlockGasLimit)
 	}
 	var view *state.View
 	var built *chain.Built
@@ -623,6 +624,12 @@ func (x *Executor) learnt(b *chain.Built) {
 		keys := make([]api.Hash, len(b.Bad))
 		for i, r := range b.Bad {
 			keys[i] = r.Key
+			var te *txexec.TimeoutError
+			if errors.As(r.Err, &te) {
+				// An operator wants to know: someone may be probing the node with costly code.
+				x.log.Warn("transaction dropped and badlisted: it ran past the time bound", "requestKey", r.Key, "bound", te.Limit)
+				continue
+			}
 			x.log.Debug("transaction dropped: cannot buy gas", "requestKey", r.Key, "err", r.Err.Error())
 		}
 		x.pool.Badlist(keys)

@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
@@ -50,7 +51,14 @@ type BuildConfig struct {
 	BlockGasLimit uint64
 	// MaxOutputs caps the block's outputs (DefaultMaxBlockOutputBytes when zero).
 	MaxOutputs int
+	// TxTimeLimit bounds each transaction's wall-clock time (TxTimeLimit gives chainweb's
+	// figure); 0 is no bound. One that runs longer is left out, its gas purchase undone,
+	// reported in Bad, and the block is finished with what it holds.
+	TxTimeLimit time.Duration
 }
+
+// TxTimeLimit is txexec.TxTimeLimit: chainweb's bound on one transaction of a block being built.
+func TxTimeLimit(blockGasLimit uint64) time.Duration { return txexec.TxTimeLimit(blockGasLimit) }
 
 // Build makes the payload of a new block in context blk on st, the state as of its parent:
 // the coinbase, then pending transactions as chainweb fills a block: each runs with at most the
@@ -91,7 +99,7 @@ func (b *Built) Full(r *txexec.Runner) bool {
 
 func (b *Built) finish(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg BuildConfig, pending PendingFunc) (*Built, error) {
 	if pending != nil {
-		if err := b.fill(r, st, blk, pending); err != nil {
+		if err := b.fill(r, st, blk, pending, cfg.TxTimeLimit); err != nil {
 			return b, err
 		}
 	}
@@ -99,7 +107,7 @@ func (b *Built) finish(r *txexec.Runner, st *state.View, blk *txexec.Block, cfg 
 	return b, nil
 }
 
-func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pending PendingFunc) error {
+func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pending PendingFunc, limit time.Duration) error {
 	need := r.MaxResultBytes() + ResultOverhead
 	// Chainweb's fetch limit: a round per 1,000 gas of the gas left, and one more.
 	rounds := int(b.gasLeft/1000) + 1
@@ -123,11 +131,18 @@ func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pendin
 			}
 			// The mempool gave only transactions whose limits fit the gas left together,
 			// so each runs with its own limit and BlockGasLimitExceeded cannot arise here.
-			a, err := r.ApplyWithin(st, blk, pc, b.gasLeft)
+			a, err := b.apply(r, st, blk, pc, limit)
 			var be *txexec.BuyGasError
 			if errors.As(err, &be) {
 				b.Bad = append(b.Bad, Rejected{pc.RequestKey, be})
 				continue
+			}
+			var te *txexec.TimeoutError
+			if errors.As(err, &te) {
+				// As chainweb: the block is finished with what it holds; what is still
+				// pending waits for the next.
+				b.Bad = append(b.Bad, Rejected{pc.RequestKey, te})
+				return nil
 			}
 			if err != nil {
 				return err
@@ -140,4 +155,25 @@ func (b *Built) fill(r *txexec.Runner, st *state.View, blk *txexec.Block, pendin
 		}
 	}
 	return nil
+}
+
+// apply runs pc with the gas left in the block and, with a time limit, from a savepoint of st:
+// a command stopped by the limit is undone whole, the purchase of its gas included.
+func (b *Built) apply(r *txexec.Runner, st *state.View, blk *txexec.Block, pc *api.ParsedCommand, limit time.Duration) (txexec.Applied, error) {
+	if limit <= 0 {
+		return r.ApplyWithin(st, blk, pc, b.gasLeft)
+	}
+	if err := st.Savepoint(); err != nil {
+		return txexec.Applied{}, err
+	}
+	a, err := r.ApplyTimed(st, blk, pc, b.gasLeft, limit)
+	var te *txexec.TimeoutError
+	if errors.As(err, &te) {
+		if rerr := st.RollbackToSavepoint(); rerr != nil {
+			return txexec.Applied{}, rerr
+		}
+		return a, err
+	}
+	st.ReleaseSavepoint()
+	return a, err
 }

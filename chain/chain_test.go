@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -378,5 +379,91 @@ func TestContinue(t *testing.T) {
 	}
 	if s := bal.(*eval.Object).String(); !strings.Contains(s, "110000001.0") {
 		t.Fatalf("sender01 after one transfer: %s", s)
+	}
+}
+
+// A transaction that runs past the time bound of a block being built is left out, undone with
+// its gas purchase, reported as bad, and ends the filling; the block holds what ran before it
+// and executes to itself elsewhere.
+func TestBuildDropsTransactionPastTimeBound(t *testing.T) {
+	d := newDevChain(t)
+	minerData, miner := devMiner(t)
+	// Pact 5 charges mod a flat price: a loop of mods of huge integers costs seconds of CPU
+	// for little gas, far past a bound of 50 ms.
+	slow := devtx.Cmd{Code: `(let ((x (^ 3 100000)) (y (^ 7 20000))) (fold (lambda (a i) (mod x y)) 0 (enumerate 1 20000)))`,
+		Sender: "sender01", Signers: []*api.KeyPair{devtx.Key("sender01")}, GasLimit: 150_000}.Build()
+	var cmds []*api.ParsedCommand
+	for _, c := range []*api.Command{
+		devtx.Cmd{Code: `(coin.transfer "sender00" "sender02" 1.0)`, Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build(),
+		slow,
+		devtx.Cmd{Code: `(+ 1 2)`, Sender: "sender02", Signers: []*api.KeyPair{devtx.Key("sender02")}}.Build(),
+	} {
+		pc, err := api.VerifyCommand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, pc)
+	}
+	pending := func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+		var out []*api.ParsedCommand
+		for _, c := range cmds {
+			if !slices.Contains(seen, c.RequestKey) {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
+	blk := chain.BlockContext(d.v, child, d.g, miner)
+	view := d.st.View(0).(*state.View)
+	cfg := chain.BuildConfig{MinerData: minerData, BlockGasLimit: 400_000, TxTimeLimit: 50 * time.Millisecond}
+	built, err := chain.Build(d.run, view, blk, cfg, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(built.Keys, []api.Hash{cmds[0].RequestKey}) {
+		t.Fatalf("built keys %v: want the transfer alone (the slow one dropped, filling stopped)", built.Keys)
+	}
+	var te *txexec.TimeoutError
+	if len(built.Bad) != 1 || built.Bad[0].Key != cmds[1].RequestKey || !errors.As(built.Bad[0].Err, &te) {
+		t.Fatalf("bad %v: want the slow transaction, timed out", built.Bad)
+	}
+	// The slow command's gas purchase is undone: its sender's balance is as before the block.
+	balance := func(v *state.View) string {
+		t.Helper()
+		q, err := api.ParseCommand(devtx.Cmd{Code: `(coin.get-balance "sender01")`}.Build())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := d.run.Local(v, blk, q, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Result struct{ Data json.RawMessage }
+		}
+		if err := json.Unmarshal(out, &r); err != nil || len(r.Result.Data) == 0 {
+			t.Fatalf("local: %s %v", out, err)
+		}
+		return string(r.Result.Data)
+	}
+	if got, want := balance(view), balance(d.st.View(0).(*state.View)); got != want {
+		t.Fatalf("the slow sender's balance in the built block's state is %s, before the block %s", got, want)
+	}
+	h := d.child(d.g, built.Payload)
+	pblk, err := chain.PayloadContext(d.v, h, d.g, built.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := chain.Execute(d.run, d.st.View(0).(*state.View), pblk, false, built.Payload, chain.DefaultMaxBlockOutputBytes); err != nil {
+		t.Fatalf("the built payload does not execute to itself: %v", err)
+	}
+	// A local command is bounded the same way, and says so.
+	bounded := txexec.New(txexec.Config{LocalTimeLimit: 50 * time.Millisecond})
+	for _, preflight := range []bool{false, true} {
+		_, err := bounded.Local(d.st.View(0).(*state.View), blk, cmds[1], preflight)
+		if !errors.As(err, &te) || !te.Local || !strings.Contains(err.Error(), "ran longer than this node's bound of 50ms") {
+			t.Fatalf("local, preflight %v: %v, want a timeout", preflight, err)
+		}
 	}
 }

@@ -616,6 +616,8 @@ type View struct {
 	txMode db.Mode
 	txID   db.TxID
 	txLog  []db.TxLog
+	// save, while set, records what the commits since Savepoint changed.
+	save *savepoint
 
 	// tableCache remembers which tables exist as of base.
 	tableCache map[string]bool
@@ -696,6 +698,7 @@ func (w *View) Clone() (*View, error) {
 	}
 	c := *w
 	c.frozen = false // the clone's block is its own
+	c.save = nil
 	c.block = w.block.clone()
 	c.tableCache = maps.Clone(w.tableCache)
 	c.decoding = map[string]bool{}
@@ -834,9 +837,91 @@ func (w *View) CommitTx() ([]db.TxLog, error) {
 	if w.txMode == db.Local {
 		return log, nil
 	}
+	if w.save != nil {
+		w.save.note(w.block, tx)
+	}
 	w.block.merge(tx)
 	w.nextID++
 	return log, nil
+}
+
+// savepoint is what RollbackToSavepoint restores of the block's writes: the rows the commits
+// since Savepoint replaced or added, and the lengths of the lists those commits appended to.
+type savepoint struct {
+	nextID   db.TxID
+	orderLen int
+	rows     map[string]savedRow
+	keyLens  map[string]int
+}
+
+type savedRow struct {
+	r       memRow
+	existed bool
+}
+
+// note records what merging tx into block is about to change.
+func (sp *savepoint) note(block, tx *overlay) {
+	if sp.rows == nil {
+		sp.rows, sp.keyLens = map[string]savedRow{}, map[string]int{}
+	}
+	for _, lk := range tx.order {
+		if _, seen := sp.rows[lk]; !seen {
+			r, ok := block.rows[lk]
+			sp.rows[lk] = savedRow{r, ok}
+		}
+	}
+	for space := range tx.keys {
+		if _, seen := sp.keyLens[space]; !seen {
+			sp.keyLens[space] = len(block.keys[space])
+		}
+	}
+}
+
+// Savepoint starts recording the transactions committed from now on, so that
+// RollbackToSavepoint can undo them all: a block being built drops a command that ran past the
+// node's time bound, the purchase of its gas included. Writes made outside a transaction are
+// not recorded. It fails inside a transaction.
+func (w *View) Savepoint() error {
+	if err := w.writable(); err != nil {
+		return err
+	}
+	if w.tx != nil {
+		return db.ErrInTx
+	}
+	w.save = &savepoint{nextID: w.nextID, orderLen: len(w.block.order)}
+	return nil
+}
+
+// ReleaseSavepoint keeps what was committed since Savepoint.
+func (w *View) ReleaseSavepoint() { w.save = nil }
+
+// RollbackToSavepoint undoes every transaction committed since Savepoint, and rolls back the
+// one open, if any.
+func (w *View) RollbackToSavepoint() error {
+	sp := w.save
+	if sp == nil {
+		return errors.New("state: no savepoint to roll back to")
+	}
+	w.save = nil
+	w.tx, w.txLog = nil, nil
+	b := w.block
+	for lk, saved := range sp.rows {
+		if saved.existed {
+			b.rows[lk] = saved.r
+		} else {
+			delete(b.rows, lk)
+		}
+	}
+	b.order = b.order[:sp.orderLen]
+	for space, n := range sp.keyLens {
+		if n == 0 {
+			delete(b.keys, space)
+		} else {
+			b.keys[space] = b.keys[space][:n]
+		}
+	}
+	w.nextID = sp.nextID
+	return nil
 }
 
 // RollbackTx drops the transaction's writes and tables.

@@ -86,7 +86,12 @@ func TestConformanceVersioned(t *testing.T) {
 // wantState checks the rows and keys of a user table as of height h.
 func wantState(t *testing.T, v *Versioned, h uint64, table string, want map[string]string) {
 	t.Helper()
-	w := v.View(h)
+	checkRows(t, v.View(h), h, table, want)
+}
+
+// checkRows checks the rows and keys of a user table in view w (as of height h).
+func checkRows(t *testing.T, w db.DB, h uint64, table string, want map[string]string) {
+	t.Helper()
 	if len(want) == 0 {
 		if w.HasTable(table) {
 			ks, _ := w.Keys(db.UserTable, table)
@@ -661,4 +666,64 @@ func TestHeadViewReadsNoBlockRecord(t *testing.T) {
 	if _, err := nextID(v, 0); err == nil {
 		t.Fatal("a view below the head read no block record")
 	}
+}
+
+// A rollback to a savepoint undoes every transaction committed since, tables, rows, keys and
+// transaction ids, and keeps what was committed before it; a released savepoint keeps all.
+func TestSavepoint(t *testing.T) {
+	v := openVersioned(t, openLevel(t, t.TempDir()), "c0/")
+	block(t, v, 0, 0, "a", "1")
+	w := v.View(0).(*View)
+	commit := func(kv ...string) {
+		t.Helper()
+		if _, err := w.BeginTx(db.Transactional); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(kv); i += 2 {
+			if err := w.Write(db.UserTable, "t", kv[i], row(kv[i+1]), db.Write); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.CommitTx(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("a", "2", "b", "1") // before the savepoint: kept
+	if err := w.Savepoint(); err != nil {
+		t.Fatal(err)
+	}
+	commit("a", "3", "c", "1")
+	if _, err := w.BeginTx(db.Transactional); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CreateTable("u"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CommitTx(); err != nil {
+		t.Fatal(err)
+	}
+	commit("b", "2", "d", "1")
+	if _, err := w.BeginTx(db.Transactional); err != nil { // left open: rolled back too
+		t.Fatal(err)
+	}
+	if err := w.RollbackToSavepoint(); err != nil {
+		t.Fatal(err)
+	}
+	if w.InTx() || w.HasTable("u") {
+		t.Fatalf("after the rollback: in a transaction %v, table u %v", w.InTx(), w.HasTable("u"))
+	}
+	checkRows(t, w, 0, "t", map[string]string{"a": `{"v": "2"}`, "b": `{"v": "1"}`})
+	if id, err := w.BeginTx(db.Transactional); err != nil || id != 2 {
+		t.Fatalf("the next transaction is %d %v, want 2 (ids of undone transactions are used again)", id, err)
+	}
+	w.RollbackTx()
+	if err := w.RollbackToSavepoint(); err == nil {
+		t.Fatal("rolled back to a savepoint twice")
+	}
+	if err := w.Savepoint(); err != nil {
+		t.Fatal(err)
+	}
+	commit("e", "1")
+	w.ReleaseSavepoint()
+	checkRows(t, w, 0, "t", map[string]string{"a": `{"v": "2"}`, "b": `{"v": "1"}`, "e": `{"v": "1"}`})
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
+	"time"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -26,6 +28,9 @@ type Applied struct {
 // ErrNoPublicMeta rejects a command without public metadata: a chain
 // needs a sender, gas limit and gas price.
 var ErrNoPublicMeta = errors.New("command has no public metadata")
+
+// errInterrupted is a payload stopped by its time bound.
+var errInterrupted = errors.New("the payload was stopped by its time bound")
 
 // gasData is the message data of the buy and redeem forms.
 func gasData(m *api.PublicMeta, miner Miner, total, fee eval.Decimal) *eval.Object {
@@ -223,11 +228,54 @@ func (r *Runner) Apply(st db.DB, b *Block, pc *api.ParsedCommand) (Applied, erro
 // block has left: that is a *BlockGasLimitExceededError, and the block
 // holding it is invalid (st holds the command's writes; throw it away).
 func (r *Runner) ApplyWithin(st db.DB, b *Block, pc *api.ParsedCommand, blockGas uint64) (Applied, error) {
+	return r.ApplyTimed(st, b, pc, blockGas, 0)
+}
+
+// TimeoutError is a command whose payload ran longer than the bound a block being built gives
+// each command (ApplyTimed): it is left out of the block and not offered again. Its payload's
+// writes are rolled back; the purchase of its gas is not (the caller rolls the state back to
+// before the command).
+type TimeoutError struct {
+	RequestKey api.Hash
+	Limit      time.Duration
+	// Local is set for a local command (Config.LocalTimeLimit).
+	Local bool
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Local {
+		return fmt.Sprintf("the command ran longer than this node's bound of %v on a command (a block it builds would leave it out too): Pact 5 prices some natives far below their cost",
+			e.Limit)
+	}
+	return fmt.Sprintf("transaction %s ran longer than the node's bound of %v on a transaction in a block it builds",
+		e.RequestKey, e.Limit)
+}
+
+// timer sets the flag it returns once limit passes (nil for no limit); stop releases it.
+func timer(limit time.Duration) (flag *atomic.Bool, stop func() bool) {
+	if limit <= 0 {
+		return nil, func() bool { return false }
+	}
+	flag = new(atomic.Bool)
+	t := time.AfterFunc(limit, func() { flag.Store(true) })
+	return flag, t.Stop
+}
+
+// ApplyTimed is ApplyWithin with a bound on the payload's wall-clock time, as chainweb bounds
+// each transaction of a block it builds: past limit, evaluation stops at its next gas charge and
+// the command is a *TimeoutError. A limit of 0 is no bound (validating others' blocks must be
+// deterministic, so only building uses one).
+func (r *Runner) ApplyTimed(st db.DB, b *Block, pc *api.ParsedCommand, blockGas uint64, limit time.Duration) (Applied, error) {
 	m := pc.Payload.Meta.Public
 	if m == nil {
 		return Applied{}, ErrNoPublicMeta
 	}
-	o, err := r.applyCmd(st, b, pc, withGasLimit(m, min(m.GasLimit, blockGas)), db.Transactional)
+	stop, release := timer(limit)
+	defer release()
+	o, err := r.applyCmd(st, b, pc, withGasLimit(m, min(m.GasLimit, blockGas)), db.Transactional, stop)
+	if errors.Is(err, errInterrupted) {
+		return Applied{}, &TimeoutError{RequestKey: pc.RequestKey, Limit: limit}
+	}
 	if err != nil {
 		return Applied{}, err
 	}
@@ -240,7 +288,10 @@ func (r *Runner) ApplyWithin(st db.DB, b *Block, pc *api.ParsedCommand, blockGas
 // applyCmd is chainweb's applyCmd: the command runs with public metadata m
 // (its own, or with a capped gas limit), its gas bought before and redeemed
 // after, in mode (Transactional in a block, Local for a preflight).
-func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode) (*result.Outcome, error) {
+//
+// With stop set, the payload's evaluation stops once it is true, and applyCmd returns
+// errInterrupted, having rolled back the payload's writes but not the gas purchase.
+func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode, stop *atomic.Bool) (*result.Outcome, error) {
 	initial := InitialGas(pc)
 	if initial > m.GasLimit {
 		return nil, &BuyGasError{RequestKey: pc.RequestKey, TooBig: true}
@@ -254,7 +305,7 @@ func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.Publ
 	if err != nil {
 		return nil, err
 	}
-	o, err := r.payload(in, b, pc, m, mode, meter, initial)
+	o, err := r.payload(in, b, pc, m, mode, meter, initial, stop)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +322,7 @@ func (r *Runner) applyCmd(st db.DB, b *Block, pc *api.ParsedCommand, m *api.Publ
 // result larger than MaxResultBytes; either rolls the payload back. The
 // error is the policy's lookup or the state's.
 func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *api.PublicMeta, mode db.Mode,
-	meter gas.Meter, initial uint64) (*result.Outcome, error) {
+	meter gas.Meter, initial uint64, stop *atomic.Bool) (*result.Outcome, error) {
 	in.Data = pc.Payload.EvalData()
 	in.Gas = gas.Meter{}
 	policy, err := eval1(in, r.nsPolicy)
@@ -292,8 +343,17 @@ func (r *Runner) payload(in *eval.Interp, b *Block, pc *api.ParsedCommand, m *ap
 	}
 	in.Mode = mode
 	var v eval.Value
+	in.Interrupt = stop
 	if err = chargeConstant(in, initial); err == nil {
 		v, err = runPayload(in, b, pc)
+	}
+	in.Interrupt = nil
+	if err != nil && stop != nil && stop.Load() {
+		// Stopped by the time bound (or failing just as it passed): not an outcome.
+		in.DB.RollbackTx()
+		in.Events(true)
+		in.ResetTx()
+		return nil, errInterrupted
 	}
 	if dberr := in.DBError(); dberr != nil {
 		in.DB.RollbackTx()

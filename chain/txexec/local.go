@@ -12,7 +12,8 @@ import (
 
 // Local simulates a command in block b on st, which must be a view thrown
 // away afterwards (chainweb-api.md §6.5). Its gas limit is capped at
-// Config.LocalGasLimit, whatever the command asks.
+// Config.LocalGasLimit, whatever the command asks, and its time at Config.LocalTimeLimit (a
+// *TimeoutError past it).
 //
 // Legacy mode is chainweb's applyLocal: the payload alone on a table-model
 // meter with the gas limit, no gas bought and no size charge; a failure
@@ -27,10 +28,12 @@ func (r *Runner) Local(st db.DB, b *Block, pc *api.ParsedCommand, preflight bool
 		return nil, ErrNoPublicMeta
 	}
 	run := withGasLimit(m, min(m.GasLimit, r.cfg.LocalGasLimit))
+	stop, release := timer(r.cfg.LocalTimeLimit)
+	defer release()
 	var o *result.Outcome
 	var err error
 	if preflight {
-		o, err = r.applyCmd(st, b, pc, run, db.Local)
+		o, err = r.applyCmd(st, b, pc, run, db.Local, stop)
 		var be *BuyGasError
 		if errors.As(err, &be) {
 			o := &result.Outcome{Gas: int64(run.GasLimit), Fail: result.EvalFailure(be.Error())}
@@ -40,7 +43,10 @@ func (r *Runner) Local(st db.DB, b *Block, pc *api.ParsedCommand, preflight bool
 		in := r.interp(st, b, pc, run)
 		defer r.release(in)
 		in.Flags = r.localFlags
-		o, err = r.payload(in, b, pc, run, db.Local, gas.NewMeter(r.cfg.Gas, 0), 0)
+		o, err = r.payload(in, b, pc, run, db.Local, gas.NewMeter(r.cfg.Gas, 0), 0, stop)
+	}
+	if errors.Is(err, errInterrupted) {
+		return nil, &TimeoutError{RequestKey: pc.RequestKey, Limit: r.cfg.LocalTimeLimit, Local: true}
 	}
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -124,6 +125,18 @@ type Config struct {
 	// chainweb-node's allowReadsInLocal does with Pact's AllowReadInLocal flag; blocks never
 	// get it.
 	AllowReadsInLocal bool
+	// LocalTimeLimit bounds a local command's wall-clock time (TxTimeLimit(LocalGasLimit) when
+	// zero; negative: no bound): past it the command is a *TimeoutError, as it would be left
+	// out of a block this node builds.
+	LocalTimeLimit time.Duration
+}
+
+// TxTimeLimit is chainweb's bound on the time of one transaction of a block being built:
+// 2.5 µs a gas, times 5, for a block's whole gas limit (1.875 s at 150,000 gas). Pact 5 prices
+// some natives far below what they cost (mod of huge integers, sort of objects), and a block
+// must not wait on a transaction built to exploit that.
+func TxTimeLimit(blockGasLimit uint64) time.Duration {
+	return time.Duration(blockGasLimit) * 5 * 2500 * time.Nanosecond
 }
 
 // Defaults of Config.
@@ -173,6 +186,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.LocalTimeLimit == 0 {
+		cfg.LocalTimeLimit = TxTimeLimit(cfg.LocalGasLimit)
 	}
 	localFlags := cfg.Flags
 	if cfg.AllowReadsInLocal {

@@ -143,3 +143,36 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A transaction built to cost far more CPU than its gas (Pact 5 charges mod a flat price) is
+// bounded in time: /local answers 400 with the reason once the bound passes, and a mining node
+// leaves it out of its blocks and badlists it, while the transactions sent with it are mined.
+func TestSlowTransactionBounded(t *testing.T) {
+	n := startMiningNode(t, t.TempDir())
+	defer n.stop()
+	const slowCode = `(let ((x (^ 3 100000)) (y (^ 7 20000))) (fold (lambda (a i) (mod x y)) 0 (enumerate 1 20000)))`
+	slow := devtx.Cmd{Code: slowCode, Sender: "sender01", Signers: []*api.KeyPair{devtx.Key("sender01")}, GasLimit: 150_000}.Build()
+	status, body := post(t, pactURL(n.url, 0, "local"), slow.JSON())
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "ran longer than this node's bound of 1.875s") {
+		t.Fatalf("slow local: %d %s, want 400 with the bound", status, body)
+	}
+	fast := devtx.Cmd{Code: `(+ 1 2)`, Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
+	send(t, n.url, 0, slow, fast)
+	if r, _ := listenResult(t, n.url, 0, fast); r.Result.Status != "success" {
+		t.Fatalf("the transaction sent with the slow one: %+v", r)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, ok := pollOne(t, n.url, 0, slow)
+		if ok {
+			if !strings.Contains(string(r), "badlisted") {
+				t.Fatalf("the slow transaction: %s, want it badlisted", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slow transaction is neither mined nor badlisted after 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -46,6 +46,9 @@ const (
 	ErrGas
 	// ErrDB is a DbOpFailure.
 	ErrDB
+	// ErrInterrupted is an evaluation stopped by Interp.Interrupt: the
+	// node's, not Pact's, so never recoverable, and never a result.
+	ErrInterrupted
 )
 
 // Error is the typed error of the value layer. Msg is the complete rendered

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,9 @@ type gasWhat struct {
 // A node's case (a limit, no rate, no log) is the meter's inlined
 // AddWithin; the description w is only read when logging.
 func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
+	if in.Interrupt != nil && in.Interrupt.Load() {
+		return interrupted()
+	}
 	if in.Gas.Quiet() {
 		return in.chargeQuick(c)
 	}
@@ -79,10 +83,39 @@ func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 // description. The charging points a transfer passes most often call it
 // themselves, so that a node's charges build no gasWhat.
 func (in *Interp) chargeQuick(c gas.MilliGas) error {
+	if in.Interrupt != nil {
+		return in.chargeInterruptible(c)
+	}
 	if in.Gas.AddWithin(c) {
 		return nil
 	}
 	return in.gasExceeded()
+}
+
+// chargeInterruptible is chargeQuick with Interrupt set, apart so that
+// chargeQuick stays inlined.
+//
+//go:noinline
+func (in *Interp) chargeInterruptible(c gas.MilliGas) error {
+	if in.Interrupt.Load() {
+		return interrupted()
+	}
+	if in.Gas.AddWithin(c) {
+		return nil
+	}
+	return in.gasExceeded()
+}
+
+// interrupted is what a charge returns once Interrupt is set (a new
+// error each time: the evaluator attaches a location to it).
+func interrupted() error {
+	return &Error{Kind: ErrInterrupted, Msg: "Execution interrupted: the node's time bound on a transaction passed"}
+}
+
+// Interrupted reports whether err is an evaluation stopped by Interrupt.
+func Interrupted(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrInterrupted
 }
 
 // gasExceeded is chargeQuick's error, apart so that chargeQuick is inlined.

@@ -3,6 +3,7 @@ package eval
 import (
 	"maps"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/gas"
@@ -122,6 +123,13 @@ type Interp struct {
 	Coverage CoverageHook
 	// Trace, when set, receives each top-level result.
 	Trace func(span syntax.Span, v Value)
+	// Interrupt, when set and true, stops the evaluation at its next gas
+	// charge with an ErrInterrupted error, which try does not catch: a node
+	// bounds the wall-clock time of a transaction in a block it builds
+	// (P5 prices some natives far below their cost). Every step of an
+	// evaluation that takes time charges gas, so the stop comes within one
+	// native call.
+	Interrupt *atomic.Bool
 	// dbErr is the last database failure that name resolution turned into "not found".
 	dbErr error
 	// modules are the modules lookupModule read since the database last
