@@ -8,7 +8,8 @@
 //	            of a block (BlockContext, NextBlockContext)
 //	genesis.go  a chain's development genesis payload, computed by executing it
 //	build.go    a new payload on a parent: the coinbase, then pending transactions as
-//	            chainweb fills a block (Build), and what that learnt of the pending ones
+//	            chainweb fills a block (Build), and what that learnt of the pending ones;
+//	            each transaction bounded in time (TxTimeLimit), one past it undone whole
 //	execute.go  another block's payload executed and checked against its outputs (Execute)
 //	records.go  the node's records in the state, versioned with each block: the block the state
 //	            is at and the request-key index (TxLocation), as typed data

@@ -12,7 +12,8 @@
 // (each view on one goroutine), taking a shared lock per store access only. A view whose block
 // a rewind dropped fails every later read of stored state with ErrStaleView. A view also
 // carries the node's records of a block (PutMeta, Meta: raw bytes versioned with the block,
-// not Pact data), which package chain gives their types.
+// not Pact data), which package chain gives their types. A savepoint (View.Savepoint) undoes
+// the transactions committed after it: a block being built drops a transaction whole.
 //
 //	state.go   Versioned, View, the key layout and KeySpace
 //	branch.go  Block (a block's frozen writes, applied again with ApplyBlock) and Branch (the

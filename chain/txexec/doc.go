@@ -27,7 +27,11 @@
 // The coinbase, genesis transactions and redeem-gas run free of gas.
 //
 // Besides gas, a command's result has a size limit (Config.MaxResultBytes):
-// a payload whose result would pass it fails like any other failure.
+// a payload whose result would pass it fails like any other failure. And a
+// command's time may be bounded (ApplyTimed for a block being built,
+// Config.LocalTimeLimit for local; TxTimeLimit is chainweb's figure): Pact 5
+// prices some natives far below their cost, so gas alone does not bound
+// CPU. A command past its bound is a *TimeoutError, not a result.
 // A command's result holds the payload's value or error, its tx id and
 // logs, and the events of the payload followed by the gas TRANSFER to the
 // miner.

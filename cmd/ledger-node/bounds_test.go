@@ -64,7 +64,8 @@ func TestLocalGasFiguresAndCap(t *testing.T) {
 func TestHeavyLocalsLeaveTheNodeResponsive(t *testing.T) {
 	// A mining node (startMiningNode's settings) with one evaluation slot.
 	n := startNodeOpts(t, nodeOptions{genesisTarget: testTarget(t), workers: 1},
-		"--data-dir", t.TempDir(), "--miner-key", devMinerKey, "--eval-slots", "1", "--eval-wait", "300ms")
+		"--data-dir", t.TempDir(), "--miner-key", devMinerKey, "--eval-slots", "1", "--eval-wait", "300ms",
+		"--local-time-limit", "1m") // under the race detector on a busy machine, past 1.875 s
 	defer n.stop()
 	start := fetchCut(t, n.url).Height
 

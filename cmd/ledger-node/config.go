@@ -78,6 +78,9 @@ type ExecConfig struct {
 	// LocalGasLimit caps the gas limit of /local whatever the command asks; 0 at start means
 	// BlockGasLimit.
 	LocalGasLimit uint64 `yaml:"localGasLimit"`
+	// LocalTimeLimit bounds a /local command's time; 0 at start means chainweb's bound for a
+	// transaction of a block of LocalGasLimit gas (txexec.TxTimeLimit: 1.875 s at 150,000).
+	LocalTimeLimit time.Duration `yaml:"localTimeLimit"`
 	// MaxResultBytes caps a command's result; MaxBlockOutputBytes a block's outputs. Both are
 	// validity rules of blocks: every node of a network must use the same values.
 	MaxResultBytes      int `yaml:"maxResultBytes"`
@@ -474,6 +477,8 @@ var options = []option{
 		func(c *Config) *bool { return &c.Execution.AllowReadsInLocal }),
 	durationOpt("eval-wait", "execution.evalWait", "how long a /local waits for an evaluation slot before a 503",
 		func(c *Config) *time.Duration { return &c.Execution.EvalWait }),
+	durationOpt("local-time-limit", "execution.localTimeLimit", "how long a /local command may run before a 400 (default: 12.5 µs a gas of --local-gas-limit, chainweb's bound on a transaction of a block being built)",
+		func(c *Config) *time.Duration { return &c.Execution.LocalTimeLimit }),
 }
 
 // errHelp is returned when the user asked for usage; it is not a failure.
@@ -748,6 +753,12 @@ func (e *ExecConfig) finish() error {
 	}
 	if e.LocalGasLimit == 0 {
 		e.LocalGasLimit = e.BlockGasLimit
+	}
+	if e.LocalTimeLimit < 0 {
+		return fmt.Errorf("execution.localTimeLimit (--local-time-limit) %v is negative", e.LocalTimeLimit)
+	}
+	if e.LocalTimeLimit == 0 {
+		e.LocalTimeLimit = txexec.TxTimeLimit(e.LocalGasLimit)
 	}
 	if e.MaxResultBytes < minResultBytes {
 		return fmt.Errorf("execution.maxResultBytes (--max-result-bytes) %d: want at least %d", e.MaxResultBytes, minResultBytes)

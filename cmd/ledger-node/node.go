@@ -356,6 +356,7 @@ func (n *node) init() error {
 	var g *actors.Genesis
 	if actors.WritesGenesis(n.version) {
 		n.runner = txexec.New(txexec.Config{LocalGasLimit: n.cfg.Execution.LocalGasLimit,
+			LocalTimeLimit:    n.cfg.Execution.LocalTimeLimit,
 			AllowReadsInLocal: n.cfg.Execution.AllowReadsInLocal,
 			MaxResultBytes:    n.cfg.Execution.MaxResultBytes})
 		var err error

@@ -17,6 +17,8 @@
 // Without a gas limit an evaluation is still bounded: an evaluation budget
 // priced by the table model, an element limit on list-building natives and
 // a call depth (interp.go), and Pretty cuts values too large to render.
+// Since P5 prices a few natives far below their cost, a node may also stop
+// an evaluation in time: Interp.Interrupt, checked at every charge.
 //
 // Its files, by layer:
 //
