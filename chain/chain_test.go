@@ -126,6 +126,19 @@ func devMiner(t *testing.T) ([]byte, txexec.Miner) {
 	return data, m
 }
 
+// offer is a mempool of pcs: it offers those a block has not seen yet, in order.
+func offer(pcs ...*api.ParsedCommand) chain.PendingFunc {
+	return func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+		var out []*api.ParsedCommand
+		for _, c := range pcs {
+			if !slices.Contains(seen, c.RequestKey) {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+}
+
 // A payload built on a parent executes to itself on another view of the same parent, and the
 // records of its block locate its transactions; a payload whose outputs were changed is
 // invalid.
@@ -313,17 +326,6 @@ func TestContinue(t *testing.T) {
 		return pc
 	}
 	first, second := transfer("first"), transfer("second")
-	offer := func(pcs ...*api.ParsedCommand) chain.PendingFunc {
-		return func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
-			var out []*api.ParsedCommand
-			for _, c := range pcs {
-				if !slices.Contains(seen, c.RequestKey) {
-					out = append(out, c)
-				}
-			}
-			return out, nil
-		}
-	}
 	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
 	blk := chain.BlockContext(d.v, child, d.g, miner)
 	view := d.st.View(0).(*state.View)
@@ -404,20 +406,11 @@ func TestBuildDropsTransactionPastTimeBound(t *testing.T) {
 		}
 		cmds = append(cmds, pc)
 	}
-	pending := func(gas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
-		var out []*api.ParsedCommand
-		for _, c := range cmds {
-			if !slices.Contains(seen, c.RequestKey) {
-				out = append(out, c)
-			}
-		}
-		return out, nil
-	}
 	child := &ledger.Header{ChainID: 0, Height: 1, Parent: d.g.Hash}
 	blk := chain.BlockContext(d.v, child, d.g, miner)
 	view := d.st.View(0).(*state.View)
 	cfg := chain.BuildConfig{MinerData: minerData, BlockGasLimit: 400_000, TxTimeLimit: 50 * time.Millisecond}
-	built, err := chain.Build(d.run, view, blk, cfg, pending)
+	built, err := chain.Build(d.run, view, blk, cfg, offer(cmds...))
 	if err != nil {
 		t.Fatal(err)
 	}

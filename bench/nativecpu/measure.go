@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/repl"
@@ -133,17 +133,7 @@ func (t timer) measure(f func() error) (timing, error) {
 	return timing{nsPerOp: median(samples), ops: ops}, nil
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func median(xs []float64) float64 { return stats.Median(xs) }
 
 // result is one measured point.
 type result struct {
