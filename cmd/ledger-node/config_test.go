@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ var flagValues = map[string]string{
 	"max-block-output-bytes":              "8388608",
 	"eval-slots":                          "7",
 	"eval-wait":                           "2s",
+	"local-time-limit":                    "3s",
 	"disable-pow":                         "true",
 	"allowReadsInLocal":                   "true",
 	"gc-percent":                          "250",
@@ -79,9 +81,11 @@ var (
 var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
 
 // derivedKeys are keys whose default follows another flag's value.
-var derivedKeys = map[string]string{"block-gas-limit": "execution.localGasLimit",
+var derivedKeys = map[string][]string{
+	"block-gas-limit": {"execution.localGasLimit", "execution.localTimeLimit"},
+	"local-gas-limit": {"execution.localTimeLimit"},
 	// With the mining API on, the built-in miner is off unless a mode is named.
-	"enable-mining-coordination": "mining.mode"}
+	"enable-mining-coordination": {"mining.mode"}}
 
 // TestEveryFlagHasItsYAMLKey sets each flag alone and checks that --print-config shows exactly
 // its YAML key changed, and that the same value in a config file has the same effect.
@@ -110,7 +114,7 @@ func TestEveryFlagHasItsYAMLKey(t *testing.T) {
 		}
 		for _, other := range options {
 			if other.yamlKey == o.yamlKey || other.yamlKey == "dataDir" || o.flag == "network" && networkDefaults[other.yamlKey] ||
-				other.yamlKey == companionKeys[o.flag] || other.yamlKey == derivedKeys[o.flag] {
+				other.yamlKey == companionKeys[o.flag] || slices.Contains(derivedKeys[o.flag], other.yamlKey) {
 				continue
 			}
 			if lookup(got, other.yamlKey) != lookup(base, other.yamlKey) {
