@@ -460,8 +460,9 @@ func TestUpdatesClose(t *testing.T) {
 			t.Errorf("ended with %v", s.Err())
 		}
 	}
-	if d := time.Since(t0); d > 500*time.Millisecond {
-		t.Errorf("Close took %v", d)
+	if d := time.Since(t0); d > 30*time.Second {
+		// A hang guard, not a speed test: Close must not wait on a subscriber.
+		t.Errorf("Close took %v: it waited on something", d)
 	}
 	if _, err := h.Subscribe("", 0); !errors.Is(err, ErrHubClosed) {
 		t.Errorf("Subscribe after Close: %v", err)
