@@ -79,6 +79,7 @@ var notImportable = map[string]string{
 	"pow/powtest":          "",
 	"internal/pactsrvtest": "",
 	"internal/jsontest":    "",
+	"internal/hangguard":   "internal/",
 	"bench/":               "",
 	"bench/internal/":      "bench/",
 }
