@@ -69,10 +69,12 @@ type miner struct {
 
 	hashes    atomic.Uint64 // nonces tried
 	searching atomic.Int32  // workers not waiting (minerpriority.go)
-	mined     atomic.Uint64 // blocks found and accepted by their chain actor
-	paused    atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
-	quit      chan struct{}
-	wg        sync.WaitGroup
+	// heldByWrites counts the workers blocked until writes succeed again (writehealth.go).
+	heldByWrites atomic.Int32
+	mined        atomic.Uint64 // blocks found and accepted by their chain actor
+	paused       atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
+	quit         chan struct{}
+	wg           sync.WaitGroup
 }
 
 func newMiner(rt *Runtime, cfg MiningConfig) *miner {
@@ -205,7 +207,7 @@ func (m *miner) work(id int) {
 	defer m.searching.Add(-1)
 	for !m.stopped() {
 		var unhealthy bool
-		m.waiting(func() { unhealthy = m.rt.health.wait(m.quit) })
+		m.waiting(func() { unhealthy = m.rt.health.wait(m.quit, &m.heldByWrites) })
 		if unhealthy {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}

@@ -24,21 +24,23 @@ const (
 const runnableMetric = "/sched/goroutines/runnable:goroutines"
 
 // stepAside pauses the calling worker while goroutines other than the miner's wait for a CPU,
-// at most stepAsideMax times. It returns at once when the runtime does not count them.
-func (m *miner) stepAside(sample []metrics.Sample) {
-	for range stepAsideMax {
+// at most stepAsideMax times, and returns how many pauses it made. It returns at once when the
+// runtime does not count them.
+func (m *miner) stepAside(sample []metrics.Sample) (pauses int) {
+	for ; pauses < stepAsideMax; pauses++ {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return
+			return pauses
 		}
 		// Other searching workers may be among the runnable (back from a Gosched), this one
 		// is running: only more than they are means a request waits.
 		others := int64(m.searching.Load()) - 1
 		if int64(sample[0].Value.Uint64()) <= others {
-			return
+			return pauses
 		}
 		m.waiting(func() { time.Sleep(stepAsidePause) })
 	}
+	return pauses
 }
 
 // waiting runs f, a wait of the calling worker, uncounted among the searching workers.

@@ -214,6 +214,9 @@ type Stats struct {
 	Entered   uint64 // blocks that entered the best cut
 	Mined     uint64 // blocks this node mined that were stored
 	Hashes    uint64 // nonces tried
+	// HeldByWrites is the number of miner workers blocked until writes succeed again: once it
+	// is the number of workers, the miner hashes no more.
+	HeldByWrites int
 	// Transactions counts the transactions of the blocks applied to the Pact state (a block
 	// replayed after a reorg counts again).
 	Transactions uint64
@@ -226,6 +229,7 @@ func (r *Runtime) Stats() Stats {
 	s := Stats{CutHeight: r.view.Load().Cut.Height, Entered: r.entered.Load()}
 	if r.miner != nil {
 		s.Mined, s.Hashes = r.miner.mined.Load(), r.miner.hashes.Load()
+		s.HeldByWrites = int(r.miner.heldByWrites.Load())
 	}
 	for _, x := range r.execs {
 		if x != nil {

@@ -133,6 +133,8 @@ type Syncer struct {
 	// For the metrics: a catch-up is running; blocks fetched from peers and inserted.
 	syncing atomic.Bool
 	fetched atomic.Uint64
+	// heldByWrites is 1 while the fetcher waits for writes to succeed again (writehealth.go).
+	heldByWrites atomic.Int32
 	// behind is set while a catch-up runs towards a cut at least behindBy cut heights above
 	// this node's; progressAt is when it started or last inserted a block (UnixNano). The miner
 	// pauses meanwhile (CatchingUp).
@@ -166,11 +168,14 @@ type SyncStats struct {
 	Peers, Banned int  // known peers, of which ignored for a while for serving an invalid block
 	Syncing       bool // fetching the blocks of a heavier cut now
 	Fetched       uint64
+	// HeldByWrites says the fetcher waits for writes to succeed again: it fetches nothing and
+	// writes nothing meanwhile.
+	HeldByWrites bool
 }
 
 // Stats returns peer sync's state.
 func (s *Syncer) Stats() SyncStats {
-	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load()}
+	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load(), HeldByWrites: s.heldByWrites.Load() > 0}
 	now := time.Now()
 	s.mu.Lock()
 	st.Peers = len(s.table)
@@ -443,7 +448,7 @@ func (s *Syncer) fetchLoop() {
 		for {
 			// No blocks are fetched while the store cannot write (writehealth.go); the
 			// offers wait, and the next poll refreshes them.
-			s.rt.health.wait(s.quit)
+			s.rt.health.wait(s.quit, &s.heldByWrites)
 			origin, c := s.takeOffer()
 			if c == nil {
 				break

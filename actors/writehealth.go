@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -155,8 +156,8 @@ func (h *writeHealth) Snapshot() WriteHealth {
 }
 
 // wait returns at once while writes are healthy; otherwise it blocks until they are again or
-// quit is closed, and reports whether it waited.
-func (h *writeHealth) wait(quit <-chan struct{}) bool {
+// quit is closed, and reports whether it waited. held, when given, counts the callers blocked.
+func (h *writeHealth) wait(quit <-chan struct{}, held *atomic.Int32) bool {
 	h.mu.Lock()
 	ch := h.healthy
 	h.mu.Unlock()
@@ -164,6 +165,10 @@ func (h *writeHealth) wait(quit <-chan struct{}) bool {
 	case <-ch:
 		return false
 	default:
+	}
+	if held != nil {
+		held.Add(1)
+		defer held.Add(-1)
 	}
 	select {
 	case <-ch:
