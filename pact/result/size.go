@@ -20,6 +20,12 @@ import (
 // bounded by limit however the values are shared. A false answer does not mean the result
 // fits: encode it and measure.
 func Exceeds(o *Outcome, limit int) bool {
+	c := count(o, limit)
+	return c.over()
+}
+
+// count adds up o's size until it passes limit.
+func count(o *Outcome, limit int) sizeCounter {
 	c := sizeCounter{limit: limit}
 	if o.Fail == nil && o.Value != nil {
 		c.value(o.Value)
@@ -33,12 +39,13 @@ func Exceeds(o *Outcome, limit int) bool {
 	if o.Pact != nil {
 		c.pact(o.Pact)
 	}
-	return c.over()
+	return c
 }
 
 // sizeCounter adds up a lower bound of JSON bytes until it passes limit.
 type sizeCounter struct {
 	limit, n int
+	visits   int // values looked at: each adds at least a byte, so at most limit+1 of them
 }
 
 func (c *sizeCounter) over() bool { return c.n > c.limit }
@@ -49,6 +56,7 @@ func (c *sizeCounter) value(v eval.Value) {
 	if c.over() {
 		return
 	}
+	c.visits++
 	switch x := v.(type) {
 	case eval.String:
 		c.add(len(x) + 2)
