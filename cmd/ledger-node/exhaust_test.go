@@ -22,6 +22,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/exhaust"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 )
@@ -29,9 +30,11 @@ import (
 // TestResourceExhaustion is issue 14's acceptance test: the resource-exhaustion programs
 // (internal/exhaust) are sent to a development node and to `pact -s`, each a process of its own
 // so that its memory can be read. Every program must get a failure result (out of gas, an
-// evaluation budget, a result size cap) within exhAnswer, the process's peak RSS must stay under
-// 1 GiB, and while several heavy requests run, light ones (/health-check, header reads, a
-// trivial /local) must be answered within exhProbe.
+// evaluation budget, a result size cap: bounds counted in gas and steps, which hold on any
+// machine), the process's peak RSS must stay under 1 GiB, and while heavy requests keep coming,
+// light ones (/health-check, header reads, a trivial /local) must be answered before the heavy
+// ones stop, and the node must go on mining. How long the answers take is logged, not bounded
+// (issue 31): the CPU a program's gas buys is measured in bench/nativecpu.
 //
 // The binaries are built without the race detector even under `go test -race`: the bounds are
 // properties of the product, and the detector multiplies memory by 5 to 10 and time by 2 to 20.
@@ -74,28 +77,28 @@ func TestResourceExhaustion(t *testing.T) {
 		node.start(t)
 		defer node.stop()
 		exhRun(t, &exhTarget{child: node, local: node.nodeLocal, sendAll: node.nodeSendAll, cmdGas: exhNodeLocalGas,
-			probes: []exhProbeFn{node.healthCheck, node.headerRead, node.trivialNodeLocal, node.miningProbe()}})
+			probes: []exhProbeFn{node.healthCheck, node.headerRead, node.trivialNodeLocal}, height: node.cutHeight})
 	})
 	t.Logf("total %v", time.Since(t0).Round(time.Millisecond))
 }
 
 const (
-	// exhAnswer is issue 14's bound on the answer to a resource-exhaustion program.
-	exhAnswer = 5 * time.Second
-	// exhProbe bounds the answer to a light request while heavy ones run. pact -s runs commands
-	// one at a time (its memory is then bounded by one evaluation's), so a trivial local waits
-	// for the heavy work queued before it: exhHeavy copies of the issue's program take about
-	// 0.25 s each there, 1 s in all; 2 s leaves a margin for a loaded machine (the test suite
-	// runs packages in parallel on two cores). The node answers /health-check and header reads
-	// without Pact at all.
-	exhProbe = 2 * time.Second
-	// exhHeavy is how many heavy requests run at once in the starvation check.
-	exhHeavy = 4
+	// exhHeavy is how many heavy requests run at once in the starvation check: as one ends,
+	// another is sent.
+	exhHeavy = 2
+	// exhHeavyMax is how many heavy requests the starvation check sends at most: a light
+	// request still unanswered, or a cut that has not grown, when they are all done is starved.
+	// pact -s runs commands one at a time, and the node's /local waits for an evaluation slot,
+	// so a light request waits for the heavy ones queued before it (exhHeavy at most), never
+	// for those sent after it: exhRounds rounds of light requests take exhRounds heavy
+	// requests' time or less. More would only load the collector: the node's heap may grow to
+	// five times its live data (runtime.gcPercent 400), and after eight heavy evaluations in a
+	// row its RSS neared the 1 GiB of one request's bound (its soft limit is 2 GiB).
+	exhHeavyMax = 3 * exhHeavy
+	// exhRounds is how many times each light request is sent while the heavy ones run.
+	exhRounds = 1
 	// exhBlockDelay paces the node's mining: /send results come within a block or two.
 	exhBlockDelay = time.Second
-	// exhStall is how long the node's cut may stay put while heavy requests run: three block
-	// delays, when 20 chains mining at exhBlockDelay move it every 50 ms on average.
-	exhStall = 3 * exhBlockDelay
 	// exhNodeLocalGas is the gas limit of the node's /local commands: far above the block gas
 	// limit (150,000), which the node must cap /local at whatever the command asks.
 	exhNodeLocalGas = 100_000_000
@@ -218,7 +221,7 @@ func (c *exhChild) start(t *testing.T) {
 		c.mu.Unlock()
 	case <-exited:
 		t.Fatalf("%s exited before serving\n%s", c.name, c.log.String())
-	case <-time.After(30 * time.Second):
+	case <-hangguard.After():
 		c.stop()
 		t.Fatalf("%s did not print its address\n%s", c.name, c.log.String())
 	}
@@ -403,7 +406,7 @@ func (c *exhChild) poll(ctx context.Context, url string, key api.Hash, wait bool
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond): // wallclock: a poll interval
 		}
 	}
 }
@@ -496,31 +499,17 @@ func (c *exhChild) headerRead(ctx context.Context) (string, error) {
 	return "header read", err
 }
 
-// miningProbe checks that the node keeps mining: the sum of the chains' heights must have grown within
-// exhStall of the previous growth the probe saw (20 chains at one block a second each grow it
-// every 50 ms on average).
-func (c *exhChild) miningProbe() exhProbeFn {
-	var last uint64
-	var grew time.Time
-	return func(ctx context.Context) (string, error) {
-		cut, err := exhCut(ctx, c.url())
-		if err != nil {
-			return "mining", err
-		}
-		var height uint64
-		for _, h := range cut.Hashes {
-			height += h.Height
-		}
-		now := time.Now()
-		if height != last || grew.IsZero() {
-			last, grew = height, now
-			return "mining", nil
-		}
-		if stalled := now.Sub(grew); stalled > exhStall {
-			return "mining", fmt.Errorf("the cut stayed at height %d for %v", last, stalled.Round(time.Millisecond))
-		}
-		return "mining", nil
+// cutHeight is the sum of the chains' heights in the node's cut.
+func (c *exhChild) cutHeight(ctx context.Context) (uint64, error) {
+	cut, err := exhCut(ctx, c.url())
+	if err != nil {
+		return 0, err
 	}
+	var height uint64
+	for _, h := range cut.Hashes {
+		height += h.Height
+	}
+	return height, nil
 }
 
 type exhCutDoc struct {
@@ -546,8 +535,7 @@ func exhCut(ctx context.Context, base string) (*exhCutDoc, error) {
 // are executed on every chain.
 func exhWaitMined(t *testing.T, c *exhChild) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := hangguard.Context(t)
 	for {
 		cut, err := exhCut(ctx, c.url())
 		if err == nil {
@@ -561,8 +549,8 @@ func exhWaitMined(t *testing.T, c *exhChild) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the node did not mine every chain within 30 s: %v\n%s", err, c.log.String())
-		case <-time.After(50 * time.Millisecond):
+			t.Fatalf("%s: %v\n%s", hangguard.Failure("a block on every chain"), err, c.log.String())
+		case <-time.After(50 * time.Millisecond): // wallclock: a poll interval
 		}
 	}
 }
@@ -578,6 +566,8 @@ type exhTarget struct {
 	// cmdGas is the gas limit /local commands ask for (0: none that matters).
 	cmdGas int64
 	probes []exhProbeFn
+	// height, when set, reads the cut's height: mining must go on while heavy requests run.
+	height func(ctx context.Context) (uint64, error)
 }
 
 // exhRun sends every program to the target, then checks light requests against heavy ones.
@@ -607,17 +597,15 @@ func exhOne(t *testing.T, tg *exhTarget, p exhaust.Program, mode string,
 	}
 	pid := c.pid()
 	resetOK := exhaust.ResetPeakRSS(pid) == nil
-	// The deadline is a second past the bound: an answer between the two is reported as late,
-	// with what it was; past it the child is judged stuck.
-	ctx, cancel := context.WithTimeout(context.Background(), exhAnswer+time.Second)
-	defer cancel()
+	// Past the hang guard the child is judged stuck.
+	ctx := hangguard.Context(t)
 	start := time.Now()
 	r, err := do(ctx, p.Code)
 	took := time.Since(start)
 	peak, perr := exhaust.PeakRSS(pid)
 	grace := time.Duration(0)
 	if err != nil {
-		grace = time.Second
+		grace = time.Second // wallclock: how long a dying child may take to be reaped
 	}
 	alive, why := c.alive(grace)
 	switch {
@@ -640,9 +628,6 @@ func exhOne(t *testing.T, tg *exhTarget, p exhaust.Program, mode string,
 	if peak >= exhaust.GiB {
 		t.Errorf("%s %s (%s): peak RSS %d MiB, bound 1 GiB", mode, p.Name, p.Why, peak>>20)
 	}
-	if took > exhAnswer {
-		t.Errorf("%s %s (%s): answered after %v, bound %v", mode, p.Name, p.Why, took.Round(time.Millisecond), exhAnswer)
-	}
 	switch {
 	case p.Want == exhaust.Fails && r.Result.Status != "failure":
 		t.Errorf("%s %s (%s): %s; want a failure (out of gas, a budget, a result size cap)", mode, p.Name, p.Why, r)
@@ -652,7 +637,7 @@ func exhOne(t *testing.T, tg *exhTarget, p exhaust.Program, mode string,
 }
 
 // exhSendAll sends every program through the node's /send at once and judges each result: a
-// failure, within exhAnswer plus the blocks it waits for.
+// failure, in a block.
 func exhSendAll(t *testing.T, tg *exhTarget) {
 	c := tg.child
 	if ok, _ := c.alive(); !ok {
@@ -664,11 +649,7 @@ func exhSendAll(t *testing.T, tg *exhTarget) {
 	for i, p := range exhaust.Programs {
 		codes[i] = p.Code
 	}
-	// A result waits for the block that holds its transaction: up to two block delays on top of
-	// the bound, for a block begun just before the transaction arrived.
-	bound := exhAnswer + 2*exhBlockDelay
-	ctx, cancel := context.WithTimeout(context.Background(), bound+time.Second)
-	defer cancel()
+	ctx := hangguard.Context(t)
 	start := time.Now()
 	results, errs := tg.sendAll(ctx, codes)
 	took := time.Since(start)
@@ -682,9 +663,6 @@ func exhSendAll(t *testing.T, tg *exhTarget) {
 	t.Logf("send: all %d programs answered in %v, peak RSS %d MiB", len(codes), took.Round(time.Millisecond), peak>>20)
 	if peak >= exhaust.GiB {
 		t.Errorf("send: peak RSS %d MiB, bound 1 GiB", peak>>20)
-	}
-	if took > bound {
-		t.Errorf("send: the last result came after %v, bound %v", took.Round(time.Millisecond), bound)
 	}
 	for i, p := range exhaust.Programs {
 		switch r, err := results[i], errs[i]; {
@@ -700,61 +678,99 @@ func exhSendAll(t *testing.T, tg *exhTarget) {
 	}
 }
 
-// exhStarvation runs exhHeavy copies of the issue's program at once and, while they run, sends
-// each light request in turn: every one must be answered within exhProbe.
+// exhStarvation keeps exhHeavy copies of the issue's program running (as one ends another is
+// sent, exhHeavyMax in all) and meanwhile sends each light request in turn, exhRounds times or
+// until the cut has grown:
+// every one must be answered while heavy ones still run, that is before the heavy requests sent
+// after it are done, and on the node the cut must grow meanwhile. The check is one of order, not
+// of time: a slow machine slows both sides alike.
 func exhStarvation(t *testing.T, tg *exhTarget) {
 	c := tg.child
 	if ok, _ := c.alive(); !ok {
 		c.restart(t)
 	}
 	heavy := exhaust.Named("map-enumerate-10000")
-	var inFlight atomic.Int32
-	inFlight.Store(exhHeavy)
-	var wg sync.WaitGroup
-	heavyErrs := make([]error, exhHeavy)
+	ctx := hangguard.Context(t)
+	pid := c.pid()
+	exhaust.ResetPeakRSS(pid)
+	var (
+		stop     atomic.Bool  // the light requests are done: send no more heavy ones
+		sent     atomic.Int32 // heavy requests sent
+		inFlight atomic.Int32
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		heavyErr []error
+	)
+	var feed func()
+	feed = func() { // one heavy request; as it ends, the next
+		defer wg.Done()
+		defer inFlight.Add(-1)
+		if _, err := tg.local(ctx, heavy.Code); err != nil {
+			errMu.Lock()
+			heavyErr = append(heavyErr, err)
+			errMu.Unlock()
+		}
+		if !stop.Load() && sent.Add(1) <= exhHeavyMax {
+			wg.Add(1)
+			inFlight.Add(1)
+			go feed()
+		}
+	}
 	start := time.Now()
-	for i := range exhHeavy {
+	for range exhHeavy {
+		sent.Add(1)
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer inFlight.Add(-1)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*exhAnswer)
-			defer cancel()
-			_, heavyErrs[i] = tg.local(ctx, heavy.Code)
-		}()
+		inFlight.Add(1)
+		go feed()
 	}
-	probes, during := 0, 0
-	var worst time.Duration
-	for round := 0; inFlight.Load() > 0 || round == 0; round++ {
-		for _, probe := range tg.probes {
-			busy := inFlight.Load() > 0
-			ctx, cancel := context.WithTimeout(context.Background(), 2*exhProbe)
-			t1 := time.Now()
-			what, err := probe(ctx)
-			d := time.Since(t1)
-			cancel()
-			probes++
-			if busy {
-				during++
-			}
-			worst = max(worst, d)
-			if err != nil {
-				t.Errorf("%s while %d heavy requests ran: %v (after %v)", what, exhHeavy, err, d.Round(time.Millisecond))
-			} else if d > exhProbe {
-				t.Errorf("%s while %d heavy requests ran: answered after %v, bound %v", what, exhHeavy, d.Round(time.Millisecond), exhProbe)
-			}
-		}
-	}
-	wg.Wait()
-	t.Logf("%d heavy requests done in %v; %d light requests (%d sent while heavy ones ran), slowest %v",
-		exhHeavy, time.Since(start).Round(time.Millisecond), probes, during, worst.Round(time.Millisecond))
-	for i, err := range heavyErrs {
+	startHeight, grew := uint64(0), tg.height == nil
+	if !grew {
+		h, err := tg.height(ctx)
 		if err != nil {
-			t.Errorf("heavy request %d: %v", i, err)
+			t.Fatalf("cut: %v", err)
+		}
+		startHeight = h
+	}
+	probes, starved := 0, 0
+	for round := 0; round < exhRounds || !grew; round++ {
+		if inFlight.Load() == 0 {
+			break // every heavy request is done: what is not answered by now was starved
+		}
+		for _, probe := range tg.probes {
+			what, err := probe(ctx)
+			probes++
+			if err != nil {
+				t.Errorf("%s while heavy requests ran: %v; the %s log ends:\n%s", what, err, c.name, lastLines(c.log.String(), 20))
+			}
+			if inFlight.Load() == 0 {
+				starved++
+				t.Errorf("%s was answered only after all %d heavy requests were done", what, sent.Load())
+			}
+		}
+		if !grew {
+			h, err := tg.height(ctx)
+			if err != nil {
+				t.Errorf("cut: %v", err)
+			}
+			grew = err == nil && h > startHeight && inFlight.Load() > 0
 		}
 	}
-	if during == 0 {
+	stop.Store(true)
+	wg.Wait()
+	peak, _ := exhaust.PeakRSS(pid)
+	t.Logf("%d heavy requests in %v; %d light requests answered while they ran, %d after; peak RSS %d MiB",
+		min(sent.Load(), exhHeavyMax), time.Since(start).Round(time.Millisecond), probes-starved, starved, peak>>20)
+	for _, err := range heavyErr {
+		t.Errorf("heavy request: %v", err)
+	}
+	if len(heavyErr) > 0 {
+		t.Logf("the %s log ends:\n%s", c.name, lastLines(c.log.String(), 30))
+	}
+	if probes == 0 {
 		t.Errorf("the heavy requests were done before any light one was sent: the check proves nothing")
+	}
+	if !grew {
+		t.Errorf("the cut did not grow while %d heavy requests ran: mining stopped", exhHeavyMax)
 	}
 	if alive, why := c.alive(); !alive {
 		t.Errorf("the %s process died: %s", c.name, why)
