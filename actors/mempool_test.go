@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -195,13 +196,7 @@ func TestMempoolEvict(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock2.add(time.Hour)
-	deadline := time.Now().Add(5 * time.Second)
-	for m2.Status(long.Hash) != mempool.Missing {
-		if time.Now().After(deadline) {
-			t.Fatal("the ticker never evicted")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	hangguard.Until(t, "the ticker's eviction", func() bool { return m2.Status(long.Hash) == mempool.Missing })
 }
 
 // The Pact-side checks come from the executor through the config.

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/pow/powtest"
@@ -180,8 +182,8 @@ func TestHeavierForkReplacesCut(t *testing.T) {
 			if want := uint64(40 - 1 + i + 1); e.CutHeight != want {
 				t.Fatalf("event %d: cut height %d, want %d", i, e.CutHeight, want)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("event %d not delivered", i)
+		case <-hangguard.After():
+			t.Fatal(hangguard.Failure(fmt.Sprintf("event %d", i)))
 		}
 	}
 	var atTwo []ledger.Hash
@@ -265,7 +267,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 	db := openStore(t, f)
 	rt := startRuntime(t, f, db, nil, &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: 2, ChunkNonces: 256})
 	const top = 4
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := hangguard.Deadline()
 	for {
 		low := ^uint64(0)
 		for _, h := range rt.View().Heads {
@@ -275,7 +277,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 30 s the lowest chain is at %d, heights %v", low, powtest.Heights(rt.View().Heads))
+			t.Fatalf("%s: the lowest chain is at %d, heights %v", hangguard.Failure("every chain mined"), low, powtest.Heights(rt.View().Heads))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/internal/jsontest"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -39,7 +40,7 @@ func testEvent(i int) BlockEvent {
 func receive(t *testing.T, s *Subscription, n int) []*Event {
 	t.Helper()
 	out := make([]*Event, 0, n)
-	timeout := time.After(10 * time.Second)
+	timeout := hangguard.After()
 	for len(out) < n {
 		select {
 		case e := <-s.Events():
@@ -47,7 +48,7 @@ func receive(t *testing.T, s *Subscription, n int) []*Event {
 		case <-s.Done():
 			t.Fatalf("subscription ended after %d of %d events: %v", len(out), n, s.Err())
 		case <-timeout:
-			t.Fatalf("timed out after %d of %d events", len(out), n)
+			t.Fatal(hangguard.Failure(fmt.Sprintf("event %d of %d", len(out)+1, n)))
 		}
 	}
 	return out
@@ -59,7 +60,7 @@ func expectNothing(t *testing.T, s *Subscription) {
 	select {
 	case e := <-s.Events():
 		t.Fatalf("unexpected event %s", e.ID())
-	case <-time.After(20 * time.Millisecond):
+	case <-time.After(20 * time.Millisecond): // wallclock: nothing may come meanwhile; a slow machine only weakens the check
 	}
 }
 
@@ -333,8 +334,8 @@ func TestUpdatesResumeRace(t *testing.T) {
 					case <-s.Done():
 						errs <- fmt.Errorf("id %q: ended: %v", id, s.Err())
 						return
-					case <-time.After(10 * time.Second):
-						errs <- fmt.Errorf("id %q: stuck waiting for %d", id, want)
+					case <-hangguard.After():
+						errs <- fmt.Errorf("id %q: %s", id, hangguard.Failure(fmt.Sprintf("event %d", want)))
 						return
 					}
 				}
@@ -371,19 +372,18 @@ func TestUpdatesSlowSubscriberDropped(t *testing.T) {
 		}
 		got <- evs
 	}()
-	var worst time.Duration
+	// The publisher never waits on the stalled subscriber: if it did, this loop would hang (and
+	// the reader's hang guard would say so).
 	for i := 1; i <= 200; i++ {
-		t0 := time.Now()
 		h.Publish(testEvent(i))
-		worst = max(worst, time.Since(t0))
 		if i%20 == 0 {
 			time.Sleep(time.Millisecond) // let the reader keep within its 64
 		}
 	}
 	select {
 	case <-stalled.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("stalled subscriber not dropped")
+	case <-hangguard.After():
+		t.Fatal(hangguard.Failure("the stalled subscriber's drop"))
 	}
 	if !errors.Is(stalled.Err(), ErrSlowSubscriber) {
 		t.Errorf("stalled ended with %v", stalled.Err())
@@ -395,11 +395,6 @@ func TestUpdatesSlowSubscriberDropped(t *testing.T) {
 	checkRun(t, evs, 1)
 	if st := h.Stats(); st.Dropped != 1 || st.Subscribers != 1 {
 		t.Errorf("stats %+v", st)
-	}
-	// Generous for -race on a shared machine; Publish does a lock, an allocation and a
-	// non-blocking send.
-	if worst > 50*time.Millisecond {
-		t.Errorf("slowest Publish took %v", worst)
 	}
 }
 
@@ -435,8 +430,8 @@ func TestUpdatesLaggedOutOfWindow(t *testing.T) {
 				t.Fatalf("ended with %v", s.Err())
 			}
 			return
-		case <-time.After(5 * time.Second):
-			t.Fatalf("stuck at %d", want)
+		case <-hangguard.After():
+			t.Fatal(hangguard.Failure(fmt.Sprintf("event %d", want)))
 		}
 	}
 }
@@ -453,14 +448,14 @@ func TestUpdatesClose(t *testing.T) {
 	for _, s := range subs {
 		select {
 		case <-s.Done():
-		case <-time.After(time.Second):
-			t.Fatal("subscription still open after Close")
+		case <-hangguard.After():
+			t.Fatal(hangguard.Failure("a subscription's end after Close"))
 		}
 		if !errors.Is(s.Err(), ErrHubClosed) {
 			t.Errorf("ended with %v", s.Err())
 		}
 	}
-	if d := time.Since(t0); d > 30*time.Second {
+	if d := time.Since(t0); d > hangguard.Limit {
 		// A hang guard, not a speed test: Close must not wait on a subscriber.
 		t.Errorf("Close took %v: it waited on something", d)
 	}

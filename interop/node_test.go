@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
 // The published devnet miner key: node_scenario.js checks that the gas of its transfers is paid
@@ -108,7 +110,7 @@ func startDevNode(t *testing.T, bin string, args ...string) *devNode {
 	case n.url = <-urls:
 	case <-n.exited:
 		t.Fatalf("node exited before serving: %v\n%s", n.cmd.ProcessState, n.stderr.String())
-	case <-time.After(30 * time.Second):
+	case <-hangguard.After():
 		t.Fatalf("node did not print its service address\n%s", n.stderr.String())
 	}
 	return n
@@ -158,8 +160,8 @@ func (n *devNode) stop(t *testing.T) int {
 	}
 	select {
 	case <-n.exited:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("node did not exit within 20 s of SIGTERM\n%s", n.stderr.String())
+	case <-hangguard.After():
+		t.Fatalf("%s\n%s", hangguard.Failure("the node's exit after SIGTERM"), n.stderr.String())
 	}
 	return n.cmd.ProcessState.ExitCode()
 }

@@ -19,7 +19,8 @@ func TestDevGenesisTarget(t *testing.T) {
 		if got := LegacyDevBlockDelayOf(LegacyDevGenesisTarget(d)); got != d {
 			t.Errorf("delay %v: read back %v from an earlier build's target", d, got)
 		}
-		// A longer delay, a harder target: each delay has its own genesis.
+		// A longer delay, a harder target: each delay has its own genesis. (wallclock: block
+		// delays compared, nothing timed.)
 		if d > 10*time.Millisecond && g.Big().Cmp(prev.Big()) >= 0 {
 			t.Errorf("delay %v: target not below the shorter delay's", d)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -401,7 +402,7 @@ func TestRestoreRefuses(t *testing.T) {
 // waitState waits until job id reports want, failing on any other final state.
 func waitState(t *testing.T, b *Backups, id, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := hangguard.Deadline()
 	for {
 		s, ok := b.Status(id)
 		if !ok {

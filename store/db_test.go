@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -218,7 +219,7 @@ func killChild(t *testing.T, dir string, hs []*ledger.Header) {
 	}
 	// Kill mid-write once the writers are well under way (they have 80k headers to go). Waiting for
 	// a count rather than a fixed time keeps the test meaningful on a loaded machine or under -race.
-	for deadline := time.Now().Add(30 * time.Second); written.Load() < 5000 && time.Now().Before(deadline); {
+	for deadline := hangguard.Deadline(); written.Load() < 5000 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)

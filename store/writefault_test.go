@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -121,11 +122,8 @@ func TestFullDiskRecovers(t *testing.T) {
 	// The node's prober retries with back-off; goleveldb's background compaction, failed on
 	// the full disk, retries by itself too.
 	freed := time.Now()
-	for err := db.ProbeWrite(); err != nil; err = db.ProbeWrite() {
-		if time.Since(freed) > 30*time.Second {
-			t.Fatalf("probe 30 s after space was freed: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !hangguard.Wait(func() bool { werr = db.ProbeWrite(); return werr == nil }) {
+		t.Fatalf("%s: %v", hangguard.Failure("a write after space was freed"), werr)
 	}
 	t.Logf("writes succeed %v after space was freed", time.Since(freed).Round(time.Millisecond))
 	var after []ledger.Hash

@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
@@ -73,7 +74,7 @@ func newContractFixture(t testing.TB, api ContractAPI, cfg ContractServerConfig)
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Serve(ln) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangguard.Limit)
 		defer cancel()
 		if err := f.srv.Shutdown(ctx); err != nil {
 			t.Error(err)
@@ -309,8 +310,8 @@ func TestContractListenShutdown(t *testing.T) {
 		if r.status != 503 {
 			t.Errorf("listen at shutdown: %+v", r)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("listen did not end")
+	case <-hangguard.After():
+		t.Fatal(hangguard.Failure("listen's end at shutdown"))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -105,7 +106,7 @@ func (f *fixture) start(cfg ServiceConfig) {
 	f.base = "http://" + ln.Addr().String()
 	f.prefix = f.base + "/chainweb/0.0/" + cfg.Version.Name
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangguard.Limit)
 		defer cancel()
 		if err := f.svc.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)

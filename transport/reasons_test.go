@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/server"
 )
@@ -307,7 +307,7 @@ func sendRaw(t *testing.T, addr string, r badRequest) (status int, ctype, body s
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn.SetDeadline(hangguard.Deadline())
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n", r.method, r.target)
 	if r.ctype != "" {
@@ -347,7 +347,7 @@ func servePeer(t *testing.T, f *fixture) (*Service, string) {
 	done := make(chan error, 1)
 	go func() { done <- svc.Serve(ln) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangguard.Limit)
 		defer cancel()
 		svc.Shutdown(ctx)
 		<-done

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -178,7 +179,7 @@ func (f *fixture) rawRequest(req []byte) (*http.Response, []byte, string) {
 		f.t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn.SetDeadline(hangguard.Deadline())
 	go conn.Write(req) // the server may answer before reading everything
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
@@ -263,7 +264,7 @@ func TestBodyTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.SetDeadline(hangguard.Deadline())
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n", path)
 	br := bufio.NewReader(conn)
 	if cont, err := http.ReadResponse(br, nil); err != nil || cont.StatusCode != http.StatusContinue {
@@ -319,7 +320,7 @@ func TestShutdownBeforeServe(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Serve after Shutdown: %v", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve after Shutdown did not return")
+	case <-hangguard.After():
+		t.Fatal(hangguard.Failure("Serve's return after Shutdown"))
 	}
 }

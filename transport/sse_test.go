@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/internal/jsontest"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -162,8 +163,8 @@ func (s *sseStream) read() {
 	}
 }
 
-// next returns the next item, failing the test if the stream ends or stalls.
-func (s *sseStream) next(timeout time.Duration) sseItem {
+// next returns the next item, failing the test if the stream ends or hangs.
+func (s *sseStream) next() sseItem {
 	s.t.Helper()
 	select {
 	case it, ok := <-s.items:
@@ -171,8 +172,8 @@ func (s *sseStream) next(timeout time.Duration) sseItem {
 			s.t.Fatalf("stream ended: %v", <-s.errc)
 		}
 		return it
-	case <-time.After(timeout):
-		s.t.Fatalf("no item within %v", timeout)
+	case <-hangguard.After():
+		s.t.Fatal(hangguard.Failure("the stream's next item"))
 	}
 	return sseItem{}
 }
@@ -181,7 +182,7 @@ func (s *sseStream) next(timeout time.Duration) sseItem {
 func (s *sseStream) nextEvent() sseItem {
 	s.t.Helper()
 	for {
-		it := s.next(10 * time.Second)
+		it := s.next()
 		if it.comment == "keepalive" {
 			continue
 		}
@@ -194,10 +195,10 @@ func (s *sseStream) nextEvent() sseItem {
 
 // expectEnd waits for the stream to end cleanly (or with a connection reset, for a stream cut
 // off) and returns the comments seen before.
-func (s *sseStream) expectEnd(timeout time.Duration) []string {
+func (s *sseStream) expectEnd() []string {
 	s.t.Helper()
 	var comments []string
-	deadline := time.After(timeout)
+	deadline := hangguard.After()
 	for {
 		select {
 		case it, ok := <-s.items:
@@ -212,7 +213,7 @@ func (s *sseStream) expectEnd(timeout time.Duration) []string {
 			}
 			comments = append(comments, it.comment)
 		case <-deadline:
-			s.t.Fatalf("stream still open after %v", timeout)
+			s.t.Fatal(hangguard.Failure("the stream's end"))
 		}
 	}
 }
@@ -319,20 +320,10 @@ func TestUpdatesStream(t *testing.T) {
 	// write after the close still succeeds (the peer answers it with a reset), so it takes a
 	// few events; in production the keepalives do it.
 	streams[0].close()
-	waitFor(t, func() bool {
+	hangguard.Until(t, "the closed client's subscription ended", func() bool {
 		f.publish(f.blocks(1)...)
 		return f.hub.Stats().Subscribers == 19
 	})
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // TestUpdatesResumeHTTP: disconnect, miss some blocks, reconnect with Last-Event-ID, get
@@ -359,7 +350,7 @@ func TestUpdatesResumeHTTP(t *testing.T) {
 		// Everything after event 5: 6..12 the first time, 6..14 the second (the first
 		// reconnection saw two live ones).
 		missed := len(f.events) - 5
-		if c := r.next(5 * time.Second).comment; c != fmt.Sprintf("resuming: %d missed events follow", missed) {
+		if c := r.next().comment; c != fmt.Sprintf("resuming: %d missed events follow", missed) {
 			t.Fatalf("%s: first comment %q", how, c)
 		}
 		for seq := 6; seq <= len(f.events); seq++ {
@@ -374,7 +365,7 @@ func TestUpdatesResumeHTTP(t *testing.T) {
 
 	// An unknown id says so and starts live: the first event is the next one published.
 	u := f.open("header/updates", "Last-Event-ID", "1-2-999999")
-	if c := u.next(5 * time.Second).comment; !strings.Contains(c, "not in the replay window") {
+	if c := u.next().comment; !strings.Contains(c, "not in the replay window") {
 		t.Fatalf("unknown id: comment %q", c)
 	}
 	f.publish(f.blocks(1)...)
@@ -419,19 +410,19 @@ func (f *sseFixture) stalledStream(t *testing.T, path string) net.Conn {
 	go f.svc.Serve(slowListener{ln})
 	n := f.hub.Stats().Subscribers
 	c := stalledClient(t, ln.Addr().String(), "/chainweb/0.0/development/"+path)
-	waitFor(t, func() bool { return f.hub.Stats().Subscribers == n+1 })
+	hangguard.Until(t, "the stalled client's subscription", func() bool { return f.hub.Stats().Subscribers == n+1 })
 	return c
 }
 
 // expectClosed checks that the server ends a stalled client's connection: reading what was
 // buffered reaches the end instead of waiting.
-func expectClosed(t *testing.T, c net.Conn, within time.Duration) {
+func expectClosed(t *testing.T, c net.Conn) {
 	t.Helper()
-	c.SetReadDeadline(time.Now().Add(within))
+	c.SetReadDeadline(hangguard.Deadline())
 	_, err := io.Copy(io.Discard, c)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("stalled client's connection still open: %v", err)
+		t.Fatalf("%s: %v", hangguard.Failure("the end of the stalled client's connection"), err)
 	}
 }
 
@@ -485,37 +476,31 @@ func TestUpdatesStalledSubscriber(t *testing.T) {
 	slices.Sort(all)
 	if len(all) > 0 {
 		p99, worst := all[len(all)*99/100], all[len(all)-1]
+		// Logged, not bounded (a busy machine stretches any of them): bench/sse measures
+		// delivery against a stalled client's.
 		t.Logf("reader delivery latency over %d events: p50 %v p99 %v max %v; slowest Publish %v",
 			len(all), all[len(all)/2], p99, worst, worstPublish)
-		// Bounds for -race on a busy shared 2-core machine; a reader held up behind the stalled
-		// client would wait for the whole run (seconds).
-		if worst > time.Second {
-			t.Errorf("a reading subscriber waited %v", worst)
-		}
-	}
-	if worstPublish > 50*time.Millisecond {
-		t.Errorf("Publish took %v", worstPublish)
 	}
 	if st := f.hub.Stats(); st.Dropped != 1 || st.Subscribers != 10 {
 		t.Errorf("hub %+v: want the stalled subscriber dropped and the 10 readers kept", st)
 	}
 	// Its stream ends: the server closes the connection although the client still reads
 	// nothing (reading would unblock the writer and prove nothing).
-	waitFor(t, func() bool { return f.svc.server.GetOpenConnectionsCount() == conns-1 })
-	expectClosed(t, stalled, 10*time.Second)
+	hangguard.Until(t, "the stalled client's connection closed", func() bool { return f.svc.server.GetOpenConnectionsCount() == conns-1 })
+	expectClosed(t, stalled)
 }
 
 func TestUpdatesKeepalive(t *testing.T) {
 	f := newSSEFixture(t, func(c *ServiceConfig) { c.UpdatesKeepalive = 20 * time.Millisecond })
 	s := f.open("header/updates")
 	for i := 0; i < 3; i++ {
-		if c := s.next(5 * time.Second).comment; c != "keepalive" {
+		if c := s.next().comment; c != "keepalive" {
 			t.Fatalf("item %d: %q, want a keepalive comment", i, c)
 		}
 	}
 	f.publish(f.blocks(1)...)
 	f.checkEvent(t, s.nextEvent(), 1, false)
-	if c := s.next(5 * time.Second).comment; c != "keepalive" {
+	if c := s.next().comment; c != "keepalive" {
 		t.Fatalf("after an event: %q", c)
 	}
 }
@@ -535,20 +520,16 @@ func TestUpdatesHubClose(t *testing.T) {
 	stalled := f.stalledStream(t, "block/updates")
 	f.publish(f.blocks(stallEvents)...)
 	time.Sleep(100 * time.Millisecond) // let the stalled writer get stuck
-	t0 := time.Now()
-	f.hub.Close()
+	f.hub.Close()                      // returns: it waits on no stream
 	for _, s := range streams {
 		for seq := 1; seq <= stallEvents; seq++ {
 			f.checkEvent(t, s.nextEvent(), seq, true)
 		}
-		if c := s.expectEnd(2 * time.Second); !slices.Equal(c, []string{"the node is shutting down"}) {
+		if c := s.expectEnd(); !slices.Equal(c, []string{"the node is shutting down"}) {
 			t.Errorf("comments before the end: %q", c)
 		}
 	}
-	if d := time.Since(t0); d > time.Second {
-		t.Errorf("streams took %v to end", d)
-	}
-	expectClosed(t, stalled, 2*time.Second)
+	expectClosed(t, stalled)
 	if st := f.hub.Stats(); st.Dropped != 0 {
 		t.Errorf("hub %+v: the stalled stream was dropped before the close", st)
 	}
@@ -575,18 +556,13 @@ func TestUpdatesShutdown(t *testing.T) {
 	if st := f.hub.Stats(); st.Dropped != 0 {
 		t.Fatalf("hub %+v: the stalled stream was dropped", st)
 	}
-	t0 := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := f.svc.Shutdown(ctx); err != nil {
+	// Shutdown returns although a client reads nothing: its write ends at stuckWriteGrace.
+	if err := f.svc.Shutdown(hangguard.Context(t)); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
 	for _, s := range streams {
-		s.expectEnd(2 * time.Second)
+		s.expectEnd()
 	}
-	expectClosed(t, stalled, 2*time.Second)
-	waitFor(t, func() bool { return f.hub.Stats().Subscribers == 0 })
+	expectClosed(t, stalled)
+	hangguard.Until(t, "every subscription ended", func() bool { return f.hub.Stats().Subscribers == 0 })
 }

@@ -105,7 +105,7 @@ func startBackupLoad(base string) *backupLoad {
 			select {
 			case <-l.quit:
 				return
-			case <-time.After(5 * time.Millisecond):
+			case <-time.After(5 * time.Millisecond): // wallclock: the load's pace
 			}
 			c := i % 4
 			from, to := backupAccounts[(i/4)%4], backupAccounts[(i/4+1)%4]
@@ -188,7 +188,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	dir, bdir := t.TempDir(), t.TempDir()
 	src := startMiningNodeArgs(t, "--data-dir", dir, "--miner-key", devMinerKey,
 		"--enable-backup-api", "--backup-directory", bdir)
-	waitCut(t, src.url, 2, 30*time.Second)
+	waitCut(t, src.url, 2)
 	l := startBackupLoad(src.url)
 	defer func() {
 		select {
@@ -298,7 +298,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 			}
 			// The restored directory resumes mining, and takes transactions.
 			r = startMiningNodeArgs(t, "--data-dir", to, "--miner-key", devMinerKey)
-			waitCut(t, r.url, low+2, 60*time.Second)
+			waitCut(t, r.url, low+2)
 			cmd := devtx.Transfer("sender04", "sender05", "1.0", "0").Build()
 			send(t, r.url, 0, cmd)
 			status, body := post(t, pactURL(r.url, 0, "listen"), []byte(`{"listen":"`+cmd.Hash.String()+`"}`))

@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 )
 
@@ -77,27 +79,30 @@ func TestHeavyLocalsLeaveTheNodeResponsive(t *testing.T) {
 	}
 	answers := make(chan answer, 6)
 	var wg sync.WaitGroup
+	var heavyRan atomic.Bool // a heavy local has finished its evaluation
 	for range 6 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s, g, m := localGas(t, n.url, heavy, 150000)
+			if s == 200 {
+				heavyRan.Store(true)
+			}
 			answers <- answer{s, g, m}
 		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 
-	// While they run: the health check and the cut, every 50 ms.
-	var worst time.Duration
-	probes := 0
+	// While they run: the health check and the cut, every 50 ms. What counts is order, not
+	// time: probes answered before any heavy local finished its evaluation.
+	probes, before := 0, 0
 	for running := true; running; {
 		select {
 		case <-done:
 			running = false
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond): // wallclock: the probes' pace
 		}
-		t0 := time.Now()
 		resp, err := http.Get(n.url + "/health-check")
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +112,9 @@ func TestHeavyLocalsLeaveTheNodeResponsive(t *testing.T) {
 			t.Errorf("health check: %d", resp.StatusCode)
 		}
 		fetchCut(t, n.url)
-		worst = max(worst, time.Since(t0))
+		if !heavyRan.Load() {
+			before++
+		}
 		probes++
 	}
 	close(answers)
@@ -122,27 +129,15 @@ func TestHeavyLocalsLeaveTheNodeResponsive(t *testing.T) {
 			t.Errorf("heavy local: %d gas %d %q", a.status, a.gas, a.msg)
 		}
 	}
-	t.Logf("%d ran, %d turned away; %d probes, the slowest %v", ran, busy, probes, worst)
+	t.Logf("%d ran, %d turned away; %d probes, %d answered before a heavy local finished", ran, busy, probes, before)
 	if ran == 0 || busy == 0 {
 		t.Errorf("%d ran, %d turned away: want both", ran, busy)
 	}
-	if worst > 2*time.Second {
-		t.Errorf("a health check and cut read took %v while locals ran", worst)
+	if before == 0 {
+		t.Errorf("no health check and cut read was answered while the heavy locals ran (%d probes)", probes)
 	}
-	// Mining went on (a few blocks a second at the test target).
-	waitFor(t, 10*time.Second, func() bool { return fetchCut(t, n.url).Height > start })
-}
-
-// waitFor polls cond every 20 ms until it holds, failing the test after timeout.
-func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not after %v", timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Mining went on.
+	hangguard.Until(t, "a block mined after the heavy locals", func() bool { return fetchCut(t, n.url).Height > start })
 }
 
 // A transaction built to cost far more CPU than its gas (Pact 5 charges mod a flat price) is
@@ -162,7 +157,7 @@ func TestSlowTransactionBounded(t *testing.T) {
 	if r, _ := listenResult(t, n.url, 0, fast); r.Result.Status != "success" {
 		t.Fatalf("the transaction sent with the slow one: %+v", r)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := hangguard.Deadline()
 	for {
 		r, ok := pollOne(t, n.url, 0, slow)
 		if ok {
@@ -172,7 +167,7 @@ func TestSlowTransactionBounded(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the slow transaction is neither mined nor badlisted after 30 s")
+			t.Fatal(hangguard.Failure("the slow transaction mined or badlisted"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Damaged data directories (issue 19): each kind of damage is reported by `ledger-node check`,
@@ -25,7 +24,7 @@ func minedDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	n := startMiningNodeArgs(t, damageArgs(dir)...)
-	waitCut(t, n.url, 6, 60*time.Second)
+	waitCut(t, n.url, 6)
 	n.stop()
 	return dir
 }
@@ -101,13 +100,14 @@ func servesAndMines(t *testing.T, dir string) {
 		}
 	}
 	low, _ := cutRange(start)
-	waitCut(t, n.url, low+2, 60*time.Second)
+	waitCut(t, n.url, low+2)
 	if e := n.node.svc.InternalErrors(); e != 0 {
 		t.Fatalf("%d internal errors", e)
 	}
 }
 
 func TestDamagedDataDirectory(t *testing.T) {
+	t.Parallel() // mostly waits on other processes and peers: it overlaps with the other slow ones
 	base := minedDir(t)
 	if code, out, errOut := runCmd("check", "--data-dir", base); code != 0 {
 		t.Fatalf("check of a healthy directory: exit %d\n%s%s", code, out, errOut)

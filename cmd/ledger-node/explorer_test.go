@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/blake2s"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
 // The explorer page in a real browser (issue 17): headless Chromium, Debian's package, which
@@ -112,7 +113,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.innerText : null; })()`, sel)
-	for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for end := hangguard.Deadline(); ; time.Sleep(50 * time.Millisecond) {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[*string](js))
 		if err != nil {
 			t.Fatalf("%s: %v", sel, err)
@@ -131,7 +132,7 @@ func textOf(t *testing.T, ctx context.Context, sel string) string {
 func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	t.Helper()
 	var got string
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := hangguard.Deadline(); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if got = textOf(t, ctx, sel); strings.Contains(got, want) {
 			return
 		}
@@ -142,7 +143,7 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 func TestExplorerInBrowser(t *testing.T) {
 	ctx, pageErrors := browser(t)
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 2, 30*time.Second)
+	waitCut(t, n.url, 2)
 
 	// A transfer to find on its pages.
 	cmd := devtx.Transfer("sender00", "sender01", "2.5", "0").Build()
@@ -163,7 +164,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatalf("%d chains on the page, want 20", len(first))
 	}
 	rose := false
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !rose; time.Sleep(200 * time.Millisecond) {
+	for end := hangguard.Deadline(); time.Now().Before(end) && !rose; time.Sleep(200 * time.Millisecond) {
 		now, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](heightsJS))
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +172,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		rose = sumInts(now) > sumInts(first)
 	}
 	if !rose {
-		t.Fatalf("the chains' heights did not rise on the page within 10 s: %v", first)
+		t.Fatalf("%s: %v", hangguard.Failure("the chains' heights rising on the page"), first)
 	}
 	textOf(t, ctx, "#recent table") // live blocks listed
 	screenshot(t, ctx, "home")
@@ -258,7 +259,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#q"), q), chromedp.Click(chromedp.CSS("#search button"))); err != nil {
 			t.Fatal(err)
 		}
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		for end := hangguard.Deadline(); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 			var err error
 			if loc, err = chromedp.Run(ctx, chromedp.Location()); err != nil {
 				t.Fatal(err)

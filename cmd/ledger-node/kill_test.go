@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
@@ -95,7 +96,7 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 	case err := <-p.exited:
 		p.exited <- err
 		t.Fatalf("node exited before serving: %v\n%s", err, p.stderr.String())
-	case <-time.After(30 * time.Second):
+	case <-hangguard.After():
 		t.Fatalf("node did not print its service address\n%s", p.stderr.String())
 	}
 	return p
@@ -109,7 +110,7 @@ func (p *process) signal(t *testing.T, sig syscall.Signal) int {
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(20 * time.Second):
+	case <-hangguard.After():
 		t.Fatalf("node did not exit after %v\n%s", sig, p.stderr.String())
 	}
 	p.exited <- nil // for the cleanup
@@ -138,6 +139,7 @@ func checkCutServed(t *testing.T, base string, cut *ledger.Cut) {
 // the store opens again with a valid cut holding everything the node had served, that mining
 // continues, and that SIGTERM stops it gracefully with its heads written.
 func TestKillDuringMining(t *testing.T) {
+	t.Parallel() // mostly waits on other processes and peers: it overlaps with the other slow ones
 	t0 := time.Now()
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -147,7 +149,7 @@ func TestKillDuringMining(t *testing.T) {
 
 	t.Logf("built in %v", time.Since(t0))
 	p := startProcess(t, bin, args...)
-	seen := waitCut(t, p.url, 3, 60*time.Second)
+	seen := waitCut(t, p.url, 3)
 	t.Logf("mined to %d in %v", seen.Height, time.Since(t0))
 	if code := p.signal(t, syscall.SIGKILL); code != -1 {
 		t.Fatalf("SIGKILL: exit code %d", code)
@@ -168,7 +170,7 @@ func TestKillDuringMining(t *testing.T) {
 	// Mining continues from there.
 	p = startProcess(t, bin, args...)
 	low, _ := cutRange(resumed)
-	grown := waitCut(t, p.url, low+2, 60*time.Second)
+	grown := waitCut(t, p.url, low+2)
 	t.Logf("grew to %d in %v", grown.Height, time.Since(t0))
 	checkCutServed(t, p.url, grown)
 	if code := p.signal(t, syscall.SIGINT); code != 0 {
@@ -210,7 +212,7 @@ func TestKillKeepsResults(t *testing.T) {
 	args := []string{"--data-dir", dir, "--service-port", "0", "--p2p-port", "0", "--block-delay", "20ms", "--log-level", "warn",
 		"--miner-key", devMinerKey}
 	p := startProcess(t, bin, args...)
-	waitCut(t, p.url, 2, 60*time.Second)
+	waitCut(t, p.url, 2)
 
 	// Transfers on five chains, three on chain 0.
 	var cmds []*api.Command

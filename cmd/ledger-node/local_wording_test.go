@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/pactsrvtest"
@@ -22,7 +21,7 @@ func startPactServer(t *testing.T) string {
 // runPact sends (no meta, no networkId), which upstream rejects too, meta being required.
 func TestLocalRejectionsSameOnNodeAndPactServer(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 1, 30*time.Second)
+	waitCut(t, n.url, 1)
 	pactS := startPactServer(t)
 
 	raw := func(cmd string) *api.Command { return &api.Command{Hash: api.HashBytes([]byte(cmd)), Cmd: cmd} }
@@ -78,7 +77,7 @@ func TestLocalRejectionsSameOnNodeAndPactServer(t *testing.T) {
 // with the texts of the node's mempool (chainweb's), shared through pact/api.
 func TestSendRejectionsSameOnNodeAndPactServer(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 1, 30*time.Second)
+	waitCut(t, n.url, 1)
 	pactS := startPactServer(t)
 
 	build := func(nonce string) *api.Command {

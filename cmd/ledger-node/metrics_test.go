@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 )
 
@@ -85,7 +86,7 @@ func sum(mfs map[string]*dto.MetricFamily, name string) float64 {
 // under its route class and status, an update stream's client shows.
 func TestMetricsOfAMiningNode(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 1, 30*time.Second)
+	waitCut(t, n.url, 1)
 	before := scrape(t, n.url, "/metrics")
 
 	types := map[string]dto.MetricType{
@@ -154,7 +155,7 @@ func TestMetricsOfAMiningNode(t *testing.T) {
 	// transactions count already.
 	executed, _ := sample(before, "ledger_node_transactions_executed_total", "chain", "0")
 	var after map[string]*dto.MetricFamily
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := hangguard.Deadline(); ; {
 		after = scrape(t, n.url, "/metrics")
 		if v, _ := sample(after, "ledger_node_transactions_executed_total", "chain", "0"); v == executed+1 {
 			break

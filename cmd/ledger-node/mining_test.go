@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -75,20 +76,18 @@ func fetchCut(t *testing.T, base string) *ledger.Cut {
 }
 
 // waitCut polls the cut until every chain is at least at height low.
-func waitCut(t *testing.T, base string, low uint64, timeout time.Duration) *ledger.Cut {
+func waitCut(t *testing.T, base string, low uint64) *ledger.Cut {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		c := fetchCut(t, base)
-		if l, _ := cutRange(c); l >= low && len(c.Entries) == 20 {
-			return c
-		}
-		if time.Now().After(deadline) {
-			l, h := cutRange(c)
-			t.Fatalf("after %v the chains are at heights %d–%d, want all at %d or more", timeout, l, h, low)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var c *ledger.Cut
+	if !hangguard.Wait(func() bool {
+		c = fetchCut(t, base)
+		l, _ := cutRange(c)
+		return l >= low && len(c.Entries) == 20
+	}) {
+		l, h := cutRange(c)
+		t.Fatalf("%s: the chains are at heights %d–%d", hangguard.Failure(fmt.Sprintf("every chain at height %d", low)), l, h)
 	}
+	return c
 }
 
 // fetchHeaders reads every header of chain c through the paged header list (base64url JSON).
@@ -182,7 +181,7 @@ func TestNodeMinesAllChains(t *testing.T) {
 	args := []string{"--data-dir", dir, "--block-delay", "2s", "--miner-account", "alice", "--miner-key", testMinerKey}
 	opts := nodeOptions{genesisTarget: testTarget(t), workers: 2, statusEvery: 50 * time.Millisecond}
 	n := startNodeOpts(t, opts, args...)
-	waitCut(t, n.url, 3, 30*time.Second)
+	waitCut(t, n.url, 3)
 	// Freeze the store (stop the miner and the actors; the service API keeps serving), so that
 	// the chains fetched one after the other show one consistent braid.
 	n.node.rt.Stop()

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/blake2s"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -173,7 +174,7 @@ func chainBytes(c uint32) []byte { return binary.LittleEndian.AppendUint32(nil, 
 // waitLine waits for a line containing want on lines.
 func waitLine(t *testing.T, lines <-chan string, want string, what string) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := hangguard.After()
 	for {
 		select {
 		case l, ok := <-lines:
@@ -184,7 +185,7 @@ func waitLine(t *testing.T, lines <-chan string, want string, what string) {
 				return
 			}
 		case <-deadline:
-			t.Fatalf("%s: no %q within 20 s", what, want)
+			t.Fatalf("%s: %s", what, hangguard.Failure(fmt.Sprintf("%q", want)))
 		}
 	}
 }

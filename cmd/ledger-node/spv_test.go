@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -48,7 +49,7 @@ func fetchProof(t *testing.T, base string, source int, rk api.Hash, target int) 
 	t.Helper()
 	url := fmt.Sprintf("%s/chainweb/0.0/development/chain/%d/pact/spv", base, source)
 	body := []byte(fmt.Sprintf(`{"requestKey":%q,"targetChainId":"%d"}`, rk.String(), target))
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := hangguard.Deadline()
 	for {
 		status, resp := post(t, url, body)
 		if status == 200 {
@@ -70,7 +71,7 @@ func fetchProof(t *testing.T, base string, source int, rk api.Hash, target int) 
 // receiver on chain 7; a replay and a tampered proof are refused.
 func TestCrossChainTransferEndToEnd(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 2, 30*time.Second)
+	waitCut(t, n.url, 2)
 	const source, target = 0, 7
 	if d := ledger.TwentyChainGraph.Distance(source, target); d < 2 {
 		t.Fatalf("chains %d and %d are %d apart, want 2 or more", source, target, d)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -121,7 +122,7 @@ func balanceAt(t *testing.T, base, account string, rewindDepth int) eval.Decimal
 
 func TestTransferEndToEnd(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 2, 30*time.Second)
+	waitCut(t, n.url, 2)
 	before0 := balanceAt(t, n.url, "sender00", 0)
 	before1 := balanceAt(t, n.url, "sender01", 0)
 
@@ -182,7 +183,7 @@ func TestTransferEndToEnd(t *testing.T) {
 		if counts[res.MetaData.BlockHash] != 1 {
 			t.Errorf("the stream announced %v, want block %s with txCount 1", counts, res.MetaData.BlockHash)
 		}
-	case <-time.After(10 * time.Second):
+	case <-hangguard.After():
 		t.Error("the header stream announced no block with transactions")
 	}
 
@@ -262,7 +263,7 @@ func mustDecimal(t *testing.T, s string) eval.Decimal {
 
 func TestLocalPreflight(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 1, 30*time.Second)
+	waitCut(t, n.url, 1)
 	cmd := devtx.Transfer("sender00", "sender01", "1.0", "0").Build()
 	status, body := post(t, pactURL(n.url, 0, "local")+"?preflight=true", cmd.JSON())
 	var pf struct {
@@ -287,7 +288,7 @@ func TestLocalPreflight(t *testing.T) {
 // Each rejection of /send gets chainweb's text (chainweb-api.md §6.2).
 func TestSendRejections(t *testing.T) {
 	n := startMiningNode(t, t.TempDir())
-	waitCut(t, n.url, 1, 30*time.Second)
+	waitCut(t, n.url, 1)
 	base := func() devtx.Cmd { return devtx.Transfer("sender00", "sender01", "1.0", "0") }
 
 	badSig := base().Build()

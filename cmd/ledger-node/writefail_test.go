@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
 // A mining node whose store cannot write (an injected ENOSPC on every write entry point, as a
@@ -20,26 +22,21 @@ func TestWriteFailurePausesAndResumes(t *testing.T) {
 	logs := new(syncBuffer)
 	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2, statusEvery: 100 * time.Millisecond}, logs,
 		"--data-dir", t.TempDir(), "--miner-key", devMinerKey)
-	waitCut(t, n.url, 2, 30*time.Second)
+	waitCut(t, n.url, 2)
 	rt, db := n.node.rt, n.node.db
 
 	db.SetWriteFault(fmt.Errorf("injected: %w", syscall.ENOSPC))
-	deadline := time.Now().Add(10 * time.Second)
-	for !rt.WriteHealth().Failing {
-		if time.Now().After(deadline) {
-			t.Fatal("the node did not notice that writes fail")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	hangguard.Until(t, "the node noticing that writes fail", func() bool { return rt.WriteHealth().Failing })
 	if err := rt.WriteHealth().Err; err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("write health error %v, want the ENOSPC", err)
 	}
-	time.Sleep(100 * time.Millisecond) // a round already under way ends
+	// A round already under way ends; then both workers wait for writes.
+	hangguard.Until(t, "both miner workers held by the failing writes", func() bool { return rt.Stats().HeldByWrites == 2 })
 	hashes, height := rt.Stats().Hashes, rt.Cut().Height
 
 	// Meanwhile every read answers 200: cut, header pages, a header by hash, payloads, local.
 	cut := fetchCut(t, n.url)
-	readsUntil := time.Now().Add(1200 * time.Millisecond)
+	readsUntil := time.Now().Add(1200 * time.Millisecond) // wallclock: how long the reads go on, not a bound
 	for reads := 0; time.Now().Before(readsUntil) || reads < 3; reads++ {
 		for _, path := range []string{
 			"/health-check", "/info", "/chainweb/0.0/development/cut",
@@ -74,18 +71,13 @@ func TestWriteFailurePausesAndResumes(t *testing.T) {
 
 	db.ClearWriteFault()
 	start := time.Now()
-	for rt.Cut().Height <= height {
-		if time.Since(start) > 10*time.Second {
-			t.Fatalf("mining did not resume within 10 s of writes succeeding (write health %+v)", rt.WriteHealth())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	hangguard.Until(t, "mining resumed after writes succeed", func() bool { return rt.Cut().Height > height })
 	t.Logf("mining resumed %v after the fault was cleared", time.Since(start).Round(time.Millisecond))
 	if rt.WriteHealth().Failing {
 		t.Fatal("still failing after mining resumed")
 	}
 	// The heads are written again: a restart would resume from a cut at least this high.
-	waitFor(t, 5*time.Second, func() bool { // the heads are written again after the recovery
+	hangguard.Until(t, "the heads written again after the recovery", func() bool {
 		heads, err := db.Heads()
 		if err != nil {
 			return false
@@ -131,7 +123,7 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 	logs := new(syncBuffer)
 	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2}, logs,
 		"--data-dir", filepath.Join(mnt, "data"), "--miner-key", devMinerKey)
-	waitCut(t, n.url, 2, 30*time.Second)
+	waitCut(t, n.url, 2)
 	rt := n.node.rt
 
 	filler := filepath.Join(mnt, "filler")
@@ -149,7 +141,7 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 		}
 	}
 	f.Close()
-	waitFor(t, 10*time.Second, func() bool { return rt.WriteHealth().Failing })
+	hangguard.Until(t, "the node noticing the full disk", func() bool { return rt.WriteHealth().Failing })
 	height := rt.Cut().Height
 	for range 20 {
 		for _, path := range []string{"/health-check", "/chainweb/0.0/development/cut", "/chainweb/0.0/development/chain/3/header?limit=5"} {
@@ -172,7 +164,7 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	freed := time.Now()
-	waitFor(t, 20*time.Second, func() bool { return rt.Cut().Height > height+20 })
+	hangguard.Until(t, "20 blocks mined after space was freed", func() bool { return rt.Cut().Height > height+20 })
 	t.Logf("mining resumed and made 20 blocks %v after space was freed", time.Since(freed).Round(time.Millisecond))
 	text := logs.String()
 	for _, l := range strings.Split(text, "\n") {
@@ -193,17 +185,19 @@ func TestWriteFailurePausesSync(t *testing.T) {
 	logs := new(syncBuffer)
 	b := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t)}, logs,
 		"--data-dir", t.TempDir(), "--mining", "off", "--peer", a.p2p)
-	waitCut(t, b.url, 2, 30*time.Second)
+	waitCut(t, b.url, 2)
 	rt, db := b.node.rt, b.node.db
 
 	db.SetWriteFault(fmt.Errorf("injected: %w", syscall.ENOSPC))
-	waitFor(t, 10*time.Second, func() bool { return rt.WriteHealth().Failing })
-	time.Sleep(100 * time.Millisecond) // an insert already under way ends
+	hangguard.Until(t, "the node noticing that writes fail", func() bool { return rt.WriteHealth().Failing })
+	// An insert already under way ends; at the peer's next cut the fetcher waits for writes.
+	hangguard.Until(t, "the fetcher held by the failing writes", func() bool { return b.node.syncer.Stats().HeldByWrites })
 	height, peerHeight, failures := rt.Cut().Height, a.node.rt.Cut().Height, rt.WriteHealth().Failures
-	for range 20 {
+	// Until the peer has mined a few blocks (announced as heavier cuts): the reads answer.
+	hangguard.Until(t, "three blocks mined by the peer", func() bool {
 		fetchCut(t, b.url) // 200, or the test fails
-		time.Sleep(50 * time.Millisecond)
-	}
+		return a.node.rt.Cut().Height >= peerHeight+3
+	})
 	if h := rt.Cut().Height; h != height {
 		t.Fatalf("the cut moved from %d to %d while writes failed", height, h)
 	}
@@ -218,7 +212,7 @@ func TestWriteFailurePausesSync(t *testing.T) {
 
 	db.ClearWriteFault()
 	target := a.node.rt.Cut().Height
-	waitFor(t, 20*time.Second, func() bool { return rt.Cut().Height >= target })
+	hangguard.Until(t, "the catch-up after writes succeed", func() bool { return rt.Cut().Height >= target })
 	text := logs.String()
 	if c := strings.Count(text, "cannot write to the data directory"); c != 1 ||
 		strings.Contains(text, "sync from peer stopped") || strings.Contains(text, "invalid block") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
 // childEnv, set in a child's environment, makes the test binary run the
@@ -107,7 +109,7 @@ func (s *session) send(keys string) {
 // before, and moves past it.
 func (s *session) expect(want string) {
 	s.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := hangguard.Deadline()
 	for {
 		s.mu.Lock()
 		out := s.out.String()
@@ -117,7 +119,7 @@ func (s *session) expect(want string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("no %q in the output after %q:\n%q", want, out[:s.seen], out[s.seen:])
+			s.t.Fatalf("%s; the output after %q:\n%q", hangguard.Failure(fmt.Sprintf("%q in the output", want)), out[:s.seen], out[s.seen:])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/server"
 )
@@ -68,7 +68,7 @@ func startServer(t *testing.T, config string) *testServer {
 	case code := <-s.done:
 		serverContext, serverListening = oldCtx, oldListen
 		t.Fatalf("pact -s exited %d: %s", code, s.stderr.String())
-	case <-time.After(10 * time.Second):
+	case <-hangguard.After():
 		t.Fatal("pact -s did not start")
 	}
 	t.Cleanup(func() {
@@ -88,7 +88,7 @@ func (s *testServer) shutdown() int {
 	select {
 	case code := <-s.done:
 		return code
-	case <-time.After(15 * time.Second):
+	case <-hangguard.After():
 		s.t.Fatal("pact -s did not stop")
 	}
 	return -1

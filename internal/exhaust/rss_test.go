@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
 func linuxOnly(t *testing.T) {
@@ -71,7 +73,7 @@ func TestGuard(t *testing.T) {
 	defer g.Stop()
 	select {
 	case <-exited:
-	case <-time.After(10 * time.Second):
+	case <-hangguard.After():
 		cmd.Process.Kill()
 		t.Fatal("a process over the limit was not killed")
 	}

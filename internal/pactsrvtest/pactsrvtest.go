@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"testing"
-	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport"
 )
@@ -33,7 +33,7 @@ func Start(t testing.TB) (string, *transport.ContractServer) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangguard.Limit)
 		defer cancel()
 		srv.Shutdown(ctx)
 		<-done

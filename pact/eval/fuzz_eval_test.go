@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -74,8 +75,11 @@ func FuzzEval(f *testing.F) {
 const (
 	fuzzStepLimit   = 100_000
 	fuzzAllocBudget = 256 << 20
-	fuzzHangLimit   = 10 * time.Second
 )
+
+// fuzzHangLimit is the hang guard's: under the race detector on a busy machine an evaluation of
+// fuzzStepLimit steps can take seconds.
+var fuzzHangLimit = hangguard.Limit
 
 // fuzzEvalPrograms are the hand-written seeds: each reaches a different part
 // of the evaluator (modules and tables, folds, string and integer natives,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/exhaust"
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
@@ -240,7 +241,7 @@ func TestBatchTakesTurns(t *testing.T) {
 	}()
 	defer wg.Wait()
 	// Wait until the batch is pending, then ask for something trivial.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := hangguard.Deadline(); ; {
 		e.mu.Lock()
 		started := e.pending[batch[0].Hash]
 		e.mu.Unlock()

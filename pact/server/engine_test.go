@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
@@ -318,7 +319,7 @@ func TestVerification(t *testing.T) {
 func TestListen(t *testing.T) {
 	e := open(t, Config{})
 	c := build(t, cmdSpec{code: "(+ 1 2)", nonce: "listen"})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond) // wallclock: a listen that must time out
 	defer cancel()
 	if _, err := e.Listen(ctx, c.Hash); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("listen on nothing: %v", err)
@@ -340,8 +341,8 @@ func TestListen(t *testing.T) {
 		if decode(t, res).ReqKey != c.Hash.String() {
 			t.Errorf("listen: %s", res)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("listen did not wake up")
+	case <-hangguard.After():
+		t.Fatal(hangguard.Failure("listen's wake-up"))
 	}
 	if len(e.waiters) != 0 {
 		t.Errorf("waiters left: %d", len(e.waiters))
