@@ -23,19 +23,28 @@ run: build
 	./bin/ledger-node --network development --data-dir $(DATA_DIR) $(ARGS)
 
 # Everything CI checks: formatting, vet, generated code up to date, then the whole test suite.
-# The explorer's browser test must run when a browser is there (LEDGER_NODE_REQUIRE_BROWSER).
+# The explorer's browser test must run when a browser is there (LEDGER_NODE_REQUIRE_BROWSER), the
+# interoperability tests when their npm packages are (LEDGER_NODE_REQUIRE_INTEROP); where an
+# install was impossible they skip and say so. Tests wait for events, never for a speed, with
+# hang guards of minutes (internal/hangguard); TEST_TIMEOUT is go test's per package, far above
+# the slowest package's time on a loaded 2-core machine (bench/RESULTS.md, "Tests under load").
+TEST_TIMEOUT ?= 30m
 test: fmt-check vet check-generate interop-deps coverage-deps browser-deps
-	LEDGER_NODE_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) $(GO) test -count=1 -race -timeout 12m $(PKGS)
+	LEDGER_NODE_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) \
+	LEDGER_NODE_REQUIRE_INTEROP=$$(test -f $(INTEROP_STAMP) && echo 1) \
+	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) $(PKGS)
 
 # The npm packages of the interoperability tests (interop/: @kadena/client, @kadena/client-utils
-# and @kadena/cryptography-utils at the versions package-lock.json pins). `npm ci` runs when
-# node_modules is missing or older than the lock file. Without npm the interop tests skip.
+# and @kadena/cryptography-utils at the versions package-lock.json pins), from the npm registry.
+# `npm ci` runs when node_modules is missing or older than the lock file. Without npm, or when
+# npm ci fails (no registry), the interop tests skip and say so.
 INTEROP_STAMP := interop/node_modules/.package-lock.json
 interop-deps:
 	@if ! command -v npm >/dev/null 2>&1; then \
 		echo "npm is not installed: the interop tests will skip"; \
 	elif [ ! -f $(INTEROP_STAMP) ] || [ interop/package-lock.json -nt $(INTEROP_STAMP) ]; then \
-		cd interop && { npm ci --no-audit --no-fund || { sleep 5; npm ci --no-audit --no-fund; }; }; \
+		cd interop && { npm ci --no-audit --no-fund || { sleep 5; npm ci --no-audit --no-fund; }; } || \
+		{ rm -rf node_modules; echo "npm ci failed: the interop tests will skip"; }; \
 	fi
 
 # genhtml (Debian's lcov), with which a test of pact/repl checks `pact -c`'s LCOV output. Installed

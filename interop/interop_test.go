@@ -64,7 +64,12 @@ func nodeReady(t *testing.T) string {
 		}
 	})
 	if installErr != nil {
-		t.Fatalf("interop/node_modules is missing and npm ci failed (run `make interop-deps`): %v", installErr)
+		// make test sets LEDGER_NODE_REQUIRE_INTEROP when its npm ci succeeded: then a missing
+		// package is a failure; otherwise the install was impossible here.
+		if os.Getenv("LEDGER_NODE_REQUIRE_INTEROP") != "" {
+			t.Fatalf("interop/node_modules is missing and npm ci failed (run `make interop-deps`): %v", installErr)
+		}
+		t.Skipf("skipping the @kadena/client interoperability checks: interop/node_modules is missing and npm ci failed (no npm registry?): %v", installErr)
 	}
 	return node
 }
