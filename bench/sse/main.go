@@ -11,11 +11,17 @@
 // loopback and scheduler allow, so the service's figure can be read against it. The two
 // targets take turns, each with its own subscribers (the idle ones cost nothing).
 //
+// With -stalled N, each target also has N clients that send the request and never read (with a
+// small receive buffer): the readers' latency beside them, against the same run without, says
+// whether a client that stops reading holds up the others (the hub drops it once its buffer
+// fills; until then its writer is stuck). The tests check only that it is dropped and that the
+// readers get every event (issue 31: no speed in tests).
+//
 // Subscribers run in the same process as the server, as they did for the fan-out figures in
 // dependencies-and-performance.md: the two share the machine's cores, which is pessimistic for
 // the server.
 //
-//	go run ./bench/sse [-subscribers 1000] [-rate 50] [-duration 20s] [-rounds 3] [-quiet 2m] [-stream header]
+//	go run ./bench/sse [-subscribers 1000] [-stalled 0] [-rate 50] [-duration 20s] [-rounds 3] [-quiet 2m] [-stream header]
 package main
 
 import (
@@ -47,6 +53,7 @@ import (
 
 func main() {
 	subs := flag.Int("subscribers", 1000, "subscribers per target, one loopback connection each")
+	stalled := flag.Int("stalled", 0, "clients per target that subscribe and never read")
 	rate := flag.Float64("rate", 50, "headers published per second")
 	duration := flag.Duration("duration", 20*time.Second, "publishing time per target and round")
 	warmup := flag.Duration("warmup", 2*time.Second, "publishing time per target before the rounds (not counted)")
@@ -71,7 +78,7 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	cfg := config{subs: *subs, rate: *rate, duration: *duration, warmup: *warmup, rounds: *rounds,
+	cfg := config{subs: *subs, stalled: *stalled, rate: *rate, duration: *duration, warmup: *warmup, rounds: *rounds,
 		withPayload: *stream == "block", stream: *stream, buffer: *buffer, baseline: *baseline, quiet: *quiet}
 	if err := run(cfg); err != nil {
 		pprof.StopCPUProfile()
@@ -81,7 +88,7 @@ func main() {
 }
 
 type config struct {
-	subs             int
+	subs, stalled    int
 	rate             float64
 	duration, warmup time.Duration
 	rounds           int
@@ -163,7 +170,14 @@ func run(cfg config) error {
 			}
 			t.clients = append(t.clients, c)
 		}
-		for t.hub.Stats().Subscribers < cfg.subs {
+		for range cfg.stalled {
+			c, err := stall(addrs[i], path)
+			if err != nil {
+				return fmt.Errorf("%s stalled client: %w", t.name, err)
+			}
+			defer c.Close()
+		}
+		for t.hub.Stats().Subscribers < cfg.subs+cfg.stalled {
 			time.Sleep(10 * time.Millisecond)
 		}
 		pollers := runtime.GOMAXPROCS(0)
@@ -182,8 +196,8 @@ func run(cfg config) error {
 		}
 	}
 
-	fmt.Printf("sse: %d subscribers per target on %s/updates, %.0f headers/s, warmup %v, %d rounds of %v (%d events) per target\n",
-		cfg.subs, cfg.stream, cfg.rate, cfg.warmup, cfg.rounds, cfg.duration, nRound)
+	fmt.Printf("sse: %d subscribers and %d stalled clients per target on %s/updates, %.0f headers/s, warmup %v, %d rounds of %v (%d events) per target\n",
+		cfg.subs, cfg.stalled, cfg.stream, cfg.rate, cfg.warmup, cfg.rounds, cfg.duration, nRound)
 	fmt.Printf("linux/%s GOMAXPROCS=%d %s, %d CPUs; event size %d bytes; subscriber buffer %d\n", runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.Version(), runtime.NumCPU(), eventSize(events[0], cfg.withPayload), cfg.buffer)
 
@@ -498,6 +512,21 @@ func dial(addr, path string, capacity int) (*client, error) {
 		return fail(err)
 	}
 	c.parser.pending = slices.Clone(head[end+4:]) // body bytes that came with the head
+	return c, nil
+}
+
+// stall opens a stream that is never read: the request is sent, and the socket's small receive
+// buffer soon fills, so the server's writes to it block.
+func stall(addr, path string) (net.Conn, error) {
+	c, err := net.Dial("tcp4", addr)
+	if err != nil {
+		return nil, err
+	}
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	if _, err := c.Write([]byte("GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nAccept: text/event-stream\r\n\r\n")); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
 }
 
