@@ -416,7 +416,14 @@ func (in *Interp) acquireAdmin(m *Module) error {
 		if err := in.enforceModuleKeyset(m.Name, m.GovKeyset); err != nil {
 			return err
 		}
-	} else if m.GovCap != "" {
+	} else if m.GovCap == "" {
+		if !m.Interface {
+			// A module with neither (stored before "" was refused at install) has no
+			// governance anyone can satisfy: refused, as its install would be now, rather
+			// than open to all.
+			return EvalError("Invalid keyset name format: ")
+		}
+	} else {
 		d := m.Defs[m.GovCap]
 		if d == nil {
 			return EvalError("Module member does not exist " + m.Name.String() + "." + m.GovCap)

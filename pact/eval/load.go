@@ -237,6 +237,12 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	if x.Gov.Cap {
 		m.GovCap = x.Gov.Name
 	} else {
+		// P5's desugaring parses the keyset name before any governance runs: "" is no name
+		// (InvalidKeysetNameFormat), not the absence of governance, which would leave the
+		// module to whoever upgrades it next.
+		if _, err := parseKeysetRef(x.Gov.Name); err != nil {
+			return nil, located(err, x.Loc)
+		}
 		m.GovKeyset = x.Gov.Name
 	}
 	// P5's governance step reads the installed version (charged) and
