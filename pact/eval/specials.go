@@ -271,11 +271,19 @@ func (in *Interp) restore(s savedState) {
 	in.composing = s.compose
 }
 
-// Save and Restore expose the same to the REPL's expect-failure.
-type State struct{ s savedState }
+// Save and Restore expose the same to the REPL's expect-failure, with the current namespace:
+// P5's expect-failure puts back the whole evaluation state, so a namespace entered by the
+// failed code (a failed load of a file that entered one) is left again.
+type State struct {
+	s         savedState
+	namespace string
+}
 
-func (in *Interp) Save() State       { return State{in.save()} }
-func (in *Interp) Restore(s State)   { in.restore(s.s) }
+func (in *Interp) Save() State { return State{in.save(), in.namespace} }
+func (in *Interp) Restore(s State) {
+	in.restore(s.s)
+	in.namespace = s.namespace
+}
 func partialError(p *Partial) *Error { return partialErr(p.fn, len(p.args)) }
 
 func partialErr(fn Value, got int) *Error {

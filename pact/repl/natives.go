@@ -657,9 +657,10 @@ func (r *Runner) load(c eval.Call, a []eval.Value) (eval.Value, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(r.dir(), path)
 	}
-	ns := r.In.Namespace()
+	// The namespace the file entered stays (P5's loadFile keeps the evaluation state and
+	// restores only the natives): a project loads its interface from a file that enters the
+	// namespace, then its module from another.
 	err := r.LoadFile(path)
-	r.In.SetNamespace(ns)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,3 @@
+(namespace "NS")
+(interface i1
+  (defun f:integer ()))
