@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 )
@@ -110,4 +111,60 @@ func balanceOn(t *testing.T, r *txexec.Runner, st db.DB, chain, account string) 
 		t.Fatalf("%s", out)
 	}
 	return text
+}
+
+// A defpact nested in another yields to chain 3 (as a wallet's defpact runs coin's transfer):
+// on chain 3 the parent's next step, continued from the proof, resumes the nested defpact's
+// yield. The nested yield must carry its provenance (issue 35: it had no module hash, and
+// "Yield provenance does not match"), and the proof's nested states must be read back.
+func TestNestedCrossChainContinuation(t *testing.T) {
+	r := txexec.New(txexec.Config{})
+	src, dst := genesisOn(t, r, 0, "0"), genesisOn(t, r, 3, "3")
+	const modules = `(namespace "free")
+(module inner g
+  (defcap g () true)
+  (defpact xfer (n:integer)
+    (step (yield {"n": n} "3"))
+    (step (resume {"n" := m} (+ m 1)))))
+(module outer g
+  (defcap g () true)
+  (defpact run (n:integer)
+    (step (inner.xfer n))
+    (step (inner.xfer n))))`
+	for _, st := range []struct {
+		db    *db.MemDB
+		chain string
+	}{{src, "0"}, {dst, "3"}} {
+		b := block(1)
+		b.ChainID = st.chain
+		c := devtx.Cmd{Chain: st.chain, Code: modules, GasLimit: 100_000, Nonce: "deploy-nested-" + st.chain,
+			Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
+		if a, err := r.Apply(st.db, b, parsed(t, c)); err != nil || a.Failed {
+			t.Fatalf("deploy on chain %s: %v %s", st.chain, err, a.Result)
+		}
+	}
+	start := devtx.Cmd{Code: `(free.outer.run 41)`, GasLimit: 10_000, Nonce: "run-nested",
+		Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
+	a, err := r.Apply(src, block(2), parsed(t, start))
+	if err != nil || a.Failed {
+		t.Fatalf("step 0: %v %s", err, a.Result)
+	}
+	var res struct {
+		Continuation struct {
+			PactID string `json:"pactId"`
+		} `json:"continuation"`
+	}
+	json.Unmarshal(a.Result, &res)
+	out := a.Result
+
+	dstBlock := block(2)
+	dstBlock.ChainID = "3"
+	dstBlock.SPV = func(string) ([]byte, error) { return out, nil }
+	cont, err := r.Apply(dst, dstBlock, parsed(t, devtx.Continuation(res.Continuation.PactID, 1, "good", "3", "sender02").Build()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, cont.Result); got.Result.Status != "success" || string(got.Result.Data) != `{"int":42}` {
+		t.Fatalf("step 1 on chain 3: %s %s %s", got.Result.Status, got.Result.Data, got.Result.Error.Message)
+	}
 }

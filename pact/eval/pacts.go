@@ -126,10 +126,8 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	}
 	crossYield := false
 	if y := result.Yield; y != nil && y.HasTarget {
-		// A cross-chain yield records where it came from (P5's provenance
-		// and source chain), which is part of what is written.
-		y.SourceChain = in.chainID()
-		y.ModuleHash = d.Module.Hash
+		// A cross-chain yield: yield recorded where it came from (P5's provenance and
+		// source chain), which is part of what is written.
 		crossYield = true
 	}
 	done := rollback || ps.Step == pe.StepCount-1
@@ -319,11 +317,18 @@ func nativeYield(c Call, a []Value) (Value, error) {
 			return nil, c.argsErr(a)
 		}
 		y.TargetChain, y.HasTarget = string(t), true
-		// P5 reads the calling module for the yield's provenance.
+		// P5's provenance is the calling module's hash and this chain, recorded by yield
+		// itself: a nested defpact's yield carries them as its parent's does.
+		y.SourceChain = in.chainID()
 		if cur := in.currentModule(); cur != nil {
-			if _, err := in.loadModule(cur.Name); err != nil {
+			m, err := in.loadModule(cur.Name)
+			if err != nil {
 				return nil, err
 			}
+			if m == nil {
+				m = cur
+			}
+			y.ModuleHash = m.Hash
 		}
 		if in.tx.pactStep.HasRollback {
 			return nil, EvalError("Cross-chain yield not allowed in step with rollback")
@@ -357,8 +362,9 @@ func (in *Interp) enforceProvenance(y *Yield) error {
 		return nil
 	}
 	ok := y.TargetChain == in.chainID()
-	if ok && in.tx.defpact != nil && in.tx.defpact.Def != nil {
-		m, err := in.loadModule(in.tx.defpact.Def.Module.Name)
+	// P5 checks the calling module (the one whose step resumes), as yield recorded it.
+	if cur := in.currentModule(); ok && cur != nil {
+		m, err := in.loadModule(cur.Name)
 		if err != nil {
 			return err
 		}
@@ -397,6 +403,14 @@ func (in *Interp) emitPactEvent(name string, d *Def, pe *PactExec, chain string)
 // "continuation" of a result, decoded by DecodeJSON), as a cross-chain continuation carries it
 // in an SPV proof: the defpact is looked up by name in this interpreter's database.
 func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
+	return in.pactExecFromJSON(v, 0)
+}
+
+// maxNestedPacts bounds the nesting of defpact states a proof may carry: real defpacts nest
+// one or two deep, and a hostile proof must not recurse without end.
+const maxNestedPacts = 16
+
+func (in *Interp) pactExecFromJSON(v Value, depth int) (*PactExec, error) {
 	o, ok := v.(*Object)
 	if !ok {
 		return nil, EvalError("the proven output has no defpact continuation")
@@ -489,7 +503,40 @@ func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
 			pe.Yield.SourceChain = string(s)
 		}
 	}
+	// The nested defpacts' states (a nested defpact's cross-chain yield is resumed from
+	// them on this chain).
+	if n, ok := o.Get("nested"); ok && n != UnitValue {
+		no, isObj := n.(*Object)
+		if !isObj {
+			return nil, EvalError("the proven defpact's nested defpacts are not an object")
+		}
+		if depth >= maxNestedPacts {
+			return nil, EvalError("the proven defpact nests more than " + strconv.Itoa(maxNestedPacts) + " defpacts deep")
+		}
+		pe.Nested = make(map[string]*PactExec, no.Len())
+		for i := range no.Len() {
+			child, err := in.pactExecFromJSON(no.Val(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			pe.Nested[no.Key(i)] = child
+		}
+	}
 	return pe, nil
+}
+
+// yieldsAcross reports whether pe, or a defpact nested in it, yielded to another chain: what
+// a continuation elsewhere resumes (each resume checks that the yield was meant for it).
+func yieldsAcross(pe *PactExec) bool {
+	if pe.Yield != nil && pe.Yield.HasTarget {
+		return true
+	}
+	for _, n := range pe.Nested {
+		if yieldsAcross(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // ContinueFromProof runs step of a defpact whose last step ran on another chain: pe is that
@@ -511,7 +558,7 @@ func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (Valu
 	if rollback {
 		return nil, EvalError("a cross-chain defpact step cannot be rolled back")
 	}
-	if pe.Yield == nil || !pe.Yield.HasTarget {
+	if !yieldsAcross(pe) {
 		return nil, EvalError("the proven defpact step did not yield to another chain")
 	}
 	if step != pe.Step+1 || step >= pe.StepCount {
