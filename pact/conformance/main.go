@@ -3,7 +3,9 @@
 // expect* assertions pass. It prints the table pact/CONFORMANCE.md holds.
 //
 // The upstream files are never part of this repository: fetch
-// kadena-io/pact-5 and point -dir at pact-tests/pact-tests.
+// kadena-io/pact-5 and point -dir at pact-tests/pact-tests. With
+// -static-errors it instead reads upstream's list of programs Pact must
+// refuse (StaticErrorTests.hs) and counts the ones we refuse.
 package main
 
 import (
@@ -27,7 +29,11 @@ func main() {
 	verbose := flag.Bool("v", false, "print each failure")
 	only := flag.String("only", "", "run only files whose name contains this")
 	goldens := flag.String("gas-goldens", "", "directory of upstream gas goldens (pact-tests/gas-goldens): compare each file's total milligas")
+	static := flag.String("static-errors", "", "upstream's pact-tests/Pact/Core/Test/StaticErrorTests.hs: count the programs it lists that we refuse")
 	flag.Parse()
+	if *static != "" {
+		os.Exit(runStaticErrors(*static, *only, *verbose))
+	}
 	if *goldens != "" {
 		os.Exit(runGasGoldens(*goldens, *only, *verbose))
 	}
