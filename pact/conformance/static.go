@@ -129,6 +129,8 @@ func errorCategory(err error) string {
 		switch ee.Kind {
 		case eval.ErrUser:
 			return "UserRecoverableError"
+		case eval.ErrDesugar:
+			return "DesugarError"
 		}
 		return "ExecutionError"
 	}

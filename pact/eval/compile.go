@@ -21,7 +21,7 @@ func (c *compiler) push(names ...string) { c.scope = c.scope.bind(names...) }
 func (c *compiler) pop()                 { c.scope = c.scope.up }
 
 func compileErr(loc syntax.Span, msg string) *Error {
-	return &Error{Kind: ErrEval, Msg: msg, Loc: loc, Located: true}
+	return &Error{Kind: ErrDesugar, Msg: msg, Loc: loc, Located: true}
 }
 
 // exprs compiles xs in the current scope: the desugaring pass

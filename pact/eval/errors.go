@@ -38,6 +38,10 @@ const (
 	ErrJSON
 	// ErrEval is a generic evaluation error with a free text.
 	ErrEval
+	// ErrDesugar is P5's DesugarError: the program is not one Pact accepts
+	// (a native shadowed, a name that does not resolve, a form misused),
+	// found when a top-level form is compiled, before any of it runs.
+	ErrDesugar
 	// ErrUser is P5's UserRecoverableError: enforce failures, keyset and
 	// guard failures, capabilities not granted, missing rows, read-*
 	// failures. Only these are caught by try and enforce-one.
