@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ledgernode/ledger-node/pact/repl"
 )
@@ -66,9 +67,14 @@ func runTerminal(r *repl.Runner, inv *invocation) int {
 	}
 	t := repl.OpenTerminal(r, path)
 	// Ctrl-C at the prompt cancels the form (the editor reads it as a
-	// key), but while a form is evaluated the terminal sends SIGINT, and
-	// evaluation cannot be interrupted: leave as the signal would, but
-	// with the terminal's mode given back, not left without echo.
+	// key). While a form is evaluated the terminal sends SIGINT: it stops
+	// the evaluation at its next gas charge, and the prompt comes back
+	// with the session as any failed form leaves it. A SIGINT at the
+	// prompt (from outside), or a second one before the evaluation
+	// stopped, leaves as the signal would, with the terminal's mode given
+	// back, not left without echo.
+	var interrupt atomic.Bool
+	r.SetInterrupt(&interrupt)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	done := make(chan struct{})
@@ -77,12 +83,19 @@ func runTerminal(r *repl.Runner, inv *invocation) int {
 		close(done)
 	}()
 	go func() {
-		select {
-		case <-sigs:
-			_ = t.Close()
-			fmt.Fprintln(inv.stdout)
-			os.Exit(130)
-		case <-done:
+		for {
+			select {
+			case <-sigs:
+				if r.Evaluating() && !interrupt.Load() {
+					interrupt.Store(true)
+					continue
+				}
+				_ = t.Close()
+				fmt.Fprintln(inv.stdout)
+				os.Exit(130)
+			case <-done:
+				return
+			}
 		}
 	}()
 	err := r.Edit(t, inv.stdout)

@@ -31,7 +31,9 @@
 // names inside a string (for load); Tab twice lists them. Up recalls
 // a form typed earlier (one that starts with what is typed so far), a
 // multi-line one on one line. Ctrl-C drops the
-// form being typed; during an evaluation it ends pact (exit 130). The
+// form being typed; during an evaluation it stops the evaluation ("Execution
+// interrupted: Ctrl-C") and the prompt comes back with the session intact (a
+// second Ctrl-C before the evaluation stops ends pact, exit 130). The
 // history is kept in .pc-history in the working directory (P5's file,
 // newest entry first), or in the file PACT_HISTORY names; with
 // PACT_HISTORY set empty it is not written.

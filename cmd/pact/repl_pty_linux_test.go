@@ -41,3 +41,27 @@ func TestREPLInterruptOutsideThePromptRestoresTheTerminal(t *testing.T) {
 		t.Fatal("pact left the terminal without echo")
 	}
 }
+
+// Ctrl-C during a long evaluation (the terminal's SIGINT) stops it and brings the prompt back
+// with the session intact; the terminal still echoes nothing while pact edits the line.
+func TestREPLInterruptStopsTheEvaluation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startREPL(t, dir, filepath.Join(dir, "history"))
+	s.send(`(defun sq (x) (* x x))` + keyEnter)
+	s.expect("Loaded repl defun sq")
+	// Tens of seconds of work that prints first, so that the signal comes during it.
+	s.send(`(do (print "started") (fold (lambda (a x) (+ a (length (int-to-str 10 (^ 7 3000))))) 0 (enumerate 1 1000000)))` + keyEnter)
+	s.expect("started")
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	s.expect("Execution interrupted: Ctrl-C")
+	s.expect("pact> ")
+	s.send(`(sq 7)` + keyEnter)
+	s.expect("49")
+	if echoes(t, s.tty) {
+		t.Fatal("the terminal echoes while pact edits the line again")
+	}
+	s.quit()
+}

@@ -61,7 +61,7 @@ type gasWhat struct {
 // AddWithin; the description w is only read when logging.
 func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 	if in.Interrupt != nil && in.Interrupt.Load() {
-		return interrupted()
+		return in.interrupted()
 	}
 	if in.Gas.Quiet() {
 		return in.chargeQuick(c)
@@ -98,7 +98,7 @@ func (in *Interp) chargeQuick(c gas.MilliGas) error {
 //go:noinline
 func (in *Interp) chargeInterruptible(c gas.MilliGas) error {
 	if in.Interrupt.Load() {
-		return interrupted()
+		return in.interrupted()
 	}
 	if in.Gas.AddWithin(c) {
 		return nil
@@ -108,8 +108,12 @@ func (in *Interp) chargeInterruptible(c gas.MilliGas) error {
 
 // interrupted is what a charge returns once Interrupt is set (a new
 // error each time: the evaluator attaches a location to it).
-func interrupted() error {
-	return &Error{Kind: ErrInterrupted, Msg: "Execution interrupted: the node's time bound on a transaction passed"}
+func (in *Interp) interrupted() error {
+	reason := in.InterruptReason
+	if reason == "" {
+		reason = "the node's time bound on a transaction passed"
+	}
+	return &Error{Kind: ErrInterrupted, Msg: "Execution interrupted: " + reason}
 }
 
 // Interrupted reports whether err is an evaluation stopped by Interrupt.

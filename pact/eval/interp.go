@@ -130,6 +130,9 @@ type Interp struct {
 	// evaluation that takes time charges gas, so the stop comes within one
 	// native call.
 	Interrupt *atomic.Bool
+	// InterruptReason ends the message of the error an interrupted evaluation returns
+	// ("Execution interrupted: " and it); empty, the node's time bound is named.
+	InterruptReason string
 	// dbErr is the last database failure that name resolution turned into "not found".
 	dbErr error
 	// modules are the modules lookupModule read since the database last

@@ -221,7 +221,12 @@ func firstErr(errs ...error) error {
 // evalInteractive evaluates one entry, printing its results on w and its
 // error on ew; it reports whether there was no error.
 func (r *Runner) evalInteractive(src string, w, ew *errWriter) bool {
+	if r.interrupt != nil {
+		r.interrupt.Store(false) // an interrupt that came between evaluations stops none
+	}
+	r.evaluating.Store(true)
 	vals, err := r.EvalSource(InteractiveName, src, true)
+	r.evaluating.Store(false)
 	for _, v := range vals {
 		if _, unit := v.(eval.Unit); !unit {
 			w.print(eval.Pretty(v) + "\n")

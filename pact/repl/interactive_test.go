@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
 
@@ -194,4 +196,44 @@ func FuzzBalance(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Ctrl-C during an evaluation (the interrupt set) stops it at its next gas charge, and the
+// prompt comes back with the session intact: what was defined before is still there. An
+// interrupt set between evaluations stops none.
+func TestInterruptStopsTheEvaluationNotTheSession(t *testing.T) {
+	var out bytes.Buffer
+	r := New(&out)
+	var flag atomic.Bool
+	r.SetInterrupt(&flag)
+	// A native that presses Ctrl-C when called, so the interrupt comes mid-evaluation at a
+	// point the test chooses, not at a moment it races for.
+	r.In.Register(&eval.Native{Name: "press-ctrl-c", Min: 0, Max: 0, Repl: true,
+		Fn: func(eval.Call, []eval.Value) (eval.Value, error) {
+			if !r.Evaluating() {
+				t.Error("Evaluating is false during an evaluation")
+			}
+			flag.Store(true)
+			return eval.UnitValue, nil
+		}})
+	flag.Store(true) // a stray interrupt before the first form
+	in := "(defun sq (x) (* x x))\n" +
+		"(fold (+) 0 (map (lambda (x) (if (= x 5) (do (press-ctrl-c) x) x)) (enumerate 1 1000)))\n" +
+		"(sq 7)\n"
+	if err := r.Interactive(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `"Loaded repl defun sq"`) {
+		t.Fatalf("the first form was stopped by an interrupt set before it:\n%s", got)
+	}
+	if !strings.Contains(got, "Execution interrupted: Ctrl-C") || strings.Contains(got, "500500") {
+		t.Fatalf("the fold was not interrupted:\n%s", got)
+	}
+	if !strings.Contains(got, "\npact> 49\n") {
+		t.Fatalf("the session did not go on after the interrupt:\n%s", got)
+	}
+	if r.Evaluating() {
+		t.Error("Evaluating is true between evaluations")
+	}
 }

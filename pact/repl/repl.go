@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -36,7 +37,23 @@ type Runner struct {
 
 	files []string // the file being run, innermost last
 	tx    *txInfo
+	// interrupt, when set (SetInterrupt), stops an evaluation at its next gas charge;
+	// evaluating says that an interactive evaluation runs (Evaluating).
+	interrupt  *atomic.Bool
+	evaluating atomic.Bool
 }
+
+// SetInterrupt makes flag the runner's interrupt: storing true stops the running evaluation
+// at its next gas charge ("Execution interrupted: Ctrl-C") and leaves the session as any
+// failed form does. An interactive evaluation (Edit, Interactive) clears it when it starts.
+func (r *Runner) SetInterrupt(flag *atomic.Bool) {
+	r.interrupt = flag
+	r.In.Interrupt = flag
+}
+
+// Evaluating reports whether an interactive evaluation is running: a SIGINT then means
+// "stop it", not "leave".
+func (r *Runner) Evaluating() bool { return r.evaluating.Load() }
 
 type txInfo struct {
 	id   db.TxID
@@ -57,6 +74,7 @@ func (r *Runner) reset() {
 	r.In.Warn = func(s string) { fmt.Fprintln(r.Out, "Warning: "+s) }
 	r.In.Register(r.natives()...)
 	r.In.ReplEvaluator = true
+	r.In.Interrupt, r.In.InterruptReason = r.interrupt, "Ctrl-C"
 	r.tx = nil
 }
 
