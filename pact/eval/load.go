@@ -32,6 +32,11 @@ func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
 func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
+	if in.ReplEvaluator {
+		if err := in.checkShadowing(item); err != nil {
+			return nil, err
+		}
+	}
 	in.startTopLevel()
 	switch x := item.(type) {
 	case *syntax.Module:

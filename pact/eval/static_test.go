@@ -68,3 +68,41 @@ func TestDesugarErrorKind(t *testing.T) {
 		t.Errorf("a failure at run time: %v, want an error of evaluation", err)
 	}
 }
+
+// The REPL refuses any name that would shadow a native, wherever it is
+// bound; chain execution lets a local do so.
+func TestReplRefusesNativeShadowing(t *testing.T) {
+	cases := []refusal{
+		{"let", `(let ((a 1) (length 2)) a)`, ErrDesugar, "Variable length shadows native with the same name"},
+		{"let inside", `[1 (let* ((reverse 3)) reverse)]`, ErrDesugar, "Variable reverse"},
+		{"lambda", `((lambda (x sort) x) 1 2)`, ErrDesugar, "Variable sort"},
+		{"module name", "(module concat G (defcap G () true))", ErrDesugar, "Variable concat"},
+		{"interface name", "(interface distinct (defun f ()))", ErrDesugar, "Variable distinct"},
+		{"defun parameter", "(module m G (defcap G () true) (defun f (a take) a))", ErrDesugar, "Variable take"},
+		{"defun body", "(module m G (defcap G () true) (defun f () (let ((drop 1)) drop)))", ErrDesugar, "Variable drop"},
+		{"defcap parameter", "(module m G (defcap G () true) (defcap C (filter) true))", ErrDesugar, "Variable filter"},
+		{"defpact step", "(module m G (defcap G () true) (defpact p () (step (let ((zip 1)) zip))))", ErrDesugar, "Variable zip"},
+		{"defconst value", "(module m G (defcap G () true) (defconst K (let ((abs 1)) abs)))", ErrDesugar, "Variable abs"},
+		{"interface parameter", "(interface i (defcap C:bool (format)))", ErrDesugar, "Variable format"},
+		{"repl defun", "(defun f (x show) x)", ErrDesugar, "Variable show"},
+		// The natives the 5.1 fork added are natives only without DisablePact51.
+		{"pact 5.1 native", `(let ((hash-keccak256 1)) hash-keccak256)`, ErrDesugar, "Variable hash-keccak256"},
+	}
+	checkRefusals(t, cases, true)
+	for _, c := range cases {
+		if c.name == "let" || c.name == "lambda" {
+			if err := runProgram(t, c.src, false); err != nil {
+				t.Errorf("%s outside the REPL: %v", c.name, err)
+			}
+		}
+	}
+	for _, ok := range []string{
+		`(bind {"a": 1} {"a" := length} length)`, // a binding form's names are not checked
+		"(module m G (defcap G () true) (defschema s length:integer))",
+		`(let ((hash-poseidon 1)) hash-poseidon)`,
+	} {
+		if err := runProgram(t, ok, true, "DisablePact51"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

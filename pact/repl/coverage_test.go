@@ -234,7 +234,7 @@ func TestCoverageBranchBlocks(t *testing.T) {
 func TestCoverageReport(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"main.repl": "(load \"lib.repl\")\n(defun unused ()\n  (+ 1 1))\n(inc\n  (inc 1))\n",
-		"lib.repl":  "(defun inc (x)\n  (+ x 1))\n(defun dec (x)\n  (- x 1))\n",
+		"lib.repl":  "(defun inc (x)\n  (+ x 1))\n(defun decr (x)\n  (- x 1))\n",
 		"idle.repl": "(+ 1 2)\n",
 	})
 	main, lib, idle := filepath.Join(dir, "main.repl"), filepath.Join(dir, "lib.repl"), filepath.Join(dir, "idle.repl")
@@ -268,7 +268,7 @@ func TestCoverageReport(t *testing.T) {
 	none := "FNF:0\nFNH:0\nBRF:0\nBRH:0\n"
 	want := "TN:\nSF:" + main + "\nFN:2,unused\nFNDA:0,unused\nFNF:1\nFNH:0\nBRF:0\nBRH:0\n" +
 		"DA:1,2\nDA:3,0\nDA:4,1\nDA:5,2\nLF:4\nLH:3\nend_of_record\n" +
-		"TN:\nSF:" + lib + "\nFN:1,inc\nFN:3,dec\nFNDA:2,inc\nFNDA:0,dec\nFNF:2\nFNH:1\nBRF:0\nBRH:0\n" +
+		"TN:\nSF:" + lib + "\nFN:1,inc\nFN:3,decr\nFNDA:2,inc\nFNDA:0,decr\nFNF:2\nFNH:1\nBRF:0\nBRH:0\n" +
 		"DA:2,6\nDA:4,0\nLF:2\nLH:1\nend_of_record\n" +
 		"TN:\nSF:" + idle + "\n" + none + "DA:1,0\nLF:1\nLH:0\nend_of_record\n"
 	if string(got) != want {
