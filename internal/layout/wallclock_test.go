@@ -32,6 +32,7 @@ const exempt = "wallclock:"
 // and the package's named constants); a duration passed in a variable is for review to catch.
 func TestNoWallClockBounds(t *testing.T) {
 	root := filepath.Join("..", "..")
+	dirConsts := map[string]map[string]map[string]ast.Expr{} // dir -> package -> name -> value
 	var found []string
 	files := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -56,7 +57,7 @@ func TestNoWallClockBounds(t *testing.T) {
 			return nil
 		}
 		files++
-		bad, err := wallClockBounds(path, src)
+		bad, err := wallClockBoundsIn(path, src, dirConsts)
 		if err != nil {
 			return err
 		}
@@ -119,22 +120,36 @@ func TestWallClockLint(t *testing.T) {
 
 // wallClockBounds returns the short duration bounds in one file, each as "file:line: what".
 func wallClockBounds(path string, src []byte) ([]string, error) {
+	return wallClockBoundsIn(path, src, map[string]map[string]map[string]ast.Expr{})
+}
+
+// wallClockBoundsIn is wallClockBounds with the constants of each directory's packages read
+// once into cache: a bound is often named in a sibling file.
+func wallClockBoundsIn(path string, src []byte, cache map[string]map[string]map[string]ast.Expr) ([]string, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, path, src, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
-	consts := map[string]ast.Expr{}
-	// The package's other files' constants count too: a bound is often named in a sibling.
-	if siblings, err := filepath.Glob(filepath.Join(filepath.Dir(path), "*.go")); err == nil {
-		for _, s := range siblings {
-			if s == path {
-				continue
-			}
-			if f, err := parser.ParseFile(token.NewFileSet(), s, nil, 0); err == nil && f.Name.Name == file.Name.Name {
-				collectConsts(f, consts)
+	dir := filepath.Dir(path)
+	pkgs, ok := cache[dir]
+	if !ok {
+		pkgs = map[string]map[string]ast.Expr{}
+		if siblings, err := filepath.Glob(filepath.Join(dir, "*.go")); err == nil {
+			for _, s := range siblings {
+				if f, err := parser.ParseFile(token.NewFileSet(), s, nil, 0); err == nil {
+					if pkgs[f.Name.Name] == nil {
+						pkgs[f.Name.Name] = map[string]ast.Expr{}
+					}
+					collectConsts(f, pkgs[f.Name.Name])
+				}
 			}
 		}
+		cache[dir] = pkgs
+	}
+	consts := map[string]ast.Expr{}
+	for k, v := range pkgs[file.Name.Name] {
+		consts[k] = v
 	}
 	collectConsts(file, consts)
 	exemptLines := map[int]bool{}
