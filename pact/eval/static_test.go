@@ -106,3 +106,15 @@ func TestReplRefusesNativeShadowing(t *testing.T) {
 		}
 	}
 }
+
+// A binding form needs a body: P5's desugarer refuses one without, at top
+// level and in a module, with-read's included.
+func TestBindingWithoutBodyRefused(t *testing.T) {
+	checkRefusals(t, []refusal{
+		{"bind", `(bind {"x": 1, "y": 2} {"y" := y})`, ErrDesugar, "Bind expression lacks an accompanying body"},
+		{"in a function", `(module m G (defcap G () true) (defun f (o:object) (bind o {"k" := v})))`, ErrDesugar, "lacks an accompanying body"},
+	}, false)
+	if err := runProgram(t, `(bind {"x": 1} {"x" := x} x)`, false); err != nil {
+		t.Errorf("with a body: %v", err)
+	}
+}

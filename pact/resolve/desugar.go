@@ -116,6 +116,10 @@ func (d *Desugarer) Block(xs []syntax.Expr, loc syntax.Span, empty string) ([]Te
 // EmptyBody is P5's error for a lambda's, let's or definition's empty body.
 const EmptyBody = "Invalid syntax: empty body"
 
+// EmptyBindingBody is P5's error for a binding form ({"k" := v}) with
+// nothing after it.
+const EmptyBindingBody = "Bind expression lacks an accompanying body"
+
 // scoped desugars xs with names bound.
 func (d *Desugarer) scoped(names []string, xs []syntax.Expr, loc syntax.Span, empty string) ([]Term, error) {
 	n := len(d.Locals)
@@ -170,7 +174,11 @@ func (d *Desugarer) Expr(x syntax.Expr) (Term, error) {
 		for i, bd := range x.Binds {
 			b.Keys[i], b.Vars[i] = bd.Key.Name, bd.Var
 		}
-		body, err := d.scoped(ArgNames(b.Vars), x.Body, x.Loc, "Invalid syntax: empty binding body")
+		if len(x.Body) == 0 {
+			// P5's EmptyBindingBody, whoever reads the code.
+			return d.fail(errAt(x.Loc, EmptyBindingBody))
+		}
+		body, err := d.scoped(ArgNames(b.Vars), x.Body, x.Loc, EmptyBindingBody)
 		if err != nil {
 			return nil, err
 		}
