@@ -317,6 +317,11 @@ func (r *renamer) useMember(name string, schemaOnly bool) (*Module, *Def) {
 // native is the compiler's: a native (the REPL's where allowed),
 // constantly, or a CHARSET_ constant.
 func (r *renamer) native(name string, loc syntax.Span) (resolution, bool, error) {
+	if pact51Natives[name] && r.in.Flags["DisablePact51"] && r.stored == nil {
+		// Before the 5.1 fork these are no natives (P5's
+		// versionedNatives); a stored module was resolved when installed.
+		return resolution{}, false, nil
+	}
 	if n, ok := r.in.natives[name]; ok && (!n.Repl || r.allowRepl) {
 		if n.Repl && r.mod != nil && !r.in.ReplNatives {
 			return resolution{}, false, compileErr(loc, "repl native disallowed in module code. If you want to use this, enable them with (env-enable-repl-natives true)")
@@ -454,17 +459,23 @@ func (r *renamer) baseLookup(mn ModuleName, name string, loc syntax.Span) (resol
 }
 
 // dynamic is P5's resolveDynamic for mod::member: mod must be a local, a
-// module reference the member is invoked on. The compiler reads mod as
-// any bare name, its value's member invoked at run time.
+// module reference the member is invoked on; a member or REPL definition
+// is an invalid call, anything else unbound. Compiling a stored module
+// again, the compiler reads mod as any bare name, its value's member
+// invoked at run time.
 func (r *renamer) dynamic(n syntax.Name, sc *scope, loc syntax.Span) (resolution, error) {
 	var res resolution
-	if r.hashing {
+	if r.hashing || r.stored == nil {
+		// P5 refuses any other mod, and so does the compiler, but for a
+		// stored module compiled again (it was accepted when installed).
 		if !sc.local(n.Module, &res) {
-			if _, bound := r.mod.Defs[n.Module]; bound {
-				return resolution{}, compileErr(loc, "Invalid dynamic invoke "+n.String())
+			if r.mod != nil {
+				if _, bound := r.mod.Defs[n.Module]; bound {
+					return resolution{}, compileErr(loc, "Invalid dynamic call: "+n.String())
+				}
 			}
 			if _, bound := r.topLevel(n.Module); bound {
-				return resolution{}, compileErr(loc, "Invalid dynamic invoke "+n.String())
+				return resolution{}, compileErr(loc, "Invalid dynamic call: "+n.String())
 			}
 			return resolution{}, compileErr(loc, "Unbound variable "+n.Module)
 		}

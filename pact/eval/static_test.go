@@ -118,3 +118,35 @@ func TestBindingWithoutBodyRefused(t *testing.T) {
 		t.Errorf("with a body: %v", err)
 	}
 }
+
+// mod::member needs mod to be a local holding a module reference: P5's
+// renamer refuses a definition's name there, and anything else as
+// unbound.
+func TestDynamicInvokeNeedsALocal(t *testing.T) {
+	lib := "(module lib G (defcap G () true) (defun one () 1))\n"
+	checkRefusals(t, []refusal{
+		{"module name", lib + "(module user H (defcap H () true) (defun f () (lib::one)))", ErrDesugar, "Unbound variable lib"},
+		{"top level", lib + "(lib::one)", ErrDesugar, "Unbound variable lib"},
+		{"member", "(module user H (defcap H () true) (defun g () 1) (defun f () (g::one)))", ErrDesugar, "Invalid dynamic call: g::one"},
+		{"repl definition", "(defun g () 1)\n(defun f () (g::one))", ErrDesugar, "Invalid dynamic call: g::one"},
+	}, false)
+	if err := runProgram(t, lib+"(let ((m lib)) (m::one))", false); err != nil {
+		t.Errorf("through a local: %v", err)
+	}
+}
+
+// With DisablePact51 (before the 5.1 fork) the natives 5.1 added do not
+// resolve.
+func TestPact51NativesNeedTheFork(t *testing.T) {
+	cases := []refusal{
+		{"keccak", `(hash-keccak256 ["AA"])`, ErrDesugar, "hash-keccak256"},
+		{"poseidon", `(hash-poseidon 1 2)`, ErrDesugar, "hash-poseidon"},
+		{"in a module", "(module m G (defcap G () true) (defun f () (hash-poseidon 1)))", ErrDesugar, "hash-poseidon"},
+	}
+	checkRefusals(t, cases, false, "DisablePact51")
+	for _, c := range cases {
+		if err := runProgram(t, c.src, false); err != nil {
+			t.Errorf("%s after the fork: %v", c.name, err)
+		}
+	}
+}
