@@ -15,7 +15,14 @@ type compiler struct {
 	scope *scope
 	// ds is the desugaring pass, kept for the compiler's life.
 	ds resolve.Desugarer
+	// inDefcap says a defcap's body is being compiled.
+	inDefcap bool
 }
+
+// checks says the compiler refuses what P5's desugarer refuses and the
+// compiler once let through: not for a stored module compiled again,
+// which was accepted when it was installed (a legacy one included).
+func (c *compiler) checks() bool { return c.stored == nil }
 
 func (c *compiler) push(names ...string) { c.scope = c.scope.bind(names...) }
 func (c *compiler) pop()                 { c.scope = c.scope.up }
@@ -251,6 +258,10 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		if len(args) < 2 {
 			return bad("Invalid syntax, with-capability expects a capability and a body")
 		}
+		if c.inDefcap && c.checks() {
+			// P5's renamer refuses it (NotAllowedWithinDefcap).
+			return nil, compileErr(loc, "with-capability form not allowed within defcap")
+		}
 	case resolve.FormTry, resolve.FormCreateUserGuard, resolve.FormError, resolve.FormPure:
 		want := map[resolve.Form]int{resolve.FormTry: 2, resolve.FormCreateUserGuard: 1, resolve.FormError: 1, resolve.FormPure: 1}[t.Form]
 		if len(args) != want {
@@ -258,6 +269,10 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		}
 	case resolve.FormDo:
 		if len(args) == 0 {
+			if c.checks() {
+				// Refused before it runs, as P5's desugarer does.
+				return nil, compileErr(loc, "Desugar syntax failure: do form must have at least 1 expression")
+			}
 			return &nConst{v: UnitValue, loc: loc}, nil
 		}
 	}
@@ -317,6 +332,11 @@ func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 		}
 		out = &nLocal{up: res.up, idx: res.idx, name: name, loc: loc}
 	case resMember:
+		if res.def.Kind == DefSchemaKind && c.checks() {
+			// A schema is a type, never a value (P5's renamer:
+			// InvalidDefInTermVariable).
+			return nil, compileErr(loc, "Invalid definition in term variable position: "+n.String())
+		}
 		out = &nDef{def: res.def, loc: loc}
 	case resModRef:
 		out = &nModRef{mod: res.modName, loc: loc}

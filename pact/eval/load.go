@@ -328,7 +328,7 @@ func (in *Interp) compileModule(m *Module, body []syntax.Decl, loc syntax.Span, 
 	if err != nil {
 		return err
 	}
-	if err := in.checkImplements(m, loc); err != nil {
+	if err := in.checkImplements(m, loc, c.checks()); err != nil {
 		return err
 	}
 	if err := checkRecursion(m, loc); err != nil {
@@ -625,12 +625,21 @@ func (c *compiler) defcap(d *Def, x *syntax.DefCap) error {
 					return compileErr(x.Meta.Loc, "Invalid managed capability manager function "+x.Meta.Manager.String())
 				}
 				d.Manager = mgr
+			} else if c.checks() {
+				// An interface's manager is one of its own functions,
+				// named bare (P5's renamer: NoSuchModuleMember).
+				mgr, ok := c.mod.Defs[x.Meta.Manager.Name]
+				if !ok || mgr.Kind != DefFun || x.Meta.Manager.Kind != syntax.BareName {
+					return compileErr(x.Meta.Loc, "Module "+c.mod.Name.String()+" has no such member: "+x.Meta.Manager.String())
+				}
 			}
 		}
 	}
 	if c.mod.Interface {
 		return nil
 	}
+	c.inDefcap = true
+	defer func() { c.inDefcap = false }()
 	return c.defunBody(d, x.Body)
 }
 
@@ -681,6 +690,10 @@ func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
 	if err != nil {
 		return err
 	}
+	if v.Kind() == KindClosure {
+		// P5 evaluates a constant to a Pact value, which no function is.
+		return located(EvalError("Evaluation did not reduce to a value"), x.Value.Span())
+	}
 	if t != nil {
 		if err := c.in.checkType(t, v); err != nil {
 			return located(err, x.Loc)
@@ -692,7 +705,10 @@ func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
 
 // checkImplements checks that a module defines every member of its
 // interfaces with the same kind and signature.
-func (in *Interp) checkImplements(m *Module, loc syntax.Span) error {
+//
+// checks adds what the compiler once let through (see compiler.checks):
+// the defcaps' annotations.
+func (in *Interp) checkImplements(m *Module, loc syntax.Span, checks bool) error {
 	for _, iname := range m.Implements {
 		iface := in.lookupModule(iname)
 		if iface == nil {
@@ -710,6 +726,10 @@ func (in *Interp) checkImplements(m *Module, loc syntax.Span) error {
 				return compileErr(loc, "Interface member not implemented, module "+m.Name.String()+
 					" does not implement interface "+iname.String()+" member: "+name)
 			}
+			if md.Kind == DefCapability && id.Kind == DefCapability && !sameCapMeta(md, id) && checks {
+				return compileErr(loc, "Module "+m.Name.String()+" does not correctly implement the function : defcap mismatch for "+
+					name+" from Interface "+iname.String())
+			}
 			if md.Kind != id.Kind || len(md.Args) != len(id.Args) {
 				return compileErr(md.Loc, "Interface implementation signature mismatch: "+iname.String()+"."+name)
 			}
@@ -724,6 +744,27 @@ func (in *Interp) checkImplements(m *Module, loc syntax.Span) error {
 		}
 	}
 	return nil
+}
+
+// sameCapMeta is P5's checkMetaMatches: a module's defcap implements an
+// interface's with the same annotation: neither, both @event, or both
+// @managed, an interface's @managed with a manager naming the same
+// parameter and a manager function of the same name.
+func sameCapMeta(md, id *Def) bool {
+	ix, ok := id.fun.(*syntax.DefCap)
+	if !ok {
+		return true
+	}
+	switch {
+	case ix.Meta == nil:
+		return !md.Event && md.Managed == capUnmanaged
+	case ix.Meta.Event:
+		return md.Event
+	case ix.Meta.Manager == nil:
+		return md.Managed != capUnmanaged
+	}
+	return md.Managed == capUserManaged && md.Manager != nil && md.Manager.Name == ix.Meta.Manager.Name &&
+		md.ManagedParam == id.ManagedParam && md.Args[md.ManagedParam].Name == ix.Meta.Param
 }
 
 func sameParamType(a, b *Type) bool {

@@ -211,7 +211,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 		return nil, err
 	}
 	if !m.Interface {
-		if err := in.checkImplements(m, loc); err != nil {
+		if err := in.checkImplements(m, loc, false); err != nil {
 			return nil, err
 		}
 	}

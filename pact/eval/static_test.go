@@ -150,3 +150,41 @@ func TestPact51NativesNeedTheFork(t *testing.T) {
 		}
 	}
 }
+
+// What P5's desugarer and renamer refuse in a module before any of it
+// runs, and the compiler once let through.
+func TestModuleStaticRefusals(t *testing.T) {
+	iface := "(interface ti (defcap MOVE:bool (n:integer) @managed n MOVE-mgr) (defun MOVE-mgr:integer (a:integer b:integer)))\n"
+	checkRefusals(t, []refusal{
+		{"empty do", "(do)", ErrDesugar, "do form must have at least 1 expression"},
+		{"empty do in a function", "(module m G (defcap G () true) (defun f () (do)))", ErrDesugar, "do form must have"},
+		{"with-capability in a defcap", "(module m G (defcap G () true) (defcap A () true) (defcap B () (with-capability (A) true)))",
+			ErrDesugar, "with-capability form not allowed within defcap"},
+		{"with-capability in a lambda of a defcap", "(module m G (defcap G () true) (defcap A () true) (defcap B () (let ((f (lambda () (with-capability (A) 1)))) true)))",
+			ErrDesugar, "with-capability form not allowed within defcap"},
+		{"schema as a value", "(module m G (defcap G () true) (defschema row a:integer) (defun f () row))", ErrDesugar, "Invalid definition in term variable position: row"},
+		{"schema applied", "(module m G (defcap G () true) (defschema row a:integer) (defun f () (row)))", ErrDesugar, "row"},
+		{"interface manager a module", "(module other G (defcap G () true) (defun h () 1))\n(interface ti (defcap C:bool (n:integer) @managed n other))",
+			ErrDesugar, "Module ti has no such member: other"},
+		{"interface manager qualified", "(module other G (defcap G () true) (defun h (a:integer b:integer) 1))\n(interface ti (defcap C:bool (n:integer) @managed n other.h))",
+			ErrDesugar, "Module ti has no such member: other.h"},
+		{"implementation not managed", iface + "(module m G (defcap G () true) (implements ti) (defcap MOVE:bool (n:integer) true) (defun MOVE-mgr:integer (a:integer b:integer) a))",
+			ErrDesugar, "defcap mismatch for MOVE from Interface ti"},
+		{"implementation managed otherwise", iface + "(module m G (defcap G () true) (implements ti) (defcap MOVE:bool (n:integer) @managed n other-mgr true) (defun MOVE-mgr:integer (a:integer b:integer) a) (defun other-mgr:integer (a:integer b:integer) a))",
+			ErrDesugar, "defcap mismatch for MOVE"},
+		{"implementation an event", "(interface te (defcap E:bool (n:integer) @event))\n(module m G (defcap G () true) (implements te) (defcap E:bool (n:integer) true))",
+			ErrDesugar, "defcap mismatch for E"},
+		{"constant a function", "(module m G (defcap G () true) (defconst K (lambda (x) x)))", ErrEval, "Evaluation did not reduce to a value"},
+		{"interface constant a function", "(interface ti (defconst K (lambda (x) x)))", ErrEval, "Evaluation did not reduce to a value"},
+	}, false)
+	for _, ok := range []string{
+		iface + "(module m G (defcap G () true) (implements ti) (defcap MOVE:bool (n:integer) @managed n MOVE-mgr true) (defun MOVE-mgr:integer (a:integer b:integer) a))",
+		"(interface ta (defcap C:bool (n:integer) @managed))\n(module m G (defcap G () true) (implements ta) (defcap C:bool (n:integer) @managed n mgr true) (defun mgr:integer (a:integer b:integer) a))",
+		"(module m G (defcap G () true) (defcap A () true) (defun f () (with-capability (A) 1)))",
+		"(module m G (defcap G () true) (defschema row a:integer) (deftable tbl:{row}) (defun f:object{row} () {'a: 1}))",
+	} {
+		if err := runProgram(t, ok, false); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
