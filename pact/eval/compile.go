@@ -31,6 +31,13 @@ func compileErr(loc syntax.Span, msg string) *Error {
 	return &Error{Kind: ErrDesugar, Msg: msg, Loc: loc, Located: true}
 }
 
+// execErrAt is an error the compiler finds where P5 finds it while
+// executing the form (installing a module, evaluating a defpact), not
+// desugaring it: P5's ExecutionError.
+func execErrAt(loc syntax.Span, msg string) *Error {
+	return &Error{Kind: ErrEval, Msg: msg, Loc: loc, Located: true}
+}
+
 // exprs compiles xs in the current scope: the desugaring pass
 // (package resolve), then the resolution of its terms.
 func (c *compiler) exprs(xs []syntax.Expr) ([]node, error) {

@@ -261,7 +261,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 		return nil, located(err, x.Loc)
 	}
 	if old != nil && old.Interface {
-		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
+		return nil, execErrAt(x.Loc, "Interface cannot be upgraded: "+mn.String())
 	}
 	if err := in.checkInstall(old, mn, x.Loc); err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) erro
 	}
 	if mn.Namespace == "" {
 		if !in.NamespacePolicy.AllowRoot {
-			return compileErr(loc, "Namespace installation error: cannot install in root namespace")
+			return execErrAt(loc, "Namespace installation error: cannot install in root namespace")
 		}
 		return nil
 	}
@@ -388,7 +388,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		return nil, located(err, x.Loc)
 	}
 	if old != nil {
-		return nil, compileErr(x.Loc, "Interface cannot be upgraded: "+mn.String())
+		return nil, execErrAt(x.Loc, "Interface cannot be upgraded: "+mn.String())
 	}
 	if err := in.checkInstall(nil, mn, x.Loc); err != nil {
 		return nil, err
@@ -653,7 +653,7 @@ func (c *compiler) defpact(d *Def, x *syntax.DefPact) error {
 	defer func() { c.scope = saved }()
 	for i, s := range x.Steps {
 		if s.Entity != nil {
-			return compileErr(s.Loc, "Pact 5 does not support entity expressions in defpact "+d.qualText()+
+			return execErrAt(s.Loc, "Pact 5 does not support entity expressions in defpact "+d.qualText()+
 				". Please ensure your defpact steps have the correct number of expressions")
 		}
 		e, err := c.expr(s.Expr)

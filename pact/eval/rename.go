@@ -324,7 +324,7 @@ func (r *renamer) native(name string, loc syntax.Span) (resolution, bool, error)
 	}
 	if n, ok := r.in.natives[name]; ok && (!n.Repl || r.allowRepl) {
 		if n.Repl && r.mod != nil && !r.in.ReplNatives {
-			return resolution{}, false, compileErr(loc, "repl native disallowed in module code. If you want to use this, enable them with (env-enable-repl-natives true)")
+			return resolution{}, false, execErrAt(loc, "repl native disallowed in module code. If you want to use this, enable them with (env-enable-repl-natives true)")
 		}
 		return resolution{kind: resNative, native: n}, true, nil
 	}

@@ -188,3 +188,13 @@ func TestModuleStaticRefusals(t *testing.T) {
 		}
 	}
 }
+
+// What P5 finds only while executing a form is an execution error, not a
+// desugaring one, though the compiler finds it.
+func TestExecutionErrorsFoundCompiling(t *testing.T) {
+	checkRefusals(t, []refusal{
+		{"interface upgraded", "(interface up (defun f ()))\n(interface up (defun f ()) (defun g ()))", ErrEval, "Interface cannot be upgraded: up"},
+		{"interface upgraded to a module", "(interface up (defun f ()))\n(module up G (defcap G () true))", ErrEval, "Interface cannot be upgraded: up"},
+		{"defpact entity", "(module m G (defcap G () true) (defpact p () (step \"someone\" 1) (step 2)))", ErrEval, "does not support entity expressions"},
+	}, false)
+}
