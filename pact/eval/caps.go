@@ -294,6 +294,9 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlo
 		fr = &env{vals: t.Args}
 	}
 	_, err := in.body(d.Body, fr)
+	if err != nil {
+		err = unwound(err, d, t.Args)
+	}
 	if d.frameFree {
 		in.alloc.giveBackEnv(fr)
 	}

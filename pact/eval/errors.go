@@ -67,6 +67,9 @@ type Error struct {
 	// source position); Located says it is set.
 	Loc     syntax.Span
 	Located bool
+	// Stack is the call stack where the error was raised, innermost
+	// first (see unwound): what P5's REPL prints under the message.
+	Stack []StackFrame
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -82,8 +82,11 @@ func arity(fn Value) int {
 }
 
 func located(err error, loc syntax.Span) error {
-	if e, ok := err.(*Error); ok && !e.Located && loc.Start.IsValid() {
-		e.Loc, e.Located = loc, true
+	if e, ok := err.(*Error); ok {
+		if !e.Located && loc.Start.IsValid() {
+			e.Loc, e.Located = loc, true
+		}
+		e.siteFrame(loc)
 	}
 	return err
 }
@@ -842,7 +845,7 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 		in.readOnly--
 	}
 	if err != nil {
-		return nil, err
+		return nil, unwound(err, d, fr.vals)
 	}
 	// A result that fits its type for free needs no look at the flags.
 	if d.Ret != nil && !fitsCheck(d.retFree, d.Ret, v) && !in.Flags["DisableRuntimeRTC"] {

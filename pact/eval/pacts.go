@@ -118,7 +118,7 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	in.stack = in.stack[:len(in.stack)-1]
 	in.tx.pactStep = savedStep
 	if err != nil {
-		return nil, err
+		return nil, unwound(err, d, pe.Args)
 	}
 	result := in.tx.defpact
 	if notAdvanced(result, ps) {
@@ -239,7 +239,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 	in.tx.pactStep = saved
 	if err != nil {
 		in.tx.defpact = pe
-		return nil, err
+		return nil, unwound(err, d, args)
 	}
 	result := in.tx.defpact
 	if notAdvanced(result, ps) {
