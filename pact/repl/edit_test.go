@@ -52,7 +52,7 @@ func TestEdit(t *testing.T) {
 	if err := New(&out).Edit(ed, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := "3\n6\n<interactive>:1:1: no\ngoodbye\n"
+	want := "3\n6\n(interactive):1:0: no\n 1 | (enforce false \"no\")\n   | ^^^^^^^^^^^^^^^^^^^^\n\n\ngoodbye\n"
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
@@ -106,8 +106,8 @@ func TestPipe(t *testing.T) {
 		{name: "results, no prompts", in: "(+ 1 2)\n(+ 1\n2)\n(print \"p\")\n", out: "3\n3\n\"p\"\n", ok: true},
 		{name: "last line without newline", in: "(+ 2 3)", out: "5\n", ok: true},
 		{name: "the first error stops it", in: "1 (enforce false \"no\") 3\n4\n", out: "1\n",
-			errOut: "<interactive>:1:3: no\n" + PipeAborted + "\n"},
-		{name: "unfinished input", in: "(+ 2\n", errOut: "<interactive>:"},
+			errOut: "(interactive):1:2: no\n 1 | 1 (enforce false \"no\") 3\n   |   ^^^^^^^^^^^^^^^^^^^^\n\n\n" + PipeAborted + "\n"},
+		{name: "unfinished input", in: "(+ 2\n", errOut: "(interactive):2:0: "},
 		{name: "failed expect", in: "(expect \"e\" 1 2)\n5\n", out: "\"FAILURE: e expected: 1, received: 2\"\n5\n"},
 	} {
 		var out, errOut bytes.Buffer

@@ -22,8 +22,9 @@ const (
 // Interactive runs the read-eval-print loop without line editing: it
 // prompts with Prompt, reads lines from in until the input is balanced
 // (see Balance), evaluates it as a REPL program, prints every non-unit
-// result with eval.Pretty and every error with FormatError, and prompts
-// again. Lines that leave the input unbalanced get ContinuationPrompt. At
+// result with eval.Pretty and every error with RenderError and a
+// newline (P5's outputStrLn adds one), and prompts again. Lines that
+// leave the input unbalanced get ContinuationPrompt. At
 // the end of in it evaluates what is left, prints "goodbye" and returns
 // nil; it returns an error only when in or out fails.
 //
@@ -166,7 +167,7 @@ const PipeAborted = "Aborting execution"
 // Pipe runs REPL input that comes from a program or a file, as
 // `pact < script` does: it reads forms as Interactive does, with no
 // prompts and no "goodbye", and prints each non-unit result on out. The
-// first error stops it: it prints the error with FormatError and then
+// first error stops it: it prints the error with RenderError and then
 // PipeAborted on errOut, and reads no further (P4's pipe mode; P5 prints
 // prompts and goes on, so that a failing script exited 0). It reports
 // whether all went well: no error, and no failed expect, expect-failure
@@ -233,7 +234,7 @@ func (r *Runner) evalInteractive(src string, w, ew *errWriter) bool {
 		}
 	}
 	if err != nil {
-		ew.print(FormatError(err) + "\n")
+		ew.print(r.RenderError(err) + "\n")
 		return false
 	}
 	return true

@@ -37,12 +37,12 @@ func TestInteractive(t *testing.T) {
 		{name: "delimiters in strings and comments", in: "(+ \"(\" ; ((\n\")\")\n", want: "pact> ....> \"()\"\npact> goodbye\n"},
 		{name: "string gap", in: "(+ \"a\\\n  \\b\" \"\")\n", want: "pact> ....> \"ab\"\npact> goodbye\n"},
 		{name: "blank and comment lines", in: "\n  \n; nothing\n", want: "pact> pact> pact> pact> goodbye\n"},
-		{name: "error then more", in: "(enforce false \"no\")\n(+ 1 1)\n", want: "pact> <interactive>:1:1: no\npact> 2\npact> goodbye\n"},
-		{name: "results before an error", in: "1 (enforce false \"no\") 3\n", want: "pact> 1\n<interactive>:1:3: no\npact> goodbye\n"},
+		{name: "error then more", in: "(enforce false \"no\")\n(+ 1 1)\n", want: "pact> (interactive):1:0: no\n 1 | (enforce false \"no\")\n   | ^^^^^^^^^^^^^^^^^^^^\n\n\npact> 2\npact> goodbye\n"},
+		{name: "results before an error", in: "1 (enforce false \"no\") 3\n", want: "pact> 1\n(interactive):1:2: no\n 1 | 1 (enforce false \"no\") 3\n   |   ^^^^^^^^^^^^^^^^^^^^\n\n\npact> goodbye\n"},
 		{name: "state persists", in: "(defun sq (x) (* x x))\n(sq 5)\n", want: "pact> \"Loaded repl defun sq\"\npact> 25\npact> goodbye\n"},
 		{name: "last line without newline", in: "(+ 2 3)", want: "pact> 5\ngoodbye\n"},
-		{name: "syntax error", in: ")\n(+ 2 2)\n", want: "pact> <interactive>:1:1: <msg>\npact> 4\npact> goodbye\n", cut: "<msg>"},
-		{name: "unfinished input at the end", in: "(+ 2\n", want: "pact> ....> \n<interactive>:2:1: <msg>\ngoodbye\n", cut: "<msg>"},
+		{name: "syntax error", in: ")\n(+ 2 2)\n", want: "pact> (interactive):1:0: <msg>\n 1 | )\n   | ^\n\n\npact> 4\npact> goodbye\n", cut: "<msg>"},
+		{name: "unfinished input at the end", in: "(+ 2\n", want: "pact> ....> \n(interactive):2:0: <msg>\n   | ^\n\n\ngoodbye\n", cut: "<msg>"},
 	} {
 		got := interactive(t, tc.in)
 		if tc.cut == "" {

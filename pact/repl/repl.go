@@ -36,7 +36,10 @@ type Runner struct {
 	Results []TestResult
 
 	files []string // the file being run, innermost last
-	tx    *txInfo
+	// sources are the texts of the files run (as loaded last) and of the
+	// last interactive input, by name: RenderError shows lines of them.
+	sources map[string]string
+	tx      *txInfo
 	// interrupt, when set (SetInterrupt), stops an evaluation at its next gas charge;
 	// evaluating says that an interactive evaluation runs (Evaluating).
 	interrupt  *atomic.Bool
@@ -103,6 +106,7 @@ func (r *Runner) LoadFile(path string) error {
 // EvalSource parses and evaluates a program, returning each top-level
 // result.
 func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
+	r.remember(name, src)
 	var f *syntax.File
 	var err error
 	if repl {
@@ -131,7 +135,9 @@ func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
 	return out, nil
 }
 
-// FormatError renders an error with its position, as the CLI prints it.
+// FormatError renders an error on one line, "file:line:col: message" with
+// our 1-based line and column: the form tools that list many errors use
+// (the REPL and `pact FILE` print RenderError's P5 layout instead).
 func FormatError(err error) string {
 	switch e := err.(type) {
 	case *eval.Error:
