@@ -143,11 +143,14 @@ func runLoad(inv *invocation) int {
 		return exitOK
 	}
 	var b strings.Builder
-	for _, f := range failures {
-		fmt.Fprintf(&b, "%s:%d:%d: %s\n", f.Loc.File, f.Loc.Start.Line, f.Loc.Start.Col, f.Msg)
-	}
 	if err != nil {
-		b.WriteString(repl.FormatError(err) + "\n")
+		// P5's runScript: the rendered error, then "\nLoad failed"; the
+		// failed tests are not listed.
+		b.WriteString(r.RenderError(err) + "\n")
+	} else {
+		for _, f := range failures {
+			fmt.Fprintf(&b, "%s:%d:%d: %s\n", f.Loc.File, f.Loc.Start.Line, f.Loc.Start.Col, f.Msg)
+		}
 	}
 	b.WriteString("Load failed\n")
 	fmt.Fprint(inv.stderr, b.String())

@@ -22,8 +22,10 @@
 // With no arguments pact prompts with "pact> ", reads lines until the
 // parentheses, brackets, braces and string literals of the input balance
 // (prompting "....> " meanwhile), evaluates the input as a REPL program and
-// prints every non-unit result. Errors are printed as file:line:col: message
-// and the loop goes on. Ctrl-D prints "goodbye" and quits.
+// prints every non-unit result. Errors are printed as Pact 5's REPL prints
+// them (repl.Runner.RenderError: file:line:col: message with a 0-based
+// column, the source lines and carets, the call stack) and the loop goes
+// on. Ctrl-D prints "goodbye" and quits.
 //
 // On a terminal the lines are edited (liner): arrow keys, Emacs keys,
 // Ctrl-R to search the history, Tab to complete natives, special forms,
@@ -50,9 +52,10 @@
 // natives (expect, begin-tx, env-data, ...) are available. A .pact file is
 // executed (Pact 5 behaviour) without them. On success pact prints "Load
 // successful" on standard output and exits 0. Otherwise it prints, on
-// standard error, each failed expect, expect-failure or expect-that as
-// file:line:col: message, then the error that stopped the script (if any)
-// as file:line:col: message, then "Load failed", and exits 1.
+// standard error, the error that stopped the script as Pact 5 does (as the
+// REPL prints it, then an empty line), or, when none did, each failed
+// expect, expect-failure or expect-that as file:line:col: message; then
+// "Load failed", and exits 1.
 //
 //	-r, --findscript  with a .pact FILE: run <FILE without .pact>.repl if it
 //	                  exists, else the only .repl file in FILE's directory if
@@ -539,7 +542,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(&b, "  %s\n      %s\n", o, o.help)
 	}
 	b.WriteString("\nA FILE is run as a REPL script unless its name ends in .pact. Prints \"Load successful\"\n" +
-		"on success; otherwise the failed tests and the error as FILE:LINE:COL: MESSAGE, then\n" +
+		"on success; otherwise the error (as Pact 5 prints it) or the failed tests, then\n" +
 		"\"Load failed\", on standard error.\n" +
 		"\n" + serverConfigHelp + "\n" +
 		"\nExit status: 0 success, 1 load, request-tool or server failure, 2 usage error (a server\n" +

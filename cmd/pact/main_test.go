@@ -55,9 +55,16 @@ func TestRuntimeError(t *testing.T) {
 	if strings.Contains(out, "not reached") {
 		t.Errorf("the script went on after the error: %q", out)
 	}
-	want := []string{"testdata/error.repl:3:4: boom", "Load failed"}
-	if got := lines(errOut); !reflect.DeepEqual(got, want) {
-		t.Errorf("stderr %q, want %q", got, want)
+	// P5's layout: the line with P5's 0-based column, the source line,
+	// the carets, an empty stack's empty line, then "\nLoad failed".
+	want := "testdata/error.repl:3:3: boom\n" +
+		" 3 |    (enforce false \"boom\"))\n" +
+		"   |    ^^^^^^^^^^^^^^^^^^^^^^\n" +
+		"\n" +
+		"\n" +
+		"Load failed\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 }
 
@@ -72,7 +79,7 @@ func TestPactFileExecutes(t *testing.T) {
 	// exec.pact defines a module, calls it, and fails on its last line:
 	// only execution (not mere compilation) gets there.
 	code, _, errOut := pact(t, "", "testdata/exec.pact")
-	if want := "testdata/exec.pact:5:1: executed to the end\nLoad failed\n"; code != 1 || errOut != want {
+	if want := "testdata/exec.pact:5:0: executed to the end\n 5 | (enforce false \"executed to the end\")\n   | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\n\nLoad failed\n"; code != 1 || errOut != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
 	}
 	code, out, errOut := pact(t, "", "testdata/noscript/alone.pact")
@@ -376,7 +383,7 @@ func TestInteractivePipe(t *testing.T) {
 
 	// The first error stops it, and pact exits 1 (P4's pipe mode).
 	code, out, errOut = pact(t, "(+ 1 2)\n(enforce false \"oops\")\n\"not reached\"\n")
-	if code != 1 || out != "3\n" || errOut != "<interactive>:1:1: oops\nAborting execution\nLoad failed\n" {
+	if code != 1 || out != "3\n" || errOut != "(interactive):1:0: oops\n 1 | (enforce false \"oops\")\n   | ^^^^^^^^^^^^^^^^^^^^^^\n\n\nAborting execution\nLoad failed\n" {
 		t.Errorf("after an error: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 
@@ -384,5 +391,28 @@ func TestInteractivePipe(t *testing.T) {
 	code, out, errOut = pact(t, "(expect \"one\" 1 2)\n(+ 2 2)\n")
 	if code != 1 || !strings.HasPrefix(out, "\"FAILURE: one") || !strings.HasSuffix(out, "\n4\n") || errOut != "Load failed\n" {
 		t.Errorf("after a failed expect: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestRuntimeErrorStack(t *testing.T) {
+	// stack.repl prints its module's hash, then fails two calls deep.
+	// P5's runScript prints replError's text and "\nLoad failed": the
+	// enforce's line and carets (columns 27 to 59 of line 4), then the
+	// stack innermost first, each frame with its arguments abbreviated
+	// and the 0-based span of its call.
+	code, out, errOut := pact(t, "", "testdata/stack.repl")
+	hash := strings.Trim(strings.TrimSpace(out), `"`)
+	if code != 1 || hash == "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	want := "testdata/stack.repl:4:27: not negative\n" +
+		" 4 |   (defun inner (n:integer) (enforce (< n 0) \"not negative\"))\n" +
+		"   | " + strings.Repeat(" ", 27) + strings.Repeat("^", 32) + "\n" +
+		"  at(m.inner.{" + hash + "} 12):testdata/stack.repl:4:30-4:49\n" +
+		"  at(m.outer.{" + hash + "} [1 2 3 4 5 6 ...]):testdata/stack.repl:7:0-7:38\n" +
+		"\n" +
+		"Load failed\n"
+	if errOut != want {
+		t.Errorf("stderr\n%q\nwant\n%q", errOut, want)
 	}
 }
