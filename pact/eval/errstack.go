@@ -51,3 +51,15 @@ func (e *Error) siteFrame(loc syntax.Span) {
 		e.Stack[n-1].Site, e.Stack[n-1].Sited = loc, true
 	}
 }
+
+// partialFrame drops the arguments of the frame err just got for d, a
+// defun completed from a partial application: P5's frame for one has none.
+func partialFrame(err error, d *Def) {
+	e, ok := err.(*Error)
+	if !ok {
+		return
+	}
+	if n := len(e.Stack); n > 0 && e.Stack[n-1].Def == d && !e.Stack[n-1].Sited {
+		e.Stack[n-1].Args = nil
+	}
+}

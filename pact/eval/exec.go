@@ -503,7 +503,11 @@ func (in *Interp) applyPartial(p *Partial, args []Value, loc *syntax.Span) (Valu
 		return &Partial{fn: c, args: all}, nil
 	}
 	if c.def != nil {
-		return in.runFun(c.def, &env{vals: all})
+		v, err := in.runFun(c.def, &env{vals: all})
+		if err != nil {
+			partialFrame(err, c.def)
+		}
+		return v, err
 	}
 	return in.runLambda(c, all)
 }
