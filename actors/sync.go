@@ -131,8 +131,9 @@ type Syncer struct {
 	wg       sync.WaitGroup
 
 	// For the metrics: a catch-up is running; blocks fetched from peers and inserted.
-	syncing atomic.Bool
-	fetched atomic.Uint64
+	syncing   atomic.Bool
+	fetched   atomic.Uint64
+	attempted atomic.Uint64 // blocks handed to Insert, inserted or not
 	// heldByWrites is 1 while the fetcher waits for writes to succeed again (writehealth.go).
 	heldByWrites atomic.Int32
 	// behind is set while a catch-up runs towards a cut at least behindBy cut heights above
@@ -168,6 +169,9 @@ type SyncStats struct {
 	Peers, Banned int  // known peers, of which ignored for a while for serving an invalid block
 	Syncing       bool // fetching the blocks of a heavier cut now
 	Fetched       uint64
+	// Attempted counts the blocks sync handed to the chain actors, inserted or not (a write
+	// failure among them).
+	Attempted uint64
 	// HeldByWrites says the fetcher waits for writes to succeed again: it fetches nothing and
 	// writes nothing meanwhile.
 	HeldByWrites bool
@@ -175,7 +179,8 @@ type SyncStats struct {
 
 // Stats returns peer sync's state.
 func (s *Syncer) Stats() SyncStats {
-	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load(), HeldByWrites: s.heldByWrites.Load() > 0}
+	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load(), Attempted: s.attempted.Load(),
+		HeldByWrites: s.heldByWrites.Load() > 0}
 	now := time.Now()
 	s.mu.Lock()
 	st.Peers = len(s.table)
@@ -591,6 +596,7 @@ func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) er
 				return fmt.Errorf("peer %s has no payload %s for block %d of chain %d", origin, h.PayloadHash, h.Height, h.ChainID)
 			}
 		}
+		s.attempted.Add(1)
 		if err := s.rt.Insert(h, pl); err != nil {
 			return fmt.Errorf("block %d of chain %d (%s): %w", h.Height, h.ChainID, h.Hash, err)
 		}

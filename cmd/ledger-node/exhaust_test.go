@@ -63,7 +63,11 @@ func TestResourceExhaustion(t *testing.T) {
 		starts++
 		return []string{"--network", "development", "--data-dir", filepath.Join(dataDirs, strconv.Itoa(starts)),
 			"--service-port", "0", "--p2p-port", "0", "--log-level", "warn",
-			"--block-delay", exhBlockDelay.String(), "--miner-key", contracts.Key("devnet-miner")}
+			"--block-delay", exhBlockDelay.String(), "--miner-key", contracts.Key("devnet-miner"),
+			// The programs' verdicts must be the counted bounds (gas, budgets, size caps), which
+			// hold on any machine; the wall-clock bound of a command (1.875 s at the gas cap)
+			// answered first on a loaded machine. TestSlowTransactionBounded tests it.
+			"--local-time-limit", "10m"}
 	}}
 	pactS := &exhChild{name: "pact -s", bin: bins["pact"], addr: exhPactAddr,
 		args: func() []string { return []string{"-s", pactCfg} }}
