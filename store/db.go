@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -57,6 +58,9 @@ type Options struct {
 	// happens often. 0 = the defaults in hlog.go.
 	indexSlots uint64
 	logCap     uint64
+	// truncateLog, when set, truncates the header log in place of File.Truncate: tests make
+	// the recovery's truncate fail.
+	truncateLog func(f *os.File, size int64) error
 }
 
 const (
@@ -135,7 +139,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		ldb.Close()
 		return nil, err
 	}
-	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, trustClean: opts.TrustCleanLog}
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, trustClean: opts.TrustCleanLog, truncate: opts.truncateLog}
 	if err := db.openHeaders(dir, o, opts.Repair); err != nil {
 		db.Close()
 		return nil, err

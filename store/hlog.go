@@ -169,6 +169,8 @@ type logOptions struct {
 	trustClean bool
 	// rebuildIndex builds headers.idx from the log whatever its state (a repair).
 	rebuildIndex bool
+	// truncate replaces File.Truncate in recovery (tests make it fail); nil is File.Truncate.
+	truncate func(f *os.File, size int64) error
 }
 
 // slotKey is the index key of hash h.
@@ -910,8 +912,15 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	}
 	// Zero everything past the last good record, then reserve room again (sparse).
 	logCap := max(roundUpPage(2*end), roundUpPage(defaultOr(o.logCap, defaultLogCap)))
-	if err := f.Truncate(int64(end)); err == nil {
-		err = f.Truncate(int64(logCap))
+	truncate := o.truncate
+	if truncate == nil {
+		truncate = (*os.File).Truncate
+	}
+	// Both truncates must succeed: a failed first one would leave the damaged bytes past end
+	// mapped as free room (this err once shadowed the outer one, and a failure read as done).
+	err = truncate(f, int64(end))
+	if err == nil {
+		err = truncate(f, int64(logCap))
 	}
 	if err == nil {
 		err = f.Sync()

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -802,5 +804,41 @@ func TestRecoverCoveredMidRecord(t *testing.T) {
 	checkAll(t, db, hs)
 	if n := len(scanAll(t, db, 5, Position{})); n != len(hs) {
 		t.Fatalf("scan returned %d headers", n)
+	}
+}
+
+// A truncate that fails while Open recovers the log (zeroing past the last good record, then
+// reserving room) fails the Open: it used to be ignored (the error was shadowed, SA4006), and
+// the store went on over bytes it had not cleared.
+func TestRecoverFailedTruncateFailsOpen(t *testing.T) {
+	hs, _ := chain5Headers(t)
+	for _, failing := range []int{1, 2} {
+		t.Run(fmt.Sprintf("truncate %d fails", failing), func(t *testing.T) {
+			db, dir := openTest(t, tiny)
+			if err := db.PutHeaders(hs[:50]...); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			calls := 0
+			o := tiny
+			o.truncateLog = func(f *os.File, size int64) error {
+				calls++
+				if calls == failing {
+					return errors.New("injected truncate failure")
+				}
+				return f.Truncate(size)
+			}
+			db2, err := Open(dir, o)
+			if err == nil {
+				db2.Close()
+				t.Fatalf("Open succeeded although truncate %d failed (%d calls)", failing, calls)
+			}
+			if !strings.Contains(err.Error(), "injected truncate failure") {
+				t.Fatalf("Open: %v", err)
+			}
+			// With truncates that work, the store opens with everything.
+			db = reopen(t, dir, tiny)
+			checkAll(t, db, hs[:50])
+		})
 	}
 }
