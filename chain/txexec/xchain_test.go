@@ -41,17 +41,7 @@ func TestCrossChainContinuation(t *testing.T) {
 
 	step0 := func(target string) (output []byte, pactID string) {
 		c := devtx.CrossChainTransfer("sender00", "sender01", receiver, "5.0", "0", target).Build()
-		a, err := r.Apply(src, block(1), parsed(t, c))
-		if err != nil || a.Failed {
-			t.Fatalf("step 0: %v %s", err, a.Result)
-		}
-		var res struct {
-			Continuation struct {
-				PactID string `json:"pactId"`
-			} `json:"continuation"`
-		}
-		json.Unmarshal(a.Result, &res)
-		return a.Result, res.Continuation.PactID
+		return startDefpact(t, r, src, block(1), c)
 	}
 	out, pactID := step0("3")
 	if pactID == "" {
@@ -93,6 +83,23 @@ func TestCrossChainContinuation(t *testing.T) {
 	if st, msg := cont("good"); st != "failure" || !strings.Contains(msg, "provenance") {
 		t.Errorf("a continuation on the wrong chain: %s %s", st, msg)
 	}
+}
+
+// startDefpact applies c, the first step of a defpact, on st and returns its output (what a
+// proof of it carries) and the defpact's id.
+func startDefpact(t *testing.T, r *txexec.Runner, st db.DB, b *txexec.Block, c *api.Command) (output []byte, pactID string) {
+	t.Helper()
+	a, err := r.Apply(st, b, parsed(t, c))
+	if err != nil || a.Failed {
+		t.Fatalf("step 0: %v %s", err, a.Result)
+	}
+	var res struct {
+		Continuation struct {
+			PactID string `json:"pactId"`
+		} `json:"continuation"`
+	}
+	json.Unmarshal(a.Result, &res)
+	return a.Result, res.Continuation.PactID
 }
 
 // balanceOn reads a balance on the chain of st.
@@ -145,22 +152,12 @@ func TestNestedCrossChainContinuation(t *testing.T) {
 	}
 	start := devtx.Cmd{Code: `(free.outer.run 41)`, GasLimit: 10_000, Nonce: "run-nested",
 		Signers: []*api.KeyPair{devtx.Key("sender00")}}.Build()
-	a, err := r.Apply(src, block(2), parsed(t, start))
-	if err != nil || a.Failed {
-		t.Fatalf("step 0: %v %s", err, a.Result)
-	}
-	var res struct {
-		Continuation struct {
-			PactID string `json:"pactId"`
-		} `json:"continuation"`
-	}
-	json.Unmarshal(a.Result, &res)
-	out := a.Result
+	out, pactID := startDefpact(t, r, src, block(2), start)
 
 	dstBlock := block(2)
 	dstBlock.ChainID = "3"
 	dstBlock.SPV = func(string) ([]byte, error) { return out, nil }
-	cont, err := r.Apply(dst, dstBlock, parsed(t, devtx.Continuation(res.Continuation.PactID, 1, "good", "3", "sender02").Build()))
+	cont, err := r.Apply(dst, dstBlock, parsed(t, devtx.Continuation(pactID, 1, "good", "3", "sender02").Build()))
 	if err != nil {
 		t.Fatal(err)
 	}

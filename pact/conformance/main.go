@@ -9,6 +9,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,9 +80,9 @@ func main() {
 		totPass, totPass+totFail, 100*float64(totPass)/float64(max(totPass+totFail, 1)), totWritten)
 }
 
-// run loads one file with a fresh interpreter and a time bound.
-func run(path string) (pass, fail int, err error) {
-	r := repl.New(io.Discard)
+// bounded runs f with a time bound of a minute, turning a panic into an error: one program
+// that hangs or crashes the interpreter is counted, not the end of the count.
+func bounded(f func() error) error {
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -89,12 +90,24 @@ func run(path string) (pass, fail int, err error) {
 				done <- fmt.Errorf("panic: %v", p)
 			}
 		}()
-		done <- r.LoadFile(path)
+		done <- f()
 	}()
 	select {
-	case err = <-done:
+	case err := <-done:
+		return err
 	case <-time.After(60 * time.Second):
-		return 0, 0, fmt.Errorf("timeout")
+		return errTimeout
+	}
+}
+
+var errTimeout = errors.New("timeout")
+
+// run loads one file with a fresh interpreter and a time bound.
+func run(path string) (pass, fail int, err error) {
+	r := repl.New(io.Discard)
+	err = bounded(func() error { return r.LoadFile(path) })
+	if errors.Is(err, errTimeout) {
+		return 0, 0, err
 	}
 	for _, t := range r.Results {
 		if t.Passed {

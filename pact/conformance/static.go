@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/repl"
@@ -188,24 +187,12 @@ func runStaticErrors(path, only string, verbose bool) int {
 	return 0
 }
 
-func runStatic(c staticCase) (err error) {
+func runStatic(c staticCase) error {
 	r := repl.New(io.Discard)
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- fmt.Errorf("panic: %v", p)
-			}
-		}()
+	return bounded(func() error {
 		_, err := r.EvalSource(c.name, c.src, true)
-		done <- err
-	}()
-	select {
-	case err = <-done:
 		return err
-	case <-time.After(60 * time.Second):
-		return errors.New("timeout")
-	}
+	})
 }
 
 func oneLine(s string) string {
