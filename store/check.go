@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -33,6 +34,9 @@ const (
 	RepairedAtStart
 	// NeedsRepair is damage only `ledger-node repair` repairs.
 	NeedsRepair
+	// Lost is data gone from the directory, which neither a start nor a repair brings back
+	// (blocks whose payloads are missing): a backup restores it (ledger-node restore).
+	Lost
 )
 
 func (s Severity) String() string {
@@ -41,8 +45,10 @@ func (s Severity) String() string {
 		return "ok"
 	case RepairedAtStart:
 		return "damaged (the node repairs this at start)"
-	default:
+	case NeedsRepair:
 		return "damaged (run ledger-node repair)"
+	default:
+		return "data lost (restore a backup)"
 	}
 }
 
@@ -119,6 +125,7 @@ func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
 	if c.ldb != nil {
 		c.heightIndex()
 		c.heads()
+		c.payloads()
 		if pactBlock != nil {
 			c.pactStates(pactBlock)
 		}
@@ -138,6 +145,9 @@ type checker struct {
 	heightKeys []heightEntry
 	pactChains map[ledger.ChainID]bool
 	headsRec   *headsRecord
+	// nodeData says the directory is a node's (a network recorded, payloads or Pact state):
+	// its blocks must have their payloads. A store of headers alone (tests, tools) need not.
+	nodeData bool
 
 	// From headers.log.
 	log     []byte // read-only mapping; nil when unreadable
@@ -256,6 +266,7 @@ func (c *checker) scanLevelDB() {
 				if err := unmarshalRecord("network", v, &rec); err != nil {
 					note("network record", err)
 				}
+				c.nodeData = true
 			case metaHeads:
 				var rec headsRecord
 				if err := unmarshalRecord("heads", v, &rec); err != nil {
@@ -321,6 +332,7 @@ func (c *checker) scanLevelDB() {
 	}
 	c.r.add("goleveldb", Fine, "%d height-index entries, %d payloads, %d Pact state rows of %d chains",
 		counts[tagHeight], counts[tagPayload], counts[tagPact], len(c.pactChains))
+	c.nodeData = c.nodeData || counts[tagPayload] > 0 || counts[tagOutputs] > 0 || len(c.pactChains) > 0
 }
 
 // headerLog verifies every record of headers.log, as Open does, and says what Open would cut.
@@ -537,6 +549,63 @@ func (c *checker) heads() {
 		return
 	}
 	c.r.add("heads", Fine, "%d chains, every head stored", len(c.headsRec.Heads))
+}
+
+// payloads checks completeness, not only consistency: every block from each chain's head down
+// to genesis has its payload and outputs, which the node executes and serves. A missing one is
+// lost (only a backup, or a peer, has it): the finding says which chains and heights.
+func (c *checker) payloads() {
+	if c.headsRec == nil || !c.logOK || !c.nodeData {
+		return
+	}
+	var hdr ledger.Header
+	var gaps []string
+	blocks, missing := 0, 0
+	for _, e := range c.headsRec.Heads {
+		n, lo, hi := 0, uint64(0), uint64(0)
+		for h := e.Hash; ; h = hdr.Parent {
+			off, ok := c.records[h]
+			if !ok {
+				break // a header not stored: heads and the height index report it
+			}
+			p, _, ok := recordAt(c.log, off)
+			if !ok || hdr.UnmarshalBinary(p) != nil {
+				break
+			}
+			blocks++
+			payloadKey, outputsKey := hashKey(tagPayload, hdr.PayloadHash), hashKey(tagOutputs, hdr.PayloadHash)
+			ok1, err := c.ldb.Has(payloadKey[:], nil)
+			ok2 := false
+			if err == nil {
+				ok2, err = c.ldb.Has(outputsKey[:], nil)
+			}
+			if err != nil {
+				c.r.add("payloads", NeedsRepair, "reading goleveldb: %v", err)
+				return
+			}
+			if !ok1 || !ok2 {
+				if n == 0 {
+					lo, hi = hdr.Height, hdr.Height
+				}
+				n++
+				lo, hi = min(lo, hdr.Height), max(hi, hdr.Height)
+			}
+			if hdr.Height == 0 {
+				break
+			}
+		}
+		if n > 0 {
+			missing += n
+			gaps = append(gaps, fmt.Sprintf("chain %d: %d between heights %d and %d", e.Chain, n, lo, hi))
+		}
+	}
+	if missing > 0 {
+		c.r.add("payloads", Lost, "%d of the %d blocks up to the heads have no payload or outputs (%s): the node can neither "+
+			"execute nor serve them; restore a backup (ledger-node restore) or start a new directory that syncs from peers",
+			missing, blocks, strings.Join(gaps, "; "))
+		return
+	}
+	c.r.add("payloads", Fine, "every one of the %d blocks up to the heads has its payload and outputs", blocks)
 }
 
 // pactStates checks that each chain's Pact state is at a stored block.

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -532,5 +533,50 @@ func TestLastNonZero(t *testing.T) {
 		}
 		syscall.Munmap(m)
 		f.Close()
+	}
+}
+
+// Check verifies completeness, not only consistency (issue 32): a node's directory whose
+// blocks up to the heads lack payloads is reported as lost data, naming the chain, how many
+// and the heights, and never as healthy.
+func TestCheckFindsLostPayloads(t *testing.T) {
+	db, dir := openTest(t, Options{Logger: quiet()})
+	var hs []*ledger.Header
+	var parent ledger.Hash
+	for i := range 10 {
+		p := randomPayload(64)
+		if err := db.PutPayload(p); err != nil {
+			t.Fatal(err)
+		}
+		h := &ledger.Header{ChainID: 3, Height: uint64(i), Parent: parent, PayloadHash: p.PayloadHash, Hash: ledger.Hash{byte(i + 1), 3}}
+		hs, parent = append(hs, h), h.Hash
+	}
+	if err := db.PutHeaders(hs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{3: hs[9].Hash}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	rep := checkReport(t, dir)
+	if rep.Damaged() || !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+		return f.Part == "payloads" && strings.Contains(f.Text, "every one of the 10 blocks")
+	}) {
+		t.Fatalf("complete directory: %+v", rep.Findings)
+	}
+
+	db = reopen(t, dir, Options{Logger: quiet()})
+	for _, i := range []int{4, 6} { // rows gone, as with a deleted table
+		k := hashKey(tagPayload, hs[i].PayloadHash)
+		if err := db.ldb.Delete(k[:], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	rep = checkReport(t, dir)
+	f := finding(rep, "payloads")
+	if f == nil || f.Severity != Lost || !strings.Contains(f.Text, "2 of the 10 blocks") ||
+		!strings.Contains(f.Text, "chain 3: 2 between heights 4 and 6") || rep.Worst() != Lost || !rep.Damaged() {
+		t.Fatalf("two payloads gone: %+v", rep.Findings)
 	}
 }

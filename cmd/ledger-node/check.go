@@ -79,6 +79,8 @@ func printReport(w io.Writer, dir string, r *store.CheckReport) {
 		fmt.Fprintf(w, "%s is healthy\n", dir)
 	case store.RepairedAtStart:
 		fmt.Fprintf(w, "%s is damaged; the node repairs it when it starts (or run `ledger-node repair --data-dir %s`)\n", dir, dir)
+	case store.Lost:
+		fmt.Fprintf(w, "%s has lost data that no repair brings back; restore a backup (`ledger-node restore --from DIR/ID --data-dir NEW`) or start a new data directory that syncs from peers\n", dir)
 	default:
 		fmt.Fprintf(w, "%s is damaged; run `ledger-node repair --data-dir %s`\n", dir, dir)
 	}
@@ -90,6 +92,8 @@ func label(s store.Severity) string {
 		return "ok"
 	case store.RepairedAtStart:
 		return "DAMAGED"
+	case store.Lost:
+		return "LOST"
 	default:
 		return "DAMAGED!"
 	}
