@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -579,4 +580,57 @@ func TestCheckFindsLostPayloads(t *testing.T) {
 		!strings.Contains(f.Text, "chain 3: 2 between heights 4 and 6") || rep.Worst() != Lost || !rep.Damaged() {
 		t.Fatalf("two payloads gone: %+v", rep.Findings)
 	}
+}
+
+// When goleveldb loses writes the header log kept (a truncated journal: the newer heads, the
+// height entries and logend of the newest headers), Open indexes the headers again and says,
+// at WARN, how many blocks left the cut (issue 32: it logged one INFO line, and 87 blocks left
+// the cut silently).
+func TestOpenWarnsOfBlocksBeyondHeads(t *testing.T) {
+	db, dir := openTest(t, Options{Logger: quiet()})
+	var hs []*ledger.Header
+	var parent ledger.Hash
+	for i := range 10 {
+		h := &ledger.Header{ChainID: 3, Height: uint64(i), Parent: parent, Hash: ledger.Hash{byte(i + 1), 3}}
+		hs, parent = append(hs, h), h.Hash
+	}
+	if err := db.PutHeaders(hs[:6]...); err != nil {
+		t.Fatal(err)
+	}
+	end := db.hl.end.Load()
+	if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{3: hs[5].Hash}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutHeaders(hs[6:]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{3: hs[9].Hash}); err != nil {
+		t.Fatal(err)
+	}
+	// What a journal cut after the first SetHeads loses: the later heights, logend and heads.
+	for _, h := range hs[6:] {
+		k := heightKey(h.ChainID, h.Height, h.Hash)
+		if err := db.ldb.Delete(k[:], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], end)
+	if err := db.ldb.Put(logEndKey, v[:], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{3: hs[5].Hash}); err != nil {
+		t.Fatal(err)
+	}
+	crash(db)
+
+	var logs bytes.Buffer
+	db = reopen(t, dir, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	defer db.Close()
+	out := logs.String()
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "left the cut") ||
+		!strings.Contains(out, "blocks_left_cut=4") || !strings.Contains(out, "chains=[3]") {
+		t.Fatalf("Open logged:\n%s", out)
+	}
+	checkAll(t, db, hs) // the headers themselves are kept
 }

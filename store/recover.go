@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -134,7 +135,12 @@ func (db *DB) reconcileHeightIndex(indexed uint64) error {
 	case from == end:
 		return nil
 	case from < end:
-		return db.indexTail(from, end, "store: added height-index entries for header-log records written before a crash")
+		tops := map[ledger.ChainID]uint64{}
+		if err := db.indexTailTops(from, end, "store: added height-index entries for header-log records written before a crash", tops); err != nil {
+			return err
+		}
+		db.warnBeyondHeads(tops)
+		return nil
 	default:
 		return db.dropLostEntries(from, end)
 	}
@@ -142,6 +148,12 @@ func (db *DB) reconcileHeightIndex(indexed uint64) error {
 
 // indexTail writes the height-index entries of the records in [from, end), and logs done.
 func (db *DB) indexTail(from, end uint64, done string) error {
+	return db.indexTailTops(from, end, done, nil)
+}
+
+// indexTailTops is indexTail that also records, in tops when given, each chain's highest
+// block among the records.
+func (db *DB) indexTailTops(from, end uint64, done string, tops map[ledger.ChainID]uint64) error {
 	v := db.hl.view.Load()
 	if from >= end {
 		var val [8]byte
@@ -162,6 +174,9 @@ func (db *DB) indexTail(from, end uint64, done string) error {
 		k := heightKey(hdr.ChainID, hdr.Height, hdr.Hash)
 		binary.BigEndian.PutUint64(val[:], off)
 		b.Put(k[:], val[:])
+		if tops != nil {
+			tops[hdr.ChainID] = max(tops[hdr.ChainID], hdr.Height)
+		}
 		n++
 		if b.Len() >= 10_000 {
 			if err := db.ldb.Write(b, noSync); err != nil {
@@ -221,6 +236,36 @@ func (db *DB) dropLostEntries(indexed, end uint64) error {
 
 // warnLostHeads says so if a head names a header that is not stored. The sync rule (doc.go)
 // makes that impossible short of damage to the log; the node then resumes from what it has.
+// warnBeyondHeads says how many blocks left the cut when goleveldb lost writes the header log
+// kept (a truncated journal): headers stored above the recorded heads, which no longer name
+// them. The node resumes from the heads; those blocks are fetched or mined again.
+func (db *DB) warnBeyondHeads(tops map[ledger.ChainID]uint64) {
+	heads, err := db.Heads()
+	if err != nil || len(heads) == 0 {
+		return
+	}
+	left := uint64(0)
+	var chains []ledger.ChainID
+	for c, top := range tops {
+		h, ok := heads[c]
+		if !ok {
+			continue
+		}
+		head, err := db.Header(h)
+		if err != nil || top <= head.Height {
+			continue
+		}
+		left += top - head.Height
+		chains = append(chains, c)
+	}
+	if left > 0 {
+		slices.Sort(chains)
+		db.lg.Warn("store: blocks stored above the recorded heads left the cut: goleveldb lost the writes that made them heads "+
+			"(a torn or truncated journal); the node resumes from the recorded heads, and fetches or mines them again",
+			"blocks_left_cut", left, "chains", chains)
+	}
+}
+
 func (db *DB) warnLostHeads() {
 	heads, err := db.Heads()
 	if err != nil {
