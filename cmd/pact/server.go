@@ -62,6 +62,11 @@ import (
 //	maxResultSize  bytes of JSON a command's value, events and
 //	               continuation may take (default 1048576); past it the
 //	               command fails and its writes are rolled back
+//	timeLimit      wall-clock time of a command, a Go duration such as 30s
+//	               (default 12.5 µs per gas of evalBudget, 12.5s): Pact 5
+//	               prices some natives far below their cost, so the budget
+//	               alone does not bound the time; past it the command
+//	               stops, fails and its writes are rolled back
 //	flags          execution flags, as env-exec-config takes them
 //	execConfig     the same as flags (P5's name for it)
 //	listenTimeout  seconds a listen waits before answering 504 (default 180)
@@ -96,9 +101,11 @@ type serverConfig struct {
 	EvalBudget    *int64                  `yaml:"evalBudget"`
 	MaxElements   *int64                  `yaml:"maxElements"`
 	MaxResultSize *int64                  `yaml:"maxResultSize"`
-	Flags         []string                `yaml:"flags"`
-	ExecConfig    []string                `yaml:"execConfig"`
-	ListenTimeout *float64                `yaml:"listenTimeout"`
+	// TimeLimit is server.Config.TimeLimit, a Go duration ("30s").
+	TimeLimit     *string  `yaml:"timeLimit"`
+	Flags         []string `yaml:"flags"`
+	ExecConfig    []string `yaml:"execConfig"`
+	ListenTimeout *float64 `yaml:"listenTimeout"`
 	// MaxConnections bounds the connections the server keeps open (ours; default: from the
 	// descriptor limit, serverConnLimits).
 	MaxConnections *int `yaml:"maxConnections"`
@@ -128,6 +135,8 @@ const serverConfigHelp = `Config file (pact -s CONFIG) is YAML with these keys (
   maxElements: INT      list elements enumerate, make-list and str-to-list
                         may build per top-level form (default 2000000)
   maxResultSize: BYTES  JSON size of a command's result (default 1048576)
+  timeLimit: DURATION   wall-clock time of a command, e.g. 30s (default 12.5 µs
+                        per gas of evalBudget: 12.5s)
   flags: [FLAG..]       execution flags (also accepted as execConfig)
   listenTimeout: SECS   how long listen waits before 504 (default 180)
   maxConnections: INT   connections kept open at once; more are closed at once
@@ -178,6 +187,12 @@ func parseServerConfig(data []byte) (*serverConfig, error) {
 	if cfg.MaxResultSize != nil && *cfg.MaxResultSize > math.MaxInt32 {
 		return nil, fmt.Errorf("maxResultSize %d is more than %d bytes", *cfg.MaxResultSize, math.MaxInt32)
 	}
+	if cfg.TimeLimit != nil {
+		d, err := time.ParseDuration(*cfg.TimeLimit)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("timeLimit must be a positive duration such as 30s, got %q", *cfg.TimeLimit)
+		}
+	}
 	if cfg.ListenTimeout != nil && !(*cfg.ListenTimeout > 0 && *cfg.ListenTimeout <= 86400) {
 		return nil, fmt.Errorf("listenTimeout must be a number of seconds between 0 and 86400, got %v", *cfg.ListenTimeout)
 	}
@@ -227,6 +242,9 @@ func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 	}
 	if c.MaxResultSize != nil {
 		ec.MaxResultSize = int(*c.MaxResultSize)
+	}
+	if c.TimeLimit != nil {
+		ec.TimeLimit, _ = time.ParseDuration(*c.TimeLimit)
 	}
 	if c.EntitySecret != "" {
 		k, _ := server.ParseBoxKey(c.EntitySecret)
@@ -299,9 +317,9 @@ func runServer(inv *invocation) int {
 	defer engine.Close()
 	pub := engine.EntityPublicKey()
 	log.Info("pact server entity", "entity", engine.EntityName(), "publicKey", hex.EncodeToString(pub[:]))
-	budget, elements, resultSize := engine.Bounds()
+	budget, elements, resultSize, timeLimit := engine.Bounds()
 	log.Info("pact server bounds", "gasRate", cfg.GasRate, "evalBudget", budget, "maxElements", elements,
-		"maxResultSize", resultSize)
+		"maxResultSize", resultSize, "timeLimit", timeLimit)
 
 	var timeout time.Duration
 	if cfg.ListenTimeout != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -343,6 +344,8 @@ func TestServerConfigErrors(t *testing.T) {
 		{"port: 1\nmaxResultSize: 0\n", "maxResultSize must be positive, got 0"},
 		{"port: 1\nmaxResultSize: 4294967296\n", "maxResultSize 4294967296 is more than"},
 		{"port: 1\nevalBudget: lots\n", `"lots" is a string, but an integer is expected`},
+		{"port: 1\ntimeLimit: 0s\n", `timeLimit must be a positive duration such as 30s, got "0s"`},
+		{"port: 1\ntimeLimit: soon\n", `timeLimit must be a positive duration such as 30s, got "soon"`},
 		{"[1, 2]\n", "cannot unmarshal !!seq"},
 	} {
 		f := filepath.Join(dir, "c.yaml")
@@ -359,16 +362,33 @@ func TestServerConfigErrors(t *testing.T) {
 		t.Errorf("P5's shipped config and the interface's keys: %+v %v", cfg, err)
 	}
 	// The bounds reach the engine; absent, the engine's defaults hold.
-	cfg, err = parseServerConfig([]byte("port: 1\nevalBudget: 5000\nmaxElements: 70\nmaxResultSize: 900\n"))
+	cfg, err = parseServerConfig([]byte("port: 1\nevalBudget: 5000\nmaxElements: 70\nmaxResultSize: 900\ntimeLimit: 1m30s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ec := cfg.engineConfig(nil); ec.EvalBudget != 5000 || ec.MaxElements != 70 || ec.MaxResultSize != 900 {
+	if ec := cfg.engineConfig(nil); ec.EvalBudget != 5000 || ec.MaxElements != 70 || ec.MaxResultSize != 900 || ec.TimeLimit != 90*time.Second {
 		t.Errorf("bounds: %+v", ec)
 	}
 	cfg, _ = parseServerConfig([]byte("port: 1\n"))
-	if ec := cfg.engineConfig(nil); ec.EvalBudget != 0 || ec.MaxElements != 0 || ec.MaxResultSize != 0 {
+	if ec := cfg.engineConfig(nil); ec.EvalBudget != 0 || ec.MaxElements != 0 || ec.MaxResultSize != 0 || ec.TimeLimit != 0 {
 		t.Errorf("default bounds: %+v", ec)
+	}
+}
+
+// timeLimit bounds a command's wall-clock time where the work budget does not (Pact 5
+// prices some natives far below their cost): a command still running past it fails with the
+// bound named.
+func TestServerTimeLimit(t *testing.T) {
+	s := startServer(t, "evalBudget: 1000000000\ntimeLimit: 1ms\n")
+	if log := s.stderr.String(); !strings.Contains(log, "timeLimit=1ms") {
+		t.Errorf("the start-up log does not show the time limit:\n%s", log)
+	}
+	dir := t.TempDir()
+	// Seconds of work under the budget: the 1 ms bound passes long before it ends.
+	long := strings.Repeat("(fold (+) 0 (enumerate 0 1999999))\n", 5)
+	code, out := s.post("local", pactA(t, requestYAML(t, dir, "long.yaml", long, "long"), true))
+	if code != 200 || !strings.Contains(out, "Execution interrupted: this server's time bound on a command (1ms, timeLimit) passed") {
+		t.Fatalf("a command past timeLimit: %d %s", code, out)
 	}
 }
 

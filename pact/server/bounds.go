@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -31,12 +33,39 @@ func (e *Engine) evalBudget() gas.MilliGas {
 
 // Bounds are the effective bounds (the configured ones, or the defaults),
 // for the server's start-up log.
-func (e *Engine) Bounds() (evalBudget uint64, maxElements int64, maxResultSize int) {
+func (e *Engine) Bounds() (evalBudget uint64, maxElements int64, maxResultSize int, timeLimit time.Duration) {
 	maxElements = e.cfg.MaxElements
 	if maxElements <= 0 {
 		maxElements = eval.DefaultMaxElements
 	}
-	return e.evalBudget().Gas(), maxElements, e.maxResultSize()
+	return e.evalBudget().Gas(), maxElements, e.maxResultSize(), e.timeLimit()
+}
+
+// timePerGas is the time a command may take per gas of its evaluation budget: the node's
+// figure for a transaction (chainweb's 2.5 µs a gas, five times over), 12.5 s for the default
+// budget of a million.
+const timePerGas = 5 * 2500 * time.Nanosecond
+
+// DefaultTimeLimit is the wall-clock bound of a command under an evaluation budget of
+// budgetGas.
+func DefaultTimeLimit(budgetGas uint64) time.Duration { return time.Duration(budgetGas) * timePerGas }
+
+// timeLimit is a command's wall-clock bound.
+func (e *Engine) timeLimit() time.Duration {
+	if e.cfg.TimeLimit > 0 {
+		return e.cfg.TimeLimit
+	}
+	return DefaultTimeLimit(e.evalBudget().Gas())
+}
+
+// timed bounds in's evaluation by the time limit: the returned stop ends the timer.
+func (e *Engine) timed(in *eval.Interp) (stop func()) {
+	limit := e.timeLimit()
+	flag := new(atomic.Bool)
+	in.Interrupt = flag
+	in.InterruptReason = "this server's time bound on a command (" + limit.String() + ", timeLimit) passed"
+	t := time.AfterFunc(limit, func() { flag.Store(true) })
+	return func() { t.Stop() }
 }
 
 func (e *Engine) maxResultSize() int {

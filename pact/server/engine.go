@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -43,6 +44,11 @@ type Config struct {
 	// str-to-list may build in one top-level form, whatever the gas (0:
 	// eval.DefaultMaxElements, two million).
 	MaxElements int64
+	// TimeLimit bounds a command's wall-clock time (0: DefaultTimeLimit of the evaluation
+	// budget). Pact 5 prices some natives far below what they cost (mod of huge integers, sort
+	// of objects by field), so the work budget alone does not bound the time; past the limit
+	// the command stops at its next gas charge, fails and its writes are rolled back.
+	TimeLimit time.Duration
 	// MaxResultSize bounds, in bytes, the JSON of what a command returns:
 	// its value, its events' parameters, its continuation's yield and
 	// arguments (0: DefaultMaxResultSize). A command past it fails and

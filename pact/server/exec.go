@@ -101,6 +101,8 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 	in := c.in
 	c.in = nil // one interpreter per command, used once
 	e.bound(in, gasLimit)
+	stop := e.timed(in)
+	defer stop()
 	txID, err := e.state.BeginTx(mode)
 	if err != nil {
 		return &result.Outcome{Fail: result.EvalFailure("begin transaction: " + err.Error())}, c.warnings
