@@ -198,3 +198,26 @@ func TestExecutionErrorsFoundCompiling(t *testing.T) {
 		{"defpact entity", "(module m G (defcap G () true) (defpact p () (step \"someone\" 1) (step 2)))", ErrEval, "does not support entity expressions"},
 	}, false)
 }
+
+// A special form given the wrong arguments is refused before any of the code runs, as P5's
+// desugarer refuses it (InvalidSyntax), also in a function nothing calls; enforce alone is
+// refused only when it runs, as in P5 (its suite catches a one-argument enforce with
+// expect-failure).
+func TestSpecialFormArityRefusedCompiling(t *testing.T) {
+	checkRefusals(t, []refusal{
+		{"if", "(module m G (defcap G () true) (defun f () (if true 1)))", ErrDesugar, "Invalid syntax, if expects 3 arguments"},
+		{"enforce-one", `(enforce-one "x")`, ErrDesugar, "Invalid syntax, enforce-one expects 2 arguments"},
+		{"with-capability", "(module m G (defcap G () true) (defun f () (with-capability (G))))", ErrDesugar,
+			"Invalid syntax, with-capability expects a capability and a body"},
+		{"try", "(try 1)", ErrDesugar, "Invalid syntax, wrong number of arguments"},
+		{"create-user-guard", "(create-user-guard)", ErrDesugar, "Invalid syntax, wrong number of arguments"},
+	}, false)
+	err := runProgram(t, "(module m G (defcap G () true) (defun f () (enforce true)))", false)
+	if err != nil {
+		t.Fatalf("a module whose uncalled function has a one-argument enforce: %v", err)
+	}
+	if err := runProgram(t, "(enforce true)", false); err == nil || err.(*Error).Kind == ErrDesugar ||
+		!strings.Contains(err.Error(), "enforce expects 2 arguments") {
+		t.Errorf("a one-argument enforce: %v, want an error when it runs", err)
+	}
+}
