@@ -282,6 +282,13 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		if len(args) != want {
 			return bad("Invalid syntax, wrong number of arguments")
 		}
+		if t.Form == resolve.FormCreateUserGuard {
+			switch t.Args[0].(type) {
+			case *resolve.Lit, *resolve.Var, *resolve.Builtin, *resolve.List, *resolve.Object:
+				// P5's desugarer wants an application written there (InvalidSyntax).
+				return bad("create-user-guard must take one argument, which must be an application")
+			}
+		}
 	case resolve.FormDo:
 		if len(args) == 0 {
 			if c.checks() {

@@ -211,7 +211,14 @@ func TestSpecialFormArityRefusedCompiling(t *testing.T) {
 			"Invalid syntax, with-capability expects a capability and a body"},
 		{"try", "(try 1)", ErrDesugar, "Invalid syntax, wrong number of arguments"},
 		{"create-user-guard", "(create-user-guard)", ErrDesugar, "Invalid syntax, wrong number of arguments"},
+		{"create-user-guard of a literal", "(create-user-guard 1)", ErrDesugar, "must be an application"},
+		{"create-user-guard of a variable", "(let ((x 1)) (create-user-guard x))", ErrDesugar, "must be an application"},
+		{"create-user-guard of a list", "(create-user-guard [1])", ErrDesugar, "must be an application"},
 	}, false)
+	// An application is left to run, where the function it names is checked.
+	if err := runProgram(t, "(module m G (defcap G () true) (defun f () true) (defun g () (create-user-guard (f))))", false); err != nil {
+		t.Errorf("create-user-guard of an application: %v", err)
+	}
 	err := runProgram(t, "(module m G (defcap G () true) (defun f () (enforce true)))", false)
 	if err != nil {
 		t.Fatalf("a module whose uncalled function has a one-argument enforce: %v", err)
