@@ -37,6 +37,10 @@ type Interp struct {
 	Print func(string)
 	// Warn receives warnings (deprecated natives and the like).
 	Warn func(string)
+	// Installed, when set, is told of each module or interface installed
+	// (written, though the transaction may yet roll back): the conformance
+	// tool typechecks every module of a suite by it.
+	Installed func(*Module)
 
 	// Gas meters evaluation (Pact 5's gas models); the zero meter is the
 	// free model with no limit, which charges nothing.

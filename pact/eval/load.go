@@ -295,6 +295,9 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
 		return nil, err
 	}
+	if in.Installed != nil {
+		in.Installed(m)
+	}
 	in.tx.admin[mn] = true
 	if in.metered() {
 		in.loaded.add(mn, img)
@@ -424,6 +427,9 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 	}
 	if err := in.write(db.Modules, "", mn.String(), m); err != nil {
 		return nil, err
+	}
+	if in.Installed != nil {
+		in.Installed(m)
 	}
 	if in.metered() {
 		in.loaded.add(mn, img)
@@ -912,4 +918,32 @@ func (in *Interp) HasModule(name string) bool {
 	in.forgetModules()
 	mn, ok := ParseModuleName(name)
 	return ok && in.lookupModuleRel(mn) != nil
+}
+
+// LookupModule is the installed module or interface of that name (ns.name
+// or name, relative to the current namespace), or nil.
+func (in *Interp) LookupModule(name string) *Module {
+	in.forgetModules()
+	mn, ok := ParseModuleName(name)
+	if !ok {
+		return nil
+	}
+	return in.lookupModuleRel(mn)
+}
+
+// ModuleNamed is the installed module or interface of that full name, or
+// nil: what a static reader of a module (package typecheck) resolves the
+// names of the modules it refers to by.
+// It reads past the cache of modules the transaction named (which decides
+// what is charged as loaded).
+func (in *Interp) ModuleNamed(mn ModuleName) *Module {
+	if in.loading != nil && in.loading.Name == mn {
+		return in.loading
+	}
+	v, ok, err := in.DB.Read(db.Modules, "", mn.String())
+	if err != nil || !ok {
+		return nil
+	}
+	m, _ := v.(*Module)
+	return m
 }
