@@ -12,7 +12,7 @@ const module = "github.com/ledgernode/ledger-node/"
 // language is the Pact language's packages: they know nothing of blocks.
 var language = []string{"pact/syntax", "pact/resolve", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
 	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
-	"pact/timefmt", "pact/pretty"}
+	"pact/timefmt", "pact/pretty", "pact/typecheck"}
 
 // rules says which packages of the module a package may import, by path prefix: the longest
 // prefix of a package's path that has a rule governs it ("cmd/" covers every command; "pact"
@@ -26,6 +26,9 @@ var rules = map[string][]string{
 	"pact": language,
 	// The desugaring pass, which the compiler and the module hasher share, reads the syntax only.
 	"pact/resolve": {"pact/syntax"},
+	// The static type checker reads the syntax, its desugaring and the modules the evaluator
+	// installed; the REPL and pact -s's verify call it.
+	"pact/typecheck": {"pact/syntax", "pact/resolve", "pact/eval"},
 	// Key order imports nothing: the JSON writers of every layer use it.
 	"pact/keyorder": {},
 	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.
