@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/typecheck"
 )
 
 // ReplNativeNames is P5's order of the REPL natives, as `pact -b` prints
@@ -247,18 +248,30 @@ func (r *Runner) natives() []*eval.Native {
 		}),
 		native("load", 1, 2, r.load),
 		native("typecheck", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			// There is no static type inference yet (issue 35): the module must exist, and
-			// loading it checked names, arities and signatures, but no types. Saying
-			// "successful" would claim a check that did not run, so it warns instead.
 			s, ok := a[0].(eval.String)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			if !in().HasModule(string(s)) {
+			if _, ok := eval.ParseModuleName(string(s)); !ok {
+				return nil, eval.NativeError("typecheck", "invalid module name format")
+			}
+			m := in().LookupModule(string(s))
+			if m == nil {
 				return nil, eval.EvalError("Cannot find module: " + string(s))
 			}
-			in().Warn("typecheck: types are not inferred yet: module " + string(s) +
-				" was not typechecked (loading it checked names, arities and signatures only)")
+			rep, err := typecheck.Check(in(), m)
+			if err != nil {
+				return nil, eval.EvalError(err.Error())
+			}
+			switch {
+			case rep.Failed():
+				return nil, eval.EvalError(rep.ErrorText())
+			case len(rep.Undecided) > 0:
+				// Never "successful" for checks that did not decide (DECISIONS.md).
+				in().Warn(rep.UndecidedText())
+			default:
+				in().Print("Typechecking successful for module " + m.Name.String())
+			}
 			return eval.UnitValue, nil
 		}),
 	}

@@ -414,6 +414,16 @@ func TestVerify(t *testing.T) {
 			t.Errorf("finding %d: %+v, want %+v", i, got[i], w)
 		}
 	}
+	// What only type inference sees: the module loads, and fails when f runs.
+	typed := "(module typed 'typed-ks\n" +
+		"  (defun f:integer (x:integer) (+ x \"a\"))\n" +
+		"  (defun g:integer () (read-msg \"n\")))"
+	got = verify(`{"modules":[` + quote(typed) + `]}`)
+	if len(got) != 2 || got[0].Type != "Error" || got[0].Info != "modules[0]:2:32" ||
+		!strings.Contains(got[0].Text, "+ cannot take arguments of type (integer, string)") ||
+		got[1].Type != "Warning" || !strings.Contains(got[1].Text, "the result is of unknown type where integer is required") {
+		t.Errorf("typed: %+v", got)
+	}
 	syntaxErr := verify(`{"modules":"(module x"}`)
 	if len(syntaxErr) != 1 || syntaxErr[0].Type != "Error" || syntaxErr[0].Info != "modules[0]:1:10" {
 		t.Errorf("syntax error: %+v", syntaxErr)

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/typecheck"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
@@ -40,6 +41,8 @@ import (
 //     many arguments as it declares, and a literal argument (or a literal
 //     returned as a function's last expression) must have the declared
 //     type;
+//   - type inference (package typecheck), on each module that loads: a
+//     type error is an Error, a check whose types are unknown a Warning;
 //   - warnings: a defun argument or result without a type annotation, and
 //     what the interpreter warns about while loading (deprecated natives).
 //
@@ -158,8 +161,50 @@ func verifySources(sources []string, data eval.Value, flags map[string]bool, e *
 					}
 				}
 				out = append(out, newFinding("Error", msg, loc))
+				continue
 			}
+			out = typecheckItem(in, item, out)
 		}
+	}
+	return out
+}
+
+// typecheckItem adds what package typecheck finds in the module or
+// interface item just installed: its type errors (but one where a check
+// above already reported that place), and, as warnings, the checks it could
+// not decide (an empty output claims that every check passed).
+func typecheckItem(in *eval.Interp, item syntax.TopLevel, out []finding) []finding {
+	var name string
+	switch x := item.(type) {
+	case *syntax.Module:
+		name = x.Name
+	case *syntax.Interface:
+		name = x.Name
+	default:
+		return out
+	}
+	m := in.LookupModule(name)
+	if m == nil {
+		return out
+	}
+	rep, err := typecheck.Check(in, m)
+	if err != nil {
+		return append(out, newFinding("Warning", err.Error(), item.Span()))
+	}
+	reported := map[string]bool{}
+	for _, f := range out {
+		if f.Type == "Error" {
+			reported[f.Info] = true
+		}
+	}
+	for _, f := range rep.Errors {
+		nf := newFinding("Error", "Type error in "+m.Name.String()+"."+f.Def+": "+f.Msg, f.Span)
+		if !reported[nf.Info] {
+			out = append(out, nf)
+		}
+	}
+	for _, f := range rep.Undecided {
+		out = append(out, newFinding("Warning", "Type check undecided in "+m.Name.String()+"."+f.Def+": "+f.Msg, f.Span))
 	}
 	return out
 }
