@@ -31,7 +31,11 @@ func main() {
 	only := flag.String("only", "", "run only files whose name contains this")
 	goldens := flag.String("gas-goldens", "", "directory of upstream gas goldens (pact-tests/gas-goldens): compare each file's total milligas")
 	static := flag.String("static-errors", "", "upstream's pact-tests/Pact/Core/Test/StaticErrorTests.hs: count the programs it lists that we refuse")
+	tc := flag.String("typecheck", "", "a directory of .repl files (searched recursively): typecheck every module they install")
 	flag.Parse()
+	if *tc != "" {
+		os.Exit(runTypecheck(*tc, *only, *verbose))
+	}
 	if *static != "" {
 		os.Exit(runStaticErrors(*static, *only, *verbose))
 	}

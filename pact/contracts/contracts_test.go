@@ -14,6 +14,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/repl"
+	"github.com/ledgernode/ledger-node/pact/typecheck"
 )
 
 // TestRepl runs every testdata/*.repl script in a fresh REPL and fails on
@@ -275,5 +276,31 @@ func TestDevelopmentGenesis(t *testing.T) {
 	}
 	if len(hashes) != 1 {
 		t.Errorf("coin has different hashes on chains 0 and 1: %v", hashes)
+	}
+}
+
+// TestContractsTypecheck typechecks every module and interface the genesis
+// contracts install, as each is installed: none may have a type error
+// (issue 35: no false positives on the coin contract).
+func TestContractsTypecheck(t *testing.T) {
+	r := repl.New(io.Discard)
+	checked := 0
+	r.In.Installed = func(m *eval.Module) {
+		rep, err := typecheck.Check(r.In, m)
+		if err != nil {
+			t.Errorf("%s: %v", m.Name, err)
+			return
+		}
+		checked++
+		if rep.Failed() {
+			t.Error(rep.ErrorText())
+		}
+		t.Logf("%s: %d checks, %d undecided", m.Name, rep.Checks, len(rep.Undecided))
+	}
+	if err := r.LoadFile("testdata/install.repl"); err != nil {
+		t.Fatal(repl.FormatError(err))
+	}
+	if checked < 5 {
+		t.Fatalf("only %d modules installed", checked)
 	}
 }
