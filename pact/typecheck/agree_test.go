@@ -136,12 +136,7 @@ func accepts(alts []sig, args []*ty) bool {
 		if len(s.params) != len(args) {
 			continue
 		}
-		b := make(bindings, s.vars)
-		v := fitsOK
-		for i := range args {
-			v = worse(v, match(args[i], s.params[i], b))
-		}
-		if v != mismatch {
+		if v, _ := s.call(args); v != mismatch {
 			return true
 		}
 	}

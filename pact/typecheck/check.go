@@ -666,13 +666,8 @@ func (c *checker) callNative(name string, x *resolve.App, args []*ty) *ty {
 			}
 			continue
 		}
-		b := make(bindings, s.vars)
-		v := fitsOK
-		for i := range args {
-			v = worse(v, match(args[i], s.params[i], b))
-		}
-		if v != mismatch {
-			results = append(results, subst(s.result, b))
+		if v, res := s.call(args); v != mismatch {
+			results = append(results, res)
 			best = min(best, v)
 		}
 	}

@@ -150,6 +150,17 @@ type sig struct {
 	vars   int
 }
 
+// call matches arguments of these types against the alternative (of as
+// many parameters): the worst verdict, and the result it gives.
+func (s sig) call(args []*ty) (verdict, *ty) {
+	b := make(bindings, s.vars)
+	v := fitsOK
+	for i := range args {
+		v = worse(v, match(args[i], s.params[i], b))
+	}
+	return v, subst(s.result, b)
+}
+
 // nativeSigs is signatures parsed, once.
 var nativeSigs = func() map[string][]sig {
 	out := make(map[string][]sig, len(signatures))
