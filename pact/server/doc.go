@@ -24,7 +24,8 @@
 //     rolls back, stores nothing.
 //   - private: commands with private metadata, sealed per recipient entity
 //     with nacl/box (private.go).
-//   - verify: parse, resolve and statically check modules (verify.go).
+//   - verify: parse, resolve and typecheck modules (verify.go, package
+//     typecheck).
 //   - The state starts empty, as P5's server's does, or with the
 //     project's development contracts (chain 0's development genesis: coin,
 //     its interfaces, the namespaces, the development accounts;
