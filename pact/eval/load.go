@@ -185,6 +185,11 @@ func (in *Interp) resolveUse(u *syntax.Use) (useImport, error) {
 		return useImport{}, located(err, u.Loc)
 	}
 	if m == nil {
+		if mn.Namespace == "" && in.namespace != "" {
+			// P5's resolveModuleData reads ns.name last with getModuleData, whose
+			// failure is an execution error (ModuleDoesNotExist) naming it.
+			return useImport{}, execErrAt(u.Loc, "Cannot find module: "+in.namespace+"."+mn.Name)
+		}
 		return useImport{}, compileErr(u.Loc, "Cannot find module: "+mn.String())
 	}
 	if u.HasHash && u.Hash != m.Hash && !m.Blessed[u.Hash] {

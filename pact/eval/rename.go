@@ -371,9 +371,11 @@ func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, err
 		}
 		return resolution{}, false, nil
 	}
-	if m.Interface && r.hashing {
-		// The compiler lets an interface be named as a value: evaluating
-		// it reports the error (Expected module, found interface).
+	if m.Interface && (r.hashing || r.stored == nil) {
+		// P5's renamer refuses an interface named as a value
+		// (InvalidModuleReference), before the form runs. Code stored
+		// before this check still compiles: evaluating the name reports it
+		// (Expected module, found interface), as it always did.
 		return resolution{}, false, invalidModRef(mn, loc)
 	}
 	r.refDep(m.Name)
@@ -413,7 +415,9 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 	if err != nil {
 		return resolution{}, err
 	}
-	if m != nil && !m.Interface {
+	if m != nil && (!m.Interface || !r.hashing) {
+		// An interface named ns.iface resolves, as in P5's renamer, and
+		// fails when evaluated (ExpectedModule, an execution error).
 		r.refDep(m.Name)
 		return resolution{kind: resModRef, mod: m, modName: m.Name}, nil
 	}

@@ -228,3 +228,44 @@ func TestSpecialFormArityRefusedCompiling(t *testing.T) {
 		t.Errorf("a one-argument enforce: %v, want an error when it runs", err)
 	}
 }
+
+// Module references refused with P5's kinds: an interface named bare as a
+// value is a desugar error (InvalidModuleReference); named ns.iface it
+// resolves and fails when evaluated (ExpectedModule); a module used bare
+// inside a namespace, found neither at the root nor in the namespace, is
+// an execution error naming ns.name (getModuleData's ModuleDoesNotExist).
+func TestModuleReferenceErrorKinds(t *testing.T) {
+	run := func(src string) error {
+		t.Helper()
+		in := New(db.NewMemDB())
+		in.Data = NewObject(Field{Key: "ks", Val: List{String("k")}})
+		in.Signers = []Signer{{PubKey: "k"}}
+		f, err := syntax.ParseRepl("test.repl", `(define-namespace 'carl (read-keyset 'ks) (read-keyset 'ks))`+src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range f.Items {
+			if _, err := in.EvalTopLevel(item, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cases := []refusal{
+		{"bare interface", "(interface iface (defun foo:string ())) iface", ErrDesugar,
+			"Invalid Interface attempted to be used as module reference: iface"},
+		{"namespaced interface", "(namespace 'carl) (interface iface (defun foo:string ())) (namespace \"\") carl.iface", ErrEval,
+			"Expected module, found interface: carl.iface"},
+		{"use of an unknown module in a namespace", "(namespace 'carl) (module m g (defcap g () true) (use m))", ErrEval,
+			"Cannot find module: carl.m"},
+		{"use of an unknown module at the root", "(module m g (defcap g () true) (use nonexistent))", ErrDesugar,
+			"Cannot find module: nonexistent"},
+	}
+	for _, c := range cases {
+		err := run(c.src)
+		e, ok := err.(*Error)
+		if !ok || e.Kind != c.kind || !strings.Contains(e.Msg, c.msg) {
+			t.Errorf("%s: %v, want kind %d with %q", c.name, err, c.kind, c.msg)
+		}
+	}
+}
