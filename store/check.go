@@ -88,8 +88,9 @@ func (r *CheckReport) add(part string, s Severity, format string, args ...any) {
 }
 
 // PactBlockFunc reads the block a chain's Pact state, kept in space, is at (the executor's
-// records, which the store does not interpret): ok is false for an empty state.
-type PactBlockFunc func(space KeySpace) (height uint64, block ledger.Hash, ok bool, err error)
+// records, which the store does not interpret): ok is false for an empty state. missing says
+// what of the state's own data is gone ("" when it is whole: chain/state's Verify).
+type PactBlockFunc func(space KeySpace) (height uint64, block ledger.Hash, ok bool, missing string, err error)
 
 // ErrNotAStore is returned by Check for a directory that holds no store.
 var ErrNotAStore = errors.New("store: not a data directory (no CURRENT or headers.log)")
@@ -122,6 +123,7 @@ func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
 		defer syscall.Munmap(c.log)
 	}
 	c.hashIndex()
+	c.rowsLost()
 	if c.ldb != nil {
 		c.heightIndex()
 		c.heads()
@@ -148,6 +150,8 @@ type checker struct {
 	// nodeData says the directory is a node's (a network recorded, payloads or Pact state):
 	// its blocks must have their payloads. A store of headers alone (tests, tools) need not.
 	nodeData bool
+	// hasNetwork says the network record is there; scanned, that every row was read.
+	hasNetwork, scanned bool
 
 	// From headers.log.
 	log     []byte // read-only mapping; nil when unreadable
@@ -266,7 +270,7 @@ func (c *checker) scanLevelDB() {
 				if err := unmarshalRecord("network", v, &rec); err != nil {
 					note("network record", err)
 				}
-				c.nodeData = true
+				c.nodeData, c.hasNetwork = true, true
 			case metaHeads:
 				var rec headsRecord
 				if err := unmarshalRecord("heads", v, &rec); err != nil {
@@ -330,6 +334,7 @@ func (c *checker) scanLevelDB() {
 		c.r.add("goleveldb", NeedsRepair, "rows that do not decode: %v (first: %s)", keys, firstBad)
 		return
 	}
+	c.scanned = true
 	c.r.add("goleveldb", Fine, "%d height-index entries, %d payloads, %d Pact state rows of %d chains",
 		counts[tagHeight], counts[tagPayload], counts[tagPact], len(c.pactChains))
 	c.nodeData = c.nodeData || counts[tagPayload] > 0 || counts[tagOutputs] > 0 || len(c.pactChains) > 0
@@ -551,6 +556,18 @@ func (c *checker) heads() {
 	c.r.add("heads", Fine, "%d chains, every head stored", len(c.headsRec.Heads))
 }
 
+// rowsLost reports goleveldb without its rows under a header log that has headers: the network
+// record is written before any header (CheckVersion) and the heads with the first blocks, so
+// the absence of both there means the rows went (a deleted or emptied table), and with them
+// the payloads and Pact states, which the log cannot rebuild.
+func (c *checker) rowsLost() {
+	if !c.scanned || c.hasNetwork || c.headsRec != nil || !c.logOK || len(c.records) == 0 {
+		return
+	}
+	c.r.add("goleveldb", Lost, "no network record, yet headers.log holds %d headers: goleveldb's rows (heads, payloads, "+
+		"Pact states) are gone, a deleted or emptied table; the log cannot rebuild them", len(c.records))
+}
+
 // payloads checks completeness, not only consistency: every block from each chain's head down
 // to genesis has its payload and outputs, which the node executes and serves. A missing one is
 // lost (only a backup, or a peer, has it): the finding says which chains and heights.
@@ -601,8 +618,7 @@ func (c *checker) payloads() {
 	}
 	if missing > 0 {
 		c.r.add("payloads", Lost, "%d of the %d blocks up to the heads have no payload or outputs (%s): the node can neither "+
-			"execute nor serve them; restore a backup (ledger-node restore) or start a new directory that syncs from peers",
-			missing, blocks, strings.Join(gaps, "; "))
+			"execute nor serve them", missing, blocks, strings.Join(gaps, "; "))
 		return
 	}
 	c.r.add("payloads", Fine, "every one of the %d blocks up to the heads has its payload and outputs", blocks)
@@ -618,12 +634,17 @@ func (c *checker) pactStates(pactBlock PactBlockFunc) {
 	var lost []ledger.ChainID
 	for _, ch := range chains {
 		part := fmt.Sprintf("Pact state of chain %d", ch)
-		_, b, ok, err := pactBlock(KeySpace{ldb: c.ldb, prefix: pactPrefix(ch)})
+		_, b, ok, missing, err := pactBlock(KeySpace{ldb: c.ldb, prefix: pactPrefix(ch)})
 		if err != nil {
 			c.r.add(part, NeedsRepair, "%v", err)
 			continue
 		}
 		if !ok {
+			continue
+		}
+		if missing != "" {
+			// Its blocks' payloads rebuild it: repair empties it and the node replays the chain.
+			c.r.add(part, NeedsRepair, "%s: `ledger-node repair` empties it, and the node rebuilds it by replaying the chain from genesis", missing)
 			continue
 		}
 		if _, ok := c.records[b]; !ok {

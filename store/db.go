@@ -27,6 +27,9 @@ var (
 	ErrLocked = errors.New("store: database is locked by another process")
 	// ErrVersionMismatch is wrapped by CheckVersion when the store belongs to another network.
 	ErrVersionMismatch = errors.New("store: chainweb version mismatch")
+	// ErrDataLost is wrapped where the directory lacks data that neither a start nor a repair
+	// can bring back (a deleted goleveldb table, say): only a backup or peers have it.
+	ErrDataLost = errors.New("store: data lost")
 )
 
 // schemaVersion is the layout this build reads and writes (see keys.go). Bump it, with a
@@ -223,12 +226,25 @@ func (db *DB) CheckVersion(name string) error {
 	case !errors.Is(err, ErrNotFound):
 		return fmt.Errorf("store: check version: %w", err)
 	}
+	if end := db.hl.end.Load(); end > logHeaderSize && !db.hasRecord(metaKey(metaHeads)) {
+		// The binding is written before any header, and the heads with the first blocks:
+		// headers without either mean goleveldb lost its rows, and with them the payloads
+		// and Pact states the log cannot rebuild.
+		return fmt.Errorf("%w: goleveldb holds no network record, yet headers.log holds %d bytes of headers: "+
+			"goleveldb's rows (heads, payloads, Pact states) are gone, a deleted or emptied table", ErrDataLost, end-logHeaderSize)
+	}
 	rec.Name = name
 	// Synced: the binding must survive any crash, or a restart could adopt another network.
 	if err := db.putRecord(metaKey(metaNetwork), &rec, withSync); err != nil {
 		return fmt.Errorf("store: check version: %w", err)
 	}
 	return nil
+}
+
+// hasRecord says whether key is stored (a read error counts as stored: it is no proof of loss).
+func (db *DB) hasRecord(key []byte) bool {
+	ok, err := db.ldb.Has(key, nil)
+	return ok || err != nil
 }
 
 // getRecord reads and decodes the msgp record at key.

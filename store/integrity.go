@@ -14,7 +14,10 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/comparer"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/syndtr/goleveldb/leveldb/table"
 )
 
 // Integrity: what Open does with damage it finds, and what a read does with damage it meets.
@@ -153,6 +156,25 @@ func (db *DB) noteCorrupt(err error) error {
 	return err
 }
 
+// MarkLost records, synced, that the directory has lost data no repair brings back (what, as
+// the check that found it says): `ledger-node repair` leaves it, and a node then refuses to
+// start on the directory (LostMark) rather than serve and mine over the gap.
+func (db *DB) MarkLost(what string) error {
+	return db.ldb.Put(lostKey, []byte(what), withSync)
+}
+
+// LostMark is what MarkLost recorded, if anything.
+func (db *DB) LostMark() (string, bool, error) {
+	v, err := db.ldb.Get(lostKey, nil)
+	switch {
+	case errors.Is(err, leveldb.ErrNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, ldbErr(err)
+	}
+	return string(v), true, nil
+}
+
 // Damaged reports whether a read has met damaged data since Open.
 func (db *DB) Damaged() bool { return db.damaged.Load() }
 
@@ -167,11 +189,34 @@ func ldbErr(err error) error {
 
 // RecoverLevelDB rebuilds goleveldb's manifest in dir from the table files it finds, keeping
 // the rows of every readable table and journal (goleveldb's RecoverFile): the repair for a
-// damaged, emptied or missing MANIFEST or CURRENT, or a damaged table. Nothing may hold dir.
-func RecoverLevelDB(dir string) error {
+// damaged, emptied or missing MANIFEST or CURRENT, or a damaged table. A table with damaged
+// blocks is first rebuilt from its readable rows (salvageTables), the damaged file kept beside
+// it; notes say what was done to which table. Nothing may hold dir.
+func RecoverLevelDB(dir string) (notes []string, err error) {
 	if err := isStoreDir(dir); err != nil {
-		return err
+		return nil, err
 	}
+	// goleveldb's lock, held while the tables are salvaged: a running node must not have its
+	// files rewritten under it.
+	lock, err := storage.OpenFile(dir, false)
+	switch {
+	case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
+		return nil, fmt.Errorf("%w: %s (stop the node first)", ErrLocked, dir)
+	case err != nil:
+		return nil, fmt.Errorf("store: recover goleveldb in %s: %w", dir, err)
+	}
+	notes, err = salvageTables(dir, time.Now())
+	if cerr := lock.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return notes, err
+	}
+	return notes, recoverManifest(dir)
+}
+
+// recoverManifest is goleveldb's RecoverFile over dir's tables and journals.
+func recoverManifest(dir string) error {
 	// No Filter: goleveldb would build the rebuilt tables' bloom filters over internal keys
 	// (the same slip as the comparer's, below), and Get, which tests user keys, would then miss
 	// rows that are there. Tables without a filter are read without one.
@@ -194,6 +239,151 @@ func (db *DB) Network() (string, error) {
 	}
 	return rec.Name, err
 }
+
+// salvageTables rewrites every goleveldb table of dir that has damaged blocks from the rows its
+// other blocks still hold, and sets aside a table it cannot read at all (its footer or index
+// damaged); the damaged files stay beside them as NAME.damaged-<time>. goleveldb's RecoverFile
+// would rebuild such a table itself, but it orders the rows with the user comparer where they
+// are internal keys (user key, then sequence, newest first), so it fails on any table that
+// holds two versions of a row ("keys are not in increasing order"): the heads record alone is
+// written with every block.
+func salvageTables(dir string, now time.Time) ([]string, error) {
+	var paths []string
+	for _, pat := range []string{"*.ldb", "*.sst"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, m...)
+	}
+	stamp := now.UTC().Format("20060102T150405")
+	var notes []string
+	for _, p := range paths {
+		note, err := salvageTable(p, stamp)
+		if err != nil {
+			return notes, fmt.Errorf("store: salvage goleveldb table %s: %w", filepath.Base(p), err)
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return notes, nil
+}
+
+// salvageTable rebuilds one table from its readable rows if some of its blocks are damaged
+// ("" if none is).
+func salvageTable(path, stamp string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	aside := path + ".damaged-" + stamp
+	// Checksums verified, but a damaged block skipped rather than ending the scan.
+	ro := &opt.Options{Strict: opt.StrictBlockChecksum}
+	tr, err := table.NewReader(f, st.Size(), storage.FileDesc{Type: storage.TypeTable}, nil, nil, ro)
+	if err != nil {
+		if !lverrors.IsCorrupted(err) {
+			return "", err
+		}
+		if err := os.Rename(path, aside); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("goleveldb table %s cannot be read (%v): set aside as %s; its rows are lost",
+			filepath.Base(path), err, filepath.Base(aside)), nil
+	}
+	defer tr.Release()
+	damaged, rows, err := scanTable(tr, nil)
+	if err != nil || damaged == 0 {
+		return "", err
+	}
+	tmp := path + ".salvage"
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", err
+	}
+	tw := table.NewWriter(out, &opt.Options{Comparer: internalKeyComparer{}}, nil, 0)
+	_, _, err = scanTable(tr, tw.Append)
+	if err == nil {
+		err = tw.Close()
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(path, aside)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return fmt.Sprintf("goleveldb table %s: %d damaged blocks; rebuilt from its %d readable rows (the damaged file kept as %s); "+
+		"the rows of the damaged blocks are lost", filepath.Base(path), damaged, rows, filepath.Base(aside)), nil
+}
+
+// scanTable reads every readable row of a table (passing each to add, when set) and counts the
+// damaged blocks it skipped.
+func scanTable(tr *table.Reader, add func(k, v []byte) error) (damaged, rows int, err error) {
+	it := tr.NewIterator(nil, nil)
+	defer it.Release()
+	if cb, ok := it.(iterator.ErrorCallbackSetter); ok {
+		cb.SetErrorCallback(func(err error) {
+			if lverrors.IsCorrupted(err) {
+				damaged++
+			}
+		})
+	}
+	for it.Next() {
+		k := it.Key()
+		if len(k) < 8 || k[len(k)-8] > 1 {
+			continue // not an internal key (the type byte is 0, deletion, or 1, value)
+		}
+		rows++
+		if add != nil {
+			if err := add(k, it.Value()); err != nil {
+				return damaged, rows, err
+			}
+		}
+	}
+	if err := it.Error(); err != nil && !lverrors.IsCorrupted(err) {
+		return damaged, rows, err
+	}
+	return damaged, rows, nil
+}
+
+// internalKeyComparer orders goleveldb's internal keys as its own tables do: by user key, then
+// newest (highest sequence) first. Like recoveryComparer, it never shortens index keys.
+type internalKeyComparer struct{}
+
+func (internalKeyComparer) Compare(a, b []byte) int {
+	if len(a) < 8 || len(b) < 8 {
+		return bytes.Compare(a, b)
+	}
+	if c := bytes.Compare(a[:len(a)-8], b[:len(b)-8]); c != 0 {
+		return c
+	}
+	na, nb := binary.LittleEndian.Uint64(a[len(a)-8:]), binary.LittleEndian.Uint64(b[len(b)-8:])
+	switch {
+	case na > nb:
+		return -1
+	case na < nb:
+		return 1
+	}
+	return 0
+}
+func (internalKeyComparer) Name() string                      { return comparer.DefaultComparer.Name() }
+func (internalKeyComparer) Separator(dst, a, b []byte) []byte { return nil }
+func (internalKeyComparer) Successor(dst, b []byte) []byte    { return nil }
 
 // recoveryComparer is goleveldb's bytewise comparer (same name, same order) without key
 // shortening. goleveldb's RecoverFile rebuilds a damaged table with the user comparer where its

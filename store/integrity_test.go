@@ -367,7 +367,7 @@ func TestGoleveldbDamage(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(m[0])) {
 			t.Fatalf("open: %v, want ErrCorrupt naming the file", err)
 		}
-		if err := RecoverLevelDB(dir); err != nil {
+		if _, err := RecoverLevelDB(dir); err != nil {
 			t.Fatal(err)
 		}
 		db := reopen(t, dir, Options{HeaderCacheSize: -1, Repair: true, Logger: quiet()})
@@ -428,7 +428,7 @@ func TestGoleveldbDamagedTable(t *testing.T) {
 	}
 	t.Logf("refused: %v", err)
 
-	if err := RecoverLevelDB(dir); err != nil {
+	if _, err := RecoverLevelDB(dir); err != nil {
 		t.Fatal(err)
 	}
 	db = reopen(t, dir, Options{HeaderCacheSize: -1, Repair: true, Logger: quiet()})
@@ -633,4 +633,105 @@ func TestOpenWarnsOfBlocksBeyondHeads(t *testing.T) {
 		t.Fatalf("Open logged:\n%s", out)
 	}
 	checkAll(t, db, hs) // the headers themselves are kept
+}
+
+// A damaged table that holds several versions of a row (the heads, rewritten with every block,
+// and flushed from the journal as they were) is rebuilt from its readable rows. goleveldb's own
+// RecoverFile orders such rows with the user comparer and fails ("keys are not in increasing
+// order"), which left `repair` unable to run at all.
+func TestSalvageTableWithManyVersions(t *testing.T) {
+	hs, _ := chain5Headers(t)
+	dir := t.TempDir()
+	db, err := Open(dir, Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		if err := db.PutHeaders(h); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{5: h.Hash}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	// The reopen flushes the journal, every version of the heads with it, into a table.
+	reopen(t, dir, Options{Logger: quiet()}).Close()
+	tables, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
+	if len(tables) != 1 {
+		t.Fatalf("tables: %v", tables)
+	}
+	st, _ := os.Stat(tables[0])
+	f, err := os.OpenFile(tables[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(bytes.Repeat([]byte{0x5a}, 64), st.Size()/2)
+	f.Close()
+
+	notes, err := RecoverLevelDB(dir)
+	if err != nil {
+		t.Fatalf("recover: %v (notes %q)", err, notes)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "damaged blocks; rebuilt from its") {
+		t.Fatalf("notes: %q", notes)
+	}
+	if aside, _ := filepath.Glob(tables[0] + ".damaged-*"); len(aside) != 1 {
+		t.Fatalf("the damaged table was not kept: %v", aside)
+	}
+	db = reopen(t, dir, Options{Repair: true, Logger: quiet()})
+	db.Close()
+	if rep := checkReport(t, dir); rep.Damaged() {
+		t.Fatalf("check after the salvage: %+v", rep.Findings)
+	}
+	// A second recovery finds nothing left to salvage.
+	if notes, err := RecoverLevelDB(dir); err != nil || len(notes) != 0 {
+		t.Fatalf("second recovery: %q %v", notes, err)
+	}
+}
+
+// goleveldb emptied under a header log (a deleted table): no network record and no heads while
+// the log holds headers. Check reports it lost, and CheckVersion refuses rather than stamp the
+// network again over a directory whose payloads and Pact states are gone.
+func TestLostRowsRefused(t *testing.T) {
+	hs, _ := chain5Headers(t)
+	dir := t.TempDir()
+	db, err := Open(dir, Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckVersion("development"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutHeaders(hs[:20]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetHeads(map[ledger.ChainID]ledger.Hash{5: hs[19].Hash}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range [][]byte{metaKey(metaNetwork), metaKey(metaHeads)} {
+		if err := db.ldb.Delete(k, withSync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	rep := checkReport(t, dir)
+	if f := finding(rep, "goleveldb"); f == nil || f.Severity != Lost || rep.Worst() != Lost {
+		t.Fatalf("check: %+v", rep.Findings)
+	}
+	db = reopen(t, dir, Options{Logger: quiet()})
+	defer db.Close()
+	if err := db.CheckVersion("development"); !errors.Is(err, ErrDataLost) {
+		t.Fatalf("CheckVersion: %v, want ErrDataLost", err)
+	}
+	if name, _ := db.Network(); name != "" {
+		t.Fatalf("the network was stamped again: %q", name)
+	}
+	// A lost mark, as repair leaves one, is read back.
+	if err := db.MarkLost("payloads: 3 missing"); err != nil {
+		t.Fatal(err)
+	}
+	if what, ok, err := db.LostMark(); err != nil || !ok || what != "payloads: 3 missing" {
+		t.Fatalf("LostMark: %q %v %v", what, ok, err)
+	}
 }

@@ -53,9 +53,15 @@ const (
 	// metaRepair is present when a read met damaged data: the next Open rebuilds the header
 	// and height indexes (integrity.go). Its value is the first error, as text.
 	metaRepair = "repair"
+	// metaLost is present when a repair found data lost that it could not bring back (MarkLost):
+	// the node refuses to start. Its value is what was lost, as text.
+	metaLost = "lost"
 )
 
-var repairKey = metaKey(metaRepair)
+var (
+	repairKey = metaKey(metaRepair)
+	lostKey   = metaKey(metaLost)
+)
 
 // logEndKey is built once: PutHeaders writes it every time.
 var logEndKey = metaKey(metaLogEnd)
