@@ -715,6 +715,10 @@ func (r *Runtime) startExecution(hs pow.Heads) error {
 		r.execs[c], r.pools.byChain[c] = x, pool
 		if int(c) < len(hs) && hs[c] != nil {
 			if err := x.syncTo(hs[c]); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					// A block of the resumed cut without its payload: lost, not a bug of ours.
+					err = fmt.Errorf("%w: %w", store.ErrDataLost, err)
+				}
 				return fmt.Errorf("actors: execute chain %d up to its head (height %d): %w", c, hs[c].Height, err)
 			}
 		}

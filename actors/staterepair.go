@@ -87,6 +87,34 @@ func RepairPactStates(v *ledger.Version, sdb *store.DB, log *slog.Logger) error 
 	return nil
 }
 
+// ResetIncompletePactStates empties the Pact state of every chain of v whose stored data is not
+// whole (chain/state's Verify: a damaged or deleted goleveldb table took rows or block
+// records): the executor then replays the chain from genesis with the stored payloads, as for a
+// state at a lost block. `ledger-node repair` runs it; it reads every row of every state, so a
+// start does not. It returns the chains it emptied.
+func ResetIncompletePactStates(v *ledger.Version, sdb *store.DB, log *slog.Logger) ([]ledger.ChainID, error) {
+	var reset []ledger.ChainID
+	for _, c := range v.Chains() {
+		st, err := openPactState(sdb, c)
+		if err != nil {
+			return reset, err
+		}
+		w, err := st.Verify()
+		if err != nil {
+			return reset, fmt.Errorf("actors: verify the Pact state of chain %d: %w", c, err)
+		}
+		if w.Whole() {
+			continue
+		}
+		if err := sdb.ResetPactState(c); err != nil {
+			return reset, err
+		}
+		log.Warn("Pact state had lost data; emptied it, to be rebuilt by replaying the chain from genesis", "chain", c, "found", w.String())
+		reset = append(reset, c)
+	}
+	return reset, nil
+}
+
 // RepairHeads replaces each stored head whose header is not stored (cut off a damaged header
 // log) by its chain's highest stored block that has its payload, or failing that its highest
 // stored header; loadHeads then lowers the set to a braided cut when it resumes. It returns the

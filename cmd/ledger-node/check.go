@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -80,10 +82,17 @@ func printReport(w io.Writer, dir string, r *store.CheckReport) {
 	case store.RepairedAtStart:
 		fmt.Fprintf(w, "%s is damaged; the node repairs it when it starts (or run `ledger-node repair --data-dir %s`)\n", dir, dir)
 	case store.Lost:
-		fmt.Fprintf(w, "%s has lost data that no repair brings back; restore a backup (`ledger-node restore --from DIR/ID --data-dir NEW`) or start a new data directory that syncs from peers\n", dir)
+		fmt.Fprint(w, lostDataAdvice(dir))
 	default:
 		fmt.Fprintf(w, "%s is damaged; run `ledger-node repair --data-dir %s`\n", dir, dir)
 	}
+}
+
+// lostDataAdvice is what check, repair and a refused start say of a directory that has lost
+// data: the same words wherever the operator meets it.
+func lostDataAdvice(dir string) string {
+	return fmt.Sprintf("%s has lost data that no repair brings back; restore a backup (`ledger-node restore --from DIR/ID --data-dir NEW`)"+
+		" or start a new data directory that syncs from peers; `ledger-node check --data-dir %s` lists what is lost\n", dir, dir)
 }
 
 func label(s store.Severity) string {
@@ -121,7 +130,11 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "rebuilding goleveldb's manifest from its tables in %s\n", dir)
-	if err := store.RecoverLevelDB(dir); err != nil {
+	notes, err := store.RecoverLevelDB(dir)
+	for _, n := range notes {
+		fmt.Fprintf(stdout, "repaired: %s\n", n)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	db, err := store.Open(dir, store.Options{Repair: true, Logger: log})
@@ -144,10 +157,37 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "check after the repair:")
 	printReport(stdout, dir, r)
+	if r.Worst() == store.Lost {
+		// The node must not start over the gap: it would serve and mine on a directory that
+		// cannot execute its own chain. The mark makes it refuse, naming what was lost.
+		if err := markLost(dir, r, log); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "marked %s as having lost data: the node refuses to start on it\n", dir)
+	}
 	if r.Damaged() {
 		return 1
 	}
 	return 0
+}
+
+// markLost records the check's lost findings in dir (store.MarkLost).
+func markLost(dir string, r *store.CheckReport, log *slog.Logger) error {
+	var lost []string
+	for _, f := range r.Findings {
+		if f.Severity == store.Lost {
+			lost = append(lost, f.Part+": "+f.Text)
+		}
+	}
+	db, err := store.Open(dir, store.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	err = db.MarkLost(strings.Join(lost, "; "))
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // repairState moves heads and Pact states off blocks that are no longer stored.
@@ -167,10 +207,30 @@ func repairState(db *store.DB, log *slog.Logger, stdout io.Writer) error {
 	if len(changed) > 0 {
 		fmt.Fprintf(stdout, "repaired: heads of chains %v moved to their highest stored blocks\n", changed)
 	}
+	reset, err := actors.ResetIncompletePactStates(v, db, log)
+	if err != nil {
+		return err
+	}
+	if len(reset) > 0 {
+		fmt.Fprintf(stdout, "repaired: Pact states of chains %v had lost rows; emptied, the node rebuilds them by replaying from genesis\n", reset)
+	}
 	return actors.RepairPactStates(v, db, log)
 }
 
-// pactStateBlock lets the store's check read the block a chain's Pact state is at.
-func pactStateBlock(space store.KeySpace) (uint64, ledger.Hash, bool, error) {
-	return chain.StateBlock(space)
+// pactStateBlock lets the store's check read the block a chain's Pact state is at, and verify
+// that the state's data is whole.
+func pactStateBlock(space store.KeySpace) (uint64, ledger.Hash, bool, string, error) {
+	h, b, ok, err := chain.StateBlock(space)
+	if err != nil || !ok {
+		return h, b, ok, "", err
+	}
+	st, err := state.Open(space)
+	if err != nil {
+		return h, b, ok, "", err
+	}
+	w, err := st.Verify()
+	if err != nil || w.Whole() {
+		return h, b, ok, "", err
+	}
+	return h, b, ok, w.String(), nil
 }

@@ -9,8 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/store"
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // Damaged data directories (issue 19): each kind of damage is reported by `ledger-node check`,
@@ -250,4 +255,142 @@ func TestCheckUsage(t *testing.T) {
 	if code, _, errOut := runCmd("repair", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "stop the node first") {
 		t.Errorf("repair of a running node's directory: exit %d, %q", code, errOut)
 	}
+}
+
+// tabledCopy copies src and has goleveldb write its rows into tables (a node that stopped
+// cleanly may still hold them in the journal alone), so that a table can be damaged.
+func tabledCopy(t *testing.T, src string) string {
+	t.Helper()
+	dir := copyDataDir(t, src)
+	db, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.ldb")); len(m) == 0 {
+		t.Fatal("no goleveldb table after compaction")
+	}
+	return dir
+}
+
+// refusesLost starts a node on dir and wants it refused as a directory that lost data, naming
+// restore.
+func refusesLost(t *testing.T, dir string) {
+	t.Helper()
+	code, _, errOut := runCmd(append(damageArgs(dir), "--service-port", "0", "--p2p-port", "0", "--log-level", "error")...)
+	if code != 1 || !strings.Contains(errOut, "data lost") || !strings.Contains(errOut, "has lost data that no repair brings back") ||
+		!strings.Contains(errOut, "ledger-node restore") {
+		t.Fatalf("start on a directory that lost data: exit %d\n%s", code, errOut)
+	}
+}
+
+// Issue 32: goleveldb data lost (a deleted table, damaged blocks of one, rows gone) is never
+// called healthy. What the log and the payloads can rebuild is rebuilt (a Pact state is
+// replayed from genesis); what they cannot is reported as lost, repair exits 1, and the node
+// refuses to start, naming restore.
+func TestLostGoleveldbData(t *testing.T) {
+	t.Parallel() // waits on node processes: it overlaps with the other slow ones
+	base := minedDir(t)
+
+	t.Run("deleted tables", func(t *testing.T) {
+		dir := tabledCopy(t, base)
+		tables, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
+		for _, tb := range tables {
+			if err := os.Remove(tb); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Before any repair the node refuses (goleveldb cannot open a table its manifest names).
+		if code, out, _ := runCmd("check", "--data-dir", dir); code != 1 || !strings.Contains(out, "DAMAGED") {
+			t.Fatalf("check: exit %d\n%s", code, out)
+		}
+		code, out, errOut := runCmd("repair", "--data-dir", dir)
+		if code != 1 || !strings.Contains(out, "LOST      goleveldb: no network record, yet headers.log holds") ||
+			strings.Contains(out, "is healthy") || !strings.Contains(out, "marked "+dir+" as having lost data") {
+			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+		}
+		refusesLost(t, dir)
+	})
+
+	t.Run("lost Pact state rows", func(t *testing.T) {
+		// A lost part of a table that held only chain 0's Pact state: the payloads rebuild it.
+		dir := copyDataDir(t, base)
+		db, err := store.Open(dir, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		space := db.PactSpace(0)
+		versions := append(space.Prefix(), 0x02) // chain/state's row versions
+		it := space.NewIterator(util.BytesPrefix(versions))
+		var b leveldb.Batch
+		for i := 0; it.Next(); i++ {
+			if i%2 == 0 {
+				b.Delete(slices.Clone(it.Key()))
+			}
+		}
+		it.Release()
+		if b.Len() == 0 {
+			t.Fatal("chain 0's Pact state has no rows")
+		}
+		if err := space.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if code, out, _ := runCmd("check", "--data-dir", dir); code != 1 || !strings.Contains(out, "Pact state of chain 0: ") ||
+			!strings.Contains(out, "row versions they list are missing") {
+			t.Fatalf("check: exit %d\n%s", code, out)
+		}
+		code, out, errOut := runCmd("repair", "--data-dir", dir)
+		if code != 0 || !strings.Contains(out, "repaired: Pact states of chains [0] had lost rows") || !strings.Contains(out, "is healthy") {
+			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+		}
+		// The node replays chain 0 from genesis: the coin contract is there again, and it mines.
+		n := startMiningNodeArgs(t, damageArgs(dir)...)
+		defer n.stop()
+		if bal := backupBalance(t, n.url, 0, "sender00", 0); bal.Sign() <= 0 {
+			t.Fatalf("sender00 on chain 0 after the replay: %v", bal)
+		}
+		low, _ := cutRange(fetchCut(t, n.url))
+		waitCut(t, n.url, low+2)
+	})
+
+	t.Run("random bytes in a table", func(t *testing.T) {
+		dir := tabledCopy(t, base)
+		tables, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
+		r := rand.New(rand.NewPCG(3, 4))
+		f, err := os.OpenFile(tables[0], os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		junk := make([]byte, 128)
+		for i := range junk {
+			junk[i] = byte(r.Uint32())
+		}
+		if _, err := f.WriteAt(junk, st.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		code, out, errOut := runCmd("repair", "--data-dir", dir)
+		if !strings.Contains(out, "repaired: goleveldb table "+filepath.Base(tables[0])+": ") {
+			t.Fatalf("repair did not salvage the table: exit %d\n%s%s", code, out, errOut)
+		}
+		// Whatever the damaged block held decides: lost payloads (refused), or only rows the
+		// log and payloads rebuild (the node then runs). Never healthy over loss.
+		switch {
+		case code == 1 && strings.Contains(out, "LOST"):
+			t.Log("the damaged block held payloads: lost")
+			refusesLost(t, dir)
+		case code == 0 && strings.Contains(out, "is healthy") && !strings.Contains(out, "LOST"):
+			t.Log("the damaged block held rows the log and payloads rebuild")
+			servesAndMines(t, dir)
+		default:
+			t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+		}
+	})
 }

@@ -69,7 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	n, err := openNode(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node: %v\n", err)
-		if errors.Is(err, store.ErrCorrupt) {
+		if errors.Is(err, store.ErrDataLost) {
+			fmt.Fprint(stderr, lostDataAdvice(cfg.DataDir))
+		} else if errors.Is(err, store.ErrCorrupt) {
 			fmt.Fprintf(stderr, "ledger-node: the data directory is damaged beyond what a start repairs: stop here, and run\n"+
 				"  ledger-node check --data-dir %s    (what is damaged)\n  ledger-node repair --data-dir %s   (repair it)\n", cfg.DataDir, cfg.DataDir)
 		}

@@ -350,6 +350,11 @@ func initStore(cfg Config, v *ledger.Version, log *slog.Logger, openFiles int) (
 // init checks that the directory belongs to this network (and, on the development network, to
 // this block delay) and writes the genesis blocks and heads when the directory is new.
 func (n *node) init() error {
+	if what, lost, err := n.db.LostMark(); err != nil {
+		return err
+	} else if lost {
+		return fmt.Errorf("%w: a repair found data lost: %s", store.ErrDataLost, what)
+	}
 	if err := n.db.CheckVersion(n.version.Name); err != nil {
 		return err
 	}
