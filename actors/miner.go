@@ -63,6 +63,8 @@ type miner struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed when the cut changes, then replaced
 
+	// claims keep two workers from mining on one parent (minerclaims.go).
+	claims *claims
 	// demand is the on-demand book; nil when mining continuously.
 	demand      *demand
 	startBlocks uint64
@@ -72,6 +74,7 @@ type miner struct {
 	// heldByWrites counts the workers blocked until writes succeed again (writehealth.go).
 	heldByWrites atomic.Int32
 	mined        atomic.Uint64 // blocks found and accepted by their chain actor
+	dropped      atomic.Uint64 // blocks found on a parent another worker had solved first
 	paused       atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
 	quit         chan struct{}
 	wg           sync.WaitGroup
@@ -88,6 +91,7 @@ func newMiner(rt *Runtime, cfg MiningConfig) *miner {
 		log:     rt.cfg.Logger.With("component", "miner"),
 		changed: make(chan struct{}),
 		quit:    make(chan struct{}),
+		claims:  newClaims(rt.cfg.Version),
 	}
 	if m.workers <= 0 {
 		m.workers = runtime.GOMAXPROCS(0)
@@ -227,9 +231,20 @@ func (m *miner) work(id int) {
 			continue
 		}
 		round++
+		parent := view.Heads.At(c).Hash
+		if !m.claims.acquire(c, parent, view.Seq) {
+			// Another worker solved this parent, or this view is older than the one another
+			// worker searches it in: look again at the newer cut.
+			if m.demand != nil {
+				m.demand.release(c)
+			}
+			m.waiting(func() { m.waitChangeOn(changes, view.Seq, 10*time.Millisecond) })
+			continue
+		}
 		if !m.mine(&w, sample, rng, view, c) {
 			m.waiting(func() { m.waitChange(view.Seq, 10*time.Millisecond) })
 		}
+		m.claims.release(c)
 		if m.demand != nil {
 			m.demand.release(c)
 		}
@@ -268,7 +283,7 @@ func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Durat
 	if len(chains) == 0 {
 		return 0, false, time.Second
 	}
-	return chains[round%len(chains)], true, 0
+	return m.claims.prefer(chains, view.Heads, round), true, 0
 }
 
 // mine builds a block of chain c on view and searches its nonce for up to chunksPerRound
@@ -356,9 +371,15 @@ func (m *miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledg
 }
 
 // submit hands a solved block to its chain actor and waits until the cut actor has seen it, so
-// that the worker's next round starts from the cut that contains it.
+// that the worker's next round starts from the cut that contains it. A block whose parent
+// another worker solved first is dropped (minerclaims.go).
 func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
+	if !m.claims.solve(h.ChainID, h.Parent) {
+		m.dropped.Add(1)
+		return
+	}
 	if err := m.rt.Insert(h, payload); err != nil {
+		m.claims.unsolve(h.ChainID, h.Parent)
 		// A write failure is logged once by the write health, which also pauses the workers.
 		if !m.stopped() && !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrStopped) && !errors.Is(err, ErrExecutorStopped) {
 			m.log.Warn("mined block rejected", "chain", h.ChainID, "height", h.Height, "err", err)
