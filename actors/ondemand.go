@@ -3,7 +3,9 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,8 +56,7 @@ const (
 // ErrNotOnDemand is MakeBlocks's answer on a node that does not mine on demand.
 var ErrNotOnDemand = errors.New("this node does not mine on demand: make-blocks needs mining mode on-demand (--mining on-demand, YAML mining.mode)")
 
-// BlocksAskedError is a make-blocks request refused: an unknown chain, or more blocks than
-// MaxBlocksAsked.
+// BlocksAskedError is a make-blocks request refused: more blocks than MaxBlocksAsked.
 type BlocksAskedError struct{ Msg string }
 
 func (e *BlocksAskedError) Error() string { return e.Msg }
@@ -94,8 +95,9 @@ func newDemand(r *Runtime, cfg OnDemandConfig) *demand {
 
 // MakeBlocks asks the on-demand miner for blocks: n more on each chain of blocks (added to what
 // is outstanding, as the mining client's make-blocks adds to its goals). It returns at once;
-// the blocks follow. ErrNotOnDemand when the node mines otherwise; a *BlocksAskedError for an
-// unknown chain or too many blocks, with nothing asked.
+// the blocks follow. Chain ids the network does not have are ignored, with a warning logged
+// (the mining client accepted them too, and mined nothing for them). ErrNotOnDemand when the
+// node mines otherwise; a *BlocksAskedError for too many blocks, with nothing asked.
 func (r *Runtime) MakeBlocks(blocks map[ledger.ChainID]uint64) error {
 	if r.miner == nil || r.miner.demand == nil {
 		return ErrNotOnDemand
@@ -105,13 +107,25 @@ func (r *Runtime) MakeBlocks(blocks map[ledger.ChainID]uint64) error {
 
 func (d *demand) ask(blocks map[ledger.ChainID]uint64) error {
 	heads := d.r.view.Load().Heads
+	var ignored []ledger.ChainID
+	for c := range blocks {
+		if int(c) >= len(d.asked) || heads.At(c) == nil {
+			ignored = append(ignored, c)
+		}
+	}
+	if len(ignored) > 0 {
+		// Devnet's scripts ask for chains a network may not have (20 and up on a 20-chain
+		// one); the mining client took them and never mined them, so they are left out.
+		slices.Sort(ignored)
+		d.r.miner.log.Warn("make-blocks: chains that are not chains of the network are ignored", "chains", ignored,
+			"network", d.r.cfg.Version.Name, "networkChains", chainRange(d.r.cfg.Version))
+		blocks = maps.Clone(blocks)
+		for _, c := range ignored {
+			delete(blocks, c)
+		}
+	}
 	d.mu.Lock()
 	for c, n := range blocks {
-		if int(c) >= len(d.asked) || heads.At(c) == nil {
-			d.mu.Unlock()
-			return &BlocksAskedError{fmt.Sprintf("chain %d is not a chain of %s (chains %s)", c, d.r.cfg.Version.Name,
-				chainRange(d.r.cfg.Version))}
-		}
 		if from := max(d.asked[c], heads.At(c).Height); n > MaxBlocksAsked || from+n > heads.At(c).Height+MaxBlocksAsked {
 			d.mu.Unlock()
 			return &BlocksAskedError{fmt.Sprintf("chain %d: at most %d blocks may be outstanding on a chain", c, MaxBlocksAsked)}
