@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -44,9 +45,13 @@ func nodeVersion(cfg Config, genesisTarget *ledger.U256) *ledger.Version {
 }
 
 // minerData is the miner data of the blocks this node mines: the configured account (k:<key>
-// when only a key is given) and key, or upstream's NoMiner when neither is set.
+// when only a key is given) and key; else, mining on demand, the first miner of the mining API
+// (mining.coordination.miners, --mining-public-key), the one Kadena devnet's on-demand mining
+// client asked for work as and so paid; else upstream's NoMiner.
 func (m *MiningConfig) minerData() []byte {
 	switch {
+	case m.Account == "" && m.PublicKey == "" && m.Mode == "on-demand" && len(m.Coordination.Miners) > 0:
+		return m.Coordination.Miners[0].minerData()
 	case m.Account == "" && m.PublicKey == "":
 		return ledger.NoMinerData
 	case m.PublicKey == "":
@@ -55,6 +60,23 @@ func (m *MiningConfig) minerData() []byte {
 		return ledger.MinerData("k:"+m.PublicKey, m.PublicKey)
 	}
 	return ledger.MinerData(m.Account, m.PublicKey)
+}
+
+// minerData is the miner data naming miner id, with its predicate (keys-all when none).
+func (id MinerID) minerData() []byte {
+	if id.Predicate == "" || id.Predicate == "keys-all" {
+		return ledger.MinerData(id.Account, id.PublicKeys...)
+	}
+	keys := id.PublicKeys
+	if keys == nil {
+		keys = []string{}
+	}
+	b, _ := json.Marshal(struct { // strings and a string slice always marshal
+		Account    string   `json:"account"`
+		Predicate  string   `json:"predicate"`
+		PublicKeys []string `json:"public-keys"`
+	}{id.Account, id.Predicate, keys})
+	return b
 }
 
 // devStartHeight is the height every chain reaches before a fresh development node serves
