@@ -76,7 +76,7 @@ func (a *cutActor) consider(m *headerStored) {
 	}
 	if len(entering) > 1 || entering[0].Hash != m.header.Hash {
 		a.log.Info("cut switched to a heavier fork", "chain", m.header.ChainID, "height", m.header.Height,
-			"blocks entering", len(entering))
+			"blocksEntering", len(entering))
 	}
 	view := &CutView{Heads: next, Cut: next.Cut(a.v), Seq: cur.Seq + 1}
 	a.view.Store(view)

@@ -353,7 +353,7 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 			x.head.Store(head)
 			return x.writeFailed("rewind", h, err)
 		}
-		x.log.Info("Pact state rewound for a fork", "to height", h.Height, "blocks to replay", len(path))
+		x.log.Info("Pact state rewound for a fork", "toHeight", h.Height, "blocksToReplay", len(path))
 		x.setHead(h)
 		if x.pool != nil && len(dropped) > 0 {
 			// After the replay below, so that those on the new branch are refused as on chain.
@@ -361,7 +361,7 @@ func (x *Executor) syncTo(t *ledger.Header) error {
 		}
 	}
 	if len(path) > 100 {
-		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "to height", t.Height)
+		x.log.Info("replaying blocks into the Pact state", "blocks", len(path), "toHeight", t.Height)
 	}
 	for _, b := range path {
 		if x.stopped.Load() {

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -122,8 +123,8 @@ func (m *miner) start() {
 		m.wg.Add(1)
 		go m.idleBlocks()
 	}
-	m.log.Info("mining", "workers", m.workers, "miner", string(m.payload.MinerData), "on-demand", m.demand != nil,
-		"proof of work", !m.v.DisablePow)
+	m.log.Info("mining", "workers", m.workers, "miner", json.RawMessage(m.payload.MinerData), "onDemand", m.demand != nil,
+		"proofOfWork", !m.v.DisablePow)
 }
 
 // idleBlocks asks for a block on a random chain whenever the cut stood still for the idle

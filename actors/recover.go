@@ -68,7 +68,7 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis pow.Heads, lookup pow.He
 			return nil, fmt.Errorf("stored cut: %v, and no braided cut below it: %w", err, lerr)
 		}
 		log.Warn("stored cut is not braided; resuming from the best braided cut below it",
-			"reason", err, "height", hs.Height(), "resumed height", lowered.Height())
+			"reason", err, "height", hs.Height(), "resumedHeight", lowered.Height())
 		hs = lowered
 	}
 	above, err := storedAbove(db, hs)

@@ -44,7 +44,7 @@ func repairPactState(c ledger.ChainID, sdb *store.DB, st *state.Versioned, log *
 				return nil, fmt.Errorf("actors: rewind the Pact state of chain %d to height %d: %w", c, h, err)
 			}
 			log.Warn("Pact state was at a block whose header is no longer stored; rewound it to the highest stored block it holds",
-				"chain", c, "from height", top, "to height", h, "block", hash)
+				"chain", c, "fromHeight", top, "toHeight", h, "block", hash)
 			return st, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
@@ -58,7 +58,7 @@ func repairPactState(c ledger.ChainID, sdb *store.DB, st *state.Versioned, log *
 		return nil, err
 	}
 	log.Warn("Pact state holds no block whose header is still stored; it is rebuilt by replaying the chain from genesis",
-		"chain", c, "from height", top)
+		"chain", c, "fromHeight", top)
 	return openPactState(sdb, c)
 }
 

@@ -785,7 +785,7 @@ type progress struct {
 func newProgress(log *slog.Logger, peer string, total int, cutHeight uint64, start time.Time, helpers int) *progress {
 	p := &progress{log: log, peer: peer, total: total, start: start, last: time.Now(), loud: total >= 100, cutTotal: cutHeight}
 	if p.loud {
-		log.Info("catching up from peer", "peer", peer, "blocks", total, "peer cut height", cutHeight, "helpers", helpers)
+		log.Info("catching up from peer", "peer", peer, "blocks", total, "peerCutHeight", cutHeight, "helpers", helpers)
 	}
 	return p
 }
@@ -799,7 +799,7 @@ func (p *progress) step() {
 	rate := float64(p.n) / time.Since(p.start).Seconds()
 	eta := time.Duration(float64(p.total-p.n)/rate) * time.Second
 	p.log.Info("catching up", "peer", p.peer, "blocks", fmt.Sprintf("%d/%d", p.n, p.total),
-		"blocks/s", fmt.Sprintf("%.0f", rate), "eta", eta.Round(time.Second))
+		"blocksPerSecond", fmt.Sprintf("%.0f", rate), "eta", eta.Round(time.Second))
 }
 
 // done reports the end of the catch-up, with attrs (key, value, ...) of its own.
@@ -807,7 +807,7 @@ func (p *progress) done(attrs ...any) {
 	if p.loud {
 		el := time.Since(p.start)
 		p.log.Info("caught up", append([]any{"peer", p.peer, "blocks", p.n, "in", el.Round(time.Millisecond),
-			"blocks/s", fmt.Sprintf("%.0f", float64(p.n)/el.Seconds())}, attrs...)...)
+			"blocksPerSecond", fmt.Sprintf("%.0f", float64(p.n)/el.Seconds())}, attrs...)...)
 	}
 }
 

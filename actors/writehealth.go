@@ -99,7 +99,7 @@ func (h *writeHealth) failed(what string, err error) {
 	h.state.Failing, h.state.Since = true, now
 	h.healthy = make(chan struct{})
 	h.log.Error("cannot write to the data directory: mining and block intake are paused until writes succeed again; reads go on",
-		"write", what, "err", err, "next probe in", h.delay)
+		"write", what, "err", err, "nextProbeIn", h.delay)
 	go h.probeLoop(h.healthy)
 }
 
@@ -131,7 +131,7 @@ func (h *writeHealth) probeLoop(healthy chan struct{}) {
 			h.recovered = time.Now()
 			h.mu.Unlock()
 			h.log.Info("writes to the data directory succeed again: mining and block intake resume",
-				"failing for", time.Since(since).Round(time.Millisecond), "failed writes", n)
+				"failingFor", time.Since(since).Round(time.Millisecond), "failedWrites", n)
 			if h.resume != nil {
 				h.resume()
 			}
@@ -142,7 +142,7 @@ func (h *writeHealth) probeLoop(healthy chan struct{}) {
 		if time.Since(lastRemind) >= remindEvery {
 			lastRemind = time.Now()
 			h.log.Warn("writes to the data directory still fail; mining and block intake stay paused",
-				"since", h.state.Since.Format(time.RFC3339), "err", err, "next probe in", h.delay)
+				"since", h.state.Since.Format(time.RFC3339), "err", err, "nextProbeIn", h.delay)
 		}
 		h.mu.Unlock()
 	}

@@ -72,7 +72,7 @@ func Open(cfg Config) (*Chains, error) {
 		return nil, err
 	}
 	pub := server.PublicBoxKey(p.secret)
-	p.log.Info("private commands", "entity", p.entity, "box public key", hex.EncodeToString(pub[:]))
+	p.log.Info("private commands", "entity", p.entity, "boxPublicKey", hex.EncodeToString(pub[:]))
 	return p, nil
 }
 

@@ -322,7 +322,7 @@ func backupProgress(id string, st BackupStats, elapsed time.Duration) []any {
 		eta = time.Duration(float64(elapsed) * (1 - st.Done) / st.Done).Round(time.Second).String()
 	}
 	return []any{"id", id, "rows", st.Rows, "MB", fmt.Sprintf("%.1f", float64(st.Bytes())/1e6),
-		"rows_per_s", fmt.Sprintf("%.0f", float64(st.Rows)/secs), "MB_per_s", fmt.Sprintf("%.1f", float64(st.Bytes())/1e6/secs),
+		"rowsPerSecond", fmt.Sprintf("%.0f", float64(st.Rows)/secs), "mbPerSecond", fmt.Sprintf("%.1f", float64(st.Bytes())/1e6/secs),
 		"done", fmt.Sprintf("%.0f%%", 100*st.Done), "eta", eta}
 }
 
