@@ -90,6 +90,7 @@ func loadHeads(v *ledger.Version, db *store.DB, genesis pow.Heads, lookup pow.He
 	if joined > 0 {
 		log.Info("joined stored blocks newer than the stored heads", "blocks", joined, "height", hs.Height())
 	}
+	log.Info(fmt.Sprintf("resuming at cut height %d", hs.Height()), "cutHeight", hs.Height())
 	return hs, nil
 }
 

@@ -71,6 +71,7 @@ var chainwebKeys = map[string]keyRule{
 	"mining.nodeMining.miner":    {applyNodeMiner},
 	"backup.api.enabled":         set(func(c *Config) *bool { return &c.Backup.API.Enabled }),
 	"backup.directory":           set(func(c *Config) *string { return &c.Backup.Directory }),
+	"onlySyncPact":               set(func(c *Config) *bool { return &c.OnlySyncPact }),
 
 	// No meaning here: the peer API is plain HTTP (no certificates, no TLS), peers are not
 	// validated or bootstrapped, sessions, throttling and mempool sync are not tunable, and
@@ -85,7 +86,7 @@ var chainwebKeys = map[string]keyRule{
 	"mempoolP2p.enabled": {}, "mempoolP2p.configuration.maxSessionCount": {},
 	"mempoolP2p.configuration.sessionTimeout": {}, "mempoolP2p.configuration.pollInterval": {},
 	"logGas": {}, "minGasPrice": {}, "pactQueueSize": {}, "reorgLimit": {}, "preInsertCheckTimeout": {},
-	"fullHistoricPactState": {}, "serviceApi.validateSpec": {}, "onlySyncPact": {},
+	"fullHistoricPactState": {}, "serviceApi.validateSpec": {},
 	"readOnlyReplay": {}, "syncPactChains": {}, "moduleCacheLimit": {}, "enableLocalTimeout": {},
 }
 
@@ -280,8 +281,8 @@ var chainwebSwitches = []string{
 	"enable-tls", "disable-tls", "enable-validate-spec", "disable-validate-spec",
 	"enable-service-validate-spec", "disable-service-validate-spec", "enable-mempool-p2p", "disable-mempool-p2p",
 	"enable-telemetry-logger", "disable-telemetry-logger", "enable-tx-reintro", "disable-tx-reintro",
-	"log-gas", "no-log-gas", "full-historic-pact-state", "no-full-historic-pact-state", "only-sync-pact",
-	"no-only-sync-pact", "read-only-replay", "no-read-only-replay",
+	"log-gas", "no-log-gas", "full-historic-pact-state", "no-full-historic-pact-state",
+	"read-only-replay", "no-read-only-replay",
 }
 
 // chainwebValueFlags are chainweb-node's flags with a value that have no meaning here.
@@ -336,6 +337,13 @@ func bindChainwebFlags(fs *flag.FlagSet, c *Config, warn func(string)) {
 	switchTo("disable-backup-api", "chainweb-node's --enable-backup-api=false", func(on bool) { c.Backup.API.Enabled = !on })
 	switchTo("disable-reset-chain-databases", "chainweb-node's --enable-reset-chain-databases=false",
 		func(on bool) { c.ResetChainDatabases = !on })
+	switchTo("no-only-sync-pact", "chainweb-node's --only-sync-pact=false", func(on bool) { c.OnlySyncPact = !on })
+	// chainweb-node's -c is yet-another-logger's short name of --color (auto, true or false:
+	// ANSI colours in text logs), which has no meaning here.
+	fs.Func("c", "chainweb-node's -c, short for --color; no meaning here (warns)", func(string) error {
+		warn("flag -c (--color) has no meaning for ledger-node; ignored")
+		return nil
+	})
 	ignored := func(name string) string {
 		return fmt.Sprintf("flag --%s has no meaning for ledger-node; ignored", name)
 	}

@@ -285,7 +285,7 @@ func TestDevnetNodeLogsAndConfig(t *testing.T) {
 		}
 		ts, _ := rec["time"].(string)
 		if _, err := time.Parse("2006-01-02T15:04:05.000Z", ts); err != nil || rec["level"] == nil || rec["message"] == nil ||
-			rec["cluster"] != "devnet-minimal" {
+			scopeOf(rec)["cluster"] != "devnet-minimal" {
 			t.Fatalf("log line lacks level, time (ISO 8601 ms), message or cluster: %q", line)
 		}
 		if rec["message"] == "status" {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,9 +47,12 @@ type Config struct {
 	ClusterID string `yaml:"clusterId"`
 	// ResetChainDatabases deletes the data directory at start, as chainweb-node's key of the
 	// same name does: a fresh node on the same settings.
-	ResetChainDatabases bool             `yaml:"resetChainDatabases"`
-	ServiceAPI          ServiceAPIConfig `yaml:"serviceApi"`
-	Store               StoreConfig      `yaml:"store"`
+	ResetChainDatabases bool `yaml:"resetChainDatabases"`
+	// OnlySyncPact brings the Pact state up to the stored cut and exits without serving, as
+	// chainweb-node's onlySyncPact (--only-sync-pact) does.
+	OnlySyncPact bool             `yaml:"onlySyncPact"`
+	ServiceAPI   ServiceAPIConfig `yaml:"serviceApi"`
+	Store        StoreConfig      `yaml:"store"`
 	// NodeServiceDate is reported by /info as nodeServiceDate (ISO 8601); empty means null.
 	NodeServiceDate string       `yaml:"nodeServiceDate"`
 	Mining          MiningConfig `yaml:"mining"`
@@ -379,6 +384,8 @@ var options = []option{
 		func(c *Config) *string { return &c.ClusterID }),
 	boolOpt("enable-reset-chain-databases", "resetChainDatabases", "delete the data directory at start and begin afresh",
 		func(c *Config) *bool { return &c.ResetChainDatabases }),
+	boolOpt("only-sync-pact", "onlySyncPact", "bring the Pact state up to the stored cut, then exit without serving (chainweb-node's flag)",
+		func(c *Config) *bool { return &c.OnlySyncPact }),
 	stringOpt("service-interface", "serviceApi.interface", "address the service API listens on",
 		func(c *Config) *string { return &c.ServiceAPI.Interface }),
 	intOpt("service-port", "serviceApi.port", "port of the service API (0 picks a free port)",
@@ -487,6 +494,14 @@ var errHelp = errors.New("help requested")
 // errVersion is returned when --version is among the flags: print the version and stop.
 var errVersion = errors.New("version requested")
 
+// errInfo, errLongInfo and errLicense are returned for configuration-tools' --info (-i),
+// --long-info and --license, which chainweb-node has: print and stop.
+var (
+	errInfo     = errors.New("info requested")
+	errLongInfo = errors.New("long info requested")
+	errLicense  = errors.New("license requested")
+)
+
 // loadConfig builds the configuration from args: defaults, then each --config-file in the
 // order given, then flags. Warnings (chainweb-node settings with no meaning here) go to stderr.
 // printAs is the --print-config-as mode ("" when the node is to run).
@@ -497,11 +512,19 @@ func loadConfig(args []string, stderr io.Writer) (cfg Config, printAs string, er
 
 // loadConfigArgs is loadConfig for commands that take positional arguments after the flags.
 func loadConfigArgs(args []string, stderr io.Writer, positional bool) (cfg Config, printAs string, rest []string, err error) {
+	return loadConfigWarn(args, stderr, positional, func(msg string) {
+		fmt.Fprintf(stderr, "ledger-node: warning: %s\n", msg)
+	})
+}
+
+// loadConfigWarn is loadConfigArgs with the warnings given to warn, each once: a node that runs
+// logs them (main.go).
+func loadConfigWarn(args []string, stderr io.Writer, positional bool, warnTo func(string)) (cfg Config, printAs string, rest []string, err error) {
 	warned := map[string]bool{}
 	warn := func(msg string) {
 		if !warned[msg] {
 			warned[msg] = true
-			fmt.Fprintf(stderr, "ledger-node: warning: %s\n", msg)
+			warnTo(msg)
 		}
 	}
 	args = stripRTS(args)
@@ -510,26 +533,52 @@ func loadConfigArgs(args []string, stderr io.Writer, positional bool) (cfg Confi
 	if err != nil {
 		return cfg, "", nil, err
 	}
+	var origin configOrigin
 	for _, file := range files {
-		if err := readConfigFile(file, &cfg, warn); err != nil {
+		if err := readConfigFile(file, &cfg, warn, &origin); err != nil {
 			return cfg, "", nil, err
 		}
 	}
 	fs := newFlagSet(&cfg, stderr, warn)
-	fs.Func("config-file", "YAML configuration file, ours or chainweb-node's (repeatable: later files and then flags override earlier ones; lists add up)",
+	fs.Func("config-file", "YAML configuration file, ours or chainweb-node's, or an http:// or https:// URL of one (repeatable: later files and then flags override earlier ones; lists add up)",
 		func(string) error { return nil }) // read above, before the flags apply
-	var printConfig, version bool
+	var printConfig, version, info, longInfo, license bool
 	fs.BoolVar(&printConfig, "print-config", false, "print the effective configuration as YAML and exit (--print-config-as full)")
 	fs.StringVar(&printAs, "print-config-as", "", "print the configuration and exit: full, minimal (what differs from the defaults) or diff (annotated with $both/$left/$right)")
-	fs.BoolVar(&version, "version", false, "print the version, commit and Go version and exit")
+	fs.BoolVar(&version, "version", false, "print the version, commit and Go version and exit (also -v, as chainweb-node)")
+	fs.BoolVar(&version, "v", false, "the same as --version")
+	fs.BoolVar(&info, "info", false, "print the program's name, version, commit and compiler and exit (also -i, as chainweb-node)")
+	fs.BoolVar(&info, "i", false, "the same as --info")
+	fs.BoolVar(&longInfo, "long-info", false, "print --info, the build settings and every module the binary holds, and exit")
+	fs.BoolVar(&license, "license", false, "print the program's license and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, "", nil, errHelp
 		}
 		return cfg, "", nil, err
 	}
-	if version {
+	switch {
+	case version:
 		return cfg, "", nil, errVersion
+	case info:
+		return cfg, "", nil, errInfo
+	case longInfo:
+		return cfg, "", nil, errLongInfo
+	case license:
+		return cfg, "", nil, errLicense
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "network" || f.Name == "chainweb-version":
+			origin.network = true
+		case !ourFlags[f.Name]:
+			origin.chainweb = true
+		}
+	})
+	if origin.chainweb && !origin.network {
+		// chainweb-node's default network (DECISIONS.md): a chainweb-node configuration
+		// that names none is one for mainnet01. Ours alone keep ours, development.
+		cfg.Network = ledger.Mainnet01.Name
 	}
 	if fs.NArg() > 0 && !positional {
 		return cfg, "", nil, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
@@ -590,13 +639,80 @@ func findConfigFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// readConfigFile applies the YAML file at path over cfg (see decodeConfig).
-func readConfigFile(path string, cfg *Config, warn func(string)) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("config file: %w", err)
+// configOrigin is what the configuration sources said so far: whether one was chainweb-node's
+// (a chainweb:, logging: or databaseDirectory key, or a flag only chainweb-node has), and
+// whether one named the network.
+type configOrigin struct {
+	chainweb, network bool
+}
+
+// ourFlags are the flags of ours (options and the flags of loadConfigWarn); any other flag
+// given is one of chainweb-node's (chainweb.go).
+var ourFlags = func() map[string]bool {
+	m := map[string]bool{"config-file": true, "print-config": true, "print-config-as": true, "version": true, "v": true,
+		"info": true, "i": true, "long-info": true, "license": true, "help": true, "h": true}
+	for _, o := range options {
+		m[o.flag] = true
 	}
-	return decodeConfig(path, b, cfg, warn)
+	return m
+}()
+
+// readConfigFile applies the YAML file at path, or at the http(s) URL path, over cfg (see
+// decodeConfig).
+func readConfigFile(path string, cfg *Config, warn func(string), origin *configOrigin) error {
+	var b []byte
+	var err error
+	if isConfigURL(path) {
+		b, err = fetchConfigFile(path)
+	} else if b, err = os.ReadFile(path); err != nil {
+		err = fmt.Errorf("config file: %w", err)
+	}
+	if err != nil {
+		return err
+	}
+	return decodeConfigFrom(path, b, cfg, warn, origin)
+}
+
+// isConfigURL tells a --config-file URL (chainweb-node takes http and https URLs) from a path.
+func isConfigURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// configFetchTimeout bounds the fetch of a --config-file URL, connection and body together;
+// maxConfigBytes bounds the body (configuration files are a few KiB).
+var configFetchTimeout = 30 * time.Second
+
+const maxConfigBytes = 4 << 20
+
+// fetchConfigFile gets a configuration file by URL: an answer other than 200, no answer within
+// configFetchTimeout, or a body over maxConfigBytes is an error naming the URL.
+func fetchConfigFile(url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), configFetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("config file %s: not a URL: %v", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("config file %s: the server answered %s", url, resp.Status)
+		}
+		var b []byte
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxConfigBytes+1))
+		if err == nil && len(b) > maxConfigBytes {
+			return nil, fmt.Errorf("config file %s: larger than %d MiB; not a configuration file", url, maxConfigBytes>>20)
+		}
+		if err == nil {
+			return b, nil
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		return nil, fmt.Errorf("config file %s: no whole answer within %v", url, configFetchTimeout)
+	}
+	return nil, fmt.Errorf("config file %s: %v", url, err)
 }
 
 // fileConfig is a config file: our keys, strictly (an unknown key is an error with its line:
@@ -612,6 +728,12 @@ type fileConfig struct {
 // decodeConfig applies YAML b (from the file called path) over cfg: a missing key leaves its
 // value, lists add to the lists of earlier files, chainweb-node's keys map onto ours.
 func decodeConfig(path string, b []byte, cfg *Config, warn func(string)) error {
+	return decodeConfigFrom(path, b, cfg, warn, &configOrigin{})
+}
+
+// decodeConfigFrom is decodeConfig noting in origin whether the file is chainweb-node's and
+// whether it names the network.
+func decodeConfigFrom(path string, b []byte, cfg *Config, warn func(string), origin *configOrigin) error {
 	peers, miners := cfg.P2P.Peers, cfg.Mining.Coordination.Miners
 	fc := fileConfig{Config: *cfg}
 	fc.P2P.Peers, fc.Mining.Coordination.Miners = nil, nil
@@ -626,11 +748,42 @@ func decodeConfig(path string, b []byte, cfg *Config, warn func(string)) error {
 	if fc.DatabaseDirectory != nil {
 		cfg.DataDir = *fc.DatabaseDirectory
 	}
+	if fc.Chainweb.Kind != 0 || fc.Logging.Kind != 0 || fc.DatabaseDirectory != nil {
+		origin.chainweb = true
+	}
+	if hasKey(b, "network") || hasKey(b, "chainweb", "chainwebVersion") {
+		origin.network = true
+	}
 	m := chainwebMapper{file: path, cfg: cfg, warn: warn}
 	if err := m.section("chainweb", &fc.Chainweb, chainwebKeys); err != nil {
 		return err
 	}
 	return m.section("logging", &fc.Logging, loggingKeys)
+}
+
+// hasKey tells whether the YAML document b sets the key at path (to anything but null).
+func hasKey(b []byte, path ...string) bool {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return false
+	}
+	n := doc.Content[0]
+	for _, k := range path {
+		if n.Kind != yaml.MappingNode {
+			return false
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	return !isNull(n)
 }
 
 // addPeers adds peers to a list, each once, as chainweb-node adds p2p.peers of later sources.

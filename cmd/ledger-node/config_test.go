@@ -59,6 +59,7 @@ var flagValues = map[string]string{
 	"log-handle":                          "stdout",
 	"cluster-id":                          "devnet-minimal",
 	"enable-reset-chain-databases":        "true",
+	"only-sync-pact":                      "true",
 }
 
 // listValues are how a list flag's value shows in the printed YAML and is written in a file.

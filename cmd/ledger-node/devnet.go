@@ -105,7 +105,7 @@ func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
 		return
 	}
 	start := time.Now()
-	fmt.Fprintf(out, "mining the first %d blocks of every chain before serving\n", want)
+	n.startLog(out).Info(fmt.Sprintf("mining the first %d blocks of every chain before serving", want), "height", want)
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -115,7 +115,8 @@ func (n *node) mineFirstBlocks(ctx context.Context, out io.Writer) {
 		case <-t.C:
 		}
 		if low, _ := cutRange(n.rt.Cut()); low >= want {
-			fmt.Fprintf(out, "every chain is at height %d after %v: serving\n", want, time.Since(start).Round(time.Millisecond))
+			took := time.Since(start).Round(time.Millisecond)
+			n.startLog(out).Info(fmt.Sprintf("every chain is at height %d after %v: serving", want, took), "height", want, "took", took)
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -410,21 +411,27 @@ func genesisMismatch(dataDir string, v *ledger.Version, e *actors.GenesisMismatc
 // serve runs the service API until ctx ends, then shuts down gracefully: mining stops, the actors
 // finish what they hold, the heads are written, update streams close and the server drains.
 func (n *node) serve(ctx context.Context, out io.Writer) error {
-	fmt.Fprintf(out, "ledger-node %s: network %s, data in %s\n", packageVersion, n.version.Name, n.cfg.DataDir)
-	fmt.Fprintf(out, "service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)\n",
-		n.ln.Addr(), n.version.Name, n.version.Name)
+	// The start-up lines go to out (standard output), where scripts read the addresses, as
+	// records in the log's format (logs.go).
+	l := n.startLog(out)
+	name := n.version.Name
+	l.Info(fmt.Sprintf("ledger-node %s: network %s, data in %s", packageVersion, name, n.cfg.DataDir),
+		"version", packageVersion, "network", name, "dataDir", n.cfg.DataDir)
+	l.Info(fmt.Sprintf("service API on http://%s/chainweb/0.0/%s/ (try /info, /health-check, /chainweb/0.0/%s/cut)",
+		n.ln.Addr(), name, name), "api", "service", "address", n.ln.Addr().String())
 	if c := n.cfg.Mining.Coordination; c.Enabled {
-		fmt.Fprintf(out, "mining API on http://%s/chainweb/0.0/%s/mining/ (work, solved, updates) for %d miner(s); built-in miner: %s\n",
-			n.ln.Addr(), n.version.Name, len(c.Miners), n.cfg.Mining.Mode)
+		l.Info(fmt.Sprintf("mining API on http://%s/chainweb/0.0/%s/mining/ (work, solved, updates) for %d miner(s); built-in miner: %s",
+			n.ln.Addr(), name, len(c.Miners), n.cfg.Mining.Mode), "api", "mining", "miners", len(c.Miners), "mining", n.cfg.Mining.Mode)
 	}
 	if n.cfg.ServiceAPI.Explorer {
-		fmt.Fprintf(out, "explorer on http://%s/\n", n.ln.Addr())
+		l.Info(fmt.Sprintf("explorer on http://%s/", n.ln.Addr()), "api", "explorer")
 	}
 	if n.cfg.ServiceAPI.MetricsPath != "" {
-		fmt.Fprintf(out, "Prometheus metrics on http://%s%s\n", n.ln.Addr(), n.cfg.ServiceAPI.MetricsPath)
+		l.Info(fmt.Sprintf("Prometheus metrics on http://%s%s", n.ln.Addr(), n.cfg.ServiceAPI.MetricsPath), "api", "metrics")
 	}
 	if n.backups != nil {
-		fmt.Fprintf(out, "backup API on: POST .../make-backup, GET .../check-backup/{id}; backups go to %s\n", n.backups.Dir())
+		l.Info(fmt.Sprintf("backup API on: POST .../make-backup, GET .../check-backup/{id}; backups go to %s", n.backups.Dir()),
+			"api", "backup", "dir", n.backups.Dir())
 	}
 	switch n.cfg.Mining.Mode {
 	case "pow":
@@ -432,23 +439,26 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		if n.version.DisablePow {
 			how = "without proof of work (--disable-pow), one block per chain per block delay"
 		}
-		fmt.Fprintf(out, "mining all %d chains %s, block delay %v, miner data %s\n",
-			len(n.version.Chains()), how, time.Duration(n.version.BlockDelay)*time.Microsecond, n.cfg.Mining.minerData())
+		delay := time.Duration(n.version.BlockDelay) * time.Microsecond
+		l.Info(fmt.Sprintf("mining all %d chains %s, block delay %v", len(n.version.Chains()), how, delay),
+			"mining", "pow", "proofOfWork", !n.version.DisablePow, "blockDelay", delay, "miner", json.RawMessage(n.cfg.Mining.minerData()))
 	case "on-demand":
 		od := n.cfg.Mining.OnDemand
 		idle := "no idle blocks"
 		if od.IdlePeriod > 0 {
 			idle = fmt.Sprintf("a block after %v without one", od.IdlePeriod)
 		}
-		fmt.Fprintf(out, "mining on demand (POST /make-blocks {\"<chain>\": count}): %d blocks per chain at start, %d after a sent transaction's block, %s; proof of work %v\n",
-			od.StartBlocks, od.ConfirmationDepth, idle, !n.version.DisablePow)
+		l.Info(fmt.Sprintf("mining on demand (POST /make-blocks {\"<chain>\": count}): %d blocks per chain at start, %d after a sent transaction's block, %s; proof of work %v",
+			od.StartBlocks, od.ConfirmationDepth, idle, !n.version.DisablePow),
+			"mining", "on-demand", "proofOfWork", !n.version.DisablePow, "miner", json.RawMessage(n.cfg.Mining.minerData()))
 		if n.makeBlocksLn != nil {
-			fmt.Fprintf(out, "make-blocks also on http://%s/make-blocks\n", n.makeBlocksLn.Addr())
+			l.Info(fmt.Sprintf("make-blocks also on http://%s/make-blocks", n.makeBlocksLn.Addr()), "api", "make-blocks")
 		}
 	}
 	if n.peerSvc != nil {
-		fmt.Fprintf(out, "peer API on http://%s/chainweb/0.0/%s/ (peers: %s)\n", n.peerLn.Addr(), n.version.Name,
-			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", "))
+		l.Info(fmt.Sprintf("peer API on http://%s/chainweb/0.0/%s/ (peers: %s)", n.peerLn.Addr(), name,
+			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", ")), "api", "peer", "address", n.peerLn.Addr().String(),
+			"peers", len(n.cfg.P2P.Peers))
 	}
 	stopStatus := n.reportStatus()
 	n.mineFirstBlocks(ctx, out)
