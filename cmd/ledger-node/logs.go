@@ -415,6 +415,14 @@ func licenseText() string {
 	return s.String()
 }
 
+// printfLog logs a library's Printf lines (fasthttp's server errors) as debug records, as the
+// service API does, so that none reaches stderr as plain text.
+type printfLog struct{ l *slog.Logger }
+
+func (p printfLog) Printf(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "fasthttp")
+}
+
 // startLog is the logger of the start-up lines (the node's addresses and what it does):
 // standard output, where scripts read the addresses, in the log's format and level but at
 // least info, so that --log-level warn does not hide where the node serves. When the log goes

@@ -469,7 +469,8 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 	}
 	if n.makeBlocksLn != nil {
 		n.makeBlocksSrv = &fasthttp.Server{Handler: transport.MakeBlocksHandler(n.rt.MakeBlocks), Name: "ledger-node",
-			MaxRequestBodySize: transport.DefaultMaxBodyBytes, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+			MaxRequestBodySize: transport.DefaultMaxBodyBytes, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+			Logger: printfLog{n.log}} // not fasthttp's default, plain text on stderr
 		go func() { errc <- n.makeBlocksSrv.Serve(n.makeBlocksLn) }()
 	}
 	var err error
