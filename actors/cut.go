@@ -45,7 +45,10 @@ type cutActor struct {
 	// reorgs counts the switches that left blocks behind, and the deepest of them on one chain
 	// (the metrics, the convergence figures); nil in tests.
 	reorgs *reorgCounts
-	lookup pow.HeaderLookup
+	// chainEntered counts the blocks that entered the cut by chain id (the metrics); nil in
+	// tests.
+	chainEntered []atomic.Uint64
+	lookup       pow.HeaderLookup
 }
 
 func (a *cutActor) Receive(ctx actor.Context) {
@@ -82,6 +85,11 @@ func (a *cutActor) consider(m *headerStored) {
 	a.view.Store(view)
 	a.heads.offer(next)
 	a.entered.Add(uint64(len(entering)))
+	for _, b := range entering {
+		if int(b.ChainID) < len(a.chainEntered) {
+			a.chainEntered[b.ChainID].Add(1)
+		}
+	}
 	// The cut height is the sum of the chain heights: what it did not gain of the entering
 	// blocks, blocks leaving it took away.
 	if left := cur.Cut.Height + uint64(len(entering)) - view.Cut.Height; left > 0 {

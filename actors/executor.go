@@ -98,6 +98,8 @@ type Executor struct {
 	stopped atomic.Bool
 	txs     atomic.Uint64 // transactions applied (Stats)
 	gas     atomic.Uint64 // gas the applied blocks' transactions used (the metrics)
+	// failed counts the applied transactions whose result is a failure (the metrics).
+	failed atomic.Uint64
 	// times are the runtime's build and apply histograms (observe.go); nil in tests of one
 	// executor.
 	times *execTimes
@@ -413,8 +415,9 @@ func (x *Executor) apply(h *ledger.Header) error {
 	var view *state.View
 	var keys []api.Hash
 	var gas uint64
+	var p *ledger.PayloadWithOutputs // nil: read for the outcomes if needed
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
-		view, keys, gas = b.view, b.keys, b.gas
+		view, keys, gas, p = b.view, b.keys, b.gas, b.payload
 	} else if k := x.kept.get(h); k != nil {
 		// Executed before (validated, or applied before a reorg): its writes are applied as
 		// they are.
@@ -425,11 +428,11 @@ func (x *Executor) apply(h *ledger.Header) error {
 			return x.writeFailed("apply", h, err)
 		}
 		x.counts.reapplied.Add(1)
-		x.applied1(h, k.keys, k.gas)
+		x.applied1(h, nil, k.keys, k.gas)
 		return nil
 	} else {
-		p, err := x.db.PayloadWithOutputs(h.PayloadHash)
-		if err != nil {
+		var err error
+		if p, err = x.db.PayloadWithOutputs(h.PayloadHash); err != nil {
 			return fmt.Errorf("payload %s: %w", h.PayloadHash, err)
 		}
 		view = x.view()
@@ -458,15 +461,24 @@ func (x *Executor) apply(h *ledger.Header) error {
 	if _, err := x.keepFrozen(h, view, keys, gas); err != nil {
 		x.log.Debug("applied block not kept", "height", h.Height, "err", err)
 	}
-	x.applied1(h, keys, gas)
+	x.applied1(h, p, keys, gas)
 	return nil
 }
 
-// applied1 moves the head to h, just applied with the transactions keys, which used gas.
-func (x *Executor) applied1(h *ledger.Header, keys []api.Hash, gas uint64) {
+// applied1 moves the head to h, just applied with the transactions keys, which used gas; p is
+// its payload (nil: read from the store when it has transactions, for their outcomes).
+func (x *Executor) applied1(h *ledger.Header, p *ledger.PayloadWithOutputs, keys []api.Hash, gas uint64) {
 	x.setHead(h)
 	x.txs.Add(uint64(len(keys)))
 	x.gas.Add(gas)
+	if len(keys) > 0 {
+		if p == nil {
+			p, _ = x.db.PayloadWithOutputs(h.PayloadHash) // stored before it was applied
+		}
+		if p != nil {
+			x.failed.Add(failedTxs(p))
+		}
+	}
 	if x.pool != nil && len(keys) > 0 {
 		x.pool.Included(keys)
 	}

@@ -110,7 +110,7 @@ func StartMempool(system *actor.ActorSystem, cfg MempoolConfig) (*Mempool, error
 	if cfg.Pool != nil {
 		pcfg = *cfg.Pool
 	}
-	m := &Mempool{cfg: cfg, index: &mempoolIndex{m: make(map[api.Hash]MempoolEntry)}, counts: &mempoolCounts{},
+	m := &Mempool{cfg: cfg, index: &mempoolIndex{m: make(map[api.Hash]MempoolEntry), now: cfg.Now}, counts: &mempoolCounts{},
 		quit: make(chan struct{})}
 	if system == nil {
 		system, m.own = newActorSystem(cfg.Logger), true
@@ -242,6 +242,8 @@ func (m *Mempool) Preflight(pc *api.ParsedCommand, verifySigs bool) []string {
 type MempoolEntry struct {
 	Status mempool.Status
 	Tx     *mempool.Tx // when Pending
+	// since is when it became pending (µs since the epoch; the metrics' oldest age).
+	since int64
 }
 
 // Lookup returns the standing of each key, in order, without asking the actor.
@@ -267,6 +269,12 @@ func (m *Mempool) Len() int { return int(m.index.pending.Load()) }
 
 // Badlisted is the number of bad-listed request keys (counted by the index).
 func (m *Mempool) Badlisted() int { return int(m.index.badlisted.Load()) }
+
+// Bytes is the size of the pending transactions: their cmd strings and signatures.
+func (m *Mempool) Bytes() int64 { return m.index.bytes.Load() }
+
+// Oldest is when the transaction pending longest became pending; false when none is pending.
+func (m *Mempool) Oldest() (time.Time, bool) { return m.index.oldest() }
 
 // PendingKeys lists the keys of the pending transactions (read from the index).
 func (m *Mempool) PendingKeys() []api.Hash {
@@ -397,16 +405,52 @@ type mempoolIndex struct {
 	gen atomic.Uint64
 	// pending and badlisted count m's entries of each status, so that sizes cost no walk.
 	pending, badlisted atomic.Int64
+	// bytes is the size of the pending transactions (txBytes), for the metrics.
+	bytes atomic.Int64
+	// arrivals are the keys that became pending, in that order (arrivals[head:] may still be);
+	// the first of them still pending with the same time is the oldest (Oldest). Entries that
+	// left are dropped when they reach the front, or all at once when they outnumber the
+	// pending ones.
+	arrivals []arrival
+	head     int
+	now      func() time.Time
+}
+
+type arrival struct {
+	key   api.Hash
+	since int64
+}
+
+// txBytes is the size a pending transaction is counted with: its cmd string and signatures.
+func txBytes(tx *mempool.Tx) int64 {
+	if tx == nil || tx.Command == nil {
+		return 0
+	}
+	n := len(tx.Command.Cmd)
+	for _, s := range tx.Command.Sigs {
+		n += len(s.Sig)
+	}
+	return int64(n)
 }
 
 func (x *mempoolIndex) observe(k api.Hash, s mempool.Status, tx *mempool.Tx) {
 	x.gen.Add(1)
 	x.mu.Lock()
-	x.count(x.m[k].Status, -1)
+	old := x.m[k]
+	x.count(old.Status, -1)
 	x.count(s, 1)
+	if old.Status == mempool.Pending {
+		x.bytes.Add(-txBytes(old.Tx))
+	}
 	switch s {
 	case mempool.Pending:
-		x.m[k] = MempoolEntry{Status: s, Tx: tx}
+		since := x.now().UnixMicro()
+		x.m[k] = MempoolEntry{Status: s, Tx: tx, since: since}
+		x.bytes.Add(txBytes(tx))
+		if live := len(x.arrivals) - x.head; live > 64 && live > 2*int(x.pending.Load()) {
+			x.compactLocked()
+		}
+		x.arrivals = append(x.arrivals, arrival{k, since})
 	case mempool.Badlisted:
 		x.m[k] = MempoolEntry{Status: s}
 	default:
@@ -439,6 +483,34 @@ type (
 	mempoolEvict       struct{}
 	mempoolSync        struct{}
 )
+
+// compactLocked keeps only the arrivals still pending. x.mu is held.
+func (x *mempoolIndex) compactLocked() {
+	keep := x.arrivals[:0]
+	for _, a := range x.arrivals[x.head:] {
+		if e := x.m[a.key]; e.Status == mempool.Pending && e.since == a.since {
+			keep = append(keep, a)
+		}
+	}
+	clear(x.arrivals[len(keep):])
+	x.arrivals, x.head = keep, 0
+}
+
+// oldest returns when the longest-pending transaction became pending; false when none is.
+func (x *mempoolIndex) oldest() (time.Time, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for x.head < len(x.arrivals) {
+		a := x.arrivals[x.head]
+		if e := x.m[a.key]; e.Status == mempool.Pending && e.since == a.since {
+			return time.UnixMicro(a.since), true
+		}
+		x.arrivals[x.head] = arrival{}
+		x.head++
+	}
+	x.arrivals, x.head = x.arrivals[:0], 0
+	return time.Time{}, false
+}
 
 // count adds d to the counter of status s, if it has one.
 func (x *mempoolIndex) count(s mempool.Status, d int64) {

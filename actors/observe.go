@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
@@ -24,6 +25,8 @@ type counts struct {
 	reorgs   reorgCounts
 	failures ruleFailures
 	exec     execTimes
+	// chainEntered counts, by chain id, the blocks that entered the best cut.
+	chainEntered []atomic.Uint64
 }
 
 // execTimes are how long the executors take to build a payload and to apply a block, all chains
@@ -131,6 +134,12 @@ type ChainCounts struct {
 	// the reason of MempoolRejectReasons with the same index.
 	Admitted uint64
 	Rejected [len(MempoolRejectReasons)]uint64
+	// Failed counts the transactions of Transactions whose result is a failure.
+	Failed uint64
+	// PendingBytes is the size of the pending transactions (cmd strings and signatures);
+	// Oldest is when the one pending longest became pending (zero when none is).
+	PendingBytes int64
+	Oldest       time.Time
 }
 
 // ChainCounts returns the counters of every chain that executes Pact (none without Execution).
@@ -140,9 +149,11 @@ func (r *Runtime) ChainCounts() []ChainCounts {
 		if x == nil {
 			continue
 		}
-		cc := ChainCounts{Chain: ledger.ChainID(c), Transactions: x.txs.Load(), Gas: x.gas.Load()}
+		cc := ChainCounts{Chain: ledger.ChainID(c), Transactions: x.txs.Load(), Gas: x.gas.Load(), Failed: x.failed.Load()}
 		if m := x.pool; m != nil {
 			cc.Pending, cc.Badlisted, cc.Admitted = m.Len(), m.Badlisted(), m.counts.admitted.Load()
+			cc.PendingBytes = m.Bytes()
+			cc.Oldest, _ = m.Oldest()
 			for i := range cc.Rejected {
 				cc.Rejected[i] = m.counts.rejected[i].Load()
 			}
@@ -150,4 +161,31 @@ func (r *Runtime) ChainCounts() []ChainCounts {
 		out = append(out, cc)
 	}
 	return out
+}
+
+// ChainBlocks returns, by chain id, how many blocks entered the best cut since Start (a block
+// that enters again after a reorg away and back counts again).
+func (r *Runtime) ChainBlocks() []uint64 {
+	out := make([]uint64, len(r.counts.chainEntered))
+	for c := range r.counts.chainEntered {
+		out[c] = r.counts.chainEntered[c].Load()
+	}
+	return out
+}
+
+// BestPeerCut returns the height of the heaviest cut the known peers offered last (polled or
+// announced), and false when no known peer offered one yet.
+func (s *Syncer) BestPeerCut() (height uint64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *ledger.Cut
+	for origin, c := range s.cuts {
+		if _, known := s.table[origin]; known && c != nil && (best == nil || c.Weight.Cmp(best.Weight) > 0) {
+			best = c
+		}
+	}
+	if best == nil {
+		return 0, false
+	}
+	return best.Height, true
 }

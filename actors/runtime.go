@@ -114,10 +114,15 @@ func Start(cfg Config) (*Runtime, error) {
 			}
 		}
 	}
+	nChains := 0
+	for _, c := range cfg.Version.Chains() {
+		nChains = max(nChains, int(c)+1)
+	}
+	r.counts.chainEntered = make([]atomic.Uint64, nChains)
 	cut := &cutActor{
 		v: cfg.Version, db: cfg.Store, genesis: genesis, log: cfg.Logger.With("component", "cut"),
 		view: &r.view, heads: r.heads, hub: cfg.Updates, entered: &r.entered, orphaned: &r.counts.orphaned, reorgs: &r.counts.reorgs,
-		lookup: r.lookup,
+		chainEntered: r.counts.chainEntered, lookup: r.lookup,
 	}
 	cut.changed = func(v *CutView) {
 		if r.miner != nil {
