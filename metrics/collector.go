@@ -1,13 +1,18 @@
 package metrics
 
 import (
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/syndtr/goleveldb/leveldb"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/metrics/hist"
+	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -16,10 +21,15 @@ type collector struct {
 	src Sources
 	// chainLabels are the chain ids as label values, made once.
 	chainLabels []string
+	// build is build_info's sample, made once.
+	build prometheus.Metric
+	// now is the clock of the ages (time.Now; tests set it).
+	now func() time.Time
 }
 
 func newCollector(src Sources) *collector {
-	c := &collector{src: src}
+	c := &collector{src: src, now: time.Now}
+	c.build = prometheus.MustNewConstMetric(buildInfo, prometheus.GaugeValue, 1, src.Build, runtime.Version(), revision())
 	if src.Version != nil {
 		for _, id := range src.Version.Chains() {
 			for int(id) >= len(c.chainLabels) {
@@ -45,8 +55,21 @@ var (
 	blocksEntered  = desc("blocks_entered_cut_total", "Blocks that entered the best cut.")
 	blocksOrphaned = desc("blocks_orphaned_total", "Blocks that left the best cut when it switched to a heavier fork.")
 	ruleFailures   = desc("header_validation_failures_total", "Blocks that failed a validation rule, by rule (chainweb's names).", "rule")
-	reorgs         = desc("reorgs_total", "Switches of the best cut to a heavier fork that left blocks behind.")
-	reorgDeepest   = desc("reorg_depth_max_blocks", "The most blocks one chain lost in one switch to a heavier fork.")
+
+	buildInfo     = desc("build_info", "The node's release, the Go version it was built with and its source revision; always 1.", "version", "goversion", "revision")
+	headTime      = desc("chain_head_timestamp_seconds", "Creation time of each chain's block in the best cut, in seconds since the Unix epoch.", "chain")
+	headAge       = desc("chain_head_age_seconds", "Seconds since the creation time of each chain's block in the best cut.", "chain")
+	chainBlocks   = desc("chain_blocks_total", "Blocks that entered the best cut, by chain.", "chain")
+	difficulty    = desc("chain_difficulty", "Difficulty of each chain's block in the best cut: the hashes a block of its target takes on average.", "chain")
+	syncLag       = desc("sync_lag_blocks", "How far the best cut a known peer offered is above this node's, in cut height (blocks); 0 when not above or none known.")
+	peerCutHeight = desc("sync_peer_cut_height", "Height of the best cut a known peer offered last; 0 when none.")
+	diskFreeBytes = desc("data_dir_free_bytes", "Bytes available to the node on the file system of its data directory.")
+	txOutcomes    = desc("transaction_outcomes_total", "Transactions of the blocks applied to each chain's Pact state, by outcome (success, failure).", "chain", "outcome")
+	mempoolBytes  = desc("mempool_pending_bytes", "Size of the transactions waiting in each chain's mempool (their cmd strings and signatures).", "chain")
+	mempoolOldest = desc("mempool_oldest_pending_age_seconds", "Seconds the transaction waiting longest in each chain's mempool has waited; 0 when none waits.", "chain")
+
+	reorgs       = desc("reorgs_total", "Switches of the best cut to a heavier fork that left blocks behind.")
+	reorgDeepest = desc("reorg_depth_max_blocks", "The most blocks one chain lost in one switch to a heavier fork.")
 
 	minedBlocks  = desc("mined_blocks_total", "Blocks this node mined that were stored.")
 	minedHashes  = desc("mining_hashes_total", "Nonces the miner tried; its rate is the hash rate.")
@@ -102,7 +125,8 @@ var (
 )
 
 // families lists every desc, for Describe.
-var families = []*prometheus.Desc{chainHeight, cutHeight, blocksInserted, blocksEntered, blocksOrphaned, ruleFailures,
+var families = []*prometheus.Desc{buildInfo, headTime, headAge, chainBlocks, difficulty, syncLag, peerCutHeight, diskFreeBytes,
+	txOutcomes, mempoolBytes, mempoolOldest, chainHeight, cutHeight, blocksInserted, blocksEntered, blocksOrphaned, ruleFailures,
 	reorgs, reorgDeepest, executions, minedBlocks, minedHashes, txsExecuted, gasUsed, buildSeconds, applySeconds, mempoolPending, mempoolBadlisted,
 	mempoolAdmitted, mempoolRejected, httpRequests, httpSeconds, sseSubscribers, sseDropped, ssePublished, peers,
 	peersBanned, connsOpen, connsLimit, connsRefused, acceptErrors, syncing, syncFetched, writesFailed, backupJobs, backupRunning, backupRows, backupBytes,
@@ -116,6 +140,12 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	ch <- c.build
+	if c.src.DataDir != "" {
+		if free, ok := diskFree(c.src.DataDir); ok {
+			gauge(ch, diskFreeBytes, free)
+		}
+	}
 	if c.src.Runtime != nil {
 		c.collectRuntime(ch)
 	}
@@ -134,6 +164,15 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, peersBanned, float64(st.Banned))
 		gauge(ch, syncing, boolValue(st.Syncing))
 		counter(ch, syncFetched, float64(st.Fetched))
+		var lag, best uint64
+		if h, ok := s.BestPeerCut(); ok {
+			best = h
+			if own := c.src.Runtime.Cut().Height; h > own {
+				lag = h - own
+			}
+		}
+		gauge(ch, syncLag, float64(lag))
+		gauge(ch, peerCutHeight, float64(best))
 	}
 	for api, l := range c.src.Listeners {
 		st := l.Stats()
@@ -166,18 +205,42 @@ func (c *collector) syncer() *actors.Syncer {
 
 func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {
 	rt := c.src.Runtime
-	cut := rt.Cut()
-	gauge(ch, cutHeight, float64(cut.Height))
-	for _, e := range cut.Entries {
-		gauge(ch, chainHeight, float64(e.Height), c.chain(int(e.Chain)))
+	view := rt.View()
+	gauge(ch, cutHeight, float64(view.Cut.Height))
+	now := c.now().UnixMicro()
+	for _, e := range view.Cut.Entries {
+		chain := c.chain(int(e.Chain))
+		gauge(ch, chainHeight, float64(e.Height), chain)
+		if h := view.Heads.At(e.Chain); h != nil {
+			gauge(ch, headTime, float64(h.CreationTime)/1e6, chain)
+			gauge(ch, headAge, float64(max(now-h.CreationTime, 0))/1e6, chain)
+			if d, err := pow.Difficulty(h.Target); err == nil {
+				gauge(ch, difficulty, u256Float(d), chain)
+			}
+		}
+	}
+	for id, n := range rt.ChainBlocks() {
+		if c.isChain(id) {
+			counter(ch, chainBlocks, float64(n), c.chain(id))
+		}
 	}
 	st := rt.Stats()
 	inserted, orphaned := rt.Blocks()
 	counter(ch, blocksInserted, float64(inserted))
 	counter(ch, blocksEntered, float64(st.Entered))
 	counter(ch, blocksOrphaned, float64(orphaned))
+	// Every rule from the start, at zero until a block fails it, so that an alert on its rate
+	// has a series to compare with.
+	failed := map[pow.Rule]uint64{}
 	for _, f := range rt.RuleFailures() {
-		counter(ch, ruleFailures, float64(f.Count), string(f.Rule))
+		failed[f.Rule] = f.Count
+	}
+	for _, r := range rules {
+		counter(ch, ruleFailures, float64(failed[r]), string(r))
+		delete(failed, r)
+	}
+	for r, n := range failed { // a rule not in the list
+		counter(ch, ruleFailures, float64(n), string(r))
 	}
 	nReorgs, deepest := rt.Reorgs()
 	counter(ch, reorgs, float64(nReorgs))
@@ -194,8 +257,16 @@ func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {
 	for _, cc := range counts {
 		chain := c.chain(int(cc.Chain))
 		counter(ch, txsExecuted, float64(cc.Transactions), chain)
+		counter(ch, txOutcomes, float64(cc.Transactions-min(cc.Failed, cc.Transactions)), chain, "success")
+		counter(ch, txOutcomes, float64(cc.Failed), chain, "failure")
 		counter(ch, gasUsed, float64(cc.Gas), chain)
 		gauge(ch, mempoolPending, float64(cc.Pending), chain)
+		gauge(ch, mempoolBytes, float64(cc.PendingBytes), chain)
+		var oldest float64
+		if !cc.Oldest.IsZero() {
+			oldest = max(float64(now-cc.Oldest.UnixMicro())/1e6, 0)
+		}
+		gauge(ch, mempoolOldest, oldest, chain)
 		gauge(ch, mempoolBadlisted, float64(cc.Badlisted), chain)
 		counter(ch, mempoolAdmitted, float64(cc.Admitted), chain)
 		for i, n := range cc.Rejected {
@@ -209,6 +280,45 @@ func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {
 	build, apply := rt.ExecTimes()
 	histogram(ch, buildSeconds, build)
 	histogram(ch, applySeconds, apply)
+}
+
+// isChain reports whether id is a chain of the network.
+func (c *collector) isChain(id int) bool { return id < len(c.chainLabels) && c.chainLabels[id] != "" }
+
+// rules are the validation rules header_validation_failures_total has a series for from the
+// start: every verdict on a block (pow/validate.go).
+var rules = []pow.Rule{pow.MissingParent, pow.MissingAdjacentParent, pow.CreatedBeforeParent, pow.VersionMismatch,
+	pow.ChainMismatch, pow.AdjacentChainMismatch, pow.AdjacentParentChainMismatch, pow.IncorrectHash, pow.IncorrectPow,
+	pow.IncorrectHeight, pow.IncorrectWeight, pow.IncorrectTarget, pow.IncorrectEpoch, pow.IncorrectGenesisParent,
+	pow.IncorrectGenesisTarget, pow.BlockInTheFuture, pow.IncorrectPayloadHash, pow.MissingPayload, pow.InvalidFeatureFlags,
+	pow.InvalidBraiding, pow.InvalidAdjacentVersion, pow.IncorrectForkNumber, pow.InvalidForkVotes, pow.InvalidPayload}
+
+// u256Float is u as a float64 (rounded).
+func u256Float(u ledger.U256) float64 {
+	const two64 = 1 << 64
+	return ((float64(u[3])*two64+float64(u[2]))*two64+float64(u[1]))*two64 + float64(u[0])
+}
+
+// revision is the source revision the binary was built from ("unknown" without one), with
+// "+modified" when the tree had changes.
+func revision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, modified := "unknown", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified && rev != "unknown" {
+		rev += "+modified"
+	}
+	return rev
 }
 
 // chain is the label value of chain id.

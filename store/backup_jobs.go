@@ -279,7 +279,7 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 	} else {
 		secs := max(elapsed.Seconds(), 1e-9)
 		b.log.Info("backup done", "id", id, "pact", withPact, "rows", st.Rows, "MB", float64(st.Bytes())/1e6,
-			"seconds", elapsed.Seconds(), "rows_per_s", float64(st.Rows)/secs, "MB_per_s", float64(st.Bytes())/1e6/secs)
+			"seconds", elapsed.Seconds(), "rowsPerSecond", float64(st.Rows)/secs, "mbPerSecond", float64(st.Bytes())/1e6/secs)
 		b.done.Add(1)
 	}
 	b.running = ""

@@ -48,7 +48,7 @@ func TestBackupLogsProgressWithRateAndETA(t *testing.T) {
 	}
 	waitState(t, b, id, BackupDone)
 
-	line := regexp.MustCompile(`msg="backup in progress" id=\d+ rows=(\d+) MB=([\d.]+) rows_per_s=(\d+) MB_per_s=([\d.]+) done=(\d+)% eta=(\S+)`)
+	line := regexp.MustCompile(`msg="backup in progress" id=\d+ rows=(\d+) MB=([\d.]+) rowsPerSecond=(\d+) mbPerSecond=([\d.]+) done=(\d+)% eta=(\S+)`)
 	var lines, withETA int
 	lastDone := -1
 	for _, l := range strings.Split(logs.String(), "\n") {

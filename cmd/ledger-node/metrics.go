@@ -21,7 +21,8 @@ func (n *node) wireMetrics(scfg *transport.ServiceConfig) {
 		listeners[g.api] = g.ln
 	}
 	reg := metrics.New(metrics.Sources{Version: n.version, Runtime: n.rt, Updates: n.hub, Requests: n.requests,
-		Store: n.db, Backups: n.backups, Mining: n.cfg.Mining.Mode != "off", Listeners: listeners})
+		Store: n.db, Backups: n.backups, Mining: n.cfg.Mining.Mode != "off", Listeners: listeners,
+		Build: packageVersion, DataDir: n.cfg.DataDir})
 	scfg.Metrics, scfg.MetricsPath, scfg.Requests = metrics.Handler(reg, n.log), path, n.requests
 }
 

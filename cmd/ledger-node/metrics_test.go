@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,93 @@ func TestCheckMetricsPath(t *testing.T) {
 		if err := checkMetricsPath(p); err == nil {
 			t.Errorf("%q accepted", p)
 		}
+	}
+}
+
+// The families an operator alerts on (issue 36): each has its HELP and TYPE; the counters are
+// there at zero before anything happened (a failed transaction, a validation failure); the head
+// ages and block counts move as the node mines; a failed transaction counts as a failure.
+func TestAlertingMetrics(t *testing.T) {
+	n := startMiningNode(t, t.TempDir())
+	waitCut(t, n.url, 2)
+	before := scrape(t, n.url, "/metrics")
+	types := map[string]dto.MetricType{
+		"ledger_node_build_info": dto.MetricType_GAUGE, "ledger_node_chain_head_timestamp_seconds": dto.MetricType_GAUGE,
+		"ledger_node_chain_head_age_seconds": dto.MetricType_GAUGE, "ledger_node_chain_blocks_total": dto.MetricType_COUNTER,
+		"ledger_node_chain_difficulty": dto.MetricType_GAUGE, "ledger_node_data_dir_free_bytes": dto.MetricType_GAUGE,
+		"ledger_node_transaction_outcomes_total": dto.MetricType_COUNTER, "ledger_node_mempool_pending_bytes": dto.MetricType_GAUGE,
+		"ledger_node_mempool_oldest_pending_age_seconds": dto.MetricType_GAUGE,
+		"ledger_node_header_validation_failures_total":   dto.MetricType_COUNTER,
+		"process_resident_memory_bytes":                  dto.MetricType_GAUGE, "process_open_fds": dto.MetricType_GAUGE,
+		"process_max_fds": dto.MetricType_GAUGE, "process_start_time_seconds": dto.MetricType_GAUGE,
+	}
+	for name, typ := range types {
+		mf := before[name]
+		switch {
+		case mf == nil:
+			t.Errorf("no family %s", name)
+		case mf.GetType() != typ || mf.GetHelp() == "":
+			t.Errorf("%s: TYPE %v, HELP %q; want a %v with a HELP", name, mf.GetType(), mf.GetHelp(), typ)
+		}
+	}
+	for _, name := range []string{"ledger_node_chain_head_timestamp_seconds", "ledger_node_chain_head_age_seconds",
+		"ledger_node_chain_blocks_total", "ledger_node_chain_difficulty", "ledger_node_mempool_pending_bytes"} {
+		if got := len(before[name].GetMetric()); got != 20 {
+			t.Errorf("%s has %d series, want one per chain (20)", name, got)
+		}
+	}
+	if v, ok := sample(before, "ledger_node_build_info", "version", packageVersion, "goversion", runtime.Version()); !ok || v != 1 {
+		t.Errorf("build_info{version=%s,goversion=%s} = %v (present %v), want 1", packageVersion, runtime.Version(), v, ok)
+	}
+	if v, _ := sample(before, "ledger_node_data_dir_free_bytes"); v <= 0 {
+		t.Errorf("data_dir_free_bytes = %v", v)
+	}
+	if v, _ := sample(before, "ledger_node_chain_difficulty", "chain", "7"); v < 1 {
+		t.Errorf("chain_difficulty{chain=7} = %v", v)
+	}
+	// Counters at zero before their first event.
+	for _, rule := range []string{"IncorrectPow", "MissingParent", "InvalidPayload", "BlockInTheFuture"} {
+		if v, ok := sample(before, "ledger_node_header_validation_failures_total", "rule", rule); !ok || v != 0 {
+			t.Errorf("header_validation_failures_total{rule=%s} = %v (present %v), want 0", rule, v, ok)
+		}
+	}
+	if v, ok := sample(before, "ledger_node_transaction_outcomes_total", "chain", "0", "outcome", "failure"); !ok || v != 0 {
+		t.Errorf("transaction_outcomes_total{chain=0,outcome=failure} = %v (present %v), want 0", v, ok)
+	}
+
+	// A transaction that fails in its block.
+	bad := devtx.Cmd{Code: `(namespace "free") (module outcome "" (defun f () 1))`, GasLimit: 100_000,
+		Signers: []*api.KeyPair{devtx.Key("sender00")}, Nonce: "outcome-failure"}.Build()
+	send(t, n.url, 0, bad)
+	if r := waitMined(t, n.url, 0, bad); r.Result.Status != "failure" {
+		t.Fatalf("the transaction meant to fail: %s", r.Result.Status)
+	}
+	var after map[string]*dto.MetricFamily
+	for deadline := hangguard.Deadline(); ; {
+		after = scrape(t, n.url, "/metrics")
+		if v, _ := sample(after, "ledger_node_transaction_outcomes_total", "chain", "0", "outcome", "failure"); v == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(hangguard.Failure("the failed transaction counted as a failure"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	succeeded, _ := sample(after, "ledger_node_transaction_outcomes_total", "chain", "0", "outcome", "success")
+	executed, _ := sample(after, "ledger_node_transactions_executed_total", "chain", "0")
+	if succeeded+1 != executed {
+		t.Errorf("chain 0: %v successes and 1 failure of %v transactions executed", succeeded, executed)
+	}
+	// The node mined meanwhile: chain 0's head is newer and its block count higher.
+	for _, name := range []string{"ledger_node_chain_head_timestamp_seconds", "ledger_node_chain_blocks_total"} {
+		b, _ := sample(before, name, "chain", "0")
+		if a, _ := sample(after, name, "chain", "0"); a <= b {
+			t.Errorf("%s{chain=0}: %v then %v, want it to rise", name, b, a)
+		}
+	}
+	headTime, _ := sample(after, "ledger_node_chain_head_timestamp_seconds", "chain", "0")
+	age, _ := sample(after, "ledger_node_chain_head_age_seconds", "chain", "0")
+	if age < 0 || headTime <= 0 {
+		t.Errorf("chain 0's head: created %v, %v s old", headTime, age)
 	}
 }
