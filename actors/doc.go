@@ -48,8 +48,9 @@
 //	sync.go       peer sync: cut gossip (an announcer per peer), fetching the headers and
 //	              payloads of a heavier cut, the miner's pause while the node is behind
 //	              (CatchingUp), mempool relay, and dropping a peer whose genesis is not ours.
-//	peers.go      the peer table: offered peers called back before they count, scores,
-//	              backoff, bans and eviction, bounded in size.
+//	peers.go      the peer table: offered peers called back before they count, peer ids (a
+//	              peer given with one must present that certificate; one without is listed with
+//	              the fingerprint it presents), scores, backoff, bans and eviction, bounded.
 //	syncwindows.go a catch-up by height windows, fetched from the origin and up to two helper
 //	              peers side by side and inserted in order; a failing helper is dropped.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync

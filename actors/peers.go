@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
@@ -21,10 +22,19 @@ import (
 // (backoff); one whose score falls too low, or that served an invalid block, is banned for a
 // period that doubles with each ban; a peer that has been failing for long is dropped, and
 // makes room for candidates. The configured peers (seeds) are never dropped, only backed off.
+//
+// A peer's id is the fingerprint of its certificate (transport/peercert.go). A peer given with
+// an id (a seed "ID@HOST:PORT", an entry of a peer list, PUT cut/peer) must present that
+// certificate: its client refuses any other at the handshake (ErrPeerIdentity), and the peer is
+// refused with one log line saying so. One given without an id is taken with any certificate,
+// whose fingerprint is then its id, listed with it, and updated when it changes (a peer that
+// makes a new certificate at each start, as chainweb-node does by default, stays usable).
 
 // peerEntry is one peer of the table.
 type peerEntry struct {
-	addr     string
+	addr string
+	// id is the peer id it was given with ("" when none): its certificate must have it.
+	id       string
 	p        Peer
 	seed     bool // from the configuration: never dropped
 	verified bool // called back and answered as a node of this network and genesis
@@ -35,6 +45,8 @@ type peerEntry struct {
 	bans     int // bans so far: each doubles the next
 	lastOK   time.Time
 	added    time.Time
+	// idRefused: its certificate was refused for its id, which was logged (once).
+	idRefused bool
 }
 
 // Bounds and prices of the peer table.
@@ -64,7 +76,7 @@ func penalty(err error) int {
 	switch {
 	case errors.Is(err, ErrPeerTooLarge):
 		return 5
-	case errors.Is(err, ErrPeerAnswer):
+	case errors.Is(err, ErrPeerAnswer), errors.Is(err, ErrPeerIdentity):
 		return 3
 	default: // timeouts, refused connections: perhaps only a bad moment
 		return 1
@@ -78,8 +90,27 @@ func isInvalidBlock(err error) bool {
 	return errors.As(err, &ve) && !ve.Ephemeral || errors.Is(err, chain.ErrInvalidPayload)
 }
 
-// addSeed puts a configured peer in the table (unverified until its call-back answers).
-func (s *Syncer) addSeed(addr string) {
+// splitInfo splits a peer info "[ID@]HOST:PORT" (checked by whoever made it) into its id and
+// address.
+func splitInfo(info string) (id, addr string) {
+	if id, addr, ok := strings.Cut(info, "@"); ok {
+		return id, addr
+	}
+	return "", info
+}
+
+// joinInfo is the peer info of addr with id.
+func joinInfo(id, addr string) string {
+	if id == "" {
+		return addr
+	}
+	return id + "@" + addr
+}
+
+// addSeed puts a configured peer "[ID@]HOST:PORT" in the table (unverified until its call-back
+// answers).
+func (s *Syncer) addSeed(info string) {
+	id, addr := splitInfo(info)
 	if addr == "" || addr == s.cfg.Self {
 		return
 	}
@@ -88,16 +119,22 @@ func (s *Syncer) addSeed(addr string) {
 	if _, ok := s.table[addr]; ok {
 		return
 	}
-	s.table[addr] = &peerEntry{addr: addr, p: s.cfg.Dial(addr), seed: true, added: time.Now()}
-	s.queueCandidate(addr)
-	s.log.Info("peer added", "peer", addr, "configured", true)
+	s.table[addr] = &peerEntry{addr: addr, id: id, p: s.cfg.Dial(addr, id), seed: true, added: time.Now()}
+	s.queueCandidate(addr, id)
+	if id != "" {
+		s.log.Info("peer added", "peer", addr, "peerId", id, "configured", true)
+	} else {
+		s.log.Info("peer added", "peer", addr, "configured", true)
+	}
 }
 
-// AddPeer takes a peer offered by PUT cut/peer: an address the policy refuses is an error (the
-// peer API answers 400 with it); any other becomes a candidate, which enters the table once it
-// answers a call-back. A peer dropped for another genesis is refused with the reason.
-func (s *Syncer) AddPeer(addr string) error {
-	if addr == s.cfg.Self {
+// AddPeer takes a peer "[ID@]HOST:PORT" offered by PUT cut/peer: an address the policy refuses
+// is an error (the peer API answers 400 with it); any other becomes a candidate, which enters
+// the table once it answers a call-back (with the certificate its id names, if it has one). A
+// peer dropped for another genesis is refused with the reason.
+func (s *Syncer) AddPeer(info string) error {
+	id, addr := splitInfo(info)
+	if addr == s.cfg.Self || id != "" && id == s.cfg.SelfID {
 		return fmt.Errorf("not a peer address: %s is this node's own peer API", addr)
 	}
 	if s.cfg.Policy != nil {
@@ -110,13 +147,14 @@ func (s *Syncer) AddPeer(addr string) error {
 	if why, ok := s.foreign[addr]; ok {
 		return errors.New(why)
 	}
-	s.queueCandidate(addr)
+	s.queueCandidate(addr, id)
 	return nil
 }
 
-// learn takes an address from a peer's list: as AddPeer, silently.
-func (s *Syncer) learn(addr string) {
-	if addr == "" || addr == s.cfg.Self || s.cfg.Policy != nil && s.cfg.Policy(addr) != nil {
+// learn takes a peer "[ID@]HOST:PORT" from a peer's list: as AddPeer, silently.
+func (s *Syncer) learn(info string) {
+	id, addr := splitInfo(info)
+	if addr == "" || addr == s.cfg.Self || id != "" && id == s.cfg.SelfID || s.cfg.Policy != nil && s.cfg.Policy(addr) != nil {
 		return
 	}
 	s.mu.Lock()
@@ -124,23 +162,27 @@ func (s *Syncer) learn(addr string) {
 	if _, ok := s.foreign[addr]; ok {
 		return
 	}
-	s.queueCandidate(addr)
+	s.queueCandidate(addr, id)
 }
 
-// queueCandidate queues addr for a call-back, unless it is in the table already (and verified),
-// queued, or failed one lately. The caller holds mu.
-func (s *Syncer) queueCandidate(addr string) {
+// queueCandidate queues addr (with the id it was given, if any) for a call-back, unless it is
+// in the table already (and verified), queued, or failed one lately. A candidate refused for
+// its certificate is remembered with its id: the same address offered without one, or with
+// the right one, is still called back, so that a peer list naming a good peer with a wrong id
+// does not keep the good peer out. The caller holds mu.
+func (s *Syncer) queueCandidate(addr, id string) {
 	if e, ok := s.table[addr]; ok && e.verified {
 		return
 	}
-	if s.candSet[addr] || len(s.cands) >= maxCandidates {
+	info := joinInfo(id, addr)
+	if s.candSet[info] || len(s.cands) >= maxCandidates {
 		return
 	}
-	if at, ok := s.rejected[addr]; ok && time.Since(at) < recheckAfter {
+	if at, ok := s.rejected[info]; ok && time.Since(at) < recheckAfter {
 		return
 	}
-	s.cands = append(s.cands, addr)
-	s.candSet[addr] = true
+	s.cands = append(s.cands, info)
+	s.candSet[info] = true
 	s.wakeVerifier()
 }
 
@@ -158,16 +200,16 @@ func (s *Syncer) verifyLoop() {
 	defer s.wg.Done()
 	for {
 		s.mu.Lock()
-		var addr string
+		var info string
 		if len(s.cands) > 0 {
-			addr, s.cands = s.cands[0], s.cands[1:]
-			delete(s.candSet, addr)
+			info, s.cands = s.cands[0], s.cands[1:]
+			delete(s.candSet, info)
 			if len(s.cands) > 0 {
 				s.wakeVerifier() // another worker takes the next
 			}
 		}
 		s.mu.Unlock()
-		if addr == "" {
+		if info == "" {
 			select {
 			case <-s.quit:
 				return
@@ -175,6 +217,7 @@ func (s *Syncer) verifyLoop() {
 			}
 			continue
 		}
+		id, addr := splitInfo(info)
 		s.mu.Lock()
 		e := s.table[addr]
 		s.mu.Unlock()
@@ -182,7 +225,7 @@ func (s *Syncer) verifyLoop() {
 		if e != nil {
 			p = e.p
 		} else {
-			p = s.cfg.Dial(addr)
+			p = s.cfg.Dial(addr, id)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 		err := s.verify(ctx, p)
@@ -190,13 +233,22 @@ func (s *Syncer) verifyLoop() {
 		if s.stopped() {
 			return
 		}
+		if err == nil && s.cfg.SelfID != "" && p.ID() == s.cfg.SelfID {
+			err = fmt.Errorf("%s is this node itself: its certificate is this node's", addr)
+		}
 		if err != nil {
-			s.log.Debug("peer candidate refused", "peer", addr, "err", err)
+			if errors.Is(err, ErrPeerIdentity) {
+				if e == nil {
+					s.log.Warn("peer refused: its certificate is not the one its peer id names", "peer", addr, "peerId", id, "err", err)
+				}
+			} else {
+				s.log.Debug("peer candidate refused", "peer", addr, "err", err)
+			}
 			s.mu.Lock()
 			if len(s.rejected) >= maxRejected {
 				clear(s.rejected) // forgetting them costs one call-back each, later
 			}
-			s.rejected[addr] = time.Now()
+			s.rejected[info] = time.Now()
 			s.mu.Unlock()
 			var fg *foreignGenesisError
 			if errors.As(err, &fg) {
@@ -253,7 +305,7 @@ func (s *Syncer) admit(addr string, p Peer) {
 	if e, ok := s.table[addr]; ok {
 		if !e.verified {
 			e.verified = true
-			s.log.Info("peer verified", "peer", addr)
+			s.log.Info("peer verified", "peer", addr, "peerId", e.p.ID())
 		}
 		e.lastOK = now
 		return
@@ -263,7 +315,7 @@ func (s *Syncer) admit(addr string, p Peer) {
 		return
 	}
 	s.table[addr] = &peerEntry{addr: addr, p: p, verified: true, added: now, lastOK: now}
-	s.log.Info("peer added", "peer", addr)
+	s.log.Info("peer added", "peer", addr, "peerId", p.ID())
 }
 
 // evictOne drops a dead peer, or else the lowest-scored peer below 0, to make room; seeds stay.
@@ -324,7 +376,7 @@ func (s *Syncer) reverify(addr string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.table[addr]; ok && !e.verified {
-		s.queueCandidate(addr)
+		s.queueCandidate(addr, e.id)
 	}
 }
 
@@ -355,11 +407,25 @@ func (s *Syncer) undelivered(addr string, err error) {
 
 // bad records a failure of addr: its score drops by the failure's penalty, and it is left alone
 // for a while that doubles with each failure in a row; an invalid block, or a score at banScore,
-// bans it.
+// bans it. A peer whose certificate is not the one its id names is said so once, at ERROR: it
+// is a configured peer (a candidate never enters the table), which the operator must correct.
 func (s *Syncer) bad(addr string, err error) {
 	if isInvalidBlock(err) {
 		s.ban(addr, err)
 		return
+	}
+	if errors.Is(err, ErrPeerIdentity) {
+		s.mu.Lock()
+		e, ok := s.table[addr]
+		first := ok && !e.idRefused
+		if first {
+			e.idRefused = true
+		}
+		s.mu.Unlock()
+		if first {
+			s.log.Error("peer refused: its certificate is not the one its peer id names; it is not used until it presents that certificate",
+				"peer", addr, "peerId", e.id, "err", err)
+		}
 	}
 	s.penalize(addr, err, penalty(err))
 }
@@ -413,6 +479,22 @@ func (s *Syncer) Peers() []string {
 	for a, e := range s.table {
 		if e.verified && !now.Before(e.banned) {
 			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PeerInfos lists the verified peers that are not banned as peer infos "ID@HOST:PORT" (without
+// the id where none is known yet): what the peer API serves to others (GET cut/peer).
+func (s *Syncer) PeerInfos() []string {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.table))
+	for a, e := range s.table {
+		if e.verified && !now.Before(e.banned) {
+			out = append(out, joinInfo(e.p.ID(), a))
 		}
 	}
 	slices.Sort(out)

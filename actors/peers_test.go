@@ -1,14 +1,18 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
@@ -19,12 +23,14 @@ import (
 // return (the genesis the call-back asks for).
 type stubPeer struct {
 	addr    string
+	id      string // the fingerprint of the certificate it presents
 	cut     *ledger.Cut
 	genesis *ledger.Header
 	err     error
 }
 
 func (p *stubPeer) Addr() string { return p.addr }
+func (p *stubPeer) ID() string   { return p.id }
 func (p *stubPeer) Cut(context.Context) (*ledger.Cut, error) {
 	return p.cut, p.err
 }
@@ -47,7 +53,7 @@ func (p *stubPeer) InsertTxs(context.Context, ledger.ChainID, []*api.Command) er
 
 // tableSyncer is a Syncer with a peer table and nothing running, over the development network
 // with genesis g on chain 0.
-func tableSyncer(t *testing.T, g *ledger.Header, maxPeers int, dial func(string) Peer) *Syncer {
+func tableSyncer(t *testing.T, g *ledger.Header, maxPeers int, dial func(addr, id string) Peer) *Syncer {
 	t.Helper()
 	db, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
@@ -73,7 +79,7 @@ func TestPeerCallBack(t *testing.T) {
 		"10.0.0.2:1789": {addr: "10.0.0.2:1789", cut: cut, genesis: other},
 		"10.0.0.3:1789": {addr: "10.0.0.3:1789", err: fmt.Errorf("%w: connection refused", ErrPeerUnreachable)},
 	}
-	s := tableSyncer(t, g, 10, func(a string) Peer { return peers[a] })
+	s := tableSyncer(t, g, 10, func(a, _ string) Peer { return peers[a] })
 	s.cfg.Policy = func(a string) error {
 		if a == "169.254.169.254:80" {
 			return errors.New("not a peer address: link-local")
@@ -214,4 +220,76 @@ func keys(m map[string]*peerEntry) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A peer offered with an id must present the certificate of that fingerprint: one that
+// presents another is refused (and remembered with that id only), never listed; offered
+// without an id, the same address is taken and listed with the id it presented. A configured
+// peer whose certificate is not its id's is logged once at ERROR and never verified.
+func TestPeerIdentity(t *testing.T) {
+	g := ledger.GenesisHeader(ledger.Development, 0, ledger.Hash{1})
+	cut := &ledger.Cut{Version: ledger.Development, Entries: []ledger.CutEntry{{Chain: 0, Hash: ledger.Hash{9}}}}
+	const real, wrong = "REAL", "WRONG"
+	// The stub plays the client's check: asked for an id other than its certificate's, it
+	// refuses as transport.PeerClient does at the handshake.
+	dial := func(a, id string) Peer {
+		if id != "" && id != real {
+			return &stubPeer{addr: a, id: id, err: fmt.Errorf("%w: peer %s presented %s, not %s", ErrPeerIdentity, a, real, id)}
+		}
+		return &stubPeer{addr: a, id: real, cut: cut, genesis: g}
+	}
+	s := tableSyncer(t, g, 10, dial)
+	var logged bytes.Buffer
+	s.log = slog.New(slog.NewTextHandler(&logged, nil))
+	if err := s.AddPeer(wrong + "@10.0.0.1:1789"); err != nil {
+		t.Fatal(err)
+	}
+	s.wg.Add(1)
+	go s.verifyLoop()
+	waitFor := func(what string, done func() bool) {
+		t.Helper()
+		deadline := hangguard.Deadline()
+		for !done() {
+			if time.Now().After(deadline) {
+				t.Fatal(hangguard.Failure(what))
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	rejected := func(info string) func() bool {
+		return func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			_, ok := s.rejected[info]
+			return ok
+		}
+	}
+	waitFor("the call-back of the peer with the wrong id", rejected(wrong+"@10.0.0.1:1789"))
+	if got := s.PeerInfos(); len(got) != 0 || s.KnownPeer("10.0.0.1:1789") {
+		t.Fatalf("a peer whose certificate is not its id's was taken: %v", got)
+	}
+	if !strings.Contains(logged.String(), "peer refused: its certificate is not the one its peer id names") {
+		t.Errorf("no log line says why the peer was refused:\n%s", logged.String())
+	}
+	// The same address without an id, and with its right id, is still called back.
+	s.AddPeer("10.0.0.1:1789")
+	s.AddPeer(real + "@10.0.0.2:1789")
+	waitFor("the call-backs of the peers", func() bool { return len(s.PeerInfos()) == 2 })
+	if got := s.PeerInfos(); !slices.Equal(got, []string{real + "@10.0.0.1:1789", real + "@10.0.0.2:1789"}) {
+		t.Errorf("listed %v, want both with the id of their certificate", got)
+	}
+	// A configured peer with a wrong id: refused at every poll, said once.
+	s.addSeed(wrong + "@10.0.0.3:1789")
+	waitFor("the seed's call-back", rejected(wrong+"@10.0.0.3:1789"))
+	for range 3 {
+		s.bad("10.0.0.3:1789", fmt.Errorf("%w: again", ErrPeerIdentity))
+	}
+	close(s.quit)
+	s.wg.Wait()
+	if n := strings.Count(logged.String(), "level=ERROR"); n != 1 {
+		t.Errorf("%d ERROR lines for the configured peer with a wrong id, want 1:\n%s", n, logged.String())
+	}
+	if slices.ContainsFunc(s.PeerInfos(), func(p string) bool { return strings.Contains(p, "10.0.0.3") }) {
+		t.Error("the configured peer with a wrong id is listed")
+	}
 }

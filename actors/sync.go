@@ -38,11 +38,17 @@ var (
 	// ErrPeerUnreachable: the peer could not be reached (refused, reset, not resolved, or an
 	// address the policy refuses).
 	ErrPeerUnreachable = errors.New("peer unreachable")
+	// ErrPeerIdentity: the peer's certificate is not the one its peer id names (the handshake
+	// was refused before anything was asked).
+	ErrPeerIdentity = errors.New("peer certificate does not match its peer id")
 )
 
 // Peer is another node's peer API (transport.PeerClient).
 type Peer interface {
 	Addr() string
+	// ID is the peer's id, the fingerprint of its certificate: the one it must prove, or the
+	// one it presented last ("" before it was asked anything).
+	ID() string
 	Cut(ctx context.Context) (*ledger.Cut, error)
 	PutCut(ctx context.Context, c *ledger.Cut, origin string) error
 	Peers(ctx context.Context) ([]string, error)
@@ -56,12 +62,17 @@ type Peer interface {
 
 // SyncConfig configures peer sync.
 type SyncConfig struct {
-	// Self is this node's peer API address ("host:port"), announced to peers.
-	Self string
-	// Seeds are the peers to start from.
+	// Self is this node's peer API address ("host:port"), announced to peers; SelfID its peer
+	// id (the fingerprint of its certificate), announced with it.
+	Self   string
+	SelfID string
+	// Seeds are the peers to start from, as peer infos "[ID@]HOST:PORT": a seed with an id is
+	// taken only if its certificate has that fingerprint.
 	Seeds []string
-	// Dial makes the client of a peer.
-	Dial func(addr string) Peer
+	// Dial makes the client of the peer at addr ("host:port"); id, when not empty, is the peer
+	// id its certificate must have (a client that meets another refuses it with
+	// ErrPeerIdentity).
+	Dial func(addr, id string) Peer
 	// Poll is how often every peer's cut and peer list are read (DefaultSyncPoll if zero).
 	Poll time.Duration
 	// Policy says why an address offered as a peer (PUT cut/peer, a peer's list) cannot be
@@ -108,8 +119,9 @@ type Syncer struct {
 	log *slog.Logger
 
 	mu sync.Mutex
-	// table is the peer table (peers.go); cands the candidates waiting to be called back,
-	// candSet the same as a set, rejected the candidates whose call-back failed lately.
+	// table is the peer table (peers.go), by address ("host:port"); cands the candidates
+	// waiting to be called back, as peer infos "[ID@]HOST:PORT", candSet the same as a set,
+	// rejected the candidates (peer infos) whose call-back failed lately.
 	table      map[string]*peerEntry
 	cands      []string
 	candSet    map[string]bool
@@ -227,6 +239,14 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 		go s.verifyLoop()
 	}
 	return s
+}
+
+// selfInfo is this node's peer info, "ID@HOST:PORT" (without the id when it has none).
+func (s *Syncer) selfInfo() string {
+	if s.cfg.SelfID == "" {
+		return s.cfg.Self
+	}
+	return s.cfg.SelfID + "@" + s.cfg.Self
 }
 
 // Stop ends peer sync and waits for it.
@@ -351,7 +371,7 @@ func (s *Syncer) announcer(p Peer, ch chan struct{}) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
-		if err := p.PutCut(ctx, s.rt.Cut(), s.cfg.Self); err != nil {
+		if err := p.PutCut(ctx, s.rt.Cut(), s.selfInfo()); err != nil {
 			s.log.Debug("announce cut", "peer", p.Addr(), "err", err)
 		}
 		cancel()
@@ -409,7 +429,7 @@ func (s *Syncer) pollLoop() {
 				intro := !introduced[p.Addr()] && s.cfg.Self != ""
 				introMu.Unlock()
 				if intro {
-					ok := p.AddPeer(ctx, s.cfg.Self) == nil
+					ok := p.AddPeer(ctx, s.selfInfo()) == nil
 					introMu.Lock()
 					introduced[p.Addr()] = ok
 					introMu.Unlock()

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -62,6 +63,9 @@ type GuardedListener struct {
 	// headers appends the API's common header lines to the answers the listener writes itself
 	// (SetHeaders); nil: none.
 	headers func(dst []byte, remote net.Addr) []byte
+	// tls, when set, makes the connections TLS (SetTLS): the limits count the TCP
+	// connections, the bare-LF check reads the decrypted requests.
+	tls *tls.Config
 }
 
 // connLogEvery is how often a guarded listener logs refusals, and accept errors, at most.
@@ -133,7 +137,11 @@ func (l *GuardedListener) admit(c net.Conn, addr string, loopback bool) (net.Con
 		l.byAddr[addr]++
 	}
 	l.openN.Add(1)
-	return &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr}, true
+	gc := &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr}
+	if l.tls != nil {
+		return newTLSConn(gc, l.tls), true
+	}
+	return gc, true
 }
 
 func (l *GuardedListener) release(addr string, counted bool) {
@@ -166,7 +174,7 @@ type guardedConn struct {
 // wants CRLF and waited for one until its read timeout, 60 s for a one-line mistake (issue 30).
 func (c *guardedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 && !c.lines.done {
+	if n > 0 && !c.lines.done && c.l.tls == nil {
 		if c.lines.scan(p[:n]) {
 			c.Conn.Write(c.l.bareLFAnswer(c.Conn.RemoteAddr()))
 			c.Close()
@@ -174,6 +182,57 @@ func (c *guardedConn) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// SetTLS makes the listener's connections TLS with cfg (the peer API's HTTPS). Call it before
+// the listener is served.
+func (l *GuardedListener) SetTLS(cfg *tls.Config) { l.tls = cfg }
+
+// tlsConn is a guarded connection under TLS: the bare-LF check reads the decrypted first
+// request, and a client that speaks plain HTTP to the TLS port is answered, in plain HTTP, a 400
+// that says so (as net/http does) instead of a TLS alert it cannot read.
+type tlsConn struct {
+	*tls.Conn
+	raw   *guardedConn
+	lines lineEnds
+}
+
+func newTLSConn(c *guardedConn, cfg *tls.Config) *tlsConn {
+	return &tlsConn{Conn: tls.Server(c, cfg), raw: c}
+}
+
+// plainHTTPReason is the body of the answer to plain HTTP on the TLS port.
+const plainHTTPReason = "this port speaks HTTPS (TLS); the request came in plain HTTP\n"
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	var rhe tls.RecordHeaderError
+	if err != nil && errors.As(err, &rhe) && rhe.Conn != nil && looksLikeHTTP(rhe.RecordHeader[:]) {
+		b := []byte("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ")
+		b = strconv.AppendInt(b, int64(len(plainHTTPReason)), 10)
+		b = append(b, "\r\n\r\n"...)
+		rhe.Conn.Write(append(b, plainHTTPReason...))
+		c.Close()
+		return 0, io.EOF
+	}
+	if n > 0 && !c.lines.done {
+		if c.lines.scan(p[:n]) {
+			c.Conn.Write(c.raw.l.bareLFAnswer(c.RemoteAddr()))
+			c.Close()
+			return 0, io.EOF
+		}
+	}
+	return n, err
+}
+
+// looksLikeHTTP reports whether the first bytes of a connection are an HTTP method's.
+func looksLikeHTTP(b []byte) bool {
+	for _, m := range []string{"GET ", "PUT ", "POST", "HEAD", "DELE", "OPTI", "PATC", "CONN", "TRAC"} {
+		if len(b) >= 4 && string(b[:4]) == m[:4] {
+			return true
+		}
+	}
+	return false
 }
 
 // lineEnds follows the header block of a connection's first request for a bare LF. It stops at

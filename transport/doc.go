@@ -21,8 +21,13 @@
 //	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
 //	mining.go      the mining API for external miners (work, solved, updates) over an
 //	               actors.Coordinator, and its byte codec (work bytes, solved header, chain id)
-//	peer.go        the peer API (cut gossip, peer list with checked host names, mempools, /config);
-//	               peerclient.go its client (deadlines, bounded answers, classified failures);
+//	peer.go        the peer API (cut gossip, peer list with checked host names and peer ids,
+//	               mempools, /config), served over HTTPS (PeerConfig.TLS);
+//	               peerclient.go its client (HTTPS with kept connections and resumed sessions,
+//	               the peer id checked at each handshake, deadlines, bounded answers,
+//	               classified failures); peercert.go the certificate (upstream's shape, made at
+//	               the first start and kept in the data directory, or configured), peer ids
+//	               (base64url SHA-256 of the certificate) and peer infos [ID@]HOST:PORT;
 //	               peeraddr.go which addresses may be peers (AddressPolicy) and its dialer
 //	makeblocks.go  POST /make-blocks (on-demand mining), on the service API or its own port
 //	explorer.go    the explorer page (package explorer) at / and its status
@@ -35,5 +40,7 @@
 //	store.go       the read interface the handlers use over store.DB
 //	connlimit.go   GuardListener: connections held under a global and a per-address limit,
 //	               accepts that fail for want of descriptors retried instead of ending the
-//	               server; fdlimit_*.go reads the descriptor limit the defaults come from
+//	               server, TLS on top for the peer API (SetTLS: a plain-HTTP request is told the
+//	               port speaks HTTPS); fdlimit_*.go reads the descriptor limit the defaults
+//	               come from
 package transport

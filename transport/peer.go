@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,13 +43,14 @@ type PeerNode interface {
 	// OfferCut hands over a cut a peer announced, and the address ("host:port") of the peer's
 	// API to fetch its blocks from. It must not block on the work the cut causes.
 	OfferCut(c *ledger.Cut, origin string)
-	// Peers lists the known peers' API addresses: those this node serves to others.
-	Peers() []string
+	// PeerInfos lists the known peers as peer infos "[ID@]HOST:PORT" (the id: the fingerprint
+	// of the peer's certificate, when known): those this node serves to others.
+	PeerInfos() []string
 	// KnownPeer reports whether a cut announced from addr is taken.
 	KnownPeer(addr string) bool
-	// AddPeer takes a peer's API address offered by PUT cut/peer; an error is the reason it
-	// cannot be a peer (a 400).
-	AddPeer(addr string) error
+	// AddPeer takes a peer offered by PUT cut/peer, as a peer info "[ID@]HOST:PORT"; an error
+	// is the reason it cannot be a peer (a 400).
+	AddPeer(info string) error
 	// MempoolInsert adds transactions a peer relays to chain c's mempool; those that fail the
 	// checks are dropped.
 	MempoolInsert(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error
@@ -78,6 +80,9 @@ type PeerConfig struct {
 	// sanitised configuration as JSON, which the node makes (it knows what is secret). Nil:
 	// no /config route.
 	Config []byte
+	// TLS, when set, makes Serve speak HTTPS with it (PeerServerTLS), as upstream's peer API
+	// does; nil serves plain HTTP (tests of the handlers).
+	TLS *tls.Config
 }
 
 // NewPeerService builds the peer API server. cfg's Cut, Store and Version serve the reads, as
@@ -94,6 +99,7 @@ func NewPeerService(cfg ServiceConfig, pc PeerConfig) *Service {
 		}
 	})
 	s.throttle = newThrottler(pc.Throttle)
+	s.tls = pc.TLS
 	return s
 }
 
@@ -128,7 +134,8 @@ func (s *Service) getConfig(body []byte) handlerFunc {
 	}
 }
 
-// PeerInfo is a peer as the peer API writes it: {"id": null, "address": {"hostname", "port"}}.
+// PeerInfo is a peer as the peer API writes it: {"id": ID, "address": {"hostname", "port"}},
+// the id the fingerprint of the peer's certificate (PeerIDOf) or null where it is not known.
 type PeerInfo struct {
 	ID      *string `json:"id"`
 	Address struct {
@@ -140,6 +147,37 @@ type PeerInfo struct {
 // String is the peer's "host:port".
 func (p PeerInfo) String() string {
 	return net.JoinHostPort(p.Address.Hostname, strconv.Itoa(int(p.Address.Port)))
+}
+
+// Text is the peer info as upstream writes it (--known-peer-info): "ID@HOST:PORT", or
+// "HOST:PORT" without an id.
+func (p PeerInfo) Text() string {
+	if p.ID == nil || *p.ID == "" {
+		return p.String()
+	}
+	return *p.ID + "@" + p.String()
+}
+
+// ParsePeerInfo reads a peer info "[ID@]HOST:PORT" (chainweb's --known-peer-info): the id, when
+// given, must be a certificate fingerprint (CheckPeerID), the address pass ParsePeerAddr.
+func ParsePeerInfo(s string) (PeerInfo, error) {
+	id, addr, hasID := splitPeerInfo(s)
+	if hasID {
+		if err := CheckPeerID(id); err != nil {
+			return PeerInfo{}, fmt.Errorf("peer info %s: %w", echo([]byte(s)), err)
+		}
+	}
+	p, err := ParsePeerAddr(addr)
+	if err != nil {
+		if hasID {
+			return PeerInfo{}, fmt.Errorf("peer info %s: %w", echo([]byte(s)), err)
+		}
+		return PeerInfo{}, err
+	}
+	if hasID {
+		p.ID = &id
+	}
+	return p, nil
 }
 
 // ParsePeerAddr makes a PeerInfo from "host:port", checking both as PUT cut/peer does.
@@ -244,14 +282,13 @@ func DecodePeerInfo(b []byte) (PeerInfo, error) {
 		return PeerInfo{}, fmt.Errorf("port %s is not a number in 1–65535", echo([]byte(raw.Address.Port)))
 	}
 	if raw.ID != nil {
+		// As upstream's PeerId parser: a fingerprint, or the entry is refused.
 		id := *raw.ID
 		if len(id) > maxPeerIDBytes {
-			return PeerInfo{}, fmt.Errorf("the peer id is %d bytes long; at most %d are allowed", len(id), maxPeerIDBytes)
+			return PeerInfo{}, fmt.Errorf("the peer id is %d bytes long; a certificate fingerprint has 43", len(id))
 		}
-		for i := 0; i < len(id); i++ {
-			if id[i] < 0x21 || id[i] > 0x7e {
-				return PeerInfo{}, errors.New("the peer id has a character that is not printable ASCII")
-			}
+		if err := CheckPeerID(id); err != nil {
+			return PeerInfo{}, err
 		}
 	}
 	var p PeerInfo
@@ -326,10 +363,10 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 
 func (s *Service) getPeers(n PeerNode) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, _ params) {
-		peers := n.Peers()
+		peers := n.PeerInfos()
 		items := make([]PeerInfo, 0, len(peers))
 		for _, a := range peers {
-			if p, err := ParsePeerAddr(a); err == nil {
+			if p, err := ParsePeerInfo(a); err == nil {
 				items = append(items, p)
 			}
 		}
@@ -357,7 +394,7 @@ func (s *Service) putPeer(n PeerNode) handlerFunc {
 			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
-		if err := n.AddPeer(p.String()); err != nil {
+		if err := n.AddPeer(p.Text()); err != nil {
 			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}

@@ -28,12 +28,12 @@ func (n *recordingNode) OfferCut(c *ledger.Cut, origin string) {
 	n.offers = append(n.offers, origin)
 	n.mu.Unlock()
 }
-func (n *recordingNode) Peers() []string {
+func (n *recordingNode) PeerInfos() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]string{"127.0.0.1:1789", "not an address"}, n.peers...)
 }
-func (n *recordingNode) KnownPeer(addr string) bool { return slices.Contains(n.Peers(), addr) }
+func (n *recordingNode) KnownPeer(addr string) bool { return slices.Contains(n.PeerInfos(), addr) }
 func (n *recordingNode) AddPeer(addr string) error {
 	n.mu.Lock()
 	n.peers = append(n.peers, addr)
@@ -195,7 +195,8 @@ func TestPutPeerValidation(t *testing.T) {
 		{entry("a.org", `"1789"`), `is not a number in 1–65535`},
 		{`{"id":null,"address":{"hostname":"a.org"}}`, "its port is missing"},
 		{`{"id":null}`, "the address, its hostname or its port is missing"},
-		{`{"id":"a\nb","address":{"hostname":"a.org","port":1}}`, "the peer id has a character that is not printable ASCII"},
+		{`{"id":"a\nb","address":{"hostname":"a.org","port":1}}`, "is not a certificate fingerprint"},
+		{`{"id":"` + strings.Repeat("x", 42) + `","address":{"hostname":"a.org","port":1}}`, "is not a certificate fingerprint"},
 		{`{"id":"` + strings.Repeat("x", 129) + `","address":{"hostname":"a.org","port":1}}`, "the peer id is 129 bytes long"},
 		{entry("a.org", "1") + ` {}`, "there is more after it"},
 		{`[]`, `a peer is {"id": null`},

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -26,15 +28,26 @@ import (
 // suits its kind (a cut, a page of headers, a batch of payloads) before anything decodes it, a
 // 429 is retried a few times only, and a branch is followed for a bounded number of pages. Its
 // failures are classified (actors.ErrPeerTimeout, ErrPeerTooLarge, ErrPeerAnswer,
-// ErrPeerUnreachable), so that peer sync can score the peer.
+// ErrPeerUnreachable, ErrPeerIdentity), so that peer sync can score the peer.
+//
+// The peer API is HTTPS (peercert.go). A client made with an id (PeerClientConfig.ID) takes
+// only the certificate whose fingerprint it is: any other ends the handshake, before a byte of
+// a request is sent. Without one, any certificate is taken, as chainweb-node's call-back of a
+// new peer does, and its fingerprint is the peer's id (ID). Connections are kept and reused,
+// and TLS sessions resumed, so that a peer costs a handshake only now and then.
 type PeerClient struct {
-	addr    string // host:port
-	base    string // http://host:port/chainweb/0.0/<network>
-	version *ledger.Version
-	small   *fasthttp.Client // cuts, peer lists, announcements, mempool relay
-	pages   *fasthttp.Client // header pages
-	bulk    *fasthttp.Client // payload batches
-	timeout time.Duration    // of a request to small and pages; bulkTimeout of one to bulk
+	addr string // host:port
+	base string // https://host:port/chainweb/0.0/<network>
+	// want is the id the peer's certificate must have ("" takes any); seen the id of the
+	// certificate of the last handshake; mismatch the id of the last certificate refused.
+	want     string
+	seen     atomic.Pointer[string]
+	mismatch atomic.Pointer[string]
+	version  *ledger.Version
+	small    *fasthttp.Client // cuts, peer lists, announcements, mempool relay
+	pages    *fasthttp.Client // header pages
+	bulk     *fasthttp.Client // payload batches
+	timeout  time.Duration    // of a request to small and pages; bulkTimeout of one to bulk
 	// bulkTimeout bounds a payload batch, which may be large.
 	bulkTimeout time.Duration
 }
@@ -45,6 +58,9 @@ type PeerClientConfig struct {
 	Timeout time.Duration
 	// Dial connects to the peer (AddressPolicy.Dialer); nil: fasthttp's own dialer.
 	Dial func(addr string) (net.Conn, error)
+	// ID, when set, is the peer id (the fingerprint of its certificate) the peer must prove;
+	// empty takes any certificate.
+	ID string
 }
 
 // Limits of a peer's answers, checked while reading, before decoding.
@@ -69,19 +85,68 @@ func NewPeerClient(addr string, v *ledger.Version, cfg PeerClientConfig) *PeerCl
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultPeerTimeout
 	}
+	p := &PeerClient{addr: addr, base: "https://" + addr + "/chainweb/0.0/" + v.Name, version: v, want: cfg.ID,
+		timeout: cfg.Timeout, bulkTimeout: bulkTimeoutFactor * cfg.Timeout}
+	// One TLS configuration for the three clients: they share the session cache, so that a
+	// connection of one resumes the session another negotiated.
+	tc := &tls.Config{
+		// The certificate is self-signed: it is checked by its fingerprint (VerifyConnection),
+		// not by a chain to an authority.
+		InsecureSkipVerify: true, //nolint:gosec
+		MinVersion:         tls.VersionTLS12,
+		ClientSessionCache: tls.NewLRUClientSessionCache(4),
+		VerifyConnection:   p.verifyConnection,
+	}
 	client := func(max int) *fasthttp.Client {
 		return &fasthttp.Client{NoDefaultUserAgentHeader: true, MaxResponseBodySize: max, Dial: cfg.Dial,
-			ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout}
+			ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, TLSConfig: tc}
 	}
-	bulk := client(maxBulkAnswer)
-	bulk.ReadTimeout, bulk.WriteTimeout = bulkTimeoutFactor*cfg.Timeout, bulkTimeoutFactor*cfg.Timeout
-	return &PeerClient{addr: addr, base: "http://" + addr + "/chainweb/0.0/" + v.Name, version: v,
-		small: client(maxSmallAnswer), pages: client(maxPageAnswer), bulk: bulk, timeout: cfg.Timeout,
-		bulkTimeout: bulkTimeoutFactor * cfg.Timeout}
+	p.small, p.pages, p.bulk = client(maxSmallAnswer), client(maxPageAnswer), client(maxBulkAnswer)
+	p.bulk.ReadTimeout, p.bulk.WriteTimeout = p.bulkTimeout, p.bulkTimeout
+	return p
 }
+
+// verifyConnection checks the peer's certificate at each handshake (a resumed session's too):
+// its fingerprint must be the id the client wants, if it wants one.
+func (p *PeerClient) verifyConnection(cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) == 0 {
+		return fmt.Errorf("%w: peer %s presented no certificate", actors.ErrPeerIdentity, p.addr)
+	}
+	id := PeerIDOf(cs.PeerCertificates[0].Raw)
+	if p.want != "" && id != p.want {
+		p.mismatch.Store(&id)
+		return &PeerIdentityError{Addr: p.addr, Want: p.want, Got: id}
+	}
+	p.seen.Store(&id)
+	return nil
+}
+
+// PeerIdentityError is a handshake refused because the peer's certificate is not the one its
+// id names.
+type PeerIdentityError struct {
+	Addr, Want, Got string
+}
+
+func (e *PeerIdentityError) Error() string {
+	return fmt.Sprintf("peer %s presented a certificate of fingerprint %s, not the peer id %s it is known by", e.Addr, e.Got, e.Want)
+}
+
+func (e *PeerIdentityError) Unwrap() error { return actors.ErrPeerIdentity }
 
 // Addr is the peer's address.
 func (p *PeerClient) Addr() string { return p.addr }
+
+// ID is the peer's id: the one it must prove, or else the fingerprint of the certificate it
+// presented last ("" before the first handshake).
+func (p *PeerClient) ID() string {
+	if p.want != "" {
+		return p.want
+	}
+	if id := p.seen.Load(); id != nil {
+		return *id
+	}
+	return ""
+}
 
 // do sends a request and returns the body of a 2xx answer. A 429 (the peer's rate limit) is
 // waited out and retried, with a growing pause, at most maxBusyRetries times: a node catching
@@ -125,6 +190,14 @@ func (p *PeerClient) once(ctx context.Context, c *fasthttp.Client, method, path 
 		return nil, false, fmt.Errorf("%w: peer %s: %v", actors.ErrPeerTimeout, p.addr, ctx.Err())
 	}
 	if err := c.DoTimeout(req, resp, timeout); err != nil {
+		var ie *PeerIdentityError
+		if errors.As(err, &ie) {
+			return nil, false, ie
+		}
+		if got := p.mismatch.Swap(nil); got != nil {
+			// The handshake was refused for the certificate, whatever fasthttp made of it.
+			return nil, false, &PeerIdentityError{Addr: p.addr, Want: p.want, Got: *got}
+		}
 		return nil, false, fmt.Errorf("%w: peer %s: %s %s: %v", classifyPeerErr(err), p.addr, method, path, err)
 	}
 	if code := resp.StatusCode(); code < 200 || code > 299 {
@@ -159,9 +232,10 @@ func (p *PeerClient) Cut(ctx context.Context) (*ledger.Cut, error) {
 	return c, nil
 }
 
-// PutCut announces cut c, whose blocks can be fetched from origin ("host:port").
+// PutCut announces cut c, whose blocks can be fetched from origin ("[ID@]HOST:PORT": this
+// node's peer info).
 func (p *PeerClient) PutCut(ctx context.Context, c *ledger.Cut, origin string) error {
-	o, err := ParsePeerAddr(origin)
+	o, err := ParsePeerInfo(origin)
 	if err != nil {
 		return err
 	}
@@ -171,7 +245,7 @@ func (p *PeerClient) PutCut(ctx context.Context, c *ledger.Cut, origin string) e
 	return err
 }
 
-// Peers reads the peer's list of peers.
+// Peers reads the peer's list of peers, as peer infos "[ID@]HOST:PORT".
 func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
 	b, err := p.do(ctx, p.small, fasthttp.MethodGet, "/cut/peer", nil)
 	if err != nil {
@@ -188,15 +262,15 @@ func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
 	out := make([]string, 0, len(page.Items))
 	for _, raw := range page.Items {
 		if it, err := DecodePeerInfo(raw); err == nil {
-			out = append(out, it.String())
+			out = append(out, it.Text())
 		}
 	}
 	return out, nil
 }
 
-// AddPeer introduces self ("host:port") to the peer.
+// AddPeer introduces self ("[ID@]HOST:PORT": this node's peer info) to the peer.
 func (p *PeerClient) AddPeer(ctx context.Context, self string) error {
-	info, err := ParsePeerAddr(self)
+	info, err := ParsePeerInfo(self)
 	if err != nil {
 		return err
 	}

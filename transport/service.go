@@ -3,6 +3,7 @@ package transport
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,6 +103,8 @@ type Service struct {
 	// objectHeaders: headers are offered in the object encoding too. The service API does; the
 	// peer API, as upstream's, answers 406 to a request for it (chainweb-api.md §4.2).
 	objectHeaders bool
+	// tls makes Serve speak HTTPS (the peer API: PeerConfig.TLS); nil: plain HTTP.
+	tls *tls.Config
 
 	lnMu      sync.Mutex
 	listeners []net.Listener // handed to Serve; closed by Shutdown
@@ -257,6 +260,14 @@ func (s *Service) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.lnMu.Unlock()
+	if s.tls != nil {
+		// A guarded listener does TLS itself, under its connection limits.
+		if g, ok := ln.(*GuardedListener); ok {
+			g.SetTLS(s.tls)
+		} else {
+			ln = tls.NewListener(ln, s.tls)
+		}
+	}
 	err := s.server.Serve(ln)
 	if errors.Is(err, net.ErrClosed) || s.isStopped() {
 		return nil

@@ -784,7 +784,7 @@ type node struct {
 
 var (
 	serviceLine = regexp.MustCompile(`service API on http://([^/]+)/`)
-	peerLine    = regexp.MustCompile(`peer API on http://([^/]+)/`)
+	peerLine    = regexp.MustCompile(`peer API on https?://([^/]+)/`) // HTTPS since issue 36
 )
 
 // launcher starts nodes: always the same binary and block delay (the genesis blocks follow the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"flag"
 	"fmt"
 	"net"
@@ -73,14 +72,19 @@ var chainwebKeys = map[string]keyRule{
 	"backup.directory":           set(func(c *Config) *string { return &c.Backup.Directory }),
 	"onlySyncPact":               set(func(c *Config) *bool { return &c.OnlySyncPact }),
 
-	// No meaning here: the peer API is plain HTTP (no certificates, no TLS), peers are not
-	// validated or bootstrapped, sessions, throttling and mempool sync are not tunable, and
-	// the Pact service has none of these knobs.
+	// The announced host and the peer API's certificate (p2p.go).
+	"p2p.peer.hostaddress.hostname": set(func(c *Config) *string { return &c.P2P.Hostname }),
+	"p2p.peer.certificateChain":     set(func(c *Config) *string { return &c.P2P.CertificateChain }),
+	"p2p.peer.certificateChainFile": set(func(c *Config) *string { return &c.P2P.CertificateChainFile }),
+	"p2p.peer.key":                  set(func(c *Config) *string { return &c.P2P.Key }),
+	"p2p.peer.keyFile":              set(func(c *Config) *string { return &c.P2P.KeyFile }),
+
+	// No meaning here: the peer API is always HTTPS (p2p.tls), peers are not bootstrapped,
+	// sessions, throttling and mempool sync are not tunable, and the Pact service has none of
+	// these knobs.
 	"backup.api.configuration": {}, "reintroTxs": {},
 	"cuts.pruneChainDatabase": {}, "cuts.fetchTimeout": {}, "cuts.initialBlockHeightLimit": {},
-	"cuts.fastForwardBlockHeightLimit": {}, "p2p.peer.hostaddress.hostname": {},
-	"p2p.peer.certificateChain": {}, "p2p.peer.certificateChainFile": {}, "p2p.peer.key": {},
-	"p2p.peer.keyFile": {}, "p2p.maxSessionCount": {}, "p2p.maxPeerCount": {}, "p2p.sessionTimeout": {},
+	"cuts.fastForwardBlockHeightLimit": {}, "p2p.maxSessionCount": {}, "p2p.maxPeerCount": {}, "p2p.sessionTimeout": {},
 	"p2p.ignoreBootstrapNodes": {}, "p2p.private": {}, "p2p.bootstrapReachability": {}, "p2p.tls": {},
 	"p2p.validateSpec":   {},
 	"mempoolP2p.enabled": {}, "mempoolP2p.configuration.maxSessionCount": {},
@@ -168,8 +172,7 @@ func isEmpty(n *yaml.Node) bool {
 
 // chainwebPeer is an entry of chainweb's p2p.peers.
 type chainwebPeer struct {
-	// ID is the SHA-256 fingerprint of the peer's certificate. The peer API here is plain
-	// HTTP, so there is no certificate to check it against.
+	// ID is the SHA-256 fingerprint of the peer's certificate (null: any certificate).
 	ID      *string `yaml:"id"`
 	Address struct {
 		Hostname string `yaml:"hostname"`
@@ -184,7 +187,11 @@ func applyPeers(m *chainwebMapper, n *yaml.Node) error {
 		return err
 	}
 	for _, p := range peers {
-		m.cfg.P2P.Peers = addPeers(m.cfg.P2P.Peers, net.JoinHostPort(p.Address.Hostname, strconv.Itoa(p.Address.Port)))
+		info := net.JoinHostPort(p.Address.Hostname, strconv.Itoa(p.Address.Port))
+		if p.ID != nil && *p.ID != "" {
+			info = *p.ID + "@" + info
+		}
+		m.cfg.P2P.Peers = addPeers(m.cfg.P2P.Peers, info)
 	}
 	return nil
 }
@@ -256,22 +263,14 @@ func stripRTS(args []string) []string {
 	return out
 }
 
-// parseKnownPeer reads chainweb's --known-peer-info [PEERID@]HOST:PORT into a peer API address.
-// The peer id, a certificate fingerprint, must be well-formed but is not used: the peer API
-// here is plain HTTP.
+// parseKnownPeer reads chainweb's --known-peer-info [PEERID@]HOST:PORT: the peer id, when
+// given, is the fingerprint of the certificate the peer must present.
 func parseKnownPeer(s string) (string, error) {
-	addr := s
-	if id, rest, ok := strings.Cut(s, "@"); ok {
-		if b, err := base64.RawURLEncoding.DecodeString(id); err != nil || len(b) != 32 {
-			return "", fmt.Errorf("--known-peer-info %q: the peer id %q is not a base64url SHA-256 fingerprint (43 characters)", s, id)
-		}
-		addr = rest
-	}
-	p, err := transport.ParsePeerAddr(addr)
+	p, err := transport.ParsePeerInfo(s)
 	if err != nil {
 		return "", fmt.Errorf("--known-peer-info: %v", err)
 	}
-	return p.String(), nil
+	return p.Text(), nil
 }
 
 // chainwebSwitches are chainweb-node's flags without a value that have no meaning here; they
@@ -287,7 +286,6 @@ var chainwebSwitches = []string{
 
 // chainwebValueFlags are chainweb-node's flags with a value that have no meaning here.
 var chainwebValueFlags = []string{
-	"p2p-hostname", "p2p-certificate-chain", "p2p-certificate-chain-file", "p2p-key", "p2p-certificate-key-file",
 	"bootstrap-reachability", "p2p-max-session-count", "p2p-max-peer-count", "p2p-session-timeout",
 	"mempool-p2p-max-session-count", "mempool-p2p-session-timeout", "mempool-p2p-poll-interval",
 	"prune-chain-database", "cut-fetch-timeout", "initial-block-height-limit", "fast-forward-block-height-limit",
@@ -302,7 +300,7 @@ var chainwebValueFlags = []string{
 func bindChainwebFlags(fs *flag.FlagSet, c *Config, warn func(string)) {
 	fs.StringVar(&c.Network, "chainweb-version", c.Network, "chainweb-node's name of --network")
 	fs.StringVar(&c.DataDir, "database-directory", c.DataDir, "chainweb-node's name of --data-dir")
-	fs.Func("known-peer-info", "chainweb-node's --peer: [PEERID@]HOST:PORT, the id is checked for form only (repeatable)",
+	fs.Func("known-peer-info", "chainweb-node's --peer: [PEERID@]HOST:PORT, the peer id the fingerprint of the certificate the peer must present (repeatable)",
 		func(v string) error {
 			addr, err := parseKnownPeer(v)
 			if err == nil {

@@ -51,8 +51,10 @@ func TestDevnetChainwebConfig(t *testing.T) {
 		"serviceApi.headerStream": "true", "p2p.port": "1789", "mining.disablePow": "true",
 		// Coordination on and no nodeMining: external miners mine alone, as on chainweb-node.
 		"mining.coordination.enabled": "true", "mining.mode": "off",
-		// Lists add up: the file's peer, then the flag's.
-		"p2p.peers": "- peer-a:1789\n- bootstrap-node:1789",
+		// Lists add up: the file's peer, then the flag's (with the peer id it must prove).
+		"p2p.peers": "- peer-a:1789\n- x5X1ldQfpFpTYC6Lq4u5ks5YWELLqs0wMpGngVWvXUo@bootstrap-node:1789",
+		// What the node announces to its peers.
+		"p2p.hostname": "bootstrap-node",
 	} {
 		if got := lookup(full, key); got != want {
 			t.Errorf("full: %s is %q, want %q", key, got, want)
@@ -64,7 +66,7 @@ func TestDevnetChainwebConfig(t *testing.T) {
 		"chainweb-node.docker.common.yaml line 17: chainweb.p2p.maxSessionCount has no meaning",
 		"chainweb-node.docker.common.yaml line 25: chainweb.mempoolP2p.configuration.maxSessionCount has no meaning",
 		"chainweb-node.logging.yaml line 10: logging.telemetryBackend.configuration.format has no meaning",
-		"flag --p2p-hostname has no meaning", "flag --bootstrap-reachability has no meaning",
+		"flag --bootstrap-reachability has no meaning",
 		"flag --p2p-max-session-count has no meaning", "flag --mempool-p2p-max-session-count has no meaning",
 	}
 	lines := strings.Split(strings.TrimSpace(warnings), "\n")
@@ -135,7 +137,7 @@ func TestDevnetChainwebConfig(t *testing.T) {
 			t.Errorf("diff: %s is %q, want %q\n%s", key, got, want, diffText)
 		}
 	}
-	if got := lookup(diff, "p2p.peers"); got != "- $right: peer-a:1789\n- $right: bootstrap-node:1789" {
+	if got := lookup(diff, "p2p.peers"); got != "- $right: peer-a:1789\n- $right: x5X1ldQfpFpTYC6Lq4u5ks5YWELLqs0wMpGngVWvXUo@bootstrap-node:1789" {
 		t.Errorf("diff of the peers: %q", got)
 	}
 
@@ -250,7 +252,7 @@ func TestDevnetNodeLogsAndConfig(t *testing.T) {
 		"--service-port", "0", "--p2p-port", "0")
 	opts := nodeOptions{genesisTarget: testTarget(t), workers: 1, statusEvery: 50 * time.Millisecond}
 	n := startLoggedNode(t, opts, &bytes.Buffer{}, args...)
-	body := get(t, "http://"+n.p2p+"/config", "")
+	body := get(t, "https://"+n.p2p+"/config", "")
 	time.Sleep(150 * time.Millisecond)
 	n.stop()
 

@@ -27,7 +27,6 @@ import (
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/store"
-	"github.com/ledgernode/ledger-node/transport"
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
@@ -104,8 +103,21 @@ type P2PConfig struct {
 	Interface string `yaml:"interface"`
 	// Port of the peer API; 0 picks a free port.
 	Port int `yaml:"port"`
-	// Peers are peer API addresses (HOST:PORT) to start from; more are learned from their
-	// peer lists.
+	// Hostname is the host this node announces to its peers as its peer API's (chainweb's
+	// p2p.peer.hostaddress.hostname, --p2p-hostname), and its certificate's common name;
+	// empty: the interface's address, or, on 0.0.0.0, this machine's address towards its
+	// first peer (peerHost).
+	Hostname string `yaml:"hostname"`
+	// CertificateChain (PEM) or CertificateChainFile, with Key (PEM) or KeyFile, is the peer
+	// API's certificate (chainweb's p2p.peer.certificateChain, …File, key, keyFile); the
+	// inline value wins over the file, as upstream. Without one, the node makes a
+	// self-signed certificate at its first start and keeps it in <dataDir>/peer.
+	CertificateChain     string `yaml:"certificateChain"`
+	CertificateChainFile string `yaml:"certificateChainFile"`
+	Key                  string `yaml:"key"`
+	KeyFile              string `yaml:"keyFile"`
+	// Peers are peer infos [ID@]HOST:PORT to start from (ID: the fingerprint of the peer's
+	// certificate, which it must then present); more are learned from their peer lists.
 	Peers []string `yaml:"peers"`
 	// Throttling is the peer API's request rates per client address (YAML only, as
 	// chainweb-node's throttling).
@@ -461,7 +473,7 @@ var options = []option{
 	intOpt("p2p-max-connections-per-address", "p2p.maxConnectionsPerAddress",
 		"most connections one client address may keep open to the peer API, loopback excepted (0: a quarter of the limit, at most 256)",
 		func(c *Config) *int { return &c.P2P.MaxConnectionsPerAddress }),
-	listOpt("peer", "p2p.peers", "a peer's API address HOST:PORT to sync with (repeatable)",
+	listOpt("peer", "p2p.peers", "a peer to sync with, [ID@]HOST:PORT: its peer API's address, and the fingerprint of its certificate, which it must then present (repeatable)",
 		func(c *Config) *[]string { return &c.P2P.Peers }),
 	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
 		func(c *Config) *bool { return &c.Backup.API.Enabled }),
@@ -469,6 +481,16 @@ var options = []option{
 		func(c *Config) *string { return &c.Backup.Directory }),
 	intOpt("backup-keep", "backup.keep", "backups the backup directory keeps; the oldest beyond are deleted when a backup ends",
 		func(c *Config) *int { return &c.Backup.Keep }),
+	stringOpt("p2p-hostname", "p2p.hostname", "host name or address this node announces to its peers as its peer API's (chainweb-node's flag)",
+		func(c *Config) *string { return &c.P2P.Hostname }),
+	stringOpt("p2p-certificate-chain", "p2p.certificateChain", "the peer API's certificate chain, PEM (chainweb-node's flag; needs a key)",
+		func(c *Config) *string { return &c.P2P.CertificateChain }),
+	stringOpt("p2p-certificate-chain-file", "p2p.certificateChainFile", "file of the peer API's certificate chain, PEM (chainweb-node's flag)",
+		func(c *Config) *string { return &c.P2P.CertificateChainFile }),
+	stringOpt("p2p-key", "p2p.key", "the key of the peer API's certificate, PEM (chainweb-node's flag)",
+		func(c *Config) *string { return &c.P2P.Key }),
+	stringOpt("p2p-certificate-key-file", "p2p.keyFile", "file of the key of the peer API's certificate, PEM (chainweb-node's flag)",
+		func(c *Config) *string { return &c.P2P.KeyFile }),
 	uint64Opt("block-gas-limit", "execution.blockGasLimit",
 		"most gas a command may ask for and a block this node builds may spend (at most 180000)",
 		func(c *Config) *uint64 { return &c.Execution.BlockGasLimit }),
@@ -876,10 +898,8 @@ func (c *Config) finish() error {
 		return fmt.Errorf("p2p.throttling: global, putPeer and mempool are requests per second and must be positive (got %v, %v, %v)",
 			th.Global, th.PutPeer, th.Mempool)
 	}
-	for _, p := range c.P2P.Peers {
-		if _, err := transport.ParsePeerAddr(p); err != nil {
-			return fmt.Errorf("p2p.peers (--peer): %v", err)
-		}
+	if err := c.P2P.check(); err != nil {
+		return err
 	}
 	if c.Backup.Keep < 1 {
 		return fmt.Errorf("backup.keep %d: the backups to keep, at least 1", c.Backup.Keep)

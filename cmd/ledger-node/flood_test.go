@@ -116,7 +116,7 @@ func startLimited(t *testing.T, bin string, args ...string) *limitedProcess {
 // The lines that name the processes' addresses.
 var floodAddrs = map[string]*regexp.Regexp{
 	"service": regexp.MustCompile(`service API on http://([^/\s]+)/`),
-	"peer":    regexp.MustCompile(`peer API on http://([^/\s]+)/`),
+	"peer":    regexp.MustCompile(`peer API on https://([^/\s]+)/`),
 	"pact":    regexp.MustCompile(`pact server listening" addr=(\S+)`),
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,7 +76,7 @@ func startHostilePeer(t *testing.T, behaviour string, v *ledger.Version, genesis
 		}
 	})
 	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
+	servePeerTLS(t, srv, ln) // a peer API speaks HTTPS
 	t.Cleanup(func() {
 		close(h.stop)
 		srv.Close()
@@ -94,7 +95,7 @@ func (h *hostilePeer) announce(p2p string) {
 			return
 		case <-time.After(100 * time.Millisecond): // wallclock: the announcements' pace
 		}
-		req, _ := http.NewRequest("PUT", "http://"+p2p+"/chainweb/0.0/"+h.version.Name+"/cut", bytes.NewReader(body))
+		req, _ := http.NewRequest("PUT", "https://"+p2p+"/chainweb/0.0/"+h.version.Name+"/cut", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		if resp, err := c.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
@@ -158,9 +159,10 @@ func TestHostilePeers(t *testing.T) {
 	}
 	// A forged origin: a cut from 127.0.0.2 naming the honest peer as its origin.
 	forger := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
-		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a self-signed peer certificate
 	origin, _ := transport.ParsePeerAddr(a.p2p)
-	req, _ := http.NewRequest("PUT", "http://"+f.p2p+"/chainweb/0.0/"+v.Name+"/cut",
+	req, _ := http.NewRequest("PUT", "https://"+f.p2p+"/chainweb/0.0/"+v.Name+"/cut",
 		bytes.NewReader(transport.AppendCutWithOrigin(nil, hostile[0].forged, origin)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := forger.Do(req)

@@ -228,7 +228,7 @@ func TestMetricsPath(t *testing.T) {
 	if resp, err := http.Get(moved.url + "/metrics"); err != nil || resp.StatusCode != 404 {
 		t.Fatalf("GET /metrics with the metrics moved: %v %v, want 404", resp.StatusCode, err)
 	}
-	get(t, "http://"+moved.p2p+"/chainweb/0.0/development/cut", "")
+	get(t, "https://"+moved.p2p+"/chainweb/0.0/development/cut", "")
 	mfs := scrape(t, moved.url, "/debug/metrics")
 	if v, _ := sample(mfs, "ledger_node_http_requests_total", "route", "unmatched", "code", "404"); v != 1 {
 		t.Errorf("the 404 of /metrics counted %v times as unmatched, want 1", v)

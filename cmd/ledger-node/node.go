@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"math"
 	"net"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +56,9 @@ type nodeOptions struct {
 	// wrapPeer, when set, wraps the client of each peer: tests count what a peer is asked and
 	// make one misbehave.
 	wrapPeer func(addr string, p actors.Peer) actors.Peer
+	// peerKey makes the key of the peer API's certificate at the first start (nil: upstream's
+	// RSA-4096, transport.GeneratePeerKey); tests make cheaper ones.
+	peerKey func() (crypto.Signer, error)
 }
 
 // node is a running node: its store, actors, update hub and service API.
@@ -79,6 +82,8 @@ type node struct {
 	peerSvc *transport.Service
 	peerLn  net.Listener
 	syncer  *actors.Syncer
+	// peerID is the peer id: the fingerprint of the peer API's certificate.
+	peerID string
 	// makeBlocksLn serves POST /make-blocks alone (mining.onDemand.port); nil without it.
 	makeBlocksLn  net.Listener
 	makeBlocksSrv *fasthttp.Server
@@ -283,38 +288,47 @@ func bindPorts(cfg *Config, v *ledger.Version) (service, peer net.Listener, err 
 	return service, peer, nil
 }
 
-// startPeers starts peer sync and the peer API on the bound peer listener. A configured peer at
-// an address that is never a peer's is a configuration error.
+// startPeers starts peer sync and the peer API, over HTTPS with the node's certificate, on the
+// bound peer listener. A configured peer at an address that is never a peer's is a
+// configuration error.
 func (n *node) startPeers() error {
 	self := n.peerLn.Addr().(*net.TCPAddr)
-	host := self.IP.String()
-	if self.IP.IsUnspecified() {
-		host = "127.0.0.1" // what this node announces when it binds every interface
-	}
+	// What this node announces: --p2p-hostname, else the bound address (peerHost).
+	host := peerHost(n.cfg.P2P, self.IP)
 	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
+	cert, err := n.peerCertificate(host, n.opts.peerKey)
+	if err != nil {
+		return err
+	}
+	n.peerID = cert.ID
 	// Peers others offer may be on loopback or private addresses only where this node is on
 	// one itself (a network on one machine or a LAN), or the configuration says so; the
 	// configured peers are the operator's choice and may always be.
-	policy := &transport.AddressPolicy{AllowPrivate: n.cfg.P2P.AllowPrivatePeers || self.IP.IsLoopback() || self.IP.IsPrivate(),
-		SelfPort: uint16(self.Port), Own: transport.LocalAddresses()}
+	policy := &transport.AddressPolicy{AllowPrivate: n.cfg.P2P.AllowPrivatePeers || self.IP.IsLoopback() || self.IP.IsPrivate() ||
+		privateHost(host), SelfPort: uint16(self.Port), Own: transport.LocalAddresses()}
 	seedPolicy := *policy
 	seedPolicy.AllowPrivate = true
-	for _, a := range n.cfg.P2P.Peers {
-		if err := seedPolicy.Check(a); err != nil {
-			return fmt.Errorf("p2p.peers (--peer) %s: %w", a, err)
+	seeds := map[string]bool{}
+	for _, s := range n.cfg.P2P.Peers {
+		p, _ := transport.ParsePeerInfo(s) // Config.finish checked it
+		if err := seedPolicy.Check(p.String()); err != nil {
+			return fmt.Errorf("p2p.peers (--peer) %s: %w", s, err)
 		}
+		seeds[p.String()] = true
 	}
+	n.log.Info("peer API", "announced", selfAddr, "peerId", cert.ID, "listening", self.String())
 	dial, seedDial := policy.Dialer(transport.DefaultPeerTimeout), seedPolicy.Dialer(transport.DefaultPeerTimeout)
 	n.syncer = n.rt.StartSync(actors.SyncConfig{
 		Self:   selfAddr,
+		SelfID: cert.ID,
 		Seeds:  n.cfg.P2P.Peers,
 		Policy: policy.Check,
-		Dial: func(addr string) actors.Peer {
+		Dial: func(addr, id string) actors.Peer {
 			d := dial
-			if slices.Contains(n.cfg.P2P.Peers, addr) {
+			if seeds[addr] {
 				d = seedDial
 			}
-			var p actors.Peer = transport.NewPeerClient(addr, v, transport.PeerClientConfig{Dial: d})
+			var p actors.Peer = transport.NewPeerClient(addr, v, transport.PeerClientConfig{Dial: d, ID: id})
 			if n.opts.wrapPeer != nil {
 				p = n.opts.wrapPeer(addr, p)
 			}
@@ -326,9 +340,10 @@ func (n *node) startPeers() error {
 	n.peerSvc = transport.NewPeerService(transport.ServiceConfig{
 		Version: v, Store: n.db, Cut: n.rt.Cut, PackageVersion: packageVersion, Logger: n.log,
 		Requests: n.requests, RequestsAPI: "peer",
-	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr), Throttle: transport.Throttle{
-		Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool,
-		Loopback: n.cfg.P2P.Throttling.Loopback}})
+	}, transport.PeerConfig{Node: n.syncer, Config: chainwebConfigJSON(n.cfg, selfAddr), TLS: transport.PeerServerTLS(cert),
+		Throttle: transport.Throttle{
+			Global: n.cfg.P2P.Throttling.Global, PutPeer: n.cfg.P2P.Throttling.PutPeer, Mempool: n.cfg.P2P.Throttling.Mempool,
+			Loopback: n.cfg.P2P.Throttling.Loopback}})
 	return nil
 }
 
@@ -456,7 +471,7 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		}
 	}
 	if n.peerSvc != nil {
-		l.Info(fmt.Sprintf("peer API on http://%s/chainweb/0.0/%s/ (peers: %s)", n.peerLn.Addr(), name,
+		l.Info(fmt.Sprintf("peer API on https://%s/chainweb/0.0/%s/ (peer id %s; peers: %s)", n.peerLn.Addr(), name, n.peerID,
 			strings.Join(append([]string{}, n.cfg.P2P.Peers...), ", ")), "api", "peer", "address", n.peerLn.Addr().String(),
 			"peers", len(n.cfg.P2P.Peers))
 	}

@@ -195,6 +195,9 @@ func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...stri
 		t.Fatal(err)
 	}
 	logged := new(syncBuffer)
+	if opts.peerKey == nil {
+		opts.peerKey = testPeerKey // upstream's RSA-4096 takes a second or more to make
+	}
 	n, err := openNodeWith(cfg, newLogger(cfg, io.MultiWriter(log, logged)), opts)
 	if err != nil {
 		t.Fatal(err)

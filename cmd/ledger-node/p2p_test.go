@@ -154,7 +154,7 @@ func startFakePeer(t *testing.T, v *ledger.Version, genesis, forged *ledger.Head
 		w.Write(b)
 	})
 	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
+	servePeerTLS(t, srv, ln) // a peer API speaks HTTPS
 	t.Cleanup(func() { srv.Close() })
 	return f
 }
@@ -214,7 +214,7 @@ func TestInvalidPeerIsRefused(t *testing.T) {
 // putPeerAPI PUTs body to the peer API at p2p and checks the status.
 func putPeerAPI(t *testing.T, p2p string, v *ledger.Version, path string, body []byte, want int) string {
 	t.Helper()
-	req, _ := http.NewRequest("PUT", "http://"+p2p+"/chainweb/0.0/"+v.Name+"/"+path, bytes.NewReader(body))
+	req, _ := http.NewRequest("PUT", "https://"+p2p+"/chainweb/0.0/"+v.Name+"/"+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -234,7 +234,7 @@ func listedPeers(t *testing.T, p2p string, v *ledger.Version) []string {
 	var page struct {
 		Items []transport.PeerInfo `json:"items"`
 	}
-	getJSON(t, "http://"+p2p+"/chainweb/0.0/"+v.Name+"/cut/peer", "application/json", &page)
+	getJSON(t, "https://"+p2p+"/chainweb/0.0/"+v.Name+"/cut/peer", "application/json", &page)
 	var out []string
 	for _, it := range page.Items {
 		out = append(out, it.String())

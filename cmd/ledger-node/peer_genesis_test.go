@@ -61,7 +61,7 @@ func TestPeerWithAnotherGenesisIsDropped(t *testing.T) {
 	if !strings.Contains(out, "peer="+leader.p2p) {
 		t.Errorf("the ERROR does not name the peer %s:\n%s", leader.p2p, out)
 	}
-	resp, err := http.Get("http://" + follower.p2p + "/chainweb/0.0/development/cut/peer")
+	resp, err := http.Get("https://" + follower.p2p + "/chainweb/0.0/development/cut/peer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestPeerWithAnotherGenesisIsDropped(t *testing.T) {
 		t.Errorf("follower at height %d", h)
 	}
 	// The dropped peer cannot introduce itself again; the refusal says why.
-	req, _ := http.NewRequest(http.MethodPut, "http://"+follower.p2p+"/chainweb/0.0/development/cut/peer",
+	req, _ := http.NewRequest(http.MethodPut, "https://"+follower.p2p+"/chainweb/0.0/development/cut/peer",
 		strings.NewReader(`{"id":null,"address":{"hostname":"`+strings.Split(leader.p2p, ":")[0]+`","port":`+strings.Split(leader.p2p, ":")[1]+`}}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err = http.DefaultClient.Do(req)

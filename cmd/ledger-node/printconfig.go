@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgernode/ledger-node/mempool"
+	"github.com/ledgernode/ledger-node/transport"
 )
 
 // --print-config-as, as configuration-tools does it for chainweb-node (§3.5), printed in this
@@ -190,17 +191,16 @@ func onlyRight(n *yaml.Node) *yaml.Node {
 // configuration in the shape of chainweb-node's ChainwebConfiguration (its chainweb: section),
 // with upstream's redactions (no certificates, no miners, no service API address, the default
 // backup settings), and nothing of this node's own sections (private keys in particular).
-// Settings this node does not have show the value it behaves as (plain HTTP: tls false;
+// Settings this node does not have show the value it behaves as (HTTPS: tls true;
 // upstream's throttling rates; its mempool minimum gas price) or upstream's default. self is
 // the peer API address this node announces. Keys come sorted, as aeson writes them.
 func chainwebConfigJSON(cfg Config, self string) []byte {
 	host, port, _ := net.SplitHostPort(self)
 	p, _ := strconv.Atoi(port)
 	peers := []any{}
-	for _, addr := range cfg.P2P.Peers {
-		if h, pt, err := net.SplitHostPort(addr); err == nil {
-			n, _ := strconv.Atoi(pt)
-			peers = append(peers, map[string]any{"id": nil, "address": map[string]any{"hostname": h, "port": n}})
+	for _, s := range cfg.P2P.Peers {
+		if p, err := transport.ParsePeerInfo(s); err == nil {
+			peers = append(peers, p)
 		}
 	}
 	mining := cfg.Mining.Mode != "off"
@@ -222,7 +222,7 @@ func chainwebConfigJSON(cfg Config, self string) []byte {
 			"peer": map[string]any{"hostaddress": map[string]any{"hostname": host, "port": p},
 				"interface": cfg.P2P.Interface, "certificateChain": nil, "certificateChainFile": nil, "key": nil, "keyFile": nil},
 			"maxSessionCount": 10, "maxPeerCount": 50, "sessionTimeout": 240, "peers": peers,
-			"ignoreBootstrapNodes": true, "private": false, "bootstrapReachability": 0.5, "tls": false,
+			"ignoreBootstrapNodes": true, "private": false, "bootstrapReachability": 0.5, "tls": true,
 		},
 		"throttling": map[string]any{"global": cfg.P2P.Throttling.Global, "putPeer": cfg.P2P.Throttling.PutPeer,
 			"mempool": cfg.P2P.Throttling.Mempool},
@@ -261,6 +261,9 @@ const redactedSecret = "<redacted>"
 func (c Config) redacted() Config {
 	if c.Private.EntitySecret != "" {
 		c.Private.EntitySecret = redactedSecret
+	}
+	if c.P2P.Key != "" {
+		c.P2P.Key = redactedSecret
 	}
 	return c
 }
