@@ -2,6 +2,7 @@ package actors
 
 import (
 	"sync"
+	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -21,7 +22,13 @@ import (
 // of the cut view that named it), how many search it, and whether a block on it was found.
 // A worker prefers a chain nobody searches; it never takes a parent already solved or older
 // than the one named; and of two workers that share a parent (more workers than chains to
-// mine), only the first to find a nonce submits its block.
+// mine), only the first to find a nonce submits its block. A parent solved stays refused for
+// solvedHold: the worker that solved it waits until the cut actor has taken its block, so a
+// parent still at the head after that is one whose block did not enter the cut (a reorg back to
+// it, say), and is searched again rather than left to stall its chain.
+
+// solvedHold is how long a solved parent is not searched again.
+const solvedHold = time.Second
 
 // chainClaim is one chain's search state.
 type chainClaim struct {
@@ -29,12 +36,14 @@ type chainClaim struct {
 	seq       uint64      // the sequence of the cut view that named parent
 	searchers int         // workers searching parent now
 	solved    bool        // a block on parent was found and submitted
+	solvedAt  time.Time   // when
 }
 
 // claims are the chains' search states, by chain id.
 type claims struct {
-	mu sync.Mutex
-	by []chainClaim
+	mu  sync.Mutex
+	by  []chainClaim
+	now func() time.Time
 }
 
 func newClaims(v *ledger.Version) *claims {
@@ -42,7 +51,13 @@ func newClaims(v *ledger.Version) *claims {
 	for _, c := range v.Chains() {
 		n = max(n, int(c)+1)
 	}
-	return &claims{by: make([]chainClaim, n)}
+	return &claims{by: make([]chainClaim, n), now: time.Now}
+}
+
+// heldLocked reports whether cl's parent is solved and not to be searched again yet. cs.mu is
+// held.
+func (cs *claims) heldLocked(cl *chainClaim) bool {
+	return cl.solved && cs.now().Sub(cl.solvedAt) < solvedHold
 }
 
 // acquire claims the search of chain c on parent, named by the cut view of sequence seq. It
@@ -57,9 +72,10 @@ func (cs *claims) acquire(c ledger.ChainID, parent ledger.Hash, seq uint64) bool
 	cl := &cs.by[c]
 	switch {
 	case cl.parent == parent:
-		if cl.solved {
+		if cs.heldLocked(cl) {
 			return false
 		}
+		cl.solved = false
 		cl.seq = max(cl.seq, seq)
 	case seq < cl.seq:
 		return false
@@ -80,7 +96,7 @@ func (cs *claims) solve(c ledger.ChainID, parent ledger.Hash) bool {
 	if cl.parent != parent || cl.solved {
 		return false
 	}
-	cl.solved = true
+	cl.solved, cl.solvedAt = true, cs.now()
 	return true
 }
 
@@ -104,7 +120,7 @@ func (cs *claims) prefer(chains []ledger.ChainID, heads pow.Heads, round int) le
 			continue
 		}
 		cl := &cs.by[c]
-		if h := heads.At(c); h != nil && cl.parent == h.Hash && cl.solved {
+		if h := heads.At(c); h != nil && cl.parent == h.Hash && cs.heldLocked(cl) {
 			continue
 		}
 		if cl.searchers == 0 {

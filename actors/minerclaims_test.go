@@ -102,3 +102,26 @@ func TestMinerNeverRacesItself(t *testing.T) {
 		t.Fatalf("inserted %d", inserted)
 	}
 }
+
+// A parent whose block did not enter the cut (it is still the head a second later) is searched
+// again, so that a chain never stalls on it.
+func TestClaimsSolvedParentReleasedLater(t *testing.T) {
+	cs := newClaims(ledger.Development)
+	now := time.Unix(1000, 0)
+	cs.now = func() time.Time { return now }
+	p := ledger.Hash{7}
+	if !cs.acquire(4, p, 1) || !cs.solve(4, p) {
+		t.Fatal("acquire, solve")
+	}
+	cs.release(4)
+	if cs.acquire(4, p, 2) {
+		t.Fatal("a parent solved just now was searched again")
+	}
+	now = now.Add(solvedHold)
+	if !cs.acquire(4, p, 2) {
+		t.Fatal("a parent solved a while ago and still the head is not searched again")
+	}
+	if !cs.solve(4, p) {
+		t.Fatal("its new block was refused")
+	}
+}
