@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,9 +209,9 @@ func TestTextLogIsLogfmt(t *testing.T) {
 	}
 }
 
-// processOutput runs the binary with args until ready matches its stdout, then sends it sig; it
+// processOutput runs the binary with args until ready holds of its stdout, then sends it sig; it
 // returns the exit code and both outputs.
-func processOutput(t *testing.T, bin string, ready *regexp.Regexp, sig syscall.Signal, args ...string) (code int, stdout, stderr string) {
+func processOutput(t *testing.T, bin, what string, ready func(stdout string) bool, sig syscall.Signal, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	out, errs := new(syncBuffer), new(syncBuffer)
@@ -221,13 +222,13 @@ func processOutput(t *testing.T, bin string, ready *regexp.Regexp, sig syscall.S
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	hangguard.Until(t, ready.String()+" on stdout", func() bool {
+	hangguard.Until(t, what, func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("node exited before serving: %s\n%s", out.String(), errs.String())
 		default:
 		}
-		return ready.MatchString(out.String())
+		return ready(out.String())
 	})
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -297,7 +298,19 @@ func TestNodeOutputIsJSONThenLogfmt(t *testing.T) {
 	args := []string{"--data-dir", filepath.Join(dir, "data"), "--service-port", "0", "--p2p-port", "0",
 		"--log-format", "json", "--mining", "on-demand", "--disable-pow", "--on-demand-start-blocks", "1",
 		"--miner-key", devMinerKey, "--config-file", writeFile(t, dir, "cw.yaml", "chainweb:\n  chainwebVersion: development\n  p2p:\n    maxSessionCount: 3\n")}
-	code, stdout, stderr := processOutput(t, bin, regexp.MustCompile(`every chain is at height 1 after`), syscall.SIGHUP, args...)
+	code, stdout, stderr := processOutput(t, bin, "a cut of height 20 or more", func(stdout string) bool {
+		m := serviceLine.FindStringSubmatch(stdout)
+		if m == nil {
+			return false
+		}
+		resp, err := http.Get(m[1] + "/chainweb/0.0/development/cut")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var cut struct{ Height uint64 }
+		return json.NewDecoder(resp.Body).Decode(&cut) == nil && cut.Height >= 20
+	}, syscall.SIGHUP, args...)
 	if code != 0 {
 		t.Fatalf("exit %d after SIGHUP\n%s", code, stderr)
 	}
@@ -331,7 +344,7 @@ func TestNodeOutputIsJSONThenLogfmt(t *testing.T) {
 	// Again, not mining, in text: it resumes where it stopped, and every line is logfmt.
 	args = []string{"--data-dir", filepath.Join(dir, "data"), "--service-port", "0", "--p2p-port", "0", "--mining", "off",
 		"--cluster-id", "a b"}
-	code, stdout, stderr = processOutput(t, bin, serviceLine, syscall.SIGTERM, args...)
+	code, stdout, stderr = processOutput(t, bin, "the service address", serviceLine.MatchString, syscall.SIGTERM, args...)
 	if code != 0 {
 		t.Fatalf("exit %d after SIGTERM\n%s", code, stderr)
 	}
@@ -390,5 +403,35 @@ func TestStartFailureIsLogged(t *testing.T) {
 	recs = jsonLines(t, "stderr", stderr.String())
 	if len(recs) != 1 || recs[0]["level"] != "error" || !strings.Contains(fmt.Sprint(recs[0]["message"]), "lots") {
 		t.Errorf("refusal: %s", stderr.String())
+	}
+}
+
+// A node started with SIGHUP ignored (nohup) keeps ignoring it: a hangup does not stop it, and
+// SIGTERM then does.
+func TestNohupKeepsSIGHUPIgnored(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin, "--data-dir", filepath.Join(t.TempDir(), "data"),
+		"--service-port", "0", "--p2p-port", "0", "--mining", "off")
+	out, errs := new(syncBuffer), new(syncBuffer)
+	cmd.Stdout, cmd.Stderr = out, errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	hangguard.Until(t, "the service address", func() bool { return serviceLine.MatchString(out.String()) })
+	// Signals pending together are delivered lowest number first: a SIGHUP the node handled
+	// would be the first signal it logs.
+	cmd.Process.Signal(syscall.SIGHUP)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-hangguard.After():
+		t.Fatalf("hang guard: node did not exit after SIGTERM\n%s", errs.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 || strings.Contains(errs.String(), "signal=SIGHUP") ||
+		!strings.Contains(errs.String(), `msg="signal received: shutting down" signal=SIGTERM`) {
+		t.Fatalf("exit %d:\n%s", code, errs.String())
 	}
 }

@@ -27,8 +27,15 @@ func main() {
 }
 
 // stopSignals stop a running node gracefully: SIGINT, SIGTERM, and SIGHUP, which chainweb-node
-// treats as a fatal signal too (it logs it and stops). Each is logged.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// treats as a fatal signal too (it logs it and stops). Each is logged. A SIGHUP the node was
+// started ignoring (nohup) stays ignored: Go would otherwise take it up again.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
 
 // run is main without the process: it returns the exit code (0 ok, 1 runtime failure, 2 usage).
 func run(args []string, stdout, stderr io.Writer) int {
@@ -146,7 +153,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, stopSignals...)
+	signal.Notify(sigs, stopSignals()...)
 	sigDone := make(chan struct{})
 	go func() {
 		defer close(sigDone)
