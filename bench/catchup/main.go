@@ -694,7 +694,7 @@ func catchUp(l *launcher, cfg config, peers []*node, want *cutInfo, dir string) 
 			}
 		case f["msg"] == "caught up":
 			caught = time.Now()
-			res.nodeRate, caughtBlocks = f["blocks/s"], f["blocks"]
+			res.nodeRate, caughtBlocks = f["blocksPerSecond"], f["blocks"]
 		case f["level"] == "WARN" || f["level"] == "ERROR" || f["msg"] == "sync from peer stopped" ||
 			strings.HasPrefix(f["msg"], "catch-up helper dropped"):
 			res.anomalies = append(res.anomalies, line)
