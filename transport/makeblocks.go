@@ -50,7 +50,8 @@ func makeBlocks(ctx *fasthttp.RequestCtx, ask MakeBlocksFunc) {
 
 // ParseMakeBlocks decodes a make-blocks body: a JSON object whose keys are decimal chain ids and
 // whose values are non-negative integers. {} asks for nothing (devnet's readiness probe). The
-// chains are checked against the network by the miner, not here.
+// chains are checked against the network by the miner, not here (it ignores those the network
+// does not have, with a warning).
 func ParseMakeBlocks(body []byte) (map[ledger.ChainID]uint64, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

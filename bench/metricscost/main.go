@@ -18,6 +18,13 @@
 // Usage (from the repository root):
 //
 //	go run ./bench/metricscost [-rounds 5] [-duration 3s] [-clients 16] [-scrapes 200] [-delay 200ms] [-bin PATH]
+//
+// With -compare OLD,NEW it measures only the scrape of the mining node, for two binaries in turn
+// (-rounds rounds, each on a fresh data directory): each round's scrape and GET cut latencies,
+// and the ratio of the scrape's p99 to the GET cut's p99 of the same node, the baseline that
+// takes the machine's load out.
+//
+//	go run ./bench/metricscost -compare /tmp/before,/tmp/after [-rounds 3] [-scrapes 200]
 package main
 
 import (
@@ -48,6 +55,7 @@ type config struct {
 	rounds, clients, scrapes int
 	duration, delay          time.Duration
 	bin                      string
+	compare                  string
 }
 
 func main() {
@@ -58,7 +66,12 @@ func main() {
 	flag.IntVar(&cfg.scrapes, "scrapes", 200, "sequential scrapes of /metrics timed on the mining node")
 	flag.DurationVar(&cfg.delay, "delay", 200*time.Millisecond, "the mining node's --block-delay")
 	flag.StringVar(&cfg.bin, "bin", "", "ledger-node binary (default: built from ./cmd/ledger-node)")
+	flag.StringVar(&cfg.compare, "compare", "", "OLD,NEW: compare the scrape of two ledger-node binaries on a mining node, and nothing else")
 	flag.Parse()
+	run := run
+	if cfg.compare != "" {
+		run = compare
+	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "metricscost:", err)
 		os.Exit(1)
@@ -294,4 +307,48 @@ func (nd *node) headerTargets() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// compare measures the scrape of a mining node for each binary of cfg.compare in turn.
+func compare(cfg config) error {
+	bins := strings.Split(cfg.compare, ",")
+	tmp, err := os.MkdirTemp("", "metricscost")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Printf("metricscost -compare: %s/%s, %d CPUs, %s, load average %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+		runtime.Version(), proc.LoadAverage())
+	ratios := make([][]float64, len(bins))
+	p99s := make([][]float64, len(bins))
+	for round := 1; round <= cfg.rounds; round++ {
+		for i, bin := range bins {
+			nd, err := start(bin, filepath.Join(tmp, fmt.Sprintf("data-%d-%d", round, i)), cfg.delay, true, "/metrics")
+			if err != nil {
+				return err
+			}
+			if err := nd.WaitHeights(nd.hc, chains, 10, 120*time.Second); err != nil {
+				nd.stop()
+				return err
+			}
+			lat, cutLat, size, samples, err := scrapes(nd, cfg.scrapes)
+			if serr := nd.stop(); err == nil {
+				err = serr
+			}
+			if err != nil {
+				return err
+			}
+			slices.Sort(lat)
+			slices.Sort(cutLat)
+			ratio := pct(lat, 0.99) / pct(cutLat, 0.99)
+			ratios[i] = append(ratios[i], ratio)
+			p99s[i] = append(p99s[i], pct(lat, 0.99))
+			fmt.Printf("round %d %s: scrape %s; GET cut %s; p99 scrape/cut %.2f; %d bytes, %d samples\n", round, bin,
+				latencies(lat), latencies(cutLat), ratio, size, samples)
+		}
+	}
+	for i, bin := range bins {
+		fmt.Printf("%s: median over rounds of the scrape p99 %.2f ms, of p99 scrape/cut %.2f\n", bin, stats.Median(p99s[i]), stats.Median(ratios[i]))
+	}
+	return nil
 }
