@@ -82,8 +82,11 @@ type node struct {
 	peerSvc *transport.Service
 	peerLn  net.Listener
 	syncer  *actors.Syncer
-	// peerID is the peer id: the fingerprint of the peer API's certificate.
-	peerID string
+	// peerCert is the peer API's certificate, peerID its fingerprint (the node's peer id),
+	// peerHost the host the node announces to its peers.
+	peerCert *transport.PeerCertificate
+	peerID   string
+	peerHost string
 	// makeBlocksLn serves POST /make-blocks alone (mining.onDemand.port); nil without it.
 	makeBlocksLn  net.Listener
 	makeBlocksSrv *fasthttp.Server
@@ -136,6 +139,20 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		return nil, err
 	}
 	n.opts, n.budget = opts, budget
+	if peerLn != nil {
+		// The certificate before anything runs: making one (an RSA-4096 key) takes a second
+		// or more, which must not pass with the miner already at work.
+		n.peerHost = peerHost(cfg.P2P, peerLn.Addr().(*net.TCPAddr).IP)
+		if n.peerCert, err = n.peerCertificate(n.peerHost, opts.peerKey); err != nil {
+			n.close()
+			for _, l := range []net.Listener{ln, peerLn, mbLn} {
+				if l != nil {
+					l.Close()
+				}
+			}
+			return nil, err
+		}
+	}
 	n.ln = guard(ln, budget.service, "service", n)
 	n.peerLn = guard(peerLn, budget.peer, "peer", n)
 	n.makeBlocksLn = guard(mbLn, budget.makeBlock, "make-blocks", n)
@@ -294,12 +311,8 @@ func bindPorts(cfg *Config, v *ledger.Version) (service, peer net.Listener, err 
 func (n *node) startPeers() error {
 	self := n.peerLn.Addr().(*net.TCPAddr)
 	// What this node announces: --p2p-hostname, else the bound address (peerHost).
-	host := peerHost(n.cfg.P2P, self.IP)
+	host, cert := n.peerHost, n.peerCert
 	v, selfAddr := n.version, net.JoinHostPort(host, fmt.Sprint(self.Port))
-	cert, err := n.peerCertificate(host, n.opts.peerKey)
-	if err != nil {
-		return err
-	}
 	n.peerID = cert.ID
 	// Peers others offer may be on loopback or private addresses only where this node is on
 	// one itself (a network on one machine or a LAN), or the configuration says so; the
