@@ -61,6 +61,10 @@ type Config struct {
 	Backup    BackupConfig  `yaml:"backup"`
 	P2P       P2PConfig     `yaml:"p2p"`
 	Execution ExecConfig    `yaml:"execution"`
+
+	// chainwebOrigin: a chainweb-node file or flag configured the node (loadConfigWarn), whose
+	// APIs then bind every interface by default, as chainweb-node's (bindDefaults).
+	chainwebOrigin bool
 }
 
 // RuntimeConfig tunes the garbage collector. The GOGC and GOMEMLIMIT environment variables,
@@ -100,6 +104,8 @@ type ExecConfig struct {
 
 // P2PConfig configures the peer API and peer sync (chainweb-api.md §1.1, the P2P column).
 type P2PConfig struct {
+	// Interface is where the peer API listens; empty: 0.0.0.0, or 127.0.0.1 on the
+	// development network configured by our own keys alone (Config.bindDefaults).
 	Interface string `yaml:"interface"`
 	// Port of the peer API; 0 picks a free port.
 	Port int `yaml:"port"`
@@ -279,7 +285,7 @@ func DefaultConfig() Config {
 		LogFormat: "text",
 		LogHandle: "stderr",
 		ServiceAPI: ServiceAPIConfig{
-			Interface: "127.0.0.1", Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
+			Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
 		},
 		Store:   StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
 		Backup:  BackupConfig{Keep: store.DefaultBackupKeep},
@@ -290,7 +296,7 @@ func DefaultConfig() Config {
 			OnDemand: OnDemandConfig{StartBlocks: 2, ConfirmationDepth: 5, IdlePeriod: 30 * time.Second,
 				Interface: "127.0.0.1"},
 		},
-		P2P: P2PConfig{Interface: "127.0.0.1", Port: 1789,
+		P2P: P2PConfig{Port: 1789,
 			Throttling: ThrottlingConfig{Global: 50, PutPeer: 11, Mempool: 20}},
 		Execution: ExecConfig{
 			BlockGasLimit:       mempool.DefaultBlockGasLimit,
@@ -475,12 +481,6 @@ var options = []option{
 		func(c *Config) *int { return &c.P2P.MaxConnectionsPerAddress }),
 	listOpt("peer", "p2p.peers", "a peer to sync with, [ID@]HOST:PORT: its peer API's address, and the fingerprint of its certificate, which it must then present (repeatable)",
 		func(c *Config) *[]string { return &c.P2P.Peers }),
-	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
-		func(c *Config) *bool { return &c.Backup.API.Enabled }),
-	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
-		func(c *Config) *string { return &c.Backup.Directory }),
-	intOpt("backup-keep", "backup.keep", "backups the backup directory keeps; the oldest beyond are deleted when a backup ends",
-		func(c *Config) *int { return &c.Backup.Keep }),
 	stringOpt("p2p-hostname", "p2p.hostname", "host name or address this node announces to its peers as its peer API's (chainweb-node's flag)",
 		func(c *Config) *string { return &c.P2P.Hostname }),
 	stringOpt("p2p-certificate-chain", "p2p.certificateChain", "the peer API's certificate chain, PEM (chainweb-node's flag; needs a key)",
@@ -491,6 +491,12 @@ var options = []option{
 		func(c *Config) *string { return &c.P2P.Key }),
 	stringOpt("p2p-certificate-key-file", "p2p.keyFile", "file of the key of the peer API's certificate, PEM (chainweb-node's flag)",
 		func(c *Config) *string { return &c.P2P.KeyFile }),
+	boolOpt("enable-backup-api", "backup.api.enabled", "serve POST make-backup and GET check-backup/{id} (needs --backup-directory)",
+		func(c *Config) *bool { return &c.Backup.API.Enabled }),
+	stringOpt("backup-directory", "backup.directory", "where backups go, one directory per backup id (created if missing)",
+		func(c *Config) *string { return &c.Backup.Directory }),
+	intOpt("backup-keep", "backup.keep", "backups the backup directory keeps; the oldest beyond are deleted when a backup ends",
+		func(c *Config) *int { return &c.Backup.Keep }),
 	uint64Opt("block-gas-limit", "execution.blockGasLimit",
 		"most gas a command may ask for and a block this node builds may spend (at most 180000)",
 		func(c *Config) *uint64 { return &c.Execution.BlockGasLimit }),
@@ -593,10 +599,12 @@ func loadConfigWarn(args []string, stderr io.Writer, positional bool, warnTo fun
 		switch {
 		case f.Name == "network" || f.Name == "chainweb-version":
 			origin.network = true
+			origin.chainweb = origin.chainweb || f.Name == "chainweb-version"
 		case !ourFlags[f.Name]:
 			origin.chainweb = true
 		}
 	})
+	cfg.chainwebOrigin = origin.chainweb // the interfaces' defaults follow it (bindDefaults)
 	if origin.chainweb && !origin.network {
 		// chainweb-node's default network (DECISIONS.md): a chainweb-node configuration
 		// that names none is one for mainnet01. Ours alone keep ours, development.
@@ -851,6 +859,7 @@ func (c *Config) finish() error {
 	if err := checkLogHandle(c.LogHandle); err != nil {
 		return err
 	}
+	c.bindDefaults()
 	c.ServiceAPI.Interface = listenHost(c.ServiceAPI.Interface)
 	c.P2P.Interface = listenHost(c.P2P.Interface)
 	c.Mining.OnDemand.Interface = listenHost(c.Mining.OnDemand.Interface)

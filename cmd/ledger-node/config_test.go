@@ -79,7 +79,8 @@ var (
 )
 
 // networkDefaults are the keys whose defaults depend on the network: --network changes them too.
-var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true}
+var networkDefaults = map[string]bool{"mining.mode": true, "mining.blockDelay": true,
+	"serviceApi.interface": true, "p2p.interface": true}
 
 // derivedKeys are keys whose default follows another flag's value.
 var derivedKeys = map[string][]string{

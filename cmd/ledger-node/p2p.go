@@ -16,6 +16,24 @@ import (
 // The peer API's transport settings (DECISIONS.md, "binding" and "peer API transport"): its
 // certificate, the host it announces, and what the peer infos of the configuration say.
 
+// bindDefaults fills the interfaces left empty (DECISIONS.md, "binding"): 0.0.0.0 (chainweb's
+// "*") for the service and peer APIs, as chainweb-node binds them, on every network but
+// development, and on any network configured by a chainweb-node file or flag (devnet's
+// containers must reach each other's peer port); the development network with our own
+// settings alone keeps 127.0.0.1, so that `make run` stays on the machine.
+func (c *Config) bindDefaults() {
+	def := "0.0.0.0"
+	if c.Network == "development" && !c.chainwebOrigin {
+		def = "127.0.0.1"
+	}
+	if c.ServiceAPI.Interface == "" {
+		c.ServiceAPI.Interface = def
+	}
+	if c.P2P.Interface == "" {
+		c.P2P.Interface = def
+	}
+}
+
 // check checks the peer settings: peer infos, the announced host name, and a given
 // certificate (read and parsed here, so that a bad one is a configuration error at start).
 func (p *P2PConfig) check() error {

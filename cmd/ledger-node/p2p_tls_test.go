@@ -302,6 +302,41 @@ func init() {
 	flagValues["p2p-certificate-key-file"] = "/nonexistent/key.pem"
 }
 
+// Both APIs bind 0.0.0.0 (chainweb's "*") on every network but development, and on development
+// when a chainweb-node file or flag configures the node; development with our own settings
+// keeps 127.0.0.1; a named interface always wins.
+func TestBindingDefaults(t *testing.T) {
+	dir := t.TempDir()
+	cwFile := filepath.Join(dir, "chainweb.yaml")
+	os.WriteFile(cwFile, []byte("chainweb:\n  chainwebVersion: development\n"), 0o600)
+	ours := filepath.Join(dir, "ours.yaml")
+	os.WriteFile(ours, []byte("network: development\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "127.0.0.1"},
+		{[]string{"--config-file", ours}, "127.0.0.1"},
+		{[]string{"--network", "mainnet01"}, "0.0.0.0"},
+		{[]string{"--network", "testnet04"}, "0.0.0.0"},
+		{[]string{"--config-file", cwFile}, "0.0.0.0"},
+		{[]string{"--chainweb-version", "development"}, "0.0.0.0"},
+		{[]string{"--network", "mainnet01", "--service-interface", "10.0.0.1", "--p2p-interface", "10.0.0.2"}, ""},
+	} {
+		cfg, _, err := loadConfig(c.args, io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		svc, p2p := c.want, c.want
+		if c.want == "" {
+			svc, p2p = "10.0.0.1", "10.0.0.2"
+		}
+		if cfg.ServiceAPI.Interface != svc || cfg.P2P.Interface != p2p {
+			t.Errorf("%v: service API on %s, peer API on %s; want %s and %s", c.args, cfg.ServiceAPI.Interface, cfg.P2P.Interface, svc, p2p)
+		}
+	}
+}
+
 // --p2p-hostname is what a node announces: its peer lists it at that name, and its /config says
 // it.
 func TestAnnouncedHostname(t *testing.T) {
