@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
+	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pow"
 )
 
 // scrape reads GET path on the node and parses it with Prometheus' own text-format parser,
@@ -340,5 +343,44 @@ func TestAlertingMetrics(t *testing.T) {
 	age, _ := sample(after, "ledger_node_chain_head_age_seconds", "chain", "0")
 	if age < 0 || headTime <= 0 {
 		t.Errorf("chain 0's head: created %v, %v s old", headTime, age)
+	}
+}
+
+// A node syncing from a peer reports the peer's cut height, and no lag once it has its blocks;
+// a node without peers reports both at 0.
+func TestSyncLagMetrics(t *testing.T) {
+	t.Parallel() // waits on a peer
+	tg, err := pow.TargetFromDifficulty(ledger.U256{1 << 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := nodeOptions{genesisTarget: &tg, workers: 1}
+	dirA := t.TempDir()
+	a := startNodeOpts(t, opts, "--data-dir", dirA, "--miner-key", devMinerKey)
+	waitCut(t, a.url, 4)
+	a.stop()
+	a = startNodeOpts(t, opts, "--data-dir", dirA, "--mining", "off")
+	alone := scrape(t, a.url, "/metrics")
+	for _, name := range []string{"ledger_node_sync_lag_blocks", "ledger_node_sync_peer_cut_height"} {
+		if v, ok := sample(alone, name); !ok || v != 0 || alone[name].GetHelp() == "" || alone[name].GetType() != dto.MetricType_GAUGE {
+			t.Errorf("%s on a node without peers: %v (present %v), want a gauge at 0", name, v, ok)
+		}
+	}
+	height := float64(fetchCut(t, a.url).Height)
+
+	b := startNodeOpts(t, opts, "--data-dir", t.TempDir(), "--mining", "off", "--peer", a.p2p)
+	var mfs map[string]*dto.MetricFamily
+	if !hangguard.Wait(func() bool {
+		mfs = scrape(t, b.url, "/metrics")
+		peer, _ := sample(mfs, "ledger_node_sync_peer_cut_height")
+		own, _ := sample(mfs, "ledger_node_cut_height")
+		return peer == height && own == height
+	}) {
+		peer, _ := sample(mfs, "ledger_node_sync_peer_cut_height")
+		own, _ := sample(mfs, "ledger_node_cut_height")
+		t.Fatalf("%s: peer cut height %v, own %v", hangguard.Failure(fmt.Sprintf("the peer's cut height %v seen and reached", height)), peer, own)
+	}
+	if lag, _ := sample(mfs, "ledger_node_sync_lag_blocks"); lag != 0 {
+		t.Errorf("sync_lag_blocks = %v at the peer's cut", lag)
 	}
 }
