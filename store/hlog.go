@@ -899,11 +899,11 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	case cut.intact > 0:
 		lg.Error("store: headers.log is damaged: it is cut at the first bad record, and the headers after it are "+
 			"dropped (they are mined again or fetched from peers); the cut-off bytes are saved aside",
-			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "intact_records_after_damage", cut.intact,
-			"saved_to", cut.path)
+			"file", logPath, "offset", end, "bytesCut", cut.bytes, "intactRecordsAfterDamage", cut.intact,
+			"savedTo", cut.path)
 	case cut.bytes > 0 || torn:
 		lg.Warn("store: header log ends in a torn or damaged record; discarding it and everything after",
-			"file", logPath, "offset", end, "bytes_cut", cut.bytes, "saved_to", cut.path)
+			"file", logPath, "offset", end, "bytesCut", cut.bytes, "savedTo", cut.path)
 	}
 	if problem == "" && end < ih.covered {
 		problem = fmt.Sprintf("it covers %d bytes of the log, which was cut at %d", ih.covered, end)
@@ -949,7 +949,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	switch {
 	case problem != "":
 		if size > logHeaderSize || problem != "the index file is missing" {
-			lg.Warn("store: rebuilding the header index from the header log", "dir", dir, "reason", problem, "log_bytes", end)
+			lg.Warn("store: rebuilding the header index from the header log", "dir", dir, "reason", problem, "logBytes", end)
 		}
 		idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 		if err != nil {
@@ -969,7 +969,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			from == logHeaderSize && used > records {
 			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
 				"reason", fmt.Sprintf("%d used slots, the header counts %d, the log holds %d records", used, ih.entries, records),
-				"log_bytes", end)
+				"logBytes", end)
 			syscall.Munmap(idxMap)
 			idxF.Close()
 			if idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end); err != nil {
@@ -996,7 +996,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		// written; any other number means the slot area is damaged, and the log decides.
 		if kept := countSlotsBelow(oldSlots, ih.covered); kept != ih.entries {
 			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
-				"reason", fmt.Sprintf("%d durable slots where the header counts %d", kept, ih.entries), "log_bytes", end)
+				"reason", fmt.Sprintf("%d durable slots where the header counts %d", kept, ih.entries), "logBytes", end)
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 		} else {
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(ih.slots, oldSlots, ih.covered, logMap, ih.covered, end)
@@ -1004,7 +1004,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 				// "covered" is not a record boundary (the whole log was verified, so the
 				// records are fine): the index header lies, and the log decides.
 				lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
-					"reason", fmt.Sprintf("its covered mark %d is not a record boundary", ih.covered), "log_bytes", end)
+					"reason", fmt.Sprintf("its covered mark %d is not a record boundary", ih.covered), "logBytes", end)
 				idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 			} else if err == nil && end > ih.covered {
 				lg.Info("store: indexed header-log records written since the last checkpoint", "dir", dir,

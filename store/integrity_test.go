@@ -629,7 +629,7 @@ func TestOpenWarnsOfBlocksBeyondHeads(t *testing.T) {
 	defer db.Close()
 	out := logs.String()
 	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "left the cut") ||
-		!strings.Contains(out, "blocks_left_cut=4") || !strings.Contains(out, "chains=[3]") {
+		!strings.Contains(out, "blocksLeftCut=4") || !strings.Contains(out, "chains=[3]") {
 		t.Fatalf("Open logged:\n%s", out)
 	}
 	checkAll(t, db, hs) // the headers themselves are kept

@@ -201,7 +201,7 @@ func (db *DB) indexTailTops(from, end uint64, done string, tops map[ledger.Chain
 // dropLostEntries deletes the height-index entries whose record is not in the log below end.
 func (db *DB) dropLostEntries(indexed, end uint64) error {
 	db.lg.Warn("store: the header log is shorter than the height index expects (lost in a power cut, or damaged); dropping index entries of the lost headers",
-		"log_end", end, "indexed_end", indexed)
+		"logEnd", end, "indexedEnd", indexed)
 	v := db.hl.view.Load()
 	b := new(leveldb.Batch)
 	it := db.ldb.NewIterator(&util.Range{Start: []byte{tagHeight}, Limit: []byte{tagHeight + 1}}, nil)
@@ -262,7 +262,7 @@ func (db *DB) warnBeyondHeads(tops map[ledger.ChainID]uint64) {
 		slices.Sort(chains)
 		db.lg.Warn("store: blocks stored above the recorded heads left the cut: goleveldb lost the writes that made them heads "+
 			"(a torn or truncated journal); the node resumes from the recorded heads, and fetches or mines them again",
-			"blocks_left_cut", left, "chains", chains)
+			"blocksLeftCut", left, "chains", chains)
 	}
 }
 
