@@ -23,8 +23,13 @@ import (
 )
 
 func main() {
+	isProcess = true
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// isProcess is set by main: run is the process, not a test calling it, so the node's logger
+// may become slog's default, which tests share.
+var isProcess bool
 
 // stopSignals stop a running node gracefully: SIGINT, SIGTERM, and SIGHUP, which chainweb-node
 // treats as a fatal signal too (it logs it and stops). Each is logged. A SIGHUP the node was
@@ -109,6 +114,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer closeLog()
 	log := newLogger(cfg, logTo)
+	if isProcess {
+		// What logs through slog's default (a part opened without a logger) or the standard
+		// log package is a record of the node's log too, not a plain line.
+		slog.SetDefault(log)
+	}
 	// fail logs why the node stops, and the last line; when the log goes to a file, the
 	// reason is said on stderr too, where whoever started the node looks.
 	fail := func(err error, advice ...string) int {
