@@ -408,7 +408,7 @@ func TestStartFailureIsLogged(t *testing.T) {
 
 	// A configuration refused while JSON was asked for is refused in JSON, with exit code 2.
 	stderr.Reset()
-	if code := run([]string{"--log-format", "json", "--service-port", "lots"}, io.Discard, &stderr); code != 2 {
+	if code := run([]string{"--log-format", "JSON", "--service-port", "lots"}, io.Discard, &stderr); code != 2 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	recs = jsonLines(t, "stderr", stderr.String())

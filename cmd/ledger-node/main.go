@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		if strings.EqualFold(cfg.LogFormat, "json") {
 			// The configuration asked for JSON as far as it was read: the refusal is JSON too.
-			cfg.LogLevel = "info"
+			cfg.LogLevel, cfg.LogFormat = "info", "json" // not finished: any case was asked for
 			log := newLogger(cfg, stderr)
 			for _, w := range warnings {
 				log.Warn(w)
