@@ -16,7 +16,7 @@ import (
 // chainweb-node's configuration (chainweb-mining-and-config.md §3), read so that an operator's
 // files and flags work unchanged: its chainweb: and logging: sections map onto Config, and its
 // flags onto ours. chainweb-node ignores keys it does not know; a key that has no meaning here
-// (TLS, sessions, throttling, Pact tuning this node does not have) is ignored too, with one
+// (p2p.tls, sessions, Pact tuning this node does not have) is ignored too, with one
 // warning each, so that nothing is dropped silently.
 
 // keyRule is what a chainweb-node key does here: apply sets our setting from the value; a nil

@@ -355,4 +355,7 @@ func TestAnnouncedHostname(t *testing.T) {
 	if got := lookup(cfg, "p2p.tls"); got != "true" {
 		t.Errorf("/config: p2p.tls %q, want true", got)
 	}
+	if got := lookup(cfg, "p2p.peers"); !strings.Contains(got, "id: "+a.node.peerID) {
+		t.Errorf("/config: p2p.peers %q, want the configured peer with its id %s", got, a.node.peerID)
+	}
 }

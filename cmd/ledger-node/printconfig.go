@@ -200,7 +200,8 @@ func chainwebConfigJSON(cfg Config, self string) []byte {
 	peers := []any{}
 	for _, s := range cfg.P2P.Peers {
 		if p, err := transport.ParsePeerInfo(s); err == nil {
-			peers = append(peers, p)
+			// A map, so that the keys come sorted as everywhere in this document.
+			peers = append(peers, map[string]any{"id": p.ID, "address": map[string]any{"hostname": p.Address.Hostname, "port": p.Address.Port}})
 		}
 	}
 	mining := cfg.Mining.Mode != "off"
