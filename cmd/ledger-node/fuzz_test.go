@@ -54,26 +54,30 @@ func FuzzHeaderFile(f *testing.F) {
 	})
 }
 
-// FuzzKnownPeerInfo: chainweb's --known-peer-info [PEERID@]HOST:PORT is refused or yields an
-// address the peer list takes (what PUT cut/peer checks), the one after the id.
+// FuzzKnownPeerInfo: chainweb's --known-peer-info [PEERID@]HOST:PORT is refused or yields a
+// peer info the peer list takes (what PUT cut/peer checks), which keeps the id and whose
+// address is the one after the id.
 func FuzzKnownPeerInfo(f *testing.F) {
 	f.Add("bootstrap-node:1789")
 	f.Add("x5X1ldQfpFpTYC6Lq4u5ks5YWELLqs0wMpGngVWvXUo@bootstrap-node:1789")
 	f.Add("[::1]:1789")
 	f.Add("@:0")
 	f.Fuzz(func(t *testing.T, s string) {
-		addr, err := parseKnownPeer(s)
+		text, err := parseKnownPeer(s)
 		if err != nil {
 			return
 		}
-		p, err := transport.ParsePeerAddr(addr)
-		if err != nil || p.String() != addr {
-			t.Fatalf("%q gave %q, which the peer list refuses: %v", s, addr, err)
+		p, err := transport.ParsePeerInfo(text)
+		if err != nil || p.Text() != text {
+			t.Fatalf("%q gave %q, which the peer list refuses: %v", s, text, err)
 		}
-		if _, rest, ok := strings.Cut(s, "@"); ok {
-			if q, err := transport.ParsePeerAddr(rest); err != nil || q.String() != addr {
-				t.Fatalf("%q gave %q, not the address after the id", s, addr)
+		if id, rest, ok := strings.Cut(s, "@"); ok {
+			q, err := transport.ParsePeerAddr(rest)
+			if err != nil || q.String() != p.String() || p.ID == nil || *p.ID != id {
+				t.Fatalf("%q gave %q, not the id and the address after it", s, text)
 			}
+		} else if p.ID != nil {
+			t.Fatalf("%q gave an id: %q", s, text)
 		}
 	})
 }
