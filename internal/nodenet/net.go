@@ -91,7 +91,7 @@ func (nt *Net) Nodes() []*Node {
 // The lines of the node's standard output that name its addresses.
 var (
 	serviceLine = regexp.MustCompile(`service API on http://127\.0\.0\.1:(\d+)/`)
-	peerLine    = regexp.MustCompile(`peer API on http://127\.0\.0\.1:(\d+)/`)
+	peerLine    = regexp.MustCompile(`peer API on https?://127\.0\.0\.1:(\d+)/`) // HTTPS since issue 36
 )
 
 // startTimeout bounds a node's start, up to printing its addresses: a hang guard.
