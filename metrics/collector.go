@@ -329,15 +329,24 @@ func (c *collector) chain(id int) string {
 	return strconv.Itoa(id)
 }
 
-// collectRequests reports the route classes that served a request.
+// collectRequests reports every route class: its 200 series from the first scrape (at zero
+// until a request comes, so that rates and alerts see the series), each other status once a
+// request got it (every status of every route at zero would be thousands of series), and the
+// latency histogram once there is a request to measure.
 func collectRequests(ch chan<- prometheus.Metric, rcs []transport.RouteCounts) {
 	for _, rc := range rcs {
+		ok := false
 		for _, s := range rc.Statuses {
 			code := "other"
 			if s.Status != transport.StatusOther {
 				code = strconv.Itoa(s.Status)
 			}
+			ok = ok || s.Status == 200
 			counter(ch, httpRequests, float64(s.Count), rc.API, rc.Method, rc.Route, code)
+		}
+		// The classes that never answer 200 (unmatched, refused, CORS preflights) get no zero.
+		if !ok && rc.Method != "" && rc.Route != "preflight" {
+			counter(ch, httpRequests, 0, rc.API, rc.Method, rc.Route, "200")
 		}
 		if rc.Latency.Count > 0 {
 			histogram(ch, httpSeconds, rc.Latency, rc.API, rc.Method, rc.Route)

@@ -208,7 +208,7 @@ func TestMetricsOfAMiningNode(t *testing.T) {
 	if a, _ := sample(after, "ledger_node_http_request_duration_seconds", sendRoute...); a != 3 {
 		t.Errorf("http_request_duration_seconds for /send: %v observations, want 3", a)
 	}
-	rises("ledger_node_http_requests_total", "route", "cut", "code", "200")
+	rises("ledger_node_http_requests_total", "api", "service", "route", "cut", "code", "200")
 	rises("ledger_node_http_requests_total", "method", "GET", "route", "/metrics", "code", "200") // the scrapes
 	if a, _ := sample(after, "ledger_node_sse_subscribers"); a != 1 {
 		t.Errorf("sse_subscribers = %v with one stream open", a)
