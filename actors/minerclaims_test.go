@@ -15,7 +15,9 @@ func TestClaimsOneBlockPerParent(t *testing.T) {
 	p1, p2 := ledger.Hash{1}, ledger.Hash{2}
 	// Two workers share chain 3's parent p1 (more workers than chains): both may search it,
 	// only the first to find submits.
-	if !cs.acquire(3, p1, 10) || !cs.acquire(3, p1, 10) {
+	first := cs.acquire(3, p1, 10)
+	second := cs.acquire(3, p1, 10)
+	if !first || !second {
 		t.Fatal("two workers could not share a parent")
 	}
 	if !cs.solve(3, p1) {
