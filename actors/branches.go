@@ -153,7 +153,7 @@ func (x *Executor) branchTo(p *ledger.Header) (*branchHead, error) {
 			if err != nil {
 				return nil, fmt.Errorf("block %d %s of the branch: %w", h.Height, h.Hash, err)
 			}
-			if k, err = x.keep(h, view, keys, gas); err != nil {
+			if k, err = x.keep(h, view, keys, gas, payload); err != nil {
 				return nil, err
 			}
 		}
@@ -164,10 +164,10 @@ func (x *Executor) branchTo(p *ledger.Header) (*branchHead, error) {
 	return b, nil
 }
 
-// keep records block h in view, which executed it (the block's hash and request keys,
-// chain.RecordBlock) unless it holds them already, and keeps its writes.
-func (x *Executor) keep(h *ledger.Header, view *state.View, keys []api.Hash, gas uint64) (*keptBlock, error) {
-	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
+// keep records block h in view, which executed its payload p (the block's hash, request keys
+// and transfers, chain.RecordBlock), and keeps its writes.
+func (x *Executor) keep(h *ledger.Header, view *state.View, keys []api.Hash, gas uint64, p *ledger.PayloadWithOutputs) (*keptBlock, error) {
+	if err := chain.RecordBlock(view, h.Hash, h.Height, keys, p); err != nil {
 		return nil, err
 	}
 	return x.keepFrozen(h, view, keys, gas)
@@ -199,7 +199,7 @@ func (x *Executor) validateOnBranch(h, parent *ledger.Header, p *ledger.PayloadW
 		x.keepBranch(b)
 		return err
 	}
-	k, err := x.keep(h, view, keys, gas)
+	k, err := x.keep(h, view, keys, gas, p)
 	if err != nil {
 		return err
 	}

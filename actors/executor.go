@@ -35,9 +35,9 @@ import (
 //   - on a reorg, rewinds the state to the fork point and applies the new branch
 //     (chain.RouteTo), each block from the writes kept when it was validated or applied
 //     before (branches.go), executing only those no longer kept;
-//   - records each block's hash and request-key index in the state (chain.RecordBlock), so
-//     that they are versioned (and rewound) with it: "is this transaction on chain as of
-//     block N" is a read.
+//   - records each block's hash, request-key index and transfers by account in the state
+//     (chain.RecordBlock), so that they are versioned (and rewound) with it: "is this
+//     transaction on chain as of block N" and "the account's transfers" are reads.
 //
 // Reads never go through the actor: Poll, Local, CanPay and Contains read views of the state
 // at the published head (or below it), concurrently with the actor's writes.
@@ -445,7 +445,7 @@ func (x *Executor) apply(h *ledger.Header) error {
 			x.counts.replayed.Add(1)
 		}
 	}
-	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
+	if err := chain.RecordBlock(view, h.Hash, h.Height, keys, p); err != nil {
 		return err
 	}
 	if err := x.writable("apply", h); err != nil {
@@ -684,7 +684,7 @@ func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	if err != nil {
 		return err
 	}
-	_, err = x.keep(h, view, keys, gas)
+	_, err = x.keep(h, view, keys, gas, p)
 	return err
 }
 

@@ -27,7 +27,7 @@ func TestRepairPactState(t *testing.T) {
 				base = uint64(i - 1)
 			}
 			view := st.View(base).(*state.View)
-			if err := chain.RecordBlock(view, h, nil); err != nil {
+			if err := chain.RecordBlock(view, h, 0, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.Apply(view, uint64(i)); err != nil {

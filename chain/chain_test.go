@@ -97,7 +97,7 @@ func newDevChain(t *testing.T) *devChain {
 
 func (d *devChain) apply(view *state.View, h *ledger.Header, keys []api.Hash) {
 	d.t.Helper()
-	if err := chain.RecordBlock(view, h.Hash, keys); err != nil {
+	if err := chain.RecordBlock(view, h.Hash, h.Height, keys, nil); err != nil {
 		d.t.Fatal(err)
 	}
 	if err := d.st.Apply(view, h.Height); err != nil {

@@ -13,6 +13,9 @@
 //	execute.go  another block's payload executed and checked against its outputs (Execute)
 //	records.go  the node's records in the state, versioned with each block: the block the state
 //	            is at and the request-key index (TxLocation), as typed data
+//	transfers.go the index of transfers by account (the TRANSFER events of any module, coin's
+//	            TRANSFER_XCHAIN with its target chain), one of those records: rewound with
+//	            forks, kept across restarts (AccountTransfers reads it)
 //	route.go    how a state reaches a block: the fork point to rewind to and the blocks to
 //	            replay (RouteTo)
 //	spv.go      SPV output proofs: making one along the chain graph, checking one against a

@@ -17,6 +17,7 @@ import (
 //	"b"               the hash of the block the state is at (32 bytes)
 //	"r:" request key  the transaction's TxLocation: its block's hash, then its index in the
 //	                  block (u32 BE)
+//	"tc:", "te:"      the index of transfers by account (transfers.go)
 const (
 	recBlock    = "b"
 	recTxPrefix = "r:"
@@ -29,9 +30,13 @@ type TxLocation struct {
 	Index int
 }
 
-// RecordBlock records in view, which builds block hash, that the state is at that block, and
-// where each of its transactions (request keys in block order) is.
-func RecordBlock(view *state.View, hash ledger.Hash, keys []api.Hash) error {
+// RecordBlock records in view, which builds block hash at height, that the state is at that
+// block, where each of its transactions (request keys in block order) is, and the transfers of
+// its payload p (transfers.go; nil: none).
+func RecordBlock(view *state.View, hash ledger.Hash, height uint64, keys []api.Hash, p *ledger.PayloadWithOutputs) error {
+	if err := recordTransfers(view, hash, height, p); err != nil {
+		return err
+	}
 	var buf [ledger.HashSize + 4]byte
 	copy(buf[:], hash[:])
 	var name [len(recTxPrefix) + len(api.Hash{})]byte
