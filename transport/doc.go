@@ -5,7 +5,7 @@
 // It is built from small shared pieces so the later APIs (contract endpoints, backups, the peer
 // API on its own port) can reuse them:
 //
-//	router.go      route table: literal segments and parsed {chain}/{…Hash} captures, matched
+//	router.go      route table: literal segments and parsed {chain}/{…Hash}/{account} captures, matched
 //	               against the raw path with each segment percent-decoded on its own (no
 //	               normalization: %2F, //, . and .. never lead to another route)
 //	middleware.go  common headers, panic guard, CORS preflight, routing failures (each 4xx
@@ -31,6 +31,9 @@
 //	               peeraddr.go which addresses may be peers (AddressPolicy) and its dialer
 //	makeblocks.go  POST /make-blocks (on-demand mining), on the service API or its own port
 //	explorer.go    the explorer page (package explorer) at / and its status
+//	accounts.go    GET …/account/{account}/transfers: an account's transfers across chains,
+//	               newest first, paged with per-chain cursors, over a TransferIndex
+//	               (actors.Runtime reading chain/transfers.go's index)
 //	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the
 //	               `pact -s` server; transport/contractapi the API's types, which the node and
 //	               pact/server implement

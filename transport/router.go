@@ -18,6 +18,7 @@ type params struct {
 	chain ledger.ChainID // {chain}
 	hash  ledger.Hash    // the route's {…Hash} capture, if any
 	id    uint64         // the route's {…Id} capture, if any
+	text  string         // the route's {account} capture (path-decoded), if any
 }
 
 // handlerFunc serves one route. Captures arrive parsed: a handler never sees a chain outside the
@@ -31,6 +32,7 @@ const (
 	segChain           // decimal chain id that exists in the version
 	segHash            // 43-character base64url hash; the name is used in error messages
 	segID              // canonical decimal uint64 (a backup id); anything else does not match: 404
+	segText            // any non-empty segment (an account name); the handler checks it
 )
 
 type segment struct {
@@ -87,6 +89,8 @@ func (r *router) handle(method, pattern string, h handlerFunc) {
 			rt.segs = append(rt.segs, segment{kind: segHash, text: s[1 : len(s)-1]})
 		case strings.HasPrefix(s, "{") && strings.HasSuffix(s, "Id}"):
 			rt.segs = append(rt.segs, segment{kind: segID, text: s[1 : len(s)-1]})
+		case s == "{account}":
+			rt.segs = append(rt.segs, segment{kind: segText, text: "account"})
 		case strings.ContainsAny(s, "{}") || s == "":
 			panic("transport: bad route pattern " + pattern)
 		default:
@@ -378,6 +382,11 @@ func (r *router) matchSegs(pattern []segment, rest [][]byte, p *params) (capErr 
 				continue
 			}
 			p.id = n
+		case segText:
+			if len(rest[j]) == 0 {
+				return "", -1, false
+			}
+			p.text = string(rest[j])
 		case segHash:
 			h, err := ledger.ParseHashBytes(rest[j])
 			if err != nil {

@@ -58,6 +58,9 @@ type ServiceConfig struct {
 	// Explorer serves the explorer page at / (explorer.go) with this status; nil leaves the
 	// page out (404).
 	Explorer func() explorer.Status
+	// Transfers serves GET …/account/{account}/transfers (accounts.go), the account's transfers
+	// across chains; nil leaves it out (404), as on a node that executes no Pact.
+	Transfers TransferIndex
 	// Mining serves the mining API for external miners, GET …/mining/work, POST
 	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
 	// the API is off unless the operator enables mining coordination.
@@ -216,6 +219,10 @@ func (s *Service) routes() {
 		s.contract.register(r, "chain/{chain}/pact/api/v1")
 		s.contract.register(r, "chain/{chain}/contract/api/v1")
 		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+	}
+
+	if s.cfg.Transfers != nil {
+		r.handle(fasthttp.MethodGet, "account/{account}/transfers", s.getTransfers)
 	}
 
 	if s.cfg.Explorer != nil {

@@ -225,6 +225,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			cc, _ := rt.Contract(c) // every chain of the version has one
 			return priv.Contract(c, cc, rt.EvalSlots())
 		}
+		scfg.Transfers = rt // the index of transfers by account, read from the Pact states
 	}
 	n.wireMetrics(&scfg)
 	n.svc = transport.NewService(scfg)
