@@ -329,3 +329,141 @@ func TestExplorerServedAndOff(t *testing.T) {
 		}
 	}
 }
+
+// The four bugs of issue 34, on a node that mined a few blocks and then runs without mining, so
+// that a sent transaction stays pending and no block comes from the stream (as on a node that
+// only imported headers). Fork siblings and a missing payload are made by a stand-in for fetch
+// in the page.
+func TestExplorerIssue34Bugs(t *testing.T) {
+	ctx, pageErrors := browser(t)
+	dir := t.TempDir()
+	miner := startMiningNode(t, dir)
+	waitCut(t, miner.url, 2)
+	miner.stop()
+	n := startNodeOpts(t, nodeOptions{genesisTarget: testTarget(t), workers: 1}, "--data-dir", dir, "--mining", "off")
+	var cut struct {
+		Hashes map[string]struct {
+			Hash   string `json:"hash"`
+			Height int    `json:"height"`
+		} `json:"hashes"`
+	}
+	getJSON(t, n.url+"/chainweb/0.0/development/cut", "", &cut)
+	tip := cut.Hashes["0"].Hash
+
+	// The home page lists blocks though the stream brings none: it does not wait forever.
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/"), chromedp.WaitVisible(chromedp.CSS("#chain-19"))); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "#recent table", short(tip))
+
+	// A transaction sent while the page is open shows in the mempool panel when the panel
+	// refreshes (it printed [object HTMLTableElement],[object HTMLParagraphElement]).
+	cmd := devtx.Transfer("sender00", "sender01", "1.25", "0").Build()
+	send(t, n.url, 0, cmd)
+	rk := cmd.Hash.String()
+	waitText(t, ctx, "#mempool", short(rk))
+	if mp := textOf(t, ctx, "#mempool"); strings.Contains(mp, "[object") {
+		t.Fatalf("mempool panel: %s", mp)
+	}
+	if got := textOf(t, ctx, "#mempool table"); !strings.Contains(got, "0") {
+		t.Fatalf("mempool counts: %s", got)
+	}
+
+	// Searching a pending request key opens its transaction page, which says it is pending; an
+	// unknown one opens the transaction page too, which says not found (both opened accounts).
+	search := func(q, want string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#q"), q), chromedp.Click(chromedp.CSS("#search button"))); err != nil {
+			t.Fatal(err)
+		}
+		var loc string
+		for end := hangguard.Deadline(); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			var err error
+			if loc, err = chromedp.Run(ctx, chromedp.Location()); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(loc, want) {
+				return
+			}
+		}
+		t.Fatalf("search %s ended at %s, want %s", q, loc, want)
+	}
+	search(rk, "#/tx/"+rk)
+	waitText(t, ctx, ".notice", "Pending in the mempool of chain 0")
+	unknown := strings.Repeat("Q", 43)
+	search(unknown, "#/tx/"+unknown)
+	waitText(t, ctx, ".notice", "Not found")
+
+	// Stand-ins: the header range of chain 0 gets 25 fork siblings ahead of the real headers,
+	// served with the limit and next cursor as the node pages them; payloads answer 404.
+	stub := `(() => {
+	  const real = window.fetch;
+	  window.fetch = async (url, opts) => {
+	    const u = new URL(url, location.href);
+	    if (/\/chain\/0\/header$/.test(u.pathname) && u.searchParams.has('minheight')) {
+	      const limit = Number(u.searchParams.get('limit') || 1e9), start = Number(u.searchParams.get('next') || 0);
+	      const q = new URLSearchParams(u.searchParams); q.delete('limit'); q.delete('next');
+	      const all = await (await real(u.pathname + '?' + q, opts)).json();
+	      const fakes = [];
+	      for (let i = 0; i < 25; i++) fakes.push(Object.assign({}, all.items[0], { hash: ('sibling' + i).padEnd(43, 'x'), parent: 'y'.repeat(43) }));
+	      const items = fakes.concat(all.items), page = items.slice(start, start + limit);
+	      const next = start + limit < items.length ? String(start + limit) : null;
+	      return new Response(JSON.stringify({ limit: page.length, items: page, next }), { headers: { 'Content-Type': 'application/json' } });
+	    }
+	    if (u.pathname.includes('/payload/')) return new Response('not found', { status: 404 });
+	    return real(url, opts);
+	  };
+	  return true;
+	})()`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](stub)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The chain page shows the tip though its window holds more siblings than the limit, and
+	// marks the siblings as orphans.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(location.hash = '#/chain/0', true)`)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "h1", "Chain 0")
+	rows := textOf(t, ctx, "#blocks table")
+	if !strings.Contains(rows, short(tip)) {
+		t.Fatalf("chain page lacks the tip %s:\n%s", tip, rows)
+	}
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll('#blocks tbody tr')).map(r => r.classList.contains('orphan') ? 'orphan' : r.querySelector('a').getAttribute('href'))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphans := 0
+	for _, m := range marks {
+		if m == "orphan" {
+			orphans++
+		}
+	}
+	if len(marks) != 25+min(cut.Hashes["0"].Height+1, 20) || marks[0] != "#/block/0/"+tip || orphans != 25 {
+		t.Fatalf("chain page rows %v, want the tip first and 25 orphans", marks)
+	}
+	if got := textOf(t, ctx, "#blocks"); strings.Count(got, "orphan") != 25 {
+		t.Fatalf("orphan markers on the page: %s", got)
+	}
+
+	// A block whose payload the node lacks shows its header and says the payload is missing.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(location.hash = '#/block/0/%s', true)`, tip))); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, ".notice", "not the payload")
+	if page := textOf(t, ctx, "main"); !strings.Contains(page, tip) || !strings.Contains(page, fmt.Sprintf("Block %d of chain 0", cut.Hashes["0"].Height)) {
+		t.Fatalf("block page without payload: %s", page)
+	}
+	if errs := pageErrors(); len(errs) > 0 {
+		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// short is the page's abbreviation of a hash.
+func short(h string) string {
+	if len(h) > 16 {
+		return h[:10] + "…" + h[len(h)-4:]
+	}
+	return h
+}

@@ -163,6 +163,17 @@ function connectStream() {
   });
 }
 
+// seedRecent fills the recent list with the cut's tips, newest first, so that the home page
+// shows blocks before the stream brings any (a node that only imported headers brings none).
+async function seedRecent() {
+  const cut = await fetchJSON(api('cut'));
+  const tips = await Promise.all(Object.entries(cut.hashes).map(([c, e]) =>
+    fetchJSON(api(`chain/${c}/header/${e.hash}`), { headers: OBJECT_HEADERS }).catch(() => null)));
+  if (S.recent.length > 0) return; // the stream came first
+  S.recent = tips.filter(h => h).sort((a, b) => b.creationTime - a.creationTime).slice(0, RECENT)
+    .map(h => ({ chain: h.chainId, height: h.height, hash: h.hash, txs: '?', time: h.creationTime }));
+}
+
 async function loadStatus() {
   try { S.status = await fetchJSON('/explorer/status'); } catch { S.status = null; }
 }
@@ -259,14 +270,34 @@ async function chainPage(c) {
   if (!S.chains.includes(Number(c))) {
     return show(el('h1', {}, `Chain ${c}`), notice(`${S.v} has no chain ${c}: its chains are ${S.chains.join(', ')}.`));
   }
-  await loadCut();
-  const top = S.heights[c];
-  const page = await fetchJSON(api(`chain/${c}/header?minheight=${Math.max(0, top - 19)}&limit=20`), { headers: OBJECT_HEADERS });
-  const rows = page.items.slice().reverse().map(h => el('tr', {},
-    el('td', {}, h.height), el('td', {}, blockLink(c, h.hash)), el('td', {}, fmtTime(h.creationTime)),
+  const cut = await fetchJSON(api('cut'));
+  for (const [k, e] of Object.entries(cut.hashes)) S.heights[k] = e.height;
+  const top = S.heights[c], tip = cut.hashes[c].hash, low = Math.max(0, top - 19);
+  // Every header of the window's heights, fork siblings included: the range's limit counts
+  // siblings, so the pages are followed to the end rather than cut at 20 headers.
+  const items = [];
+  let next = null;
+  for (let i = 0; i < 50; i++) {
+    const page = await fetchJSON(api(`chain/${c}/header?minheight=${low}&maxheight=${top}&limit=100` +
+      (next ? `&next=${encodeURIComponent(next)}` : '')), { headers: OBJECT_HEADERS });
+    items.push(...page.items);
+    next = page.next;
+    if (!next) break;
+  }
+  // The main chain is the cut's tip and its ancestors; any other header is an orphan.
+  const byHash = new Map(items.map(h => [h.hash, h]));
+  const main = new Set();
+  for (let h = byHash.get(tip); h; h = byHash.get(h.parent)) main.add(h.hash);
+  items.sort((a, b) => b.height - a.height || (main.has(b.hash) - main.has(a.hash)));
+  const rows = items.map(h => el('tr', { class: main.has(h.hash) ? null : 'orphan' },
+    el('td', {}, h.height), el('td', {}, blockLink(c, h.hash),
+      main.has(h.hash) ? null : el('span', { class: 'badge orphan-mark', title: 'not an ancestor of the cut' }, ' orphan')),
+    el('td', {}, fmtTime(h.creationTime)),
     el('td', { class: 'mono' }, short(h.payloadHash))));
-  show(el('h1', {}, `Chain ${c}`), el('p', {}, `Height ${top}. The newest blocks:`),
-    el('div', { class: 'panel' }, table(['height', 'hash', 'created', 'payload'], rows)));
+  const orphans = items.length - main.size;
+  show(el('h1', {}, `Chain ${c}`), el('p', {}, `Height ${top}. The newest blocks` +
+    (orphans > 0 ? ` (${orphans} orphaned, off the main chain):` : ':')),
+    el('div', { class: 'panel', id: 'blocks' }, table(['height', 'hash', 'created', 'payload'], rows)));
 }
 
 async function blockPage(c, hash) {
@@ -277,7 +308,12 @@ async function blockPage(c, hash) {
       : `This node has no block ${hash} on chain ${c}.`, where ? blockLink(where.chain, hash, 'open it') : null));
   }
   const h = await fetchJSON(api(`chain/${c}/header/${hash}`), { headers: OBJECT_HEADERS });
-  const p = await fetchJSON(api(`chain/${c}/payload/${h.payloadHash}/outputs`));
+  let p = null;
+  try {
+    p = await fetchJSON(api(`chain/${c}/payload/${h.payloadHash}/outputs`));
+  } catch (e) {
+    if (!(e instanceof HTTPError) || e.status !== 404) throw e;
+  }
   const adj = Object.entries(h.adjacents).map(([ac, ah]) => [blockLink(ac, ah), ` (chain ${ac}) `]);
   const fields = kv([
     ['chain', link(`#/chain/${c}`, c)], ['height', h.height], ['hash', h.hash],
@@ -286,6 +322,12 @@ async function blockPage(c, hash) {
     ['payload hash', h.payloadHash], ['target', h.target], ['weight', h.weight], ['nonce', h.nonce],
     ['fork state', h.featureFlags], ['network', h.chainwebVersion],
   ]);
+  if (!p) {
+    return show(el('h1', {}, `Block ${h.height} of chain ${c}`),
+      el('div', { class: 'panel' }, fields),
+      notice('This node has the header but not the payload (imported headers without their blocks): ' +
+        'the transactions and the coinbase are not known here.'));
+  }
   let miner = '';
   try { miner = b64urlJSON(p.minerData).account; } catch { /* shown as empty */ }
   const txs = p.transactions.map(([t, o]) => txRow(t, o));
@@ -340,7 +382,7 @@ async function txPage(rk) {
     const pending = ((S.status && S.status.pendingKeys) || []).find(p => p.reqKey === rk);
     return show(el('h1', {}, 'Transaction'), el('p', { class: 'mono' }, rk),
       notice(pending ? `Pending in the mempool of chain ${pending.chain}: not in a block yet.`
-        : 'No chain of this node has a transaction with this request key in a block.'));
+        : 'Not found: no chain of this node has a transaction with this request key, in a block or pending.'));
   }
   const r = f.result, md = r.metaData || {};
   const confirmations = S.heights[f.chain] - md.blockHeight;
@@ -384,6 +426,8 @@ async function searchPage(q) {
     if (await findTx(q)) return location.replace(`#/tx/${q}`);
     const b = await fetchJSON(`/explorer/block/${q}`);
     if (b) return location.replace(`#/block/${b.chain}/${q}`);
+    // Neither mined nor a block: a pending or unknown request key, which its page says.
+    return location.replace(`#/tx/${q}`);
   }
   if (q) return location.replace(`#/account/${encodeURIComponent(q)}`);
   show(el('h1', {}, 'Search'), notice('Type a block hash, a request key or an account name.'));
@@ -397,6 +441,7 @@ async function main() {
   document.title = `ledger-node explorer · ${S.v}`;
   await loadCut();
   connectStream();
+  await seedRecent().catch(() => { /* the stream fills the list */ });
   document.getElementById('search').addEventListener('submit', ev => {
     ev.preventDefault();
     const q = document.getElementById('q').value.trim();
@@ -419,9 +464,9 @@ async function homeStatus() {
   const pending = Object.entries(st.pending).filter(([, n]) => n > 0);
   const mp = document.getElementById('mempool');
   if (mp) {
-    mp.replaceChildren(pending.length === 0 ? el('p', { class: 'muted' }, 'No pending transactions.')
+    mp.replaceChildren(...[pending.length === 0 ? el('p', { class: 'muted' }, 'No pending transactions.')
       : [table(['chain', 'pending'], pending.map(([c, n]) => el('tr', {}, el('td', {}, c), el('td', {}, n)))),
-        el('p', {}, st.pendingKeys.map(p => [txLink(p.reqKey), ` (chain ${p.chain}) `]))]);
+        el('p', {}, st.pendingKeys.map(p => [txLink(p.reqKey), ` (chain ${p.chain}) `]))]].flat());
   }
 }
 
