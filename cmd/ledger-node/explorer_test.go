@@ -231,6 +231,33 @@ func TestExplorerInBrowser(t *testing.T) {
 	if c := textOf(t, ctx, "#confirmations"); c == "" || c == "NaN" {
 		t.Errorf("confirmations %q", c)
 	}
+	// The command's and the transfer's details (issue 34).
+	for sel, want := range map[string]string{
+		"#tx-from": "sender00", "#tx-to": "sender01", "#tx-amount": "2.5", "#tx-ttl": "3600",
+		"#code": `(coin.transfer "sender00" "sender01" 2.5)`, "#signers": devtx.Key("sender00").PublicHex(),
+	} {
+		if got := textOf(t, ctx, sel); !strings.Contains(got, want) {
+			t.Errorf("transaction page's %s says %q, want %q in it", sel, got, want)
+		}
+	}
+	for _, want := range []string{"gas limit", "gas price", "fee", "nonce", "creation time"} {
+		if page := textOf(t, ctx, "main"); !strings.Contains(page, want) {
+			t.Errorf("transaction page lacks %q", want)
+		}
+	}
+	// Confirmations rise live as blocks of its chain come, without a reload.
+	c0 := textOf(t, ctx, "#confirmations")
+	waitChange := func() bool {
+		for end := hangguard.Deadline(); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if c := textOf(t, ctx, "#confirmations"); c != c0 {
+				return true
+			}
+		}
+		return false
+	}
+	if !waitChange() {
+		t.Errorf("%s: confirmations stayed %s", hangguard.Failure("confirmations rising"), c0)
+	}
 	screenshot(t, ctx, "transaction")
 
 	// The account page: a balance on every chain, chain 0's as the node's local says.
@@ -249,6 +276,11 @@ func TestExplorerInBrowser(t *testing.T) {
 	want := balanceAt(t, n.url, "sender01", 0)
 	if got := mustDecimal(t, normalDecimal(balances[0])); got.Cmp(want) != 0 {
 		t.Errorf("chain 0 balance on the page %s, local says %s", balances[0], want)
+	}
+	// The receiver's transfers, from the node's transfer index (issue 34).
+	waitText(t, ctx, "#transfers", short(rk))
+	if got := textOf(t, ctx, "#transfers table"); !strings.Contains(got, "sender00") || !strings.Contains(got, "2.5") {
+		t.Errorf("account page's transfers: %s", got)
 	}
 	screenshot(t, ctx, "account")
 

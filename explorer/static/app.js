@@ -160,6 +160,8 @@ function connectStream() {
     S.arrivals.push(now);
     while (S.arrivals.length && S.arrivals[0] < now - 10000) S.arrivals.shift();
     if (route().page === 'home') updateHome(h.chainId);
+    const conf = document.getElementById('confirmations');
+    if (conf && conf.dataset.chain === String(h.chainId)) conf.textContent = S.heights[h.chainId] - Number(conf.dataset.height);
   });
 }
 
@@ -375,26 +377,76 @@ async function findTx(rk) {
   return found.find(x => x) || null;
 }
 
+// txCommand finds request key rk's command in its block's payload: the parsed cmd, or null.
+async function txCommand(c, blockHash, rk) {
+  const h = await fetchJSON(api(`chain/${c}/header/${blockHash}`), { headers: OBJECT_HEADERS });
+  const p = await fetchJSON(api(`chain/${c}/payload/${h.payloadHash}/outputs`));
+  for (const [t] of p.transactions) {
+    try {
+      const tx = b64urlJSON(t);
+      if (tx.hash === rk) return JSON.parse(tx.cmd);
+    } catch { /* not this one */ }
+  }
+  return null;
+}
+
+const capText = c => `(${c.name}${(c.args || []).map(a => ' ' + pactValue(a)).join('')})`;
+
 async function txPage(rk) {
   if (!isHash(rk)) return show(el('h1', {}, 'Transaction'), notice(`${rk} is not a request key (43 base64url characters).`));
   const [f] = await Promise.all([findTx(rk), loadCut(), loadStatus()]);
   if (!f) {
     const pending = ((S.status && S.status.pendingKeys) || []).find(p => p.reqKey === rk);
-    return show(el('h1', {}, 'Transaction'), el('p', { class: 'mono' }, rk),
+    show(el('h1', {}, 'Transaction'), el('p', { class: 'mono' }, rk),
       notice(pending ? `Pending in the mempool of chain ${pending.chain}: not in a block yet.`
         : 'Not found: no chain of this node has a transaction with this request key, in a block or pending.'));
+    // Pending → mined without reload: look again while the page stays on this key.
+    if (pending) setTimeout(() => { if (route().page === 'tx' && route().key === rk) render(); }, 2000);
+    return;
   }
   const r = f.result, md = r.metaData || {};
+  let cmd = null;
+  try { cmd = await txCommand(f.chain, md.blockHash, rk); } catch { /* the payload may be missing */ }
+  const meta = (cmd && cmd.meta) || {};
+  const transfer = (r.events || []).find(e => e.name === 'TRANSFER' && (e.params || []).length >= 3);
+  const code = cmd && cmd.payload ? (cmd.payload.exec ? cmd.payload.exec.code
+    : cmd.payload.cont ? `continuation of ${cmd.payload.cont.pactId} step ${cmd.payload.cont.step}` : '?') : null;
+  const fee = meta.gasPrice !== undefined && r.gas !== undefined ? Number(meta.gasPrice) * r.gas : null;
   const confirmations = S.heights[f.chain] - md.blockHeight;
+  const rows = [
+    ['request key', rk], ['chain', link(`#/chain/${f.chain}`, f.chain)], ['result', resultText(r.result)],
+  ];
+  if (transfer) {
+    const [from, to, amount] = transfer.params.map(pactValue);
+    rows.push(['from', el('span', { id: 'tx-from' }, accountLink(from))], ['to', el('span', { id: 'tx-to' }, accountLink(to))],
+      ['amount', el('span', { id: 'tx-amount' }, amount)]);
+  }
+  rows.push(
+    ['block', [blockLink(f.chain, md.blockHash, md.blockHash), ` at height ${md.blockHeight}`]],
+    ['confirmations', el('span', { id: 'confirmations', 'data-chain': f.chain, 'data-height': md.blockHeight }, confirmations)],
+    ['block time', md.blockTime ? fmtTime(md.blockTime) : '?']);
+  if (cmd) {
+    rows.push(['sender (gas payer)', meta.sender ? accountLink(meta.sender) : '?'],
+      ['creation time', meta.creationTime !== undefined ? `${fmtTime(meta.creationTime * 1e6)} (${meta.creationTime})` : '?'],
+      ['TTL', el('span', { id: 'tx-ttl' }, meta.ttl !== undefined ? `${meta.ttl} s` : '?')],
+      ['nonce', cmd.nonce ?? '?'],
+      ['gas limit', meta.gasLimit ?? '?'], ['gas price', meta.gasPrice ?? '?']);
+  }
+  rows.push(['gas used', r.gas]);
+  if (fee !== null && !Number.isNaN(fee)) rows.push(['fee', `${Number(fee.toPrecision(12))} KDA`]);
+  rows.push(['transaction id', r.txId ?? 'none'], ['logs hash', r.logs ?? 'none'],
+    ['continuation', r.continuation ? JSON.stringify(r.continuation) : 'none']);
+  const signers = (cmd && cmd.signers) || [];
   show(el('h1', {}, 'Transaction'),
-    el('div', { class: 'panel' }, kv([
-      ['request key', rk], ['chain', link(`#/chain/${f.chain}`, f.chain)], ['result', resultText(r.result)],
-      ['block', [blockLink(f.chain, md.blockHash, md.blockHash), ` at height ${md.blockHeight}`]],
-      ['confirmations', el('span', { id: 'confirmations' }, confirmations)],
-      ['block time', md.blockTime ? fmtTime(md.blockTime) : '?'], ['gas', r.gas],
-      ['transaction id', r.txId ?? 'none'], ['logs hash', r.logs ?? 'none'],
-      ['continuation', r.continuation ? JSON.stringify(r.continuation) : 'none'],
-    ])),
+    el('div', { class: 'panel' }, kv(rows)),
+    el('h2', {}, 'Code'),
+    el('div', { class: 'panel', id: 'code' }, code === null ? el('p', { class: 'muted' }, 'The command is not known here (its block\'s payload is missing).')
+      : el('pre', {}, code)),
+    el('h2', {}, `Signers (${signers.length})`),
+    el('div', { class: 'panel', id: 'signers' }, signers.length === 0 ? el('p', { class: 'muted' }, cmd ? 'None.' : 'Not known.')
+      : table(['key', 'scheme', 'capabilities'], signers.map(sg => el('tr', {},
+        el('td', { class: 'mono' }, sg.pubKey), el('td', {}, sg.scheme || 'ED25519'),
+        el('td', { class: 'mono' }, (sg.clist || []).length === 0 ? 'unrestricted' : sg.clist.map(c => el('div', {}, capText(c)))))))),
     el('h2', {}, `Events (${(r.events || []).length})`),
     el('div', { class: 'panel', id: 'events' }, (r.events || []).length === 0 ? el('p', { class: 'muted' }, 'None.')
       : table(['event', 'module hash'], r.events.map(e => el('tr', {}, el('td', { class: 'mono' }, eventText(e)),
@@ -415,7 +467,46 @@ async function accountPage(name) {
     held.length === 0 ? notice('No chain of this node has this account.') : el('p', {}, `On ${held.length} of ${S.chains.length} chains; about ${total} KDA in all.`),
     el('div', { class: 'panel', id: 'balances' }, table(['chain', 'balance', 'guard'], rows.map(r => el('tr', {},
       el('td', {}, r.chain), el('td', { class: 'mono balance' }, r.missing ? '—' : r.balance),
-      el('td', { class: 'mono' }, r.missing ? 'no account' : JSON.stringify(r.guard)))))));
+      el('td', { class: 'mono' }, r.missing ? 'no account' : JSON.stringify(r.guard)))))),
+    el('h2', {}, 'Transfers'),
+    el('div', { class: 'panel', id: 'transfers' }, el('p', { class: 'muted' }, 'Loading…')));
+  await loadTransfers(name, null);
+}
+
+// loadTransfers lists a page of the account's transfers, newest first across chains, into
+// #transfers (appended after the rows already there when next is a cursor).
+async function loadTransfers(name, next) {
+  const box = document.getElementById('transfers');
+  let page;
+  try {
+    page = await fetchJSON(api(`account/${encodeURIComponent(name)}/transfers?limit=20` + (next ? `&next=${encodeURIComponent(next)}` : '')));
+  } catch (e) {
+    if (box) box.replaceChildren(notice(e instanceof HTTPError && e.status === 404
+      ? 'Transfer history unavailable: this node does not serve it.' : `Transfer history unavailable: ${e.message}`));
+    return;
+  }
+  if (!box || route().page !== 'account' || route().name !== name) return;
+  const rows = page.items.map(x => el('tr', {},
+    el('td', {}, link(`#/chain/${x.chain}`, x.chain)), el('td', {}, blockLink(x.chain, x.blockHash, String(x.height))),
+    el('td', {}, x.requestKey ? txLink(x.requestKey) : 'coinbase'),
+    el('td', {}, x.from ? accountLink(x.from) : '—'), el('td', {}, x.to ? accountLink(x.to) : '—'),
+    el('td', { class: 'mono' }, x.amount),
+    el('td', {}, x.crossChain ? ['to chain ', link(`#/chain/${x.crossChain.targetChain}`, x.crossChain.targetChain)] : ''),
+    el('td', {}, x.module)));
+  let tbody = box.querySelector('tbody');
+  if (!next || !tbody) {
+    if (rows.length === 0) return box.replaceChildren(el('p', { class: 'muted' }, 'No transfers.'));
+    box.replaceChildren(table(['chain', 'block', 'request key', 'from', 'to', 'amount', 'cross-chain', 'module'], []));
+    tbody = box.querySelector('tbody');
+  }
+  tbody.append(...rows);
+  const more = box.querySelector('.more');
+  if (more) more.remove();
+  if (page.next) {
+    const b = el('button', { class: 'more', type: 'button' }, 'Older transfers');
+    b.addEventListener('click', () => { b.disabled = true; loadTransfers(name, page.next); });
+    box.append(b);
+  }
 }
 
 // searchPage finds what q names: a request key, a block hash, or else an account.
