@@ -312,6 +312,38 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitText(t, ctx, ".notice", "This node has no block")
+	// At 400 px no page scrolls sideways (issue 34).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 900)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ frag, h1 string }{{"#/", "cut height"}, {"#/chain/0", "Chain 0"},
+		{"#/block/0/" + res.MetaData.BlockHash, "Block "}, {"#/tx/" + rk, "Transaction"},
+		{"#/account/sender01", "sender01"}, {"#/search/" + strings.Repeat("Q", 43), "Transaction"}} {
+		frag := p.frag
+		if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/"+frag)); err != nil {
+			t.Fatal(err)
+		}
+		if frag == "#/" {
+			waitText(t, ctx, "main", p.h1)
+		} else {
+			waitText(t, ctx, "main h1", p.h1)
+		}
+		if frag == "#/account/sender01" {
+			waitText(t, ctx, "h1", "sender01")
+			waitText(t, ctx, "#transfers", short(rk))
+		}
+		if frag == "#/" {
+			textOf(t, ctx, "#recent table")
+		}
+		widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if widths[0] > widths[1] {
+			screenshot(t, ctx, "narrow-overflow")
+			t.Errorf("%s at 400 px: scrollWidth %d > clientWidth %d", frag, widths[0], widths[1])
+		}
+	}
 	if errs := pageErrors(); len(errs) > 0 {
 		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}

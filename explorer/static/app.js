@@ -194,7 +194,16 @@ function route() {
   }
 }
 
-async function render() {
+// render draws the page the URL names. Renders run one after another, and one whose URL is no
+// longer the page's is skipped: a slow page finishing late would otherwise replace a newer one.
+let rendering = Promise.resolve();
+function render() {
+  const want = location.hash;
+  rendering = rendering.then(() => (location.hash === want ? renderNow() : undefined));
+  return rendering;
+}
+
+async function renderNow() {
   const r = route();
   try {
     switch (r.page) {
