@@ -312,6 +312,39 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitText(t, ctx, ".notice", "This node has no block")
+	// Readable numbers: separators, and difficulty (2^256-1 over the little-endian target) for a
+	// target of 2^240 is 65,535 (issue 34).
+	for js, want := range map[string]string{
+		`fmtNum(1234567)`: "1,234,567",
+		`(() => { const b = new Uint8Array(32); b[30] = 1; return fmtNum(difficulty(b64url(b))); })()`: "65,535",
+	} {
+		if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js)); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", js, got, err, want)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(blockURL)); err != nil {
+		t.Fatal(err)
+	}
+	if d := textOf(t, ctx, "#difficulty"); d == "" || d == "?" || strings.Trim(d, "0123456789,") != "" {
+		t.Errorf("block page's difficulty %q", d)
+	}
+	// Search by height lists the blocks at that height on every chain.
+	search("1", "#/height/1")
+	waitText(t, ctx, "h1", "Height 1")
+	if links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#heights a[href^="#/block/"]').length`)); err != nil || links != 20 {
+		t.Errorf("height 1 lists %d blocks (%v), want one per chain", links, err)
+	}
+	// Paging a chain: the window up to height 2, on the main chain, with a link to newer blocks.
+	if err := chromedp.Do(ctx, chromedp.Navigate(n.url+"/#/chain/0/2")); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "main", "Blocks 0 to 2")
+	heights, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#blocks tbody tr:not(.orphan) td:first-child')).map(e => e.textContent)`))
+	if err != nil || strings.Join(heights, " ") != "2 1 0" {
+		t.Errorf("chain 0 up to 2: main-chain heights %v (%v)", heights, err)
+	}
+	textOf(t, ctx, "#pager a.newer")
+
 	// At 400 px no page scrolls sideways (issue 34).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 900)); err != nil {
 		t.Fatal(err)

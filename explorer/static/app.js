@@ -134,6 +134,27 @@ function pactValue(x) {
   }
   return typeof x === 'string' ? x : JSON.stringify(x);
 }
+// fmtNum writes an integer with thousands separators: 1,234,567.
+const fmtNum = n => (n === undefined || n === null || n === '' || Number.isNaN(Number(n)) ? String(n) : Number(n).toLocaleString('en-US'));
+// ago is a relative age of a time in µs: "12 s ago", "3 min ago".
+function ago(us) {
+  const s = Math.max(0, Math.round((Date.now() - us / 1000) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+const age = us => el('span', { class: 'age', 'data-time': us }, ` (${ago(us)})`);
+// difficulty is the header's target as chainweb counts difficulty: the largest target (2^256 - 1)
+// over the target, the target being 32 bytes little-endian, base64url.
+function difficulty(target) {
+  const b = b64urlBytes(target);
+  let t = 0n;
+  for (let i = b.length - 1; i >= 0; i--) t = (t << 8n) | BigInt(b[i]);
+  if (t === 0n) return '?';
+  return ((1n << 256n) - 1n) / t;
+}
+window.fmtNum = fmtNum; window.difficulty = difficulty; // for the browser test
 const fmtTime = us => new Date(us / 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 const eventText = e => `${e.module ? (e.module.namespace ? e.module.namespace + '.' : '') + e.module.name + '.' : ''}${e.name}(${(e.params || []).map(pactValue).join(', ')})`;
 
@@ -185,7 +206,8 @@ async function loadStatus() {
 function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   switch (parts[0]) {
-    case 'chain': return { page: 'chain', chain: parts[1] };
+    case 'chain': return { page: 'chain', chain: parts[1], top: parts[2] };
+    case 'height': return { page: 'height', height: parts[1] };
     case 'block': return { page: 'block', chain: parts[1], hash: parts[2] };
     case 'tx': return { page: 'tx', key: parts[1] };
     case 'account': return { page: 'account', name: parts.slice(1).join('/') };
@@ -208,7 +230,8 @@ async function renderNow() {
   try {
     switch (r.page) {
       case 'home': return await homePage();
-      case 'chain': return await chainPage(r.chain);
+      case 'chain': return await chainPage(r.chain, r.top);
+      case 'height': return await heightPage(r.height);
       case 'block': return await blockPage(r.chain, r.hash);
       case 'tx': return await txPage(r.key);
       case 'account': return await accountPage(r.name);
@@ -225,11 +248,11 @@ async function homePage() {
   await loadStatus();
   const st = S.status || {};
   const tiles = S.chains.map(c => el('a', { class: 'chain', id: `chain-${c}`, href: `#/chain/${c}` },
-    el('div', { class: 'id' }, `chain ${c}`), el('div', { class: 'height', 'data-height': S.heights[c] }, S.heights[c])));
+    el('div', { class: 'id' }, `chain ${c}`), el('div', { class: 'height', 'data-height': S.heights[c] }, fmtNum(S.heights[c]))));
   const pending = Object.entries(st.pending || {}).filter(([, n]) => n > 0);
   show(
     el('div', { class: 'panel stats' },
-      el('div', {}, 'cut height', el('b', { id: 'cut-height' }, cutHeight())),
+      el('div', {}, 'cut height', el('b', { id: 'cut-height' }, fmtNum(cutHeight()))),
       el('div', {}, 'blocks/s (10 s)', el('b', { id: 'rate' }, (S.arrivals.length / 10).toFixed(1))),
       el('div', {}, 'chains', el('b', {}, S.chains.length)),
       el('div', {}, 'mining', el('b', { id: 'mining' }, (st.mining || '?') + (st.proofOfWork === false ? ' (no PoW)' : ''))),
@@ -259,8 +282,8 @@ async function homePage() {
 function recentTable() {
   if (S.recent.length === 0) return el('p', { class: 'muted' }, 'Waiting for the next block…');
   return table(['chain', 'height', 'hash', 'txs', 'created'], S.recent.map(b => el('tr', {},
-    el('td', {}, link(`#/chain/${b.chain}`, b.chain)), el('td', {}, b.height),
-    el('td', {}, blockLink(b.chain, b.hash)), el('td', {}, b.txs), el('td', {}, fmtTime(b.time)))));
+    el('td', {}, link(`#/chain/${b.chain}`, b.chain)), el('td', {}, fmtNum(b.height)),
+    el('td', {}, blockLink(b.chain, b.hash)), el('td', {}, b.txs), el('td', {}, fmtTime(b.time), age(b.time)))));
 }
 
 // updateHome refreshes the live parts of the home page in place.
@@ -268,22 +291,23 @@ function updateHome(chain) {
   const tile = document.getElementById(`chain-${chain}`);
   if (!tile) return;
   const hd = tile.querySelector('.height');
-  hd.textContent = S.heights[chain];
+  hd.textContent = fmtNum(S.heights[chain]);
   hd.setAttribute('data-height', S.heights[chain]);
   tile.classList.add('flash');
   setTimeout(() => tile.classList.remove('flash'), 50);
-  document.getElementById('cut-height').textContent = cutHeight();
+  document.getElementById('cut-height').textContent = fmtNum(cutHeight());
   document.getElementById('rate').textContent = (S.arrivals.length / 10).toFixed(1);
   document.getElementById('recent').replaceChildren(recentTable());
 }
 
-async function chainPage(c) {
+async function chainPage(c, upTo) {
   if (!S.chains.includes(Number(c))) {
     return show(el('h1', {}, `Chain ${c}`), notice(`${S.v} has no chain ${c}: its chains are ${S.chains.join(', ')}.`));
   }
   const cut = await fetchJSON(api('cut'));
   for (const [k, e] of Object.entries(cut.hashes)) S.heights[k] = e.height;
-  const top = S.heights[c], tip = cut.hashes[c].hash, low = Math.max(0, top - 19);
+  const tipHeight = S.heights[c], tip = cut.hashes[c].hash;
+  const top = /^\d+$/.test(upTo || '') ? Math.min(Number(upTo), tipHeight) : tipHeight, low = Math.max(0, top - 19);
   // Every header of the window's heights, fork siblings included: the range's limit counts
   // siblings, so the pages are followed to the end rather than cut at 20 headers.
   const items = [];
@@ -295,20 +319,31 @@ async function chainPage(c) {
     next = page.next;
     if (!next) break;
   }
-  // The main chain is the cut's tip and its ancestors; any other header is an orphan.
+  // The main chain is the cut's tip and its ancestors; any other header is an orphan. A window
+  // below the tip starts from the tip's ancestor at its top, found through the branch above it.
   const byHash = new Map(items.map(h => [h.hash, h]));
+  let head = tip;
+  if (top < tipHeight) {
+    const br = await fetchJSON(api(`chain/${c}/header/branch?minheight=${top}&maxheight=${top}&limit=1`),
+      { method: 'POST', headers: Object.assign({ 'Content-Type': 'application/json' }, OBJECT_HEADERS), body: JSON.stringify({ lower: [], upper: [tip] }) });
+    head = br.items.length ? br.items[0].hash : null;
+  }
   const main = new Set();
-  for (let h = byHash.get(tip); h; h = byHash.get(h.parent)) main.add(h.hash);
+  for (let h = byHash.get(head); h; h = byHash.get(h.parent)) main.add(h.hash);
   items.sort((a, b) => b.height - a.height || (main.has(b.hash) - main.has(a.hash)));
   const rows = items.map(h => el('tr', { class: main.has(h.hash) ? null : 'orphan' },
-    el('td', {}, h.height), el('td', {}, blockLink(c, h.hash),
+    el('td', {}, fmtNum(h.height)), el('td', {}, blockLink(c, h.hash),
       main.has(h.hash) ? null : el('span', { class: 'badge orphan-mark', title: 'not an ancestor of the cut' }, ' orphan')),
-    el('td', {}, fmtTime(h.creationTime)),
+    el('td', {}, fmtTime(h.creationTime), age(h.creationTime)),
     el('td', { class: 'mono' }, short(h.payloadHash))));
+  const pager = el('div', { class: 'pager', id: 'pager' },
+    top < tipHeight ? link(`#/chain/${c}/${Math.min(tipHeight, top + 20)}`, '← newer', 'newer') : null,
+    low > 0 ? link(`#/chain/${c}/${low - 1}`, 'older →', 'older') : null);
   const orphans = items.length - main.size;
-  show(el('h1', {}, `Chain ${c}`), el('p', {}, `Height ${top}. The newest blocks` +
+  show(el('h1', {}, `Chain ${c}`), el('p', {}, `Height ${fmtNum(tipHeight)}. ` +
+    (top < tipHeight ? `Blocks ${fmtNum(low)} to ${fmtNum(top)}` : 'The newest blocks') +
     (orphans > 0 ? ` (${orphans} orphaned, off the main chain):` : ':')),
-    el('div', { class: 'panel', id: 'blocks' }, table(['height', 'hash', 'created', 'payload'], rows)));
+    pager, el('div', { class: 'panel', id: 'blocks' }, table(['height', 'hash', 'created', 'payload'], rows)));
 }
 
 async function blockPage(c, hash) {
@@ -327,10 +362,10 @@ async function blockPage(c, hash) {
   }
   const adj = Object.entries(h.adjacents).map(([ac, ah]) => [blockLink(ac, ah), ` (chain ${ac}) `]);
   const fields = kv([
-    ['chain', link(`#/chain/${c}`, c)], ['height', h.height], ['hash', h.hash],
+    ['chain', link(`#/chain/${c}`, c)], ['height', fmtNum(h.height)], ['hash', h.hash],
     ['parent', blockLink(c, h.parent, h.parent)], ['adjacent parents', adj],
-    ['created', `${fmtTime(h.creationTime)} (${h.creationTime} µs)`], ['epoch start', fmtTime(h.epochStart)],
-    ['payload hash', h.payloadHash], ['target', h.target], ['weight', h.weight], ['nonce', h.nonce],
+    ['created', [`${fmtTime(h.creationTime)} (${h.creationTime} µs)`, age(h.creationTime)]], ['epoch start', fmtTime(h.epochStart)],
+    ['payload hash', h.payloadHash], ['difficulty', el('span', { id: 'difficulty' }, fmtNum(difficulty(h.target)))], ['target', h.target], ['weight', h.weight], ['nonce', h.nonce],
     ['fork state', h.featureFlags], ['network', h.chainwebVersion],
   ]);
   if (!p) {
@@ -518,9 +553,25 @@ async function loadTransfers(name, next) {
   }
 }
 
+// heightPage lists the blocks at height n on every chain that has reached it.
+async function heightPage(n) {
+  if (!/^\d+$/.test(n || '')) return show(el('h1', {}, 'Height'), notice(`${n} is not a height.`));
+  await loadCut();
+  const hs = await Promise.all(S.chains.filter(c => S.heights[c] >= Number(n)).map(async c => {
+    const p = await fetchJSON(api(`chain/${c}/header?minheight=${n}&maxheight=${n}&limit=10`), { headers: OBJECT_HEADERS });
+    return p.items.map(h => ({ c, h }));
+  }));
+  const rows = hs.flat().map(({ c, h }) => el('tr', {}, el('td', {}, link(`#/chain/${c}`, c)),
+    el('td', {}, blockLink(c, h.hash)), el('td', {}, fmtTime(h.creationTime), age(h.creationTime))));
+  show(el('h1', {}, `Height ${fmtNum(n)}`),
+    rows.length === 0 ? notice(`No chain of this node has reached height ${fmtNum(n)}.`)
+      : el('div', { class: 'panel', id: 'heights' }, table(['chain', 'hash', 'created'], rows)));
+}
+
 // searchPage finds what q names: a request key, a block hash, or else an account.
 async function searchPage(q) {
   q = q.trim();
+  if (/^\d+$/.test(q)) return location.replace(`#/height/${q}`);
   show(el('h1', {}, 'Search'), el('p', { class: 'muted' }, `Looking for ${q}…`));
   if (isHash(q)) {
     if (await findTx(q)) return location.replace(`#/tx/${q}`);
