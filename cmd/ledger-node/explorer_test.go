@@ -344,6 +344,10 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Errorf("chain 0 up to 2: main-chain heights %v (%v)", heights, err)
 	}
 	textOf(t, ctx, "#pager a.newer")
+	// The block time chart: one point per gap between the window's main-chain blocks.
+	if pts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const l = document.querySelector('#block-times polyline'); return l ? l.points.numberOfItems : -1; })()`)); err != nil || pts != 2 {
+		t.Errorf("block time chart of heights 0 to 2 has %d points (%v), want 2", pts, err)
+	}
 
 	// At 400 px no page scrolls sideways (issue 34).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 900)); err != nil {

@@ -340,10 +340,32 @@ async function chainPage(c, upTo) {
     top < tipHeight ? link(`#/chain/${c}/${Math.min(tipHeight, top + 20)}`, '← newer', 'newer') : null,
     low > 0 ? link(`#/chain/${c}/${low - 1}`, 'older →', 'older') : null);
   const orphans = items.length - main.size;
+  const mainBlocks = items.filter(h => main.has(h.hash)).reverse(); // oldest first
+  const gaps = mainBlocks.slice(1).map((h, i) => (h.creationTime - mainBlocks[i].creationTime) / 1e6);
   show(el('h1', {}, `Chain ${c}`), el('p', {}, `Height ${fmtNum(tipHeight)}. ` +
     (top < tipHeight ? `Blocks ${fmtNum(low)} to ${fmtNum(top)}` : 'The newest blocks') +
     (orphans > 0 ? ` (${orphans} orphaned, off the main chain):` : ':')),
-    pager, el('div', { class: 'panel', id: 'blocks' }, table(['height', 'hash', 'created', 'payload'], rows)));
+    pager, blockTimeChart(gaps),
+    el('div', { class: 'panel', id: 'blocks' }, table(['height', 'hash', 'created', 'payload'], rows)));
+}
+
+// blockTimeChart draws the seconds between consecutive blocks as a small SVG line, oldest left.
+function blockTimeChart(gaps) {
+  if (gaps.length < 2) return null;
+  const ns = 'http://www.w3.org/2000/svg', w = 300, h = 60, max = Math.max(...gaps, 1e-6);
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  svg.setAttribute('class', 'chart');
+  svg.setAttribute('id', 'block-times');
+  const line = document.createElementNS(ns, 'polyline');
+  line.setAttribute('points', gaps.map((g, i) => `${(i * w / (gaps.length - 1)).toFixed(1)},${(h - 2 - g / max * (h - 4)).toFixed(1)}`).join(' '));
+  line.setAttribute('fill', 'none');
+  line.setAttribute('stroke', '#3b82f6');
+  line.setAttribute('stroke-width', '2');
+  svg.append(line);
+  const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+  return el('div', { class: 'panel' }, el('div', { class: 'muted' },
+    `Block time, the last ${gaps.length} blocks: mean ${mean.toFixed(1)} s, longest ${max.toFixed(1)} s`), svg);
 }
 
 async function blockPage(c, hash) {
