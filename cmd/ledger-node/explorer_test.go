@@ -175,6 +175,20 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatalf("%s: %v", hangguard.Failure("the chains' heights rising on the page"), first)
 	}
 	textOf(t, ctx, "#recent table") // live blocks listed
+	// Transactions per second per chain: a transfer mined while the page is open shows on its
+	// chain's tile.
+	send(t, n.url, 0, devtx.Transfer("sender00", "sender02", "0.5", "0").Build())
+	tpsUp := false
+	for end := hangguard.Deadline(); time.Now().Before(end) && !tpsUp; time.Sleep(100 * time.Millisecond) {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`Number(document.querySelector('#chain-0 .tps').dataset.tps)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tpsUp = v > 0
+	}
+	if !tpsUp {
+		t.Errorf("%s: chain 0 says %s", hangguard.Failure("chain 0's tx/s above 0"), textOf(t, ctx, "#chain-0 .tps"))
+	}
 	screenshot(t, ctx, "home")
 
 	// The page's BLAKE2s, which signs nothing but hashes local's commands, against Go's.

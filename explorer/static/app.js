@@ -9,6 +9,7 @@ const S = {
   heights: {},       // chain id -> height in the cut, kept live by the header stream
   recent: [],        // the newest blocks from the stream, newest first
   arrivals: [],      // arrival times (ms) of the blocks of the last 10 s
+  txlog: [],         // {at (ms), chain, n}: the transactions of the blocks of the last 60 s
   status: null,      // GET /explorer/status
 };
 const RECENT = 25;
@@ -180,6 +181,8 @@ function connectStream() {
     const now = Date.now();
     S.arrivals.push(now);
     while (S.arrivals.length && S.arrivals[0] < now - 10000) S.arrivals.shift();
+    if (u.txCount > 0) S.txlog.push({ at: now, chain: h.chainId, n: u.txCount });
+    while (S.txlog.length && S.txlog[0].at < now - 60000) S.txlog.shift();
     if (route().page === 'home') updateHome(h.chainId);
     const conf = document.getElementById('confirmations');
     if (conf && conf.dataset.chain === String(h.chainId)) conf.textContent = S.heights[h.chainId] - Number(conf.dataset.height);
@@ -242,13 +245,17 @@ async function renderNow() {
   }
 }
 
+// tps is chain c's transactions per second over the last 60 s of the stream.
+const tps = c => S.txlog.filter(x => String(x.chain) === String(c) && x.at >= Date.now() - 60000).reduce((a, x) => a + x.n, 0) / 60;
+const tpsText = c => `${tps(c).toFixed(2)} tx/s`;
 const cutHeight = () => Object.values(S.heights).reduce((a, b) => a + b, 0);
 
 async function homePage() {
   await loadStatus();
   const st = S.status || {};
   const tiles = S.chains.map(c => el('a', { class: 'chain', id: `chain-${c}`, href: `#/chain/${c}` },
-    el('div', { class: 'id' }, `chain ${c}`), el('div', { class: 'height', 'data-height': S.heights[c] }, fmtNum(S.heights[c]))));
+    el('div', { class: 'id' }, `chain ${c}`), el('div', { class: 'height', 'data-height': S.heights[c] }, fmtNum(S.heights[c])),
+    el('div', { class: 'tps', 'data-tps': tps(c) }, tpsText(c))));
   const pending = Object.entries(st.pending || {}).filter(([, n]) => n > 0);
   show(
     el('div', { class: 'panel stats' },
@@ -293,6 +300,9 @@ function updateHome(chain) {
   const hd = tile.querySelector('.height');
   hd.textContent = fmtNum(S.heights[chain]);
   hd.setAttribute('data-height', S.heights[chain]);
+  const tp = tile.querySelector('.tps');
+  tp.textContent = tpsText(chain);
+  tp.setAttribute('data-tps', tps(chain));
   tile.classList.add('flash');
   setTimeout(() => tile.classList.remove('flash'), 50);
   document.getElementById('cut-height').textContent = fmtNum(cutHeight());
