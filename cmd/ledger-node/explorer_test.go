@@ -259,6 +259,34 @@ func TestExplorerInBrowser(t *testing.T) {
 			t.Errorf("transaction page lacks %q", want)
 		}
 	}
+	// Pending → mined without a reload: a stand-in for fetch holds the transaction back (poll
+	// does not know it, the status lists it as pending) until the test lets it through.
+	hold := fmt.Sprintf(`(() => {
+	  const real = window.fetch, rk = %q;
+	  window.__hold = true;
+	  window.fetch = async (url, opts) => {
+	    if (window.__hold && String(url).endsWith('/poll') && opts && String(opts.body).includes(rk)) {
+	      return new Response('{}', { headers: { 'Content-Type': 'application/json' } });
+	    }
+	    if (window.__hold && String(url) === '/explorer/status') {
+	      const st = await (await real(url, opts)).json();
+	      st.pendingKeys = (st.pendingKeys || []).concat([{ chain: '0', reqKey: rk }]);
+	      return new Response(JSON.stringify(st), { headers: { 'Content-Type': 'application/json' } });
+	    }
+	    return real(url, opts);
+	  };
+	  location.hash = '#/tx/' + rk + '/';
+	  return true;
+	})()`, rk)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](hold)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, ".notice", "Pending in the mempool of chain 0")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.__hold = false, true)`)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "#tx-amount", "2.5")
+
 	// Confirmations rise live as blocks of its chain come, without a reload.
 	c0 := textOf(t, ctx, "#confirmations")
 	waitChange := func() bool {
