@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,15 +98,7 @@ func (m MinerInfo) MinerData() []byte {
 	keys := slices.Clone(m.PublicKeys)
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	if keys == nil {
-		keys = []string{}
-	}
-	b, _ := json.Marshal(struct { // strings and a string slice always marshal
-		Account    string   `json:"account"`
-		Predicate  string   `json:"predicate"`
-		PublicKeys []string `json:"public-keys"`
-	}{m.Account, m.Predicate, keys})
-	return b
+	return ledger.MinerDataWith(m.Account, m.Predicate, keys)
 }
 
 // The coordinator's answers that the mining API turns into status codes.

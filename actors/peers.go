@@ -472,29 +472,24 @@ func usable(e *peerEntry, now time.Time) bool {
 
 // Peers lists the verified peers that are not banned: what this node serves to others.
 func (s *Syncer) Peers() []string {
-	now := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.table))
-	for a, e := range s.table {
-		if e.verified && !now.Before(e.banned) {
-			out = append(out, a)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return s.listed(func(a string, _ *peerEntry) string { return a })
 }
 
 // PeerInfos lists the verified peers that are not banned as peer infos "ID@HOST:PORT" (without
 // the id where none is known yet): what the peer API serves to others (GET cut/peer).
 func (s *Syncer) PeerInfos() []string {
+	return s.listed(func(a string, e *peerEntry) string { return joinInfo(e.p.ID(), a) })
+}
+
+// listed is each verified, unbanned peer as text, sorted.
+func (s *Syncer) listed(text func(addr string, e *peerEntry) string) []string {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.table))
 	for a, e := range s.table {
 		if e.verified && !now.Before(e.banned) {
-			out = append(out, joinInfo(e.p.ID(), a))
+			out = append(out, text(a, e))
 		}
 	}
 	slices.Sort(out)

@@ -6,6 +6,12 @@ import "encoding/json"
 // writes ({"account":…,"predicate":"keys-all","public-keys":[…]}, keys as lowercase hex). The
 // key order is fixed so that the bytes, and hence the payload hash, are the same on every node.
 func MinerData(account string, publicKeys ...string) []byte {
+	return MinerDataWith(account, "keys-all", publicKeys)
+}
+
+// MinerDataWith is the miner data of account with its keys and predicate, in upstream's field
+// order ("public-keys" an empty list rather than null).
+func MinerDataWith(account, predicate string, publicKeys []string) []byte {
 	if publicKeys == nil {
 		publicKeys = []string{} // "public-keys":[] rather than null
 	}
@@ -13,7 +19,7 @@ func MinerData(account string, publicKeys ...string) []byte {
 		Account    string   `json:"account"`
 		Predicate  string   `json:"predicate"`
 		PublicKeys []string `json:"public-keys"`
-	}{account, "keys-all", publicKeys})
+	}{account, predicate, publicKeys})
 	return b
 }
 

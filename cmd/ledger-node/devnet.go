@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -67,16 +66,7 @@ func (id MinerID) minerData() []byte {
 	if id.Predicate == "" || id.Predicate == "keys-all" {
 		return ledger.MinerData(id.Account, id.PublicKeys...)
 	}
-	keys := id.PublicKeys
-	if keys == nil {
-		keys = []string{}
-	}
-	b, _ := json.Marshal(struct { // strings and a string slice always marshal
-		Account    string   `json:"account"`
-		Predicate  string   `json:"predicate"`
-		PublicKeys []string `json:"public-keys"`
-	}{id.Account, id.Predicate, keys})
-	return b
+	return ledger.MinerDataWith(id.Account, id.Predicate, id.PublicKeys)
 }
 
 // devStartHeight is the height every chain reaches before a fresh development node serves
