@@ -34,8 +34,9 @@
 //     them, an error naming one of their modules says which setting loads
 //     them.
 //
-// Results are CommandResult JSON in P5's key order (result.go). Gas is
-// free unless Config.GasRate is positive (DECISIONS.md). Evaluation is
+// Results are CommandResult JSON in P5's key order (package pact/result,
+// shared with the node's block execution). Gas is free unless
+// Config.GasRate is positive (DECISIONS.md). Evaluation is
 // bounded beyond gas (bounds.go): a command's work, priced by the table
 // gas model, is limited by Config.EvalBudget, under a gas rate too (which
 // prices every operation the same, so its limit alone bounds nothing);
