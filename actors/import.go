@@ -3,7 +3,9 @@ package actors
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
@@ -14,19 +16,38 @@ import (
 // Header import (ledger-node import-headers) stores headers read from a file, so that real
 // header chains can be served and queried. It runs while no node runs on the data directory
 // (goleveldb's lock keeps one out), so it is the directory's only writer, as the chain actors are
-// while a node runs. It validates a header as a chain actor does, with pow.ValidateHeader over
-// the parents parentsOf finds, and writes headers through the store in batches of importBatch
-// (store.PutHeaders: a header log record and its height-index entry each, as store.PutBlock
-// writes for a header without a payload), so that a file of millions of headers does not pay a
-// synced write per header. It does not go
-// through the chain actors themselves because a chain actor accepts only complete blocks whose
-// parents it has, and an import file starts mid-chain and carries no payloads: a header whose
-// parent or an adjacent parent is neither stored nor earlier in the file is kept after the rules
-// that need neither (pow.MissingParent and pow.MissingAdjacentParent end its validation without
-// rejecting it), and the summary counts the checks each header got.
+// while a node runs. It validates a header as a chain actor does, with the rules of
+// pow.ValidateHeader over the parents parentsOf finds, and writes headers through the store in
+// batches of importBatch (store.PutHeaders: a header log record and its height-index entry each,
+// as store.PutBlock writes for a header without a payload), so that a file of millions of
+// headers does not pay a synced write per header. It does not go through the chain actors
+// themselves because a chain actor accepts only complete blocks whose parents it has, and an
+// import file starts mid-chain and carries no payloads: a header whose parent or an adjacent
+// parent is neither stored nor earlier in the file is kept after the rules that need neither
+// (pow.MissingParent and pow.MissingAdjacentParent end its validation without rejecting it), and
+// the summary counts the checks each header got.
+//
+// An import is a pipeline, so that a file of millions of headers streams through bounded
+// queues and the block hashes are computed on every core:
+//
+//	read      ImportInput.Read sends the headers in file order, in batches (the caller decodes);
+//	intrinsic one worker per core checks what a header alone decides (pow.ValidateIntrinsic:
+//	          block hash, PoW, chain graph, time), batches handed back in file order;
+//	order     the headers are taken in height order (ImportOrder, from a first pass over the
+//	          file, says when no later header can come before the ones held back);
+//	validate  one goroutine: duplicates, stored headers, the parent and adjacent-parent rules
+//	          (pow.ValidateChainStep and pow.ValidateWebStep: with the intrinsic rules, exactly
+//	          pow.ValidateHeader), in that order, as one loop over a sorted file did;
+//	write     one goroutine writes each full batch (store.PutHeaders) while the next fills; the
+//	          headers of a batch stay findable as parents until it is written.
 
 // importBatch is how many accepted headers an import writes at once.
 const importBatch = 1000
+
+// importReadBatch is how many headers ImportHeaders hands the intrinsic workers at once; big
+// enough that the hand-off costs nothing next to the hashes, small enough that the queues of
+// the pipeline hold a few thousand headers.
+const importReadBatch = 256
 
 // ImportSummary counts what an import did and which checks it could apply.
 type ImportSummary struct {
@@ -40,107 +61,467 @@ type ImportSummary struct {
 }
 
 // ImportProgress is how an import reports how far it is: Report, when set, hears the headers
-// done (stored, present or rejected) every Every (DefaultImportProgressEvery if zero).
+// done (stored, present or rejected) every Every (DefaultImportProgressEvery if zero), the
+// first time after First (Every if zero). With AtEnd, an import that ends before its first
+// report reports once at the end, so that a short import shows its rate too.
 type ImportProgress struct {
-	Every  time.Duration
-	Report func(done, total int, elapsed time.Duration)
+	Every, First time.Duration
+	AtEnd        bool
+	Report       func(done, total int, elapsed time.Duration)
 }
 
 // DefaultImportProgressEvery is how often an import reports by default.
 const DefaultImportProgressEvery = 2 * time.Second
 
+// ImportOrder is what an import must know beforehand of headers that come in file order to
+// process them in height order (a stable sort, as ImportHeaders does) while holding back only
+// the headers a later, lower one must precede. Add each header's height in file order; its
+// size is 16 bytes for each header lower than every header after it (at most one per distinct
+// height on a braided file), not one per header.
+type ImportOrder struct {
+	n int
+	// marks are the headers so far lower than every later one, ascending in position and
+	// height: the lowest height from position p on is that of the first mark at or after p.
+	marks []orderMark
+}
+
+type orderMark struct {
+	pos    int
+	height uint64
+}
+
+// Add records the height of the next header of the file.
+func (o *ImportOrder) Add(height uint64) {
+	for len(o.marks) > 0 && o.marks[len(o.marks)-1].height >= height {
+		o.marks = o.marks[:len(o.marks)-1]
+	}
+	o.marks = append(o.marks, orderMark{o.n, height})
+	o.n++
+}
+
+// Len is the number of heights added.
+func (o *ImportOrder) Len() int { return o.n }
+
+// ImportInput is the headers of an import, read as the import goes.
+type ImportInput struct {
+	// Total is the number of headers Read sends.
+	Total int
+	// Order holds the heights of the headers in the order Read sends them: the import then
+	// validates them in height order. Without it Read must send them in height order.
+	Order *ImportOrder
+	// Read sends the headers in batches (whose slices it must not reuse). send reports false
+	// once the import has stopped (an error); Read should then return.
+	Read func(send func([]*ledger.Header) bool) error
+}
+
 // ImportHeaders validates headers in height order and stores each one that passes, then moves
 // each chain's head to the heaviest header imported. A header whose parent was rejected is
-// rejected too. progress hears how far the import is.
+// rejected too. progress hears how far the import is. It sorts headers by height (stably).
 func ImportHeaders(db *store.DB, v *ledger.Version, headers []*ledger.Header, now time.Time,
+	progress ImportProgress) (*ImportSummary, error) {
+	slices.SortStableFunc(headers, func(a, b *ledger.Header) int { return cmp.Compare(a.Height, b.Height) })
+	return ImportStream(db, v, ImportInput{Total: len(headers), Read: func(send func([]*ledger.Header) bool) error {
+		for len(headers) > 0 {
+			n := min(len(headers), importReadBatch)
+			if !send(headers[:n:n]) {
+				return nil
+			}
+			headers = headers[n:]
+		}
+		return nil
+	}}, now, progress)
+}
+
+// ImportStream is ImportHeaders over headers read as the import goes: what it holds at once is
+// a few thousand headers in its queues, the headers a lower one later in the file holds back
+// (none for a file in height order) and in.Order.
+func ImportStream(db *store.DB, v *ledger.Version, in ImportInput, now time.Time,
 	progress ImportProgress) (*ImportSummary, error) {
 	if progress.Every <= 0 {
 		progress.Every = DefaultImportProgressEvery
 	}
-	start := time.Now()
-	sum := &ImportSummary{Read: len(headers)}
-	slices.SortStableFunc(headers, func(a, b *ledger.Header) int { return cmp.Compare(a.Height, b.Height) })
-	imported := map[ledger.Hash]*ledger.Header{}
-	rejected := map[ledger.Hash]bool{}
-	// pending are the accepted headers not yet written: parentsOf finds them there first.
-	pending := map[ledger.Hash]*ledger.Header{}
-	batch := make([]*ledger.Header, 0, importBatch)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := db.PutHeaders(batch...)
-		batch = batch[:0]
-		clear(pending)
-		return err
+	if progress.First <= 0 {
+		progress.First = progress.Every
 	}
-	lookup := func(x ledger.Hash) (*ledger.Header, error) {
-		if h, ok := pending[x]; ok {
-			return h, nil
-		}
-		return stored(db, x)
+	im := &importer{db: db, v: v, nowMicros: now.UnixMicro(), progress: progress, start: time.Now(),
+		sum: &ImportSummary{Read: in.Total}, total: in.Total, rejected: map[ledger.Hash]bool{},
+		pending: map[ledger.Hash]*ledger.Header{}, best: map[ledger.ChainID]*ledger.Header{},
+		batch: make([]*ledger.Header, 0, importBatch)}
+	im.lastReport = im.start
+	im.startWriter()
+	p := startIntrinsic(v, im.nowMicros, in.Read)
+	err := im.consume(p, in.Order)
+	p.stop()
+	if werr := im.finishWrites(); err == nil {
+		err = werr
 	}
-	lastReport := time.Now()
-	nowMicros := now.UnixMicro()
-	for i, h := range headers {
-		// Every header counts, also one present or rejected: a file the node has already
-		// is a long import too.
-		if progress.Report != nil && i > 0 && time.Since(lastReport) >= progress.Every {
-			lastReport = time.Now()
-			progress.Report(i, len(headers), time.Since(start))
-		}
-		if _, ok := pending[h.Hash]; ok {
-			sum.AlreadyStored++ // listed twice in the file
-			continue
-		}
-		if ok, err := db.HasHeader(h.Hash); err != nil {
-			return nil, err
-		} else if ok && h.ComputeHash() == h.Hash {
-			sum.AlreadyStored++
-			imported[h.Hash] = h
-			continue
-		}
-		passed, reason, err := validateImported(lookup, v, h, nowMicros, rejected[h.Parent])
-		if err != nil {
-			return nil, err
-		}
-		if passed >= pow.PassedChainStep {
-			sum.ParentChecked++
-		}
-		if reason != "" {
-			sum.Rejected++
-			rejected[h.Hash] = true
-			sum.Rejections = append(sum.Rejections, fmt.Sprintf("chain %d height %d %s: %s", h.ChainID, h.Height, h.Hash, reason))
-			continue
-		}
-		if passed == pow.PassedAll {
-			sum.WebChecked++
-		}
-		pending[h.Hash] = h
-		if batch = append(batch, h); len(batch) == importBatch {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		imported[h.Hash] = h
-		sum.Stored++
+	if rerr := p.wait(); err == nil {
+		err = rerr
 	}
-	if err := flush(); err != nil {
+	if err == nil && im.seen != in.Total {
+		err = fmt.Errorf("import: read %d headers, %d expected", im.seen, in.Total)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := advanceHeads(db, imported); err != nil {
+	if err := advanceHeads(db, im.best); err != nil {
 		return nil, err
 	}
-	sum.Elapsed = time.Since(start)
-	return sum, nil
+	if progress.AtEnd && progress.Report != nil && !im.reported && im.done > 0 {
+		progress.Report(im.done, im.total, time.Since(im.start))
+	}
+	im.sum.Elapsed = time.Since(im.start)
+	return im.sum, nil
 }
 
-// validateImported validates h as a chain actor would, against the parents lookup finds (none when
-// the parent was rejected in this import), except that a missing parent or adjacent parent ends
-// the validation without rejecting h. reason is why h is rejected, "" when it is kept; passed
-// says which groups of rules it passed.
-func validateImported(lookup func(ledger.Hash) (*ledger.Header, error), v *ledger.Version, h *ledger.Header, nowMicros int64,
+// checked is a header with the verdict of the intrinsic rules on it.
+type checked struct {
+	h   *ledger.Header
+	err error // pow.ValidateIntrinsic's
+	// hashOK: the header's hash is its block hash (what a stored header is compared on).
+	hashOK bool
+	pos    int // in file order
+}
+
+// intrinsicBatch is a batch of headers on its way through the intrinsic workers.
+type intrinsicBatch struct {
+	hs   []*ledger.Header
+	res  []checked
+	done chan struct{}
+}
+
+// intrinsicPipe runs Read and the intrinsic workers; ordered yields the batches in file order.
+type intrinsicPipe struct {
+	ordered  chan *intrinsicBatch
+	quit     chan struct{}
+	quitOnce sync.Once
+	readErr  chan error
+	workers  sync.WaitGroup
+}
+
+func startIntrinsic(v *ledger.Version, nowMicros int64, read func(func([]*ledger.Header) bool) error) *intrinsicPipe {
+	n := runtime.GOMAXPROCS(0)
+	p := &intrinsicPipe{ordered: make(chan *intrinsicBatch, 2*n+2), quit: make(chan struct{}), readErr: make(chan error, 1)}
+	jobs := make(chan *intrinsicBatch, n)
+	for range n {
+		p.workers.Add(1)
+		go func() {
+			defer p.workers.Done()
+			for b := range jobs {
+				for i, h := range b.hs {
+					b.res[i] = intrinsicOf(v, h, nowMicros)
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(p.ordered)
+		defer close(jobs)
+		p.readErr <- read(func(hs []*ledger.Header) bool {
+			b := &intrinsicBatch{hs: hs, res: make([]checked, len(hs)), done: make(chan struct{})}
+			select {
+			case p.ordered <- b:
+			case <-p.quit:
+				return false
+			}
+			select {
+			case jobs <- b:
+				return true
+			case <-p.quit:
+				return false
+			}
+		})
+	}()
+	return p
+}
+
+// stop makes Read's send report false and lets the workers end.
+func (p *intrinsicPipe) stop() { p.quitOnce.Do(func() { close(p.quit) }) }
+
+// wait waits for Read and the workers to end and returns Read's error.
+func (p *intrinsicPipe) wait() error {
+	for range p.ordered { // unblock a reader that got into ordered before quit
+	}
+	err := <-p.readErr
+	p.workers.Wait()
+	return err
+}
+
+// intrinsicOf checks what h alone decides. The block hash is the costly part, computed once:
+// when the intrinsic rules fail after the hash rule, the hash was right.
+func intrinsicOf(v *ledger.Version, h *ledger.Header, nowMicros int64) checked {
+	err := pow.ValidateIntrinsic(v, h, nowMicros)
+	c := checked{h: h, err: err, hashOK: err == nil}
+	switch r := pow.RuleOf(err); {
+	case err == nil:
+	case r == pow.IncorrectHash:
+	case r == pow.VersionMismatch || r == pow.InvalidValidationParameters:
+		c.hashOK = h.ComputeHash() == h.Hash // the rules stopped before the hash
+	default:
+		c.hashOK = true
+	}
+	return c
+}
+
+// importer is the validate stage of an import and the state it keeps.
+type importer struct {
+	db        *store.DB
+	v         *ledger.Version
+	nowMicros int64
+	progress  ImportProgress
+	start     time.Time
+	sum       *ImportSummary
+	total     int
+
+	seen       int // headers taken from the workers
+	done       int // headers validated
+	lastReport time.Time
+	reported   bool
+
+	rejected map[ledger.Hash]bool
+	// pending are the accepted headers not yet written: lookup finds them there first. A
+	// batch leaves it once the writer has written it.
+	pending map[ledger.Hash]*ledger.Header
+	// best is each chain's heaviest imported header (stored now or before): the first of
+	// equal weights, in height order.
+	best  map[ledger.ChainID]*ledger.Header
+	batch []*ledger.Header
+
+	writes  chan []*ledger.Header
+	written chan writeResult
+	inWrite int // batches handed to the writer whose results were not taken yet
+}
+
+type writeResult struct {
+	hs  []*ledger.Header
+	err error
+}
+
+// consume takes the checked headers in file order and validates them in height order.
+func (im *importer) consume(p *intrinsicPipe, order *ImportOrder) error {
+	var held checkedHeap
+	next := 0 // the first mark of order at or after the next position
+	for b := range p.ordered {
+		<-b.done
+		for i := range b.res {
+			c := b.res[i]
+			c.pos = im.seen
+			im.seen++
+			if order == nil {
+				if err := im.validate(&c); err != nil {
+					return err
+				}
+				continue
+			}
+			held.push(c)
+			// Nothing later in the file is lower than the lowest header from here on.
+			for next < len(order.marks) && order.marks[next].pos < im.seen {
+				next++
+			}
+			for len(held) > 0 && (next == len(order.marks) || held[0].h.Height <= order.marks[next].height) {
+				c := held.pop()
+				if err := im.validate(&c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for len(held) > 0 {
+		c := held.pop()
+		if err := im.validate(&c); err != nil {
+			return err
+		}
+	}
+	return im.flush()
+}
+
+// validate is the per-header step of an import, in height order.
+func (im *importer) validate(c *checked) error {
+	h := c.h
+	i := im.done
+	im.done++
+	// Every header counts, also one present or rejected: a file the node has already
+	// is a long import too.
+	if im.progress.Report != nil && i > 0 {
+		wait := im.progress.Every
+		if !im.reported {
+			wait = im.progress.First
+		}
+		if time.Since(im.lastReport) >= wait {
+			im.lastReport = time.Now()
+			im.reported = true
+			im.progress.Report(i, im.total, time.Since(im.start))
+		}
+	}
+	if _, ok := im.pending[h.Hash]; ok {
+		im.sum.AlreadyStored++ // listed twice in the file
+		return nil
+	}
+	if ok, err := im.db.HasHeader(h.Hash); err != nil {
+		return err
+	} else if ok && c.hashOK {
+		im.sum.AlreadyStored++
+		im.imported(h)
+		return nil
+	}
+	passed, reason, err := validateImported(im.lookup, im.v, c, im.rejected[h.Parent])
+	if err != nil {
+		return err
+	}
+	if passed >= pow.PassedChainStep {
+		im.sum.ParentChecked++
+	}
+	if reason != "" {
+		im.sum.Rejected++
+		im.rejected[h.Hash] = true
+		im.sum.Rejections = append(im.sum.Rejections, fmt.Sprintf("chain %d height %d %s: %s", h.ChainID, h.Height, h.Hash, reason))
+		return nil
+	}
+	if passed == pow.PassedAll {
+		im.sum.WebChecked++
+	}
+	im.pending[h.Hash] = h
+	if im.batch = append(im.batch, h); len(im.batch) == importBatch {
+		if err := im.flush(); err != nil {
+			return err
+		}
+	}
+	im.imported(h)
+	im.sum.Stored++
+	return nil
+}
+
+func (im *importer) imported(h *ledger.Header) {
+	if b := im.best[h.ChainID]; b == nil || h.Weight.Cmp(b.Weight) > 0 {
+		im.best[h.ChainID] = h
+	}
+}
+
+func (im *importer) lookup(x ledger.Hash) (*ledger.Header, error) {
+	if h, ok := im.pending[x]; ok {
+		return h, nil
+	}
+	return stored(im.db, x)
+}
+
+func (im *importer) startWriter() {
+	// At most one batch waits while one is written, and both results fit in written until
+	// the next flush takes them, so the writer never blocks on a result.
+	im.writes = make(chan []*ledger.Header, 1)
+	im.written = make(chan writeResult, 4)
+	go func() {
+		defer close(im.written)
+		for hs := range im.writes {
+			im.written <- writeResult{hs, im.db.PutHeaders(hs...)}
+		}
+	}()
+}
+
+// flush hands the batch to the writer and takes the results of the batches written meanwhile.
+func (im *importer) flush() error {
+	if err := im.takeWritten(false); err != nil {
+		return err
+	}
+	if len(im.batch) == 0 {
+		return nil
+	}
+	im.writes <- im.batch
+	im.inWrite++
+	im.batch = make([]*ledger.Header, 0, importBatch)
+	return im.takeWritten(false)
+}
+
+// takeWritten takes the writer's results, waiting for all of them with all; a written
+// batch leaves pending (HasHeader finds it now).
+func (im *importer) takeWritten(all bool) error {
+	for im.inWrite > 0 {
+		var r writeResult
+		if all {
+			r = <-im.written
+		} else {
+			select {
+			case r = <-im.written:
+			default:
+				return nil
+			}
+		}
+		im.inWrite--
+		for _, h := range r.hs {
+			delete(im.pending, h.Hash)
+		}
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+
+// finishWrites stops the writer once it has written what it was given.
+func (im *importer) finishWrites() error {
+	close(im.writes)
+	var first error
+	for im.inWrite > 0 {
+		if err := im.takeWritten(true); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// checkedHeap is a min-heap of headers by height, then file position: a stable sort by height.
+type checkedHeap []checked
+
+func (q checkedHeap) less(i, j int) bool {
+	return q[i].h.Height < q[j].h.Height || q[i].h.Height == q[j].h.Height && q[i].pos < q[j].pos
+}
+
+func (q *checkedHeap) push(c checked) {
+	*q = append(*q, c)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (q *checkedHeap) pop() checked {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = checked{}
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
+}
+
+// validateImported validates c's header as a chain actor would, against the parents lookup
+// finds (none when the parent was rejected in this import), except that a missing parent or
+// adjacent parent ends the validation without rejecting it. reason is why it is rejected, ""
+// when it is kept; passed says which groups of rules it passed. The intrinsic rules were
+// applied already (c.err); the rest are pow.ValidateHeader's, in its order.
+func validateImported(lookup func(ledger.Hash) (*ledger.Header, error), v *ledger.Version, c *checked,
 	parentRejected bool) (passed pow.Passed, reason string, err error) {
+	h := c.h
 	if h.Version != v.Code {
 		return pow.PassedNone, fmt.Sprintf("belongs to network code %#x, not %s", h.Version, v.Name), nil
 	}
@@ -151,7 +532,7 @@ func validateImported(lookup func(ledger.Hash) (*ledger.Header, error), v *ledge
 	if parentRejected {
 		parent = nil
 	}
-	passed, verr := pow.ValidateHeader(v, h, parent, adj, nowMicros)
+	passed, verr := validateRest(v, c, parent, adj)
 	switch {
 	case verr == nil:
 	case pow.RuleOf(verr) == pow.MissingParent && parentRejected:
@@ -163,14 +544,29 @@ func validateImported(lookup func(ledger.Hash) (*ledger.Header, error), v *ledge
 	return passed, "", nil
 }
 
-// advanceHeads moves each chain's head to the heaviest stored header among the imported ones.
-func advanceHeads(db *store.DB, imported map[ledger.Hash]*ledger.Header) error {
+// validateRest is pow.ValidateHeader on a header whose intrinsic rules gave c.err: the chain
+// step, then the web step, each failure with the groups passed before it.
+func validateRest(v *ledger.Version, c *checked, parent *ledger.Header, adj []*ledger.Header) (pow.Passed, error) {
+	if c.err != nil {
+		return pow.PassedNone, c.err
+	}
+	if err := pow.ValidateChainStep(v, c.h, parent); err != nil {
+		return pow.PassedIntrinsic, err
+	}
+	if err := pow.ValidateWebStep(v, c.h, parent, adj); err != nil {
+		return pow.PassedChainStep, err
+	}
+	return pow.PassedAll, nil
+}
+
+// advanceHeads moves each chain's head to best's header when it is heavier than the head.
+func advanceHeads(db *store.DB, best map[ledger.ChainID]*ledger.Header) error {
 	heads, err := db.Heads()
 	if err != nil {
 		return err
 	}
 	changed := false
-	for _, h := range imported {
+	for _, h := range best {
 		cur, ok := heads[h.ChainID]
 		if ok {
 			if ch, err := db.Header(cur); err == nil && ch.Weight.Cmp(h.Weight) >= 0 {

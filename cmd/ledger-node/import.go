@@ -3,14 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -18,7 +19,11 @@ import (
 )
 
 // runImport is `ledger-node import-headers [flags] FILE`: it reads the headers of FILE, has
-// actors.ImportHeaders validate and store those that pass, and prints what it did.
+// actors.ImportStream validate and store those that pass, and prints what it did. A file in the
+// line format is read twice, streaming: a first pass decodes every line (a bad one fails the
+// import before anything is stored, as it always has) and notes each header's height, the
+// second feeds the import pipeline. JSON files and files that cannot be read twice (a pipe) are
+// read whole.
 func runImport(args []string, stdout, stderr io.Writer) int {
 	cfg, _, rest, err := loadConfigArgs(args, stderr, true)
 	if errors.Is(err, errHelp) {
@@ -31,11 +36,12 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
 		return 2
 	}
-	headers, err := readHeaderFile(rest[0])
+	in, err := openHeaderFile(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
 		return 1
 	}
+	defer in.Close()
 	log := newLogger(cfg, stderr)
 	db, v, err := openInitializedStore(cfg, log)
 	if err != nil {
@@ -43,8 +49,15 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer db.Close()
-	fmt.Fprintf(stdout, "importing %d headers from %s into %s (network %s)\n", len(headers), rest[0], cfg.DataDir, v.Name)
-	sum, err := actors.ImportHeaders(db, v, headers, time.Now(), actors.ImportProgress{Every: importProgressEvery, Report: importProgress(stdout)})
+	fmt.Fprintf(stdout, "importing %d headers from %s into %s (network %s)\n", in.total, rest[0], cfg.DataDir, v.Name)
+	progress := actors.ImportProgress{Every: importProgressEvery, First: min(importProgressFirst, importProgressEvery),
+		AtEnd: true, Report: importProgress(stdout)}
+	var sum *actors.ImportSummary
+	if in.f == nil { // parsed whole
+		sum, err = actors.ImportHeaders(db, v, in.headers, time.Now(), progress)
+	} else {
+		sum, err = actors.ImportStream(db, v, actors.ImportInput{Total: in.total, Order: in.order, Read: in.read}, time.Now(), progress)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
 		return 1
@@ -68,8 +81,12 @@ func printImportSummary(w io.Writer, s *actors.ImportSummary) {
 	}
 }
 
-// importProgressEvery is how often import-headers prints its progress (tests shorten it).
-var importProgressEvery = 2 * time.Second
+// importProgressEvery is how often import-headers prints its progress (tests shorten it), and
+// importProgressFirst when it prints it first; an import that ends sooner prints it at the end.
+var (
+	importProgressEvery = 2 * time.Second
+	importProgressFirst = time.Second
+)
 
 // importProgress prints how far an import is, and how long the rest should take.
 func importProgress(w io.Writer) func(done, total int, elapsed time.Duration) {
@@ -80,15 +97,121 @@ func importProgress(w io.Writer) func(done, total int, elapsed time.Duration) {
 	}
 }
 
-// readHeaderFile reads headers as base64url lines, or JSON: an array of base64url strings or
-// object-encoded headers, or an object whose "headers" array holds such entries or records with
-// a "binary_b64url" field (the shared vector files).
-func readHeaderFile(path string) ([]*ledger.Header, error) {
-	b, err := os.ReadFile(path)
+// headerFile is an import file opened for reading: its headers parsed whole (JSON, or a file
+// that cannot be read twice), or, in the line format, counted and their heights noted by a
+// first pass, to be read again by read as the import goes.
+type headerFile struct {
+	path    string
+	f       *os.File
+	total   int
+	order   *actors.ImportOrder
+	headers []*ledger.Header // parsed whole (f nil)
+}
+
+func (hf *headerFile) Close() error {
+	if hf.f == nil {
+		return nil
+	}
+	return hf.f.Close()
+}
+
+// importReadBatch is how many headers the second pass hands the import at once.
+const importReadBatch = 256
+
+// openHeaderFile opens a file of headers as base64url lines, or JSON: an array of base64url
+// strings or object-encoded headers, or an object whose "headers" array holds such entries or
+// records with a "binary_b64url" field (the shared vector files). A line-format file is read
+// once here, to fail on a line that does not decode and to count the headers, holding none.
+func openHeaderFile(path string) (*headerFile, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return parseHeaderFile(path, b)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	whole := !fi.Mode().IsRegular() // a pipe, say: it cannot be read twice
+	if !whole {
+		whole = startsJSON(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if whole {
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		hs, err := parseHeaderFile(path, b)
+		if err != nil {
+			return nil, err
+		}
+		return &headerFile{path: path, total: len(hs), headers: hs}, nil
+	}
+	hf := &headerFile{path: path, f: f, order: &actors.ImportOrder{}}
+	var dec lineDecoder
+	err = scanHeaderLines(path, f, dec.reuse, func(h *ledger.Header) error {
+		hf.order.Add(h.Height)
+		return nil
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	hf.total = hf.order.Len()
+	return hf, nil
+}
+
+// startsJSON reports whether the first character of r that is not white space opens JSON.
+func startsJSON(r io.Reader) bool {
+	br := bufio.NewReader(r)
+	for {
+		c, _, err := br.ReadRune()
+		if err != nil {
+			return false
+		}
+		if !unicode.IsSpace(c) {
+			return c == '{' || c == '['
+		}
+	}
+}
+
+// read is the second pass over a line-format file: it sends the headers in file order.
+func (hf *headerFile) read(send func([]*ledger.Header) bool) error {
+	if _, err := hf.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var dec lineDecoder
+	batch := make([]*ledger.Header, 0, importReadBatch)
+	n := 0
+	errStopped := errors.New("stopped")
+	err := scanHeaderLines(hf.path, hf.f, dec.fresh, func(h *ledger.Header) error {
+		n++
+		if batch = append(batch, h); len(batch) == importReadBatch {
+			if !send(batch) {
+				return errStopped
+			}
+			batch = make([]*ledger.Header, 0, importReadBatch)
+		}
+		return nil
+	})
+	switch {
+	case err == errStopped:
+		return nil
+	case err == nil && n != hf.total:
+		err = fmt.Errorf("%d headers, %d at first", n, hf.total)
+	}
+	if err != nil {
+		return fmt.Errorf("%s changed while importing: %w", hf.path, err)
+	}
+	if len(batch) > 0 {
+		send(batch)
+	}
+	return nil
 }
 
 // parseHeaderFile decodes the contents b of the file called path (the name is for messages).
@@ -98,20 +221,84 @@ func parseHeaderFile(path string, b []byte) ([]*ledger.Header, error) {
 		return parseHeaderJSON(trimmed)
 	}
 	var out []*ledger.Header
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	var dec lineDecoder
+	err := scanHeaderLines(path, bytes.NewReader(b), dec.fresh, func(h *ledger.Header) error {
+		out = append(out, h)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanHeaderLines calls fn with each header of the line format read from r (base64url, one a
+// line; blank lines and lines starting with # skipped), decoded by decode. A line that does not
+// decode is an error naming path and the line.
+func scanHeaderLines(path string, r io.Reader, decode func([]byte) (*ledger.Header, error), fn func(*ledger.Header) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1024*1024), 1024*1024)
 	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") {
+		s := bytes.TrimSpace(sc.Bytes())
+		if len(s) == 0 || s[0] == '#' {
 			continue
 		}
-		h, err := ledger.DecodeHeaderB64(strings.Trim(s, `"`))
+		h, err := decode(bytes.Trim(s, `"`))
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		out = append(out, h)
+		if err := fn(h); err != nil {
+			return err
+		}
 	}
-	return out, sc.Err()
+	return sc.Err()
+}
+
+// b64 is the encoding of ledger.DecodeHeaderB64 (unpadded base64url, strict).
+var b64 = base64.RawURLEncoding.Strict()
+
+// maxHeaderB64 is the longest header text ledger.DecodeHeaderB64 decodes.
+var maxHeaderB64 = 4*ledger.SizeForDegree(ledger.MaxAdjacents)/3 + 4
+
+// lineDecoder decodes header lines as ledger.DecodeHeaderB64 does, without its string and
+// byte copies; a line it refuses goes through ledger.DecodeHeaderB64, for its exact message.
+type lineDecoder struct {
+	buf []byte
+	h   ledger.Header
+}
+
+// reuse decodes s into the decoder's own header: valid until the next call.
+func (d *lineDecoder) reuse(s []byte) (*ledger.Header, error) {
+	if err := d.decode(&d.h, s); err != nil {
+		return nil, err
+	}
+	return &d.h, nil
+}
+
+// fresh decodes s into a new header.
+func (d *lineDecoder) fresh(s []byte) (*ledger.Header, error) {
+	h := new(ledger.Header)
+	if err := d.decode(h, s); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (d *lineDecoder) decode(h *ledger.Header, s []byte) error {
+	if d.buf == nil {
+		d.buf = make([]byte, b64.DecodedLen(maxHeaderB64))
+	}
+	if len(s) <= maxHeaderB64 {
+		if n, err := b64.Decode(d.buf, s); err == nil && h.UnmarshalBinary(d.buf[:n]) == nil {
+			return nil
+		}
+	}
+	x, err := ledger.DecodeHeaderB64(string(s))
+	if err != nil {
+		return err
+	}
+	*h = *x
+	return nil
 }
 
 func parseHeaderJSON(b []byte) ([]*ledger.Header, error) {
