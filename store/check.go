@@ -152,6 +152,8 @@ type checker struct {
 	nodeData bool
 	// hasNetwork says the network record is there; scanned, that every row was read.
 	hasNetwork, scanned bool
+	// repairMark says a read met damage: the next start verifies the whole log.
+	repairMark bool
 
 	// From headers.log.
 	log     []byte // read-only mapping; nil when unreadable
@@ -285,6 +287,7 @@ func (c *checker) scanLevelDB() {
 					note("logend record", fmt.Errorf("%d bytes", len(v)))
 				}
 			case metaRepair:
+				c.repairMark = true
 				c.r.add("repair mark", RepairedAtStart, "a read met damaged data while the node ran (%s): the next start rebuilds the header and height indexes", v)
 			}
 		case tagHeight:
@@ -396,6 +399,11 @@ func (c *checker) headerLog() {
 	})
 	last := lastNonZero(f, m, end)
 	switch {
+	case last > end && c.startSkips(f, st, end):
+		c.r.add(part, NeedsRepair, "%d intact records, then a damaged record at offset %d, which the index closed cleanly covers: a start "+
+			"does not read it (reads of the damaged headers fail, and the start after one does), `ledger-node repair` cuts the log there now; "+
+			"%d bytes after it (%d intact records) are cut off, saved aside as headers.log.damaged-<time>, and re-mined or re-fetched",
+			n, end, last-end, countIntact(m[:last], end))
 	case last > end:
 		c.r.add(part, RepairedAtStart, "%d intact records, then a torn or damaged record at offset %d; %d bytes after it (%d intact records) "+
 			"are cut off at the next start, saved aside as headers.log.damaged-<time>, and re-mined or re-fetched",
@@ -414,6 +422,25 @@ func (c *checker) headerLog() {
 	if saved, _ := filepath.Glob(filepath.Join(c.dir, logFileName+".damaged-*")); len(saved) > 0 {
 		c.r.add(part, Fine, "%d damaged tail(s) cut off earlier kept aside (%s…); delete them once no longer wanted", len(saved), filepath.Base(saved[0]))
 	}
+}
+
+// startSkips says whether a start would open the log without reading the record at end, the
+// first bad one: Open verifies only what a clean index does not cover, unless the log was
+// written after the index was closed or a repair mark asks for everything (openHeaderLog).
+func (c *checker) startSkips(log *os.File, st os.FileInfo, end uint64) bool {
+	if c.repairMark {
+		return false
+	}
+	id, err := readLogHeader(log)
+	if err != nil {
+		return false
+	}
+	f, ih, problem := openIndexFileFlag(filepath.Join(c.dir, idxFileName), id, os.O_RDONLY)
+	if problem != "" {
+		return false
+	}
+	f.Close()
+	return cleanLogOf(ih, st) && end < ih.covered && ih.covered <= uint64(st.Size())
 }
 
 // hashIndex checks headers.idx against the log: its header, then that every slot names a record

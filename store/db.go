@@ -49,10 +49,16 @@ type Options struct {
 	OpenFiles int
 	Logger    *slog.Logger // recovery notes at Open; nil = slog.Default()
 
-	// TrustCleanLog skips verifying the header-log records that a cleanly closed index covers
-	// (only the rest is verified). Open otherwise checks every record, at about 155 ms per
-	// million headers in the page cache, so that damage is cut off at start (integrity.go).
-	TrustCleanLog bool
+	// VerifyWholeLog verifies the checksum of every header-log record at Open, as check and
+	// repair do: about 155 ms per million headers in the page cache, plus reading the whole
+	// log from disk when it is not. Without it, a store whose index was closed cleanly (and
+	// whose log was not written since) is opened without reading the records the index
+	// covers; only the rest is verified. A start therefore does not grow with the store, and
+	// damage to a covered record is met at read time instead: every read verifies its record's
+	// checksum, returns ErrCorrupt rather than the bytes, and leaves the repair mark that
+	// makes the next Open verify everything and cut the log (integrity.go). An unclean stop,
+	// a damaged or rebuilt index, and a repair mark all verify the whole log regardless.
+	VerifyWholeLog bool
 	// Repair rebuilds the header index and the height index from the header log whatever
 	// their state, as after a read met damage (integrity.go): `ledger-node repair`.
 	Repair bool
@@ -142,7 +148,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		ldb.Close()
 		return nil, err
 	}
-	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, trustClean: opts.TrustCleanLog, truncate: opts.truncateLog}
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, verifyAll: opts.VerifyWholeLog, truncate: opts.truncateLog}
 	if err := db.openHeaders(dir, o, opts.Repair); err != nil {
 		db.Close()
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
 )
@@ -57,6 +58,8 @@ import (
 //	    naming them are exactly "entries" many
 //	40  log id u64, copied from headers.log
 //	48  crc32c of bytes [0, 48) u32
+//	56  log mtime i64: the log's modification time (Unix ns) that Close set, 0 unless clean
+//	64  crc32c of bytes [56, 64) u32 (added later: a header without it reads as mtime 0)
 //	4096 slots, 16 bytes each: key u64, offset u64 (little-endian)
 //
 // A slot's key is the first 8 bytes of the block hash read as a little-endian u64, with 0
@@ -165,8 +168,8 @@ type headerLog struct {
 type logOptions struct {
 	indexSlots uint64
 	logCap     uint64
-	// trustClean skips verifying the records a clean index covers (Options.TrustCleanLog).
-	trustClean bool
+	// verifyAll verifies every record, even those a clean index covers (Options.VerifyWholeLog).
+	verifyAll bool
 	// rebuildIndex builds headers.idx from the log whatever its state (a repair).
 	rebuildIndex bool
 	// truncate replaces File.Truncate in recovery (tests make it fail); nil is File.Truncate.
@@ -587,12 +590,33 @@ func (hl *headerLog) checkpointLocked(clean bool) error {
 		covered: hl.indexed, logID: hl.id}
 	if clean {
 		h.flags = idxFlagClean
+		h.logMtime = hl.stampLog()
 	}
 	putIdxHeader(hl.idxMap, h)
 	if err := hl.idx.Sync(); err != nil {
 		return fmt.Errorf("store: sync header index: %w", err)
 	}
+	if h.logMtime != 0 {
+		// The index gets the same time last, after its last write (cleanLogOf). A failure
+		// only costs the next Open a full verification.
+		t := time.Unix(0, h.logMtime)
+		os.Chtimes(filepath.Join(hl.dir, idxFileName), t, t)
+	}
 	return nil
+}
+
+// stampLog sets the log's modification time to a second ago and returns it as stored (the
+// filesystem may round it), for the clean index to record (cleanLogOf). It returns 0 if that
+// fails: the next Open then verifies the whole log, as after an unclean stop.
+func (hl *headerLog) stampLog() int64 {
+	if err := os.Chtimes(filepath.Join(hl.dir, logFileName), time.Time{}, time.Now().Add(-time.Second)); err != nil {
+		return 0
+	}
+	st, err := hl.log.Stat()
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixNano()
 }
 
 // close checkpoints and releases both files. Mappings are retired, not unmapped (see
@@ -623,6 +647,24 @@ type idxHeader struct {
 	entries uint64
 	covered uint64
 	logID   uint64
+	// logMtime is the log's modification time (Unix ns) when Close marked the index clean;
+	// 0 when not clean (cleanLogOf).
+	logMtime int64
+	// fileMtime is the index file's own modification time (not part of the page).
+	fileMtime int64
+}
+
+// cleanLogOf says whether a clean index with header ih vouches for the log whose file info is
+// log, and for its own slots, so that Open need read neither: Close marked it clean, and
+// neither file has been modified since. Close sets the log's modification time to a second in
+// the past, records it in the index's header, and gives the index the same time after its last
+// write (checkpointLocked); any later write to either file (dd, an editor, a copy over it)
+// stamps the present, which differs even by the kernel's coarse clock or on a filesystem that
+// keeps whole seconds. Damage that changes no time (a bad sector, a flipped bit) is met by the
+// reads instead, which verify every record they use.
+func cleanLogOf(ih idxHeader, log os.FileInfo) bool {
+	return ih.flags&idxFlagClean != 0 && ih.logMtime != 0 && log.ModTime().UnixNano() == ih.logMtime &&
+		ih.fileMtime == ih.logMtime
 }
 
 func putIdxHeader(m []byte, h idxHeader) {
@@ -634,6 +676,10 @@ func putIdxHeader(m []byte, h idxHeader) {
 	binary.LittleEndian.PutUint64(m[32:], h.covered)
 	binary.LittleEndian.PutUint64(m[40:], h.logID)
 	binary.LittleEndian.PutUint32(m[48:], crc32.Checksum(m[:48], castagnoli))
+	// Added after version 1 without changing it: a build that does not know the field ignores
+	// it, and a header without it (zeros, which fail this checksum) reads as 0.
+	binary.LittleEndian.PutUint64(m[56:], uint64(h.logMtime))
+	binary.LittleEndian.PutUint32(m[64:], crc32.Checksum(m[56:64], castagnoli))
 }
 
 // openIndexFile opens headers.idx and checks its header against the log (id) and the file's
@@ -656,7 +702,7 @@ func openIndexFileFlag(path string, logID uint64, flag int) (f *os.File, h idxHe
 		if err != nil {
 			return err.Error()
 		}
-		var b [52]byte
+		var b [68]byte
 		if st.Size() < idxHeaderSize {
 			return fmt.Sprintf("the file has %d bytes, less than its header page", st.Size())
 		}
@@ -671,7 +717,10 @@ func openIndexFileFlag(path string, logID uint64, flag int) (f *os.File, h idxHe
 		}
 		h = idxHeader{flags: binary.LittleEndian.Uint32(b[12:]), slots: binary.LittleEndian.Uint64(b[16:]),
 			entries: binary.LittleEndian.Uint64(b[24:]), covered: binary.LittleEndian.Uint64(b[32:]),
-			logID: binary.LittleEndian.Uint64(b[40:])}
+			logID: binary.LittleEndian.Uint64(b[40:]), fileMtime: st.ModTime().UnixNano()}
+		if binary.LittleEndian.Uint32(b[64:]) == crc32.Checksum(b[56:64], castagnoli) {
+			h.logMtime = int64(binary.LittleEndian.Uint64(b[56:]))
+		}
 		switch {
 		case h.logID != logID:
 			return "it indexes another header log"
@@ -778,9 +827,10 @@ func readLogHeader(f *os.File) (uint64, error) {
 //  1. The log must exist unless the height index has never referred to it (indexed, the log end
 //     goleveldb recorded, is at most the log header): a store whose log vanished is refused.
 //  2. The log is scanned from its start to its real end: the first zero length, or the first
-//     record that is cut short, malformed or fails its checksum. (With trustClean and a clean
-//     index, only from the index's "covered" mark; a stop there at a torn record, or with data
-//     still beyond it, is checked by a scan from the start, whose end wins if it is further.)
+//     record that is cut short, malformed or fails its checksum. (With a clean index and a log not
+//     written since, only from the index's "covered" mark, unless verifyAll; a stop there at a
+//     torn record, or with data still beyond it, is checked by a scan from the start, whose end
+//     wins if it is further.)
 //     The non-zero bytes past that end, if any, are saved to headers.log.damaged-<time>
 //     (integrity.go) and then discarded (truncated, then the file is extended again, sparse),
 //     so a torn or damaged tail never survives and the next append starts on zeros.
@@ -853,11 +903,14 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		idxF.Close()
 		idxF = nil
 	}
-	// Every record is verified unless the caller trusts a clean index (TrustCleanLog): damage
-	// to a log that was closed cleanly (a bad sector, a stray write) is found here, where it
-	// can be cut off, rather than by the reads that would meet it.
-	from := uint64(logHeaderSize)
-	if problem == "" && o.trustClean && ih.flags&idxFlagClean != 0 {
+	// A clean index vouches for the records it covers: they were verified when written or at
+	// an earlier Open, and every read verifies its record again, so only the rest is scanned
+	// and a start costs the same at any size. Everything is verified, so that damage is cut
+	// off here rather than met by reads, when asked (check, repair: verifyAll), when the index
+	// is not clean (an unclean stop, a rebuild), and when the log was written after the index
+	// was closed (cleanLogOf): a stray write or a copy over it.
+	from, trusted := uint64(logHeaderSize), problem == "" && !o.verifyAll && cleanLogOf(ih, st)
+	if trusted {
 		from = ih.covered
 	}
 	end, torn, records := uint64(logHeaderSize), false, uint64(0)
@@ -962,11 +1015,15 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxF.Close()
 			return nil, err
 		}
-		// A cheap sanity check of the slot area (one sequential read): it must hold exactly
-		// the entries the header counts, and no more than the log has records when the whole
-		// log was scanned. Otherwise the log decides.
-		if used := countSlotsBelow(words(idxMap[idxHeaderSize:]), math.MaxUint64); used != ih.entries ||
-			from == logHeaderSize && used > records {
+		// A sanity check of the slot area (one sequential read, 32–64 bytes per header): it
+		// must hold exactly the entries the header counts, and no more than the log has
+		// records when the whole log was scanned. Otherwise the log decides. A trusted index
+		// skips it, as its records are skipped: neither file was written since Close.
+		used := uint64(0)
+		if !trusted { // then the whole log was scanned: records counts them all
+			used = countSlotsBelow(words(idxMap[idxHeaderSize:]), math.MaxUint64)
+		}
+		if !trusted && (used != ih.entries || used > records) {
 			lg.Warn("store: rebuilding the header index from the header log", "dir", dir,
 				"reason", fmt.Sprintf("%d used slots, the header counts %d, the log holds %d records", used, ih.entries, records),
 				"logBytes", end)

@@ -137,7 +137,7 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	db, err := store.Open(dir, store.Options{Repair: true, Logger: log})
+	db, err := store.Open(dir, store.Options{Repair: true, VerifyWholeLog: true, Logger: log})
 	if err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,269 @@
+package store
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ledgernode/ledger-node/ledger"
+)
+
+// Stores of millions of headers, for what grows with the store: Open, Check, and what a store
+// being served keeps in memory. Building one takes a minute per million headers, so they are
+// kept in $STORE_SCALE_DIR (built on first use; delete the directory to rebuild) and the sizes
+// come from $STORE_SCALE_SIZES (default 1000000):
+//
+//	STORE_SCALE_DIR=/var/tmp/scale STORE_SCALE_SIZES=1000000,4000000 \
+//	  go test ./store -run XX -bench 'Scale' -benchtime 1x
+//
+// The headers are 20 chains of real degree-3 mainnet headers with made-up hashes, each
+// naming the previous one of its chain as parent, with heads set: what the store sees of a
+// braided history (it checks no hashes).
+
+func scaleSizes(tb testing.TB) []int {
+	s := os.Getenv("STORE_SCALE_SIZES")
+	if s == "" {
+		s = "1000000"
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			tb.Fatalf("STORE_SCALE_SIZES: %q", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// mix64 is splitmix64's finaliser: distinct inputs give distinct, uniformly spread outputs.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// scaleHash is the hash of the i-th header of a scale store.
+func scaleHash(i uint64) ledger.Hash {
+	var h ledger.Hash
+	for j := range uint64(4) {
+		binary.LittleEndian.PutUint64(h[8*j:], mix64(4*i+j))
+	}
+	return h
+}
+
+// scaleStore returns the directory of a cleanly closed store of n headers, building it if needed.
+func scaleStore(tb testing.TB, n int) string {
+	base := os.Getenv("STORE_SCALE_DIR")
+	if base == "" {
+		tb.Skip("STORE_SCALE_DIR is not set")
+	}
+	dir := filepath.Join(base, "h"+strconv.Itoa(n))
+	if _, err := os.Stat(filepath.Join(dir, "built")); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	src, _ := chain5Headers(tb)
+	db, err := Open(dir, Options{HeaderCacheSize: -1, Logger: quiet()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	const chains, batch = 20, 1000
+	var last [chains]ledger.Hash
+	hs := make([]*ledger.Header, 0, batch)
+	for i := 0; i < n; {
+		hs = hs[:0]
+		for ; i < n && len(hs) < batch; i++ {
+			h := src[i%len(src)].Clone()
+			c := i % chains
+			h.ChainID, h.Height, h.Parent, h.Hash = ledger.ChainID(c), uint64(i/chains), last[c], scaleHash(uint64(i))
+			last[c] = h.Hash
+			hs = append(hs, h)
+		}
+		if err := db.PutHeaders(hs...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	heads := map[ledger.ChainID]ledger.Hash{}
+	for c, h := range last {
+		if h != (ledger.Hash{}) {
+			heads[ledger.ChainID(c)] = h
+		}
+	}
+	if err := db.SetHeads(heads); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.Compact(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "built"), nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// procStatus reads kB fields of /proc/self/status (VmHWM, VmRSS, RssAnon, RssFile).
+func procStatus() map[string]uint64 {
+	out := map[string]uint64{}
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		if f := strings.Fields(v); len(f) == 2 && f[1] == "kB" {
+			n, _ := strconv.ParseUint(f[0], 10, 64)
+			out[k] = n << 10
+		}
+	}
+	return out
+}
+
+// peakMemory runs fn and returns the peak of the process's RSS over it (VmHWM, after resetting
+// it), and the peaks of its anonymous part and of the Go heap, sampled every 10 ms. Mapped files
+// count in VmHWM while their pages are mapped; RssAnon is memory nothing else can reclaim.
+func peakMemory(fn func()) (hwm, anon, heap uint64) {
+	runtime.GC()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM to VmRSS
+	var peakAnon, peakHeap atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		var ms runtime.MemStats
+		for {
+			peakAnon.Store(max(peakAnon.Load(), procStatus()["RssAnon"]))
+			runtime.ReadMemStats(&ms)
+			peakHeap.Store(max(peakHeap.Load(), ms.HeapInuse))
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	wg.Wait()
+	return procStatus()["VmHWM"], peakAnon.Load(), peakHeap.Load()
+}
+
+// BenchmarkOpenScale opens cleanly closed stores the way a start does (the default) and the way
+// a start did before, verifying every record (VerifyWholeLog, as check and repair do), in one
+// run: the ratio is what a clean start saves.
+func BenchmarkOpenScale(b *testing.B) {
+	for _, n := range scaleSizes(b) {
+		dir := scaleStore(b, n)
+		for _, mode := range []struct {
+			name string
+			opts Options
+		}{{"verify-whole-log", Options{VerifyWholeLog: true}}, {"default", Options{}}} {
+			b.Run(fmt.Sprintf("headers=%d/%s", n, mode.name), func(b *testing.B) {
+				mode.opts.Logger = quiet()
+				for range b.N {
+					db, err := Open(dir, mode.opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					db.Close()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCheckScale runs Check once per op and reports its peak memory.
+func BenchmarkCheckScale(b *testing.B) {
+	for _, n := range scaleSizes(b) {
+		dir := scaleStore(b, n)
+		b.Run(fmt.Sprintf("headers=%d", n), func(b *testing.B) {
+			var hwm, anon, heap uint64
+			for range b.N {
+				hwm, anon, heap = peakMemory(func() {
+					r, err := Check(dir, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r.Damaged() {
+						b.Fatalf("%+v", r.Findings)
+					}
+				})
+			}
+			b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
+			b.ReportMetric(float64(anon)/(1<<20), "RssAnon-MiB")
+			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+		})
+	}
+}
+
+// BenchmarkServeMemoryScale opens a store as the node does and reads random headers by hash
+// (as GET header/{hash} does) until every header was read once on average, then reports
+// what the process holds: per header, on disk and in memory.
+func BenchmarkServeMemoryScale(b *testing.B) {
+	for _, n := range scaleSizes(b) {
+		dir := scaleStore(b, n)
+		b.Run(fmt.Sprintf("headers=%d", n), func(b *testing.B) {
+			for range b.N {
+				runtime.GC()
+				before := procStatus()
+				db, err := Open(dir, Options{Logger: quiet()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				x := uint64(1)
+				for range n {
+					x = mix64(x)
+					if _, err := db.Header(scaleHash(x % uint64(n))); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				after := procStatus()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				var disk int64
+				filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						if info, err := d.Info(); err == nil {
+							disk += info.Size()
+						}
+					}
+					return nil
+				})
+				logBytes, idxBytes := db.hl.end.Load(), uint64(len(db.hl.idxMap))
+				db.Close()
+				b.ReportMetric(float64(after["VmRSS"])/(1<<20), "VmRSS-MiB")
+				b.ReportMetric(float64(after["RssAnon"]-min(after["RssAnon"], before["RssAnon"]))/float64(n), "anon-B/header")
+				b.ReportMetric(float64(after["RssFile"])/float64(n), "file-B/header")
+				b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
+				b.ReportMetric(float64(logBytes)/float64(n), "log-B/header")
+				b.ReportMetric(float64(idxBytes)/float64(n), "idx-B/header")
+				b.ReportMetric(float64(disk)/float64(n), "disk-B/header")
+			}
+		})
+	}
+}
