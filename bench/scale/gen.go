@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"io"
+	"math/big"
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
@@ -28,6 +30,48 @@ func devGenesis(v *ledger.Version) (*actors.Genesis, error) {
 	return actors.MakeGenesis(txexec.New(txexec.Config{}), v)
 }
 
+// mainnetRootHeight is where a mainnet01 history starts: above the twenty-chain graph (852054)
+// and every header fork guard (the newest, OldDAGuard, is 771414), so that the headers follow
+// today's rules.
+const mainnetRootHeight = 1_000_000
+
+// mainnetRoots are made-up mainnet01 headers at height h, one per chain, whose parents and
+// adjacent parents no store holds: import-headers keeps them after the rules that need no
+// parent (hash, PoW, graph, time). Their target is the maximum, so that every nonce meets it and
+// the difficulty adjustment above them stays near it: PoW stays checked but costs a try or two.
+// Created at mainnet's genesis time + h block delays, as a chain at that height would have been.
+func mainnetRoots(v *ledger.Version, h uint64) []*ledger.Header {
+	chains := v.Chains()
+	roots := make([]*ledger.Header, len(chains))
+	made := func(what string, c ledger.ChainID) ledger.Hash {
+		return ledger.Hash(sha256.Sum256([]byte(fmt.Sprintf("bench/scale %s chain %d height %d", what, c, h))))
+	}
+	ct := v.GenesisTime + int64(h)*v.BlockDelay
+	// The epoch began h mod window blocks ago, as on a real chain, so that the first difficulty
+	// adjustment measures a whole epoch's time.
+	epochStart := ct - int64(h%v.WindowWidth)*v.BlockDelay
+	for _, c := range chains {
+		r := &ledger.Header{
+			CreationTime: ct, Parent: made("parent", c), Target: ledger.MaxU256,
+			PayloadHash: ledger.EmptyGenesisPayload().PayloadHash, ChainID: c,
+			Weight: weightAt(h), Height: h, Version: v.Code, EpochStart: epochStart,
+		}
+		for _, n := range v.HeaderGraph(c, h).Neighbors(c) {
+			r.Adjacents = append(r.Adjacents, ledger.Adjacent{Chain: n, Hash: made("parent", n)})
+		}
+		r.Seal()
+		roots[c] = r
+	}
+	return roots
+}
+
+// weightAt is a root's weight: h blocks at the maximum target (weight 1 each, as the weight
+// of a block is the expected hashes of its target).
+func weightAt(h uint64) ledger.U256 {
+	w, _ := ledger.U256FromBig(new(big.Int).SetUint64(h))
+	return w
+}
+
 // genOptions shape a generated history.
 type genOptions struct {
 	// Levels is the number of heights above genesis; every chain gets one header per level.
@@ -36,19 +80,23 @@ type genOptions struct {
 	// height × block delay), pseudo-randomly in [−Jitter, +Jitter]. It must stay under half
 	// the block delay so that a header stays created after its parent and adjacent parents.
 	Jitter time.Duration
+	// WriteBase writes the base headers first (roots, which the store does not have).
+	WriteBase bool
 	// Workers build the headers of a level in parallel (the braid makes a level depend only
 	// on the one below, so the chains of a level are independent).
 	Workers int
 }
 
-// generate writes a braided history of the development network to w, one base64url header a
-// line (the text import-headers reads), in height order: opt.Levels levels of one header per
-// chain on top of genesis (which is not written: the node creates it). Each header is made by
+// generate writes a braided history of v to w, one base64url header a line (the text
+// import-headers reads), in height order: opt.Levels levels of one header per chain on top of
+// base, one header per chain indexed by chain id (the genesis headers, which are not written
+// since the node makes them, or roots, which are: opt.WriteBase). Each header is made by
 // pow.NewHeader from its parent and its adjacent parents (the previous level of the
 // neighbouring chains), so target, weight, epoch start and fork state follow the rules, and the
-// difficulty adjustment runs at every epoch boundary over the creation times. It returns the
-// number of headers written.
-func generate(w io.Writer, v *ledger.Version, genesis []*ledger.Header, opt genOptions) (int, error) {
+// difficulty adjustment runs at every epoch boundary over the creation times. When v checks PoW
+// a nonce is searched for (at a target near the maximum, a try or two). It returns the number
+// of headers written.
+func generate(w io.Writer, v *ledger.Version, base []*ledger.Header, opt genOptions) (int, error) {
 	if opt.Jitter*2 >= time.Duration(v.BlockDelay)*time.Microsecond {
 		return 0, fmt.Errorf("jitter %v must stay under half the block delay", opt.Jitter)
 	}
@@ -59,10 +107,10 @@ func generate(w io.Writer, v *ledger.Version, genesis []*ledger.Header, opt genO
 	// prev[c] / cur[c]: the headers of chain c at the level below / being built.
 	prev := make([]*ledger.Header, nc)
 	for i, c := range chains {
-		if genesis[c] == nil {
-			return 0, fmt.Errorf("no genesis header for chain %d", c)
+		if int(c) >= len(base) || base[c] == nil {
+			return 0, fmt.Errorf("no base header for chain %d", c)
 		}
-		prev[i] = genesis[c]
+		prev[i] = base[c]
 	}
 	index := map[ledger.ChainID]int{}
 	for i, c := range chains {
@@ -75,6 +123,13 @@ func generate(w io.Writer, v *ledger.Version, genesis []*ledger.Header, opt genO
 		}
 	}
 	bw := bufio.NewWriterSize(w, 4<<20)
+	written := 0
+	if opt.WriteBase {
+		for _, h := range prev {
+			fmt.Fprintln(bw, h.B64())
+		}
+		written += nc
+	}
 	// Each worker builds a contiguous share of the chains and encodes them into its own buffer,
 	// so that the writer only copies bytes; lines[k] is worker k's text of the level.
 	type job struct {
@@ -104,11 +159,16 @@ func generate(w io.Writer, v *ledger.Version, genesis []*ledger.Header, opt genO
 					for _, n := range neighbours[i] {
 						adj = append(adj, j.prev[n])
 					}
-					height := uint64(j.level)
-					ct := v.GenesisTime + int64(height)*v.BlockDelay + jitter(chains[i], height, opt.Jitter)
+					b0 := base[chains[i]]
+					height := b0.Height + uint64(j.level)
+					ct := b0.CreationTime + int64(j.level)*v.BlockDelay + jitter(chains[i], height, opt.Jitter)
 					var h *ledger.Header
 					if h, err = pow.NewHeader(v, j.prev[i], adj, payload, ct, 0, 0); err != nil {
 						err = fmt.Errorf("chain %d height %d: %w", chains[i], height, err)
+						break
+					}
+					if !v.DisablePow && !pow.CheckPow(h) && !pow.MineHeader(h, 1<<24) {
+						err = fmt.Errorf("chain %d height %d: no nonce meets target %s", chains[i], height, h.Target.BEHex())
 						break
 					}
 					j.cur[i] = h
@@ -126,7 +186,6 @@ func generate(w io.Writer, v *ledger.Version, genesis []*ledger.Header, opt genO
 			close(ch)
 		}
 	}()
-	written := 0
 	for level := 1; level <= opt.Levels; level++ {
 		cur := make([]*ledger.Header, nc)
 		for k := range workers {

@@ -66,3 +66,40 @@ func TestGeneratedHeadersPassValidation(t *testing.T) {
 		t.Fatalf("stored %d, rejected %d, web-checked %d of %d: %v", sum.Stored, sum.Rejected, sum.WebChecked, len(hs), sum.Rejections[:min(3, len(sum.Rejections))])
 	}
 }
+
+// A mainnet01 history above made-up roots passes every rule, PoW included, on an empty store:
+// the roots are kept after the rules that need no parent, every header above them gets all.
+func TestMainnetHistoryPassesValidation(t *testing.T) {
+	v, base, writeBase, err := genBase("mainnet01", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	const levels = 250 // crosses two difficulty adjustments
+	if _, err := generate(&buf, v, base, genOptions{Levels: levels, Jitter: 10 * time.Second, WriteBase: writeBase, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var hs []*ledger.Header
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		h, err := ledger.DecodeHeaderB64(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	if len(hs) != (levels+1)*20 {
+		t.Fatalf("%d headers, want %d", len(hs), (levels+1)*20)
+	}
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sum, err := actors.ImportHeaders(db, v, hs, time.Now(), actors.ImportProgress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rejected != 0 || sum.Stored != len(hs) || sum.WebChecked != len(hs)-20 {
+		t.Fatalf("stored %d, rejected %d, web-checked %d of %d: %v", sum.Stored, sum.Rejected, sum.WebChecked, len(hs), sum.Rejections[:min(3, len(sum.Rejections))])
+	}
+}

@@ -29,6 +29,8 @@ import (
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/ledgernode/ledger-node/ledger"
 )
 
 func main() {
@@ -41,6 +43,8 @@ func main() {
 		err = genMain(os.Args[2:])
 	case "run":
 		err = runMain(os.Args[2:])
+	case "const":
+		err = constMain(os.Args[2:])
 	default:
 		usage()
 	}
@@ -60,18 +64,19 @@ func genMain(args []string) error {
 	n := fs.Int("n", 1_000_000, "headers to generate (rounded down to whole levels of 20 chains)")
 	out := fs.String("out", "", "output file (base64url headers, one a line)")
 	delay := fs.Duration("block-delay", 30*time.Second, "the development network's block delay (the node's --block-delay)")
+	network := fs.String("network", "development", "development (PoW disabled, import only: a development node replays every block's payload, which the file lacks) "+
+		"or mainnet01 (made-up roots at height 1,000,000 at the maximum target: import, serve, check)")
 	fs.Parse(args)
 	if *out == "" {
 		return fmt.Errorf("gen needs -out FILE")
 	}
-	_, err := genFile(*out, *n, *delay)
+	_, err := genFile(*out, *n, *network, *delay)
 	return err
 }
 
-// genFile writes n headers to path and reports how long it took.
-func genFile(path string, n int, delay time.Duration) (int, error) {
-	v := devVersion(delay)
-	g, err := devGenesis(v)
+// genFile writes n headers of network to path and reports how long it took.
+func genFile(path string, n int, network string, delay time.Duration) (int, error) {
+	v, base, writeBase, err := genBase(network, delay)
 	if err != nil {
 		return 0, err
 	}
@@ -80,7 +85,12 @@ func genFile(path string, n int, delay time.Duration) (int, error) {
 		return 0, err
 	}
 	start := time.Now()
-	written, err := generate(f, v, g.Headers, genOptions{Levels: n / len(v.Chains()), Jitter: delay / 3, Workers: runtime.GOMAXPROCS(0)})
+	levels := n / len(v.Chains())
+	if writeBase {
+		levels-- // the roots are a level of the file
+	}
+	written, err := generate(f, v, base, genOptions{Levels: levels, Jitter: time.Duration(v.BlockDelay) * time.Microsecond / 3,
+		WriteBase: writeBase, Workers: runtime.GOMAXPROCS(0)})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -89,7 +99,24 @@ func genFile(path string, n int, delay time.Duration) (int, error) {
 	}
 	el := time.Since(start)
 	st, _ := os.Stat(path)
-	fmt.Printf("generated %d headers (%d levels) into %s in %s (%.0f headers/s, %.1f MiB)\n",
-		written, written/len(v.Chains()), path, el.Round(time.Millisecond), float64(written)/el.Seconds(), float64(st.Size())/(1<<20))
+	fmt.Printf("generated %d %s headers (%d levels) into %s in %s (%.0f headers/s, %.1f MiB)\n",
+		written, v.Name, written/len(v.Chains()), path, el.Round(time.Millisecond), float64(written)/el.Seconds(), float64(st.Size())/(1<<20))
 	return written, nil
+}
+
+// genBase is the version a file of network is generated for, the headers it starts on, and
+// whether they go into the file.
+func genBase(network string, delay time.Duration) (v *ledger.Version, base []*ledger.Header, writeBase bool, err error) {
+	switch network {
+	case "development":
+		v = devVersion(delay)
+		g, err := devGenesis(v)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		return v, g.Headers, false, nil
+	case "mainnet01":
+		return ledger.Mainnet01, mainnetRoots(ledger.Mainnet01, mainnetRootHeight), true, nil
+	}
+	return nil, nil, false, fmt.Errorf("network %q: development or mainnet01", network)
 }
