@@ -145,7 +145,7 @@ func ImportStream(db *store.DB, v *ledger.Version, in ImportInput, now time.Time
 	}
 	im := &importer{db: db, v: v, nowMicros: now.UnixMicro(), progress: progress, start: time.Now(),
 		sum: &ImportSummary{Read: in.Total}, total: in.Total, rejected: map[ledger.Hash]bool{},
-		pending: map[ledger.Hash]*ledger.Header{}, best: map[ledger.ChainID]*ledger.Header{},
+		recent: map[ledger.Hash]recentHeader{}, best: map[ledger.ChainID]*ledger.Header{},
 		batch: make([]*ledger.Header, 0, importBatch)}
 	im.lastReport = im.start
 	im.startWriter()
@@ -280,9 +280,15 @@ type importer struct {
 	reported   bool
 
 	rejected map[ledger.Hash]bool
-	// pending are the accepted headers not yet written: lookup finds them there first. A
-	// batch leaves it once the writer has written it.
-	pending map[ledger.Hash]*ledger.Header
+	// recent are the accepted headers of the batch being filled (batchNo), of the batches
+	// handed to the writer, and of the last one written: lookup finds them there first, so
+	// that the store needs no header cache for the parents an import reads. A batch leaves
+	// it once the writer has written the next one.
+	recent  map[ledger.Hash]recentHeader
+	batchNo int
+	// unwritten are the batches handed to the writer, oldest first, after the last written.
+	unwritten   [][]*ledger.Header
+	lastWritten []*ledger.Header
 	// best is each chain's heaviest imported header (stored now or before): the first of
 	// equal weights, in height order.
 	best  map[ledger.ChainID]*ledger.Header
@@ -290,50 +296,73 @@ type importer struct {
 
 	writes  chan []*ledger.Header
 	written chan writeResult
-	inWrite int // batches handed to the writer whose results were not taken yet
 }
 
-type writeResult struct {
-	hs  []*ledger.Header
-	err error
+type recentHeader struct {
+	h     *ledger.Header
+	batch int
 }
+
+type writeResult struct{ err error }
 
 // consume takes the checked headers in file order and validates them in height order.
 func (im *importer) consume(p *intrinsicPipe, order *ImportOrder) error {
-	var held checkedHeap
-	next := 0 // the first mark of order at or after the next position
+	o := heightOrder{order: order}
 	for b := range p.ordered {
 		<-b.done
 		for i := range b.res {
-			c := b.res[i]
-			c.pos = im.seen
 			im.seen++
-			if order == nil {
-				if err := im.validate(&c); err != nil {
-					return err
-				}
-				continue
-			}
-			held.push(c)
-			// Nothing later in the file is lower than the lowest header from here on.
-			for next < len(order.marks) && order.marks[next].pos < im.seen {
-				next++
-			}
-			for len(held) > 0 && (next == len(order.marks) || held[0].h.Height <= order.marks[next].height) {
-				c := held.pop()
-				if err := im.validate(&c); err != nil {
-					return err
-				}
+			if err := o.add(b.res[i], im.validate); err != nil {
+				return err
 			}
 		}
 	}
-	for len(held) > 0 {
-		c := held.pop()
-		if err := im.validate(&c); err != nil {
+	if err := o.drain(im.validate); err != nil {
+		return err
+	}
+	return im.flush()
+}
+
+// heightOrder turns headers in file order into a stable sort by height, holding back only what
+// must wait for a lower header later in the file.
+type heightOrder struct {
+	order *ImportOrder // nil: the headers come in height order
+	held  checkedHeap
+	seen  int // headers added
+	next  int // the first mark of order at or after position seen
+}
+
+// add takes the next header in file order and hands emit those that come next in height order.
+func (o *heightOrder) add(c checked, emit func(*checked) error) error {
+	c.pos = o.seen
+	o.seen++
+	if o.order == nil {
+		return emit(&c)
+	}
+	o.held.push(c)
+	marks := o.order.marks
+	for o.next < len(marks) && marks[o.next].pos < o.seen {
+		o.next++
+	}
+	// Nothing later in the file is lower than marks[o.next].height.
+	for len(o.held) > 0 && (o.next == len(marks) || o.held[0].h.Height <= marks[o.next].height) {
+		c := o.held.pop()
+		if err := emit(&c); err != nil {
 			return err
 		}
 	}
-	return im.flush()
+	return nil
+}
+
+// drain hands emit the headers still held, at the end of the file.
+func (o *heightOrder) drain(emit func(*checked) error) error {
+	for len(o.held) > 0 {
+		c := o.held.pop()
+		if err := emit(&c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validate is the per-header step of an import, in height order.
@@ -354,13 +383,21 @@ func (im *importer) validate(c *checked) error {
 			im.progress.Report(i, im.total, time.Since(im.start))
 		}
 	}
-	if _, ok := im.pending[h.Hash]; ok {
+	r, inRecent := im.recent[h.Hash]
+	if inRecent && r.batch == im.batchNo {
 		im.sum.AlreadyStored++ // listed twice in the file
 		return nil
 	}
-	if ok, err := im.db.HasHeader(h.Hash); err != nil {
-		return err
-	} else if ok && c.hashOK {
+	// A header of a batch handed to the writer counts as stored, as it would have if each
+	// batch were written before the next header.
+	ok := inRecent
+	if !ok {
+		var err error
+		if ok, err = im.db.HasHeader(h.Hash); err != nil {
+			return err
+		}
+	}
+	if ok && c.hashOK {
 		im.sum.AlreadyStored++
 		im.imported(h)
 		return nil
@@ -381,7 +418,7 @@ func (im *importer) validate(c *checked) error {
 	if passed == pow.PassedAll {
 		im.sum.WebChecked++
 	}
-	im.pending[h.Hash] = h
+	im.recent[h.Hash] = recentHeader{h, im.batchNo}
 	if im.batch = append(im.batch, h); len(im.batch) == importBatch {
 		if err := im.flush(); err != nil {
 			return err
@@ -399,8 +436,8 @@ func (im *importer) imported(h *ledger.Header) {
 }
 
 func (im *importer) lookup(x ledger.Hash) (*ledger.Header, error) {
-	if h, ok := im.pending[x]; ok {
-		return h, nil
+	if r, ok := im.recent[x]; ok {
+		return r.h, nil
 	}
 	return stored(im.db, x)
 }
@@ -413,7 +450,7 @@ func (im *importer) startWriter() {
 	go func() {
 		defer close(im.written)
 		for hs := range im.writes {
-			im.written <- writeResult{hs, im.db.PutHeaders(hs...)}
+			im.written <- writeResult{im.db.PutHeaders(hs...)}
 		}
 	}()
 }
@@ -427,15 +464,16 @@ func (im *importer) flush() error {
 		return nil
 	}
 	im.writes <- im.batch
-	im.inWrite++
+	im.unwritten = append(im.unwritten, im.batch)
+	im.batchNo++
 	im.batch = make([]*ledger.Header, 0, importBatch)
 	return im.takeWritten(false)
 }
 
-// takeWritten takes the writer's results, waiting for all of them with all; a written
-// batch leaves pending (HasHeader finds it now).
+// takeWritten takes the writer's results, waiting for all of them with all. The batch
+// written before a written one leaves recent: HasHeader and Header find it now.
 func (im *importer) takeWritten(all bool) error {
-	for im.inWrite > 0 {
+	for len(im.unwritten) > 0 {
 		var r writeResult
 		if all {
 			r = <-im.written
@@ -446,10 +484,12 @@ func (im *importer) takeWritten(all bool) error {
 				return nil
 			}
 		}
-		im.inWrite--
-		for _, h := range r.hs {
-			delete(im.pending, h.Hash)
+		for _, h := range im.lastWritten {
+			delete(im.recent, h.Hash)
 		}
+		im.lastWritten = im.unwritten[0]
+		im.unwritten[0] = nil
+		im.unwritten = im.unwritten[1:]
 		if r.err != nil {
 			return r.err
 		}
@@ -461,7 +501,7 @@ func (im *importer) takeWritten(all bool) error {
 func (im *importer) finishWrites() error {
 	close(im.writes)
 	var first error
-	for im.inWrite > 0 {
+	for len(im.unwritten) > 0 {
 		if err := im.takeWritten(true); err != nil && first == nil {
 			first = err
 		}

@@ -344,8 +344,11 @@ func parseHeaderItem(it json.RawMessage) (*ledger.Header, error) {
 
 // openInitializedStore opens the data directory for cfg's network and makes sure its genesis
 // blocks and heads exist, exactly as the node does when it starts (with the same development
-// block delay, so that imported blocks meet the node's genesis).
+// block delay, so that imported blocks meet the node's genesis). It has no header cache: the
+// import finds the parents it reads among the headers it has just accepted, and caching each
+// header it writes would cost a copy and a map entry per header.
 func openInitializedStore(cfg Config, log *slog.Logger) (*store.DB, *ledger.Version, error) {
+	cfg.Store.HeaderCacheSize = -1
 	n, err := initStore(cfg, nodeVersion(cfg, nil), log, 0)
 	if err != nil {
 		return nil, nil, err

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,5 +186,117 @@ func TestImportPrintsProgress(t *testing.T) {
 	}
 	if n != 359 {
 		t.Fatalf("%d progress lines, want 359 (after each header but the last):\n%s", n, out.String())
+	}
+}
+
+// An import that ends before its first progress line prints one at the end: the rate shows for
+// a short import too.
+func TestImportPrintsProgressAtTheEnd(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(importArgs(t.TempDir(), chain5Vector), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	lines := regexp.MustCompile(`(?m)^  360/360 headers \(\d+/s, about 0s left\)$`).FindAllString(out.String(), -1)
+	if len(lines) != 1 || strings.Count(out.String(), " headers (") != 1 {
+		t.Fatalf("want one progress line, at the end:\n%s", out.String())
+	}
+}
+
+// writeLines writes hs as an import file in the line format.
+func writeLines(t *testing.T, path string, hs []*ledger.Header) {
+	t.Helper()
+	var b strings.Builder
+	for _, h := range hs {
+		b.WriteString(h.B64() + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A line-format file is streamed (read twice, validated in height order as it goes) and a JSON
+// file is read whole and sorted: the same headers, out of height order, with a tampered header
+// in the middle and a resealed one whose children lose their parent, give the same summary and
+// the same rejections in the same order. The tampered header's line is the one a chain actor's
+// validation gives.
+func TestImportStreamedFileMatchesWholeFile(t *testing.T) {
+	cfg := braidConfig()
+	v := nodeVersion(cfg, nil)
+	genesis := devGenesis(t, v)
+	var hs []*ledger.Header
+	byHash := map[ledger.Hash]*ledger.Header{}
+	for _, g := range genesis {
+		byHash[g.Hash] = g
+	}
+	braid(t, v, genesis, 130, func(h *ledger.Header) { hs = append(hs, h); byHash[h.Hash] = h }) // 2,600: three batches of writes
+	bad := hs[1310].Clone()
+	bad.Nonce++ // its hash left as it was
+	hs[1310] = bad
+	heavy := hs[2013].Clone() // another chain
+	heavy.Weight[0]++
+	heavy.Seal()
+	hs[2013] = heavy
+	for i := 0; i < len(hs); i += 45 { // children before their parents, in windows
+		slices.Reverse(hs[i:min(i+45, len(hs))])
+	}
+	dir := t.TempDir()
+	writeLines(t, filepath.Join(dir, "braid.txt"), hs)
+	b64s := make([]string, len(hs))
+	for i, h := range hs {
+		b64s[i] = h.B64()
+	}
+	js, _ := json.Marshal(b64s)
+	os.WriteFile(filepath.Join(dir, "braid.json"), js, 0o600)
+
+	summary := func(file string) string {
+		var out, errOut bytes.Buffer
+		if code := run(braidArgs(filepath.Join(dir, file+".db"), filepath.Join(dir, file)), &out, &errOut); code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s\n%s", file, code, out.String(), errOut.String())
+		}
+		var keep []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if !strings.HasPrefix(l, "importing ") && !strings.HasPrefix(l, "  ") {
+				keep = append(keep, regexp.MustCompile(` in [^:]*:`).ReplaceAllString(l, ":"))
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	streamed, whole := summary("braid.txt"), summary("braid.json")
+	if streamed != whole {
+		t.Fatalf("streamed:\n%s\nwhole:\n%s", streamed, whole)
+	}
+	parent := byHash[bad.Parent]
+	var adj []*ledger.Header
+	for _, a := range bad.Adjacents {
+		adj = append(adj, byHash[a.Hash])
+	}
+	verr := pow.Validate(v, bad, parent, adj, time.Now().UnixMicro())
+	want := fmt.Sprintf("rejected: chain %d height %d %s: %v", bad.ChainID, bad.Height, bad.Hash, verr)
+	if verr == nil || !strings.Contains(streamed, want+"\n") || !strings.Contains(streamed, "2534 stored, 0 already present, 66 rejected") || !strings.Contains(streamed, "IncorrectWeight") {
+		t.Fatalf("want %q among:\n%s", want, streamed)
+	}
+}
+
+// A line that does not decode, in the middle of a file of thousands, fails the import with its
+// line number before anything is stored: the data directory is not even created.
+func TestImportBadLineInTheMiddle(t *testing.T) {
+	cfg := braidConfig()
+	v := nodeVersion(cfg, nil)
+	var hs []*ledger.Header
+	braid(t, v, devGenesis(t, v), 130, func(h *ledger.Header) { hs = append(hs, h) })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "braid.txt")
+	writeLines(t, file, hs)
+	b, _ := os.ReadFile(file)
+	lines := strings.Split(string(b), "\n")
+	lines[1300] = lines[1300][:100] + "!" + lines[1300][101:]
+	os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600)
+	var out, errOut bytes.Buffer
+	code := run(braidArgs(filepath.Join(dir, "db"), file), &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "braid.txt:1301: decode header: invalid base64url: illegal base64 data at input byte 100") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "db")); !os.IsNotExist(err) {
+		t.Fatalf("data directory created (%v)", err)
 	}
 }
