@@ -1,26 +1,37 @@
 // Command scale measures the node at mainnet scale (issue 37): it generates a braided 20-chain
-// development history of N headers and measures what grows with it.
+// history of N headers quickly and measures what grows with N.
 //
-//	go run ./bench/scale gen -n 1000000 -out /tmp/scale-1m.b64
+//	go run ./bench/scale gen [-network development|mainnet01] -n 1000000 -out /tmp/scale-1m.b64
 //
-// writes N headers (rounded down to whole levels of 20) above the development genesis, one
-// base64url header a line, for
+// writes N headers (rounded down to whole levels of 20), one base64url header a line (the text
+// import-headers reads). Every header is made by pow.NewHeader from its parent and adjacent
+// parents, so the braid, heights, weights, epochs and the difficulty adjustment are the rules';
+// creation times are 30 s apart per chain, moved by up to ±10 s each; the 20 headers of a level
+// are built on all cores (1M in about 7 s).
 //
-//	ledger-node import-headers --network development --disable-pow --data-dir DIR FILE
+//   - development: above the development genesis, PoW disabled, for
+//     `ledger-node import-headers --network development --disable-pow --data-dir DIR FILE`.
+//     A development node cannot serve such a store: it replays every block's payload into the
+//     Pact state at start, and the file has no payloads.
+//   - mainnet01: above 20 made-up roots at height 1,000,000 (today's graph and rules) with the
+//     maximum target, so PoW is checked but every nonce meets it; imported with --network
+//     mainnet01, served and checked without Pact. `scale run` uses this one.
 //
-// Generation is quick because PoW is disabled (the version skips the PoW rule; everything
-// else, the braid, heights, weights, epochs and the difficulty adjustment, is real): creation
-// times are 30 s apart per chain (the default block delay), moved by up to ±10 s each, and the
-// 20 headers of a level are built on all cores.
+//	go run ./bench/scale run -n 1000000 [-in FILE] [-bin ./bin/ledger-node] [-work /tmp/scale]
 //
-//	go run ./bench/scale run -n 1000000 [-bin ./bin/ledger-node] [-work /tmp/scale]
+// generates the file (or reuses -in), then runs the binary (default: built from the tree) and
+// measures: import-headers end to end against the bare merkle rate (ComputeHash on one goroutine
+// over the file's headers, as bench/headercheck) measured before and after it; bytes on disk
+// per header; start-up to a 200 /health-check, with the page cache dropped and warm; the node's
+// RSS after a warm-up of random GET header/{hash}; GET header p50/p99 warm and after dropping
+// the page cache, each as a ratio to a constant fasthttp body of the same size served by
+// another process (`scale const`), both servers on CPU 0 and the load generator on CPU 1;
+// branch queries at depth 1k, 10k and 100k; `check` time and peak RSS. Catch-up is left out
+// (catchupNote says why). It prints one JSON line last.
 //
-// generates (or reuses -in FILE), then runs the built binary and measures: import-headers end to
-// end against the bare merkle rate (ComputeHash on one goroutine, as bench/headercheck) in the
-// same run; bytes on disk per header; start-up to a 200 /health-check; the node's RSS after a
-// warm-up of random GET header/{hash}; GET header p50/p99 warm and after dropping the page cache,
-// each as a ratio to a constant fasthttp body of the same size; branch queries at depth; `check`
-// time and peak memory; catch-up of a fresh node from the first. It prints one JSON line last.
+//	go run ./bench/scale plot -out docs/scale.svg before=RUNS.txt after=RUNS.txt
+//
+// draws import rate, node RSS and start-up time against N from the outputs of earlier runs.
 package main
 
 import (
@@ -45,6 +56,8 @@ func main() {
 		err = runMain(os.Args[2:])
 	case "const":
 		err = constMain(os.Args[2:])
+	case "plot":
+		err = plotMain(os.Args[2:])
 	default:
 		usage()
 	}
@@ -55,7 +68,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: scale gen -n N -out FILE | scale run -n N [flags]")
+	fmt.Fprintln(os.Stderr, "usage: scale gen -n N -out FILE | scale run -n N [flags] | scale plot -out FILE.svg LABEL=RUNS...")
 	os.Exit(2)
 }
 
