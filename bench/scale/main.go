@@ -17,6 +17,8 @@
 //     maximum target, so PoW is checked but every nonce meets it; imported with --network
 //     mainnet01, served and checked without Pact. `scale run` uses this one.
 //
+// The measurements:
+//
 //	go run ./bench/scale run -n 1000000 [-in FILE] [-bin ./bin/ledger-node] [-work /tmp/scale]
 //
 // generates the file (or reuses -in), then runs the binary (default: built from the tree) and
