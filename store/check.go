@@ -1,10 +1,12 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/journal"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/ledger"
 )
@@ -23,6 +26,10 @@ import (
 // opened read-only, goleveldb included (it replays its journal in memory), and nothing is
 // repaired. It reports what Open would do about each kind of damage, so an operator knows
 // whether starting the node is enough or `ledger-node repair` is needed.
+//
+// Its memory does not grow with the store (checker): about 40 MiB at any size, measured at 1M
+// and 4M headers (BenchmarkCheckScale), where it once kept every header's hash (gigabytes at
+// mainnet scale).
 
 // Severity says how bad a finding is.
 type Severity int
@@ -105,7 +112,7 @@ func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
 		return nil, err
 	}
 	r := &CheckReport{}
-	c := &checker{dir: dir, r: r, records: map[ledger.Hash]uint64{}}
+	c := &checker{dir: dir, r: r, wanted: map[ledger.Hash]uint64{}}
 	c.journals()
 	ldb, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true, ErrorIfMissing: true})
 	switch {
@@ -117,25 +124,46 @@ func Check(dir string, pactBlock PactBlockFunc) (*CheckReport, error) {
 		defer ldb.Close()
 		c.ldb = ldb
 		c.scanLevelDB()
+		if pactBlock != nil {
+			c.readPactStates(pactBlock)
+		}
+	}
+	if c.headsRec != nil {
+		for _, e := range c.headsRec.Heads {
+			c.wanted[e.Hash] = 0
+		}
 	}
 	c.headerLog()
+	if c.logFile != nil {
+		defer c.logFile.Close()
+	}
 	if c.log != nil {
 		defer syscall.Munmap(c.log)
 	}
 	c.hashIndex()
+	if c.idxMap != nil {
+		defer syscall.Munmap(c.idxMap)
+	}
 	c.rowsLost()
 	if c.ldb != nil {
 		c.heightIndex()
 		c.heads()
 		c.payloads()
 		if pactBlock != nil {
-			c.pactStates(pactBlock)
+			c.pactStates()
 		}
 	}
 	return r, nil
 }
 
-// checker holds what one check learnt so far.
+// checker holds what one check learnt so far. Its memory does not grow with the number of
+// headers: nothing is kept per header. Questions about every header are answered by passes
+// over the log and over goleveldb's height index (which answers "is this header indexed?"),
+// with an order-independent digest of both sides comparing them in one pass each and an exact
+// count only when they differ; lookups of single headers (heads, Pact states' blocks, the
+// parents walked from the heads) go through headers.idx and the height index, as reads do.
+// The log and index mappings are dropped from the process every trimEvery records touched,
+// so their pages stay the kernel's page cache and do not pile up in its resident set.
 type checker struct {
 	dir string
 	r   *CheckReport
@@ -144,8 +172,8 @@ type checker struct {
 	// From goleveldb.
 	logEnd     uint64 // the logend record; 0 if none
 	hasLogEnd  bool
-	heightKeys []heightEntry
 	pactChains map[ledger.ChainID]bool
+	pacts      []pactInfo // what pactBlock said of each chain's state, ascending by chain
 	headsRec   *headsRecord
 	// nodeData says the directory is a node's (a network recorded, payloads or Pact state):
 	// its blocks must have their payloads. A store of headers alone (tests, tools) need not.
@@ -158,15 +186,88 @@ type checker struct {
 	// From headers.log.
 	log     []byte // read-only mapping; nil when unreadable
 	logOK   bool
-	end     uint64                 // end of the intact records
-	records map[ledger.Hash]uint64 // hash -> offset of its first record below end
+	end     uint64 // end of the intact records
+	records uint64 // intact records
+	// wanted maps the few hashes looked up by hash alone (heads, Pact states' blocks) to the
+	// offset of their first record, filled by the log scan; absent: not stored.
+	wanted map[ledger.Hash]uint64
+	// Digests of what the log scan saw, for one pass each over the indexes to compare with
+	// (no random reads while the store is healthy): the height-index keys of the records
+	// the height index must cover (below logend), the same with their offsets, and the
+	// hash-index slots of every record.
+	keys, entries, slots digest
+	// touched counts record reads since the mappings were last dropped (trim).
+	touched int
+	idxMap  []byte     // headers.idx's mapping, nil when unusable
+	idx     *headerLog // reads headers.idx through idxMap (find)
+	logFile *os.File   // headers.log, for readRecord
+	buf     [logHeaderSize + recHeaderSize + maxRecPayload]byte
 }
 
-type heightEntry struct {
-	chain  ledger.ChainID
-	height uint64
-	hash   ledger.Hash
-	off    uint64
+// pactInfo is what pactBlock said of one chain's Pact state.
+type pactInfo struct {
+	chain   ledger.ChainID
+	block   ledger.Hash
+	ok      bool
+	missing string
+	err     error
+}
+
+// digest is an order-independent digest of a multiset of 64-bit items: two passes in different
+// orders (the log's, goleveldb's, the hash index's) compare equal exactly when they saw the
+// same items, but for a chance of about 2^-64, with no memory per item.
+type digest struct {
+	sum, xor, n uint64
+}
+
+func (d *digest) add(x uint64) {
+	d.sum += x
+	d.xor ^= mix64(x)
+	d.n++
+}
+
+// heightItem is the digest item of a height-index key (chain, height, hash) and, when
+// withOff, the log offset its entry names.
+func heightItem(c ledger.ChainID, height uint64, h *ledger.Hash, off uint64, withOff bool) uint64 {
+	x := mix64(uint64(c)<<40 ^ height ^ binary.LittleEndian.Uint64(h[:8]))
+	x = mix64(x ^ binary.LittleEndian.Uint64(h[8:]) ^ mix64(binary.LittleEndian.Uint64(h[16:])^binary.LittleEndian.Uint64(h[24:])))
+	if withOff {
+		x = mix64(x ^ off)
+	}
+	return x
+}
+
+// slotItem is the digest item of a hash-index slot (key, offset).
+func slotItem(key, off uint64) uint64 { return mix64(key ^ mix64(off)) }
+
+// mix64 is splitmix64's finaliser.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// trimEvery is how many record reads may touch new pages of the mappings before they are
+// dropped from the process: a fault maps up to 16 pages around the one read (the kernel's
+// fault-around), so at most 1024 × 64 KiB = 64 MiB of each mapping.
+const trimEvery = 1024
+
+// touch counts one record read, and drops the mappings' pages from the process (not from the
+// page cache: a later read maps them again without disk I/O) every trimEvery reads.
+func (c *checker) touch() {
+	if c.touched++; c.touched >= trimEvery {
+		c.trim()
+	}
+}
+
+func (c *checker) trim() {
+	c.touched = 0
+	for _, m := range [][]byte{c.log, c.idxMap} {
+		if len(m) > 0 {
+			syscall.Madvise(m, syscall.MADV_DONTNEED)
+		}
+	}
 }
 
 // journals reads goleveldb's journal files as goleveldb's recovery does, and reports what it
@@ -291,13 +392,11 @@ func (c *checker) scanLevelDB() {
 				c.r.add("repair mark", RepairedAtStart, "a read met damaged data while the node ran (%s): the next start rebuilds the header and height indexes", v)
 			}
 		case tagHeight:
-			ch, height, h, ok := parseHeightKey(k)
-			off, ok2 := parseLogOffset(v)
+			_, _, _, ok := parseHeightKey(k)
+			_, ok2 := parseLogOffset(v)
 			if !ok || !ok2 {
 				note("height index entry", fmt.Errorf("malformed key %x or value %x", k, v))
-				continue
 			}
-			c.heightKeys = append(c.heightKeys, heightEntry{ch, height, h, off})
 		case tagPayload:
 			var rec payloadRecord
 			err := unmarshalRecord("payload", v, &rec)
@@ -360,7 +459,7 @@ func (c *checker) headerLog() {
 		c.r.add(part, NeedsRepair, "cannot open: %v", err)
 		return
 	}
-	defer f.Close()
+	c.logFile = f // closed by Check
 	if _, err := readLogHeader(f); err != nil {
 		c.r.add(part, NeedsRepair, "%v: a repair writes a new header and keeps the records that verify", err)
 		return
@@ -383,20 +482,28 @@ func (c *checker) headerLog() {
 		return
 	}
 	c.log = m // unmapped by Check
-	end, torn, n := scanLogCount(m, logHeaderSize)
-	c.end = end
 	undecodable := 0
 	var hdr ledger.Header
-	scanRecords(m, logHeaderSize, end, func(off uint64, p []byte) error {
+	logEnd := uint64(math.MaxUint64) // the records the height index must cover
+	if c.hasLogEnd {
+		logEnd = c.logEnd
+	}
+	end, torn, n := scanLogEach(m, logHeaderSize, func(off uint64, p []byte) {
 		h := hashOf(p)
-		if _, dup := c.records[h]; !dup {
-			c.records[h] = off
+		if w, ok := c.wanted[h]; ok && w == 0 {
+			c.wanted[h] = off
 		}
 		if hdr.UnmarshalBinary(p) != nil || hdr.Hash != h {
 			undecodable++
+		} else if off < logEnd {
+			c.keys.add(heightItem(hdr.ChainID, hdr.Height, &h, 0, false))
+			c.entries.add(heightItem(hdr.ChainID, hdr.Height, &h, off, true))
 		}
-		return nil
+		c.slots.add(slotItem(slotKey(&h), off))
+		c.touch()
 	})
+	c.end, c.records = end, n
+	c.trim()
 	last := lastNonZero(f, m, end)
 	switch {
 	case last > end && c.startSkips(f, st, end):
@@ -478,39 +585,57 @@ func (c *checker) hashIndex() {
 		c.r.add(part, NeedsRepair, "cannot map: %v", err)
 		return
 	}
-	defer syscall.Munmap(m)
+	c.idxMap = m // unmapped by Check, after the lookups (find)
 	w := words(m[idxHeaderSize:])
-	used, badBelow, badAbove := uint64(0), 0, 0
-	for i := 0; i+1 < len(w); i += 2 {
-		k, off := w[i], w[i+1]
-		if k == 0 {
-			continue
-		}
-		used++
-		p, crc, ok := recordAt(c.log, off)
-		if ok && off+recHeaderSize+uint64(len(p)) <= c.end && crc32.Checksum(p, castagnoli) == crc {
-			if h := hashOf(p); slotKey(&h) == k {
-				continue
-			}
-		}
-		if off < ih.covered {
-			badBelow++
-		} else {
-			badAbove++
-		}
-	}
 	clean := ih.flags&idxFlagClean != 0
 	v := &logView{log: c.log, slots: w, mask: ih.slots - 1}
-	hl := &headerLog{}
-	hl.view.Store(v)
-	missing := 0
-	for h, off := range c.records {
-		if off >= ih.covered {
-			continue
+	c.idx = &headerLog{}
+	c.idx.view.Store(v)
+	// One sequential pass: if the slots are exactly the log's records (key and offset), every
+	// slot names its record and every record has one.
+	used := uint64(0)
+	var have digest
+	for i := 0; i+1 < len(w); i += 2 {
+		if k := w[i]; k != 0 {
+			used++
+			have.add(slotItem(k, w[i+1]))
+			c.touch()
 		}
-		if p, _, _, err := hl.locate(v, &h); err != nil || p == nil {
-			missing++
+	}
+	c.trim()
+	badBelow, badAbove, missing := 0, 0, 0
+	if have != c.slots {
+		// Not exactly: a damaged or unclean index, or a header stored twice (indexed once).
+		// Look at each slot's record, and look up each record.
+		for i := 0; i+1 < len(w); i += 2 {
+			k, off := w[i], w[i+1]
+			if k == 0 {
+				continue
+			}
+			c.touch()
+			p, crc, ok := recordAt(c.log, off)
+			if ok && off+recHeaderSize+uint64(len(p)) <= c.end && crc32.Checksum(p, castagnoli) == crc {
+				if h := hashOf(p); slotKey(&h) == k {
+					continue
+				}
+			}
+			if off < ih.covered {
+				badBelow++
+			} else {
+				badAbove++
+			}
 		}
+		// Every record below "covered" must be found (a second record of a header, stored
+		// again after a lost tail, finds the first, as reads do).
+		scanRecords(c.log, logHeaderSize, ih.covered, func(off uint64, p []byte) error {
+			h := hashOf(p)
+			if p, _, _, err := c.idx.locate(v, &h); err != nil || p == nil {
+				missing++
+			}
+			c.touch()
+			return nil
+		})
+		c.trim()
 	}
 	switch {
 	case badBelow > 0 || missing > 0 || clean && badAbove > 0:
@@ -525,42 +650,92 @@ func (c *checker) hashIndex() {
 }
 
 // heightIndex checks that every height-index entry leads to its header, and every record the
-// index covers has an entry.
+// index covers has an entry: one pass over the entries, whose keys' digest is compared with
+// the digest the log scan made of its records' keys. Only when they differ is each record
+// looked up in the index, to count the ones without an entry.
 func (c *checker) heightIndex() {
 	part := "height index"
 	if !c.logOK {
 		return
 	}
-	lost, wrong := 0, 0
-	have := make(map[ledger.Hash]bool, len(c.heightKeys))
-	var hdr ledger.Header
-	for _, e := range c.heightKeys {
-		have[e.hash] = true
-		p, _, ok := recordAt(c.log, e.off)
-		switch {
-		case !ok || e.off+recHeaderSize+uint64(len(p)) > c.end:
-			lost++
-		case hashOf(p) != e.hash || hdr.UnmarshalBinary(p) != nil || hdr.ChainID != e.chain || hdr.Height != e.height:
-			wrong++
-		}
-	}
 	covered := c.end
 	if c.hasLogEnd {
 		covered = min(covered, c.logEnd)
 	}
-	unindexed := 0
-	for h, off := range c.records {
-		if off < covered && !have[h] {
-			unindexed++
+	// One pass over the entries, reading no record: if they are exactly the log's records
+	// below the covered length (key and offset), each leads to its header and each such
+	// header has one.
+	var all, have digest
+	pass := func(each func(ch ledger.ChainID, height uint64, h ledger.Hash, off uint64)) error {
+		it := c.ldb.NewIterator(util.BytesPrefix([]byte{tagHeight}), nil)
+		defer it.Release()
+		for it.Next() {
+			ch, height, h, ok := parseHeightKey(it.Key())
+			off, ok2 := parseLogOffset(it.Value())
+			if ok && ok2 { // malformed ones are reported by scanLevelDB
+				each(ch, height, h, off)
+			}
 		}
+		return it.Error()
 	}
+	err := pass(func(ch ledger.ChainID, height uint64, h ledger.Hash, off uint64) {
+		all.add(heightItem(ch, height, &h, off, true))
+	})
+	if err != nil {
+		c.r.add(part, NeedsRepair, "reading goleveldb: %v", err)
+		return
+	}
+	entries := all.n
+	lost, wrong := 0, 0
+	var hdr ledger.Header
+	if all != c.entries {
+		// Not exactly: read each entry's record.
+		err = pass(func(ch ledger.ChainID, height uint64, h ledger.Hash, off uint64) {
+			p, _, ok := recordAt(c.log, off)
+			switch {
+			case !ok || off+recHeaderSize+uint64(len(p)) > c.end:
+				lost++
+			case hashOf(p) != h || hdr.UnmarshalBinary(p) != nil || hdr.ChainID != ch || hdr.Height != height:
+				wrong++
+			case off < covered:
+				have.add(heightItem(ch, height, &h, 0, false))
+			}
+			c.touch()
+		})
+		if err != nil {
+			c.r.add(part, NeedsRepair, "reading goleveldb: %v", err)
+			return
+		}
+		c.trim()
+	} else {
+		have = c.keys
+	}
+	unindexed := 0
+	if have != c.keys {
+		// Some record has no entry (or a header was stored twice, or an entry names another
+		// record of its header): look each one up.
+		var key [heightKeyLen]byte
+		scanRecords(c.log, logHeaderSize, covered, func(off uint64, p []byte) error {
+			h := hashOf(p)
+			if hdr.UnmarshalBinary(p) != nil || hdr.Hash != h {
+				return nil // reported by headerLog
+			}
+			key = heightKey(hdr.ChainID, hdr.Height, h)
+			if ok, err := c.ldb.Has(key[:], nil); err == nil && !ok {
+				unindexed++
+			}
+			c.touch()
+			return nil
+		})
+	}
+	c.trim()
 	switch {
 	case wrong > 0 || unindexed > 0:
 		c.r.add(part, NeedsRepair, "%d entries name another header than their key, %d headers have no entry (%d entries name headers lost from the log)", wrong, unindexed, lost)
 	case lost > 0:
 		c.r.add(part, RepairedAtStart, "%d entries name headers lost from the log: dropped at the next start", lost)
 	default:
-		c.r.add(part, Fine, "%d entries, every one leads to its header", len(c.heightKeys))
+		c.r.add(part, Fine, "%d entries, every one leads to its header", entries)
 	}
 }
 
@@ -572,7 +747,7 @@ func (c *checker) heads() {
 	}
 	var lost []uint32
 	for _, e := range c.headsRec.Heads {
-		if _, ok := c.records[e.Hash]; !ok {
+		if c.wanted[e.Hash] == 0 {
 			lost = append(lost, e.Chain)
 		}
 	}
@@ -588,11 +763,11 @@ func (c *checker) heads() {
 // the absence of both there means the rows went (a deleted or emptied table), and with them
 // the payloads and Pact states, which the log cannot rebuild.
 func (c *checker) rowsLost() {
-	if !c.scanned || c.hasNetwork || c.headsRec != nil || !c.logOK || len(c.records) == 0 {
+	if !c.scanned || c.hasNetwork || c.headsRec != nil || !c.logOK || c.records == 0 {
 		return
 	}
 	c.r.add("goleveldb", Lost, "no network record, yet headers.log holds %d headers: goleveldb's rows (heads, payloads, "+
-		"Pact states) are gone, a deleted or emptied table; the log cannot rebuild them", len(c.records))
+		"Pact states) are gone, a deleted or emptied table; the log cannot rebuild them", c.records)
 }
 
 // payloads checks completeness, not only consistency: every block from each chain's head down
@@ -607,13 +782,10 @@ func (c *checker) payloads() {
 	blocks, missing := 0, 0
 	for _, e := range c.headsRec.Heads {
 		n, lo, hi := 0, uint64(0), uint64(0)
-		for h := e.Hash; ; h = hdr.Parent {
-			off, ok := c.records[h]
-			if !ok {
-				break // a header not stored: heads and the height index report it
-			}
-			p, _, ok := recordAt(c.log, off)
-			if !ok || hdr.UnmarshalBinary(p) != nil {
+		off := c.wanted[e.Hash]
+		for h := e.Hash; off != 0; h = hdr.Parent {
+			p := c.readRecord(off, h)
+			if p == nil || hdr.UnmarshalBinary(p) != nil {
 				break
 			}
 			blocks++
@@ -637,6 +809,8 @@ func (c *checker) payloads() {
 			if hdr.Height == 0 {
 				break
 			}
+			// A parent not stored (0) ends the walk: heads and the height index report it.
+			off = c.find(ledger.ChainID(e.Chain), hdr.Height-1, hdr.Parent)
 		}
 		if n > 0 {
 			missing += n
@@ -651,36 +825,84 @@ func (c *checker) payloads() {
 	c.r.add("payloads", Fine, "every one of the %d blocks up to the heads has its payload and outputs", blocks)
 }
 
-// pactStates checks that each chain's Pact state is at a stored block.
-func (c *checker) pactStates(pactBlock PactBlockFunc) {
+// readPactStates asks pactBlock where each chain's Pact state is, before the log is scanned,
+// so that the scan notes whether those blocks are stored (wanted).
+func (c *checker) readPactStates(pactBlock PactBlockFunc) {
 	chains := make([]ledger.ChainID, 0, len(c.pactChains))
 	for ch := range c.pactChains {
 		chains = append(chains, ch)
 	}
 	sort.Slice(chains, func(i, j int) bool { return chains[i] < chains[j] })
-	var lost []ledger.ChainID
 	for _, ch := range chains {
-		part := fmt.Sprintf("Pact state of chain %d", ch)
 		_, b, ok, missing, err := pactBlock(KeySpace{ldb: c.ldb, prefix: pactPrefix(ch)})
-		if err != nil {
-			c.r.add(part, NeedsRepair, "%v", err)
+		c.pacts = append(c.pacts, pactInfo{chain: ch, block: b, ok: ok, missing: missing, err: err})
+		if err == nil && ok && missing == "" {
+			c.wanted[b] = 0
+		}
+	}
+}
+
+// pactStates checks that each chain's Pact state is at a stored block.
+func (c *checker) pactStates() {
+	var lost []ledger.ChainID
+	for _, ps := range c.pacts {
+		part := fmt.Sprintf("Pact state of chain %d", ps.chain)
+		if ps.err != nil {
+			c.r.add(part, NeedsRepair, "%v", ps.err)
 			continue
 		}
-		if !ok {
+		if !ps.ok {
 			continue
 		}
-		if missing != "" {
+		if ps.missing != "" {
 			// Its blocks' payloads rebuild it: repair empties it and the node replays the chain.
-			c.r.add(part, NeedsRepair, "%s: `ledger-node repair` empties it, and the node rebuilds it by replaying the chain from genesis", missing)
+			c.r.add(part, NeedsRepair, "%s: `ledger-node repair` empties it, and the node rebuilds it by replaying the chain from genesis", ps.missing)
 			continue
 		}
-		if _, ok := c.records[b]; !ok {
-			lost = append(lost, ch)
+		if c.wanted[ps.block] == 0 {
+			lost = append(lost, ps.chain)
 		}
 	}
 	if len(lost) > 0 {
 		c.r.add("Pact state", RepairedAtStart, "the states of chains %v are at blocks that are not stored: the next start rewinds them to a stored block (or replays them from genesis)", lost)
-	} else if len(chains) > 0 {
-		c.r.add("Pact state", Fine, "%d chains, each at a stored block", len(chains))
+	} else if len(c.pacts) > 0 {
+		c.r.add("Pact state", Fine, "%d chains, each at a stored block", len(c.pacts))
 	}
+}
+
+// find returns the log offset of header h (of chain c at height), or 0 if no intact record
+// of it is found: through the height index, else through headers.idx (one of the two may be
+// damaged; check reports that on its own). The record is read with pread, not through the
+// mapping: a walk down a chain reads records all over the log, and a fault maps a whole
+// neighbourhood of pages into the process.
+func (c *checker) find(ch ledger.ChainID, height uint64, h ledger.Hash) uint64 {
+	key := heightKey(ch, height, h)
+	if v, err := c.ldb.Get(key[:], nil); err == nil {
+		if off, ok := parseLogOffset(v); ok && c.readRecord(off, h) != nil {
+			return off
+		}
+	}
+	if c.idx != nil {
+		if p, _, off, err := c.idx.locate(c.idx.view.Load(), &h); err == nil && p != nil && c.readRecord(off, h) != nil {
+			return off
+		}
+	}
+	return 0
+}
+
+// readRecord reads the record at off with pread and returns its header bytes if it is an intact
+// record of header h below the end of the intact records; else nil. The bytes are valid until
+// the next call.
+func (c *checker) readRecord(off uint64, h ledger.Hash) []byte {
+	if c.logFile == nil || off < logHeaderSize || off >= c.end {
+		return nil
+	}
+	// recordAt wants a log: the record goes after a log header's worth of room.
+	buf := c.buf[:logHeaderSize+recHeaderSize+maxRecPayload]
+	n, _ := c.logFile.ReadAt(buf[logHeaderSize:], int64(off))
+	p, crc, ok := recordAt(buf[:logHeaderSize+n], logHeaderSize)
+	if !ok || off+recHeaderSize+uint64(len(p)) > c.end || hashOf(p) != h || crc32.Checksum(p, castagnoli) != crc {
+		return nil
+	}
+	return p
 }

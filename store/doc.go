@@ -99,12 +99,12 @@
 // `ledger-node repair` does). Damage Open cannot repair (goleveldb's manifest or tables, the
 // log's own header) makes it fail with ErrCorrupt naming the file; the node then names
 // `ledger-node check` and `ledger-node repair`. Check (check.go) verifies a directory read-only,
-// completeness included (payloads up to the heads, and, through the caller, each Pact state's
-// rows); integrity.go has the repairs: goleveldb's manifest rebuilt, a table with damaged blocks
-// rebuilt from its readable rows (salvageTables), the indexes rebuilt from the log. Data no
-// repair brings back is ErrDataLost: goleveldb emptied under a log of headers (CheckVersion
-// refuses to stamp the network again), or what a repair marked lost (MarkLost), which the node
-// refuses to start on.
+// in memory that does not grow with it, completeness included (payloads up to the heads, and,
+// through the caller, each Pact state's rows); integrity.go has the repairs: goleveldb's
+// manifest rebuilt, a table with damaged blocks rebuilt from its readable rows
+// (salvageTables), the indexes rebuilt from the log. Data no repair brings back is
+// ErrDataLost: goleveldb emptied under a log of headers (CheckVersion refuses to stamp the
+// network again), or what a repair marked lost (MarkLost), which the node refuses to start on.
 //
 // One gap remains, outside our control: goleveldb does not fsync the journal file it rotates away
 // from when a memtable fills, so a power cut in the moment between that rotation and the memtable's

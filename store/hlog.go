@@ -541,11 +541,19 @@ func scanLog(log []byte, from uint64) (end uint64, torn bool) {
 
 // scanLogCount is scanLog that also counts the intact records.
 func scanLogCount(log []byte, from uint64) (end uint64, torn bool, records uint64) {
+	return scanLogEach(log, from, nil)
+}
+
+// scanLogEach is scanLogCount calling each (if not nil) with every intact record.
+func scanLogEach(log []byte, from uint64, each func(off uint64, p []byte)) (end uint64, torn bool, records uint64) {
 	off := from
 	for off+recHeaderSize <= uint64(len(log)) && binary.LittleEndian.Uint16(log[off:]) != 0 {
 		p, crc, ok := recordAt(log, off)
 		if !ok || crc32.Checksum(p, castagnoli) != crc {
 			return off, true, records
+		}
+		if each != nil {
+			each(off, p)
 		}
 		off += recHeaderSize + uint64(len(p))
 		records++

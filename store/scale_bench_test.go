@@ -45,14 +45,6 @@ func scaleSizes(tb testing.TB) []int {
 	return out
 }
 
-// mix64 is splitmix64's finaliser: distinct inputs give distinct, uniformly spread outputs.
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
 // scaleHash is the hash of the i-th header of a scale store.
 func scaleHash(i uint64) ledger.Hash {
 	var h ledger.Hash
@@ -141,12 +133,12 @@ func procStatus() map[string]uint64 {
 }
 
 // peakMemory runs fn and returns the peak of the process's RSS over it (VmHWM, after resetting
-// it), and the peaks of its anonymous part and of the Go heap, sampled every 10 ms. Mapped files
+// it), and the peaks of its anonymous and file-backed parts and of the Go heap, sampled every 10 ms. Mapped files
 // count in VmHWM while their pages are mapped; RssAnon is memory nothing else can reclaim.
-func peakMemory(fn func()) (hwm, anon, heap uint64) {
+func peakMemory(fn func()) (hwm, anon, file, heap uint64) {
 	runtime.GC()
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM to VmRSS
-	var peakAnon, peakHeap atomic.Uint64
+	var peakAnon, peakFile, peakHeap atomic.Uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -156,7 +148,9 @@ func peakMemory(fn func()) (hwm, anon, heap uint64) {
 		defer t.Stop()
 		var ms runtime.MemStats
 		for {
-			peakAnon.Store(max(peakAnon.Load(), procStatus()["RssAnon"]))
+			st := procStatus()
+			peakAnon.Store(max(peakAnon.Load(), st["RssAnon"]))
+			peakFile.Store(max(peakFile.Load(), st["RssFile"]))
 			runtime.ReadMemStats(&ms)
 			peakHeap.Store(max(peakHeap.Load(), ms.HeapInuse))
 			select {
@@ -169,7 +163,7 @@ func peakMemory(fn func()) (hwm, anon, heap uint64) {
 	fn()
 	close(stop)
 	wg.Wait()
-	return procStatus()["VmHWM"], peakAnon.Load(), peakHeap.Load()
+	return procStatus()["VmHWM"], peakAnon.Load(), peakFile.Load(), peakHeap.Load()
 }
 
 // BenchmarkOpenScale opens cleanly closed stores the way a start does (the default) and the way
@@ -201,9 +195,9 @@ func BenchmarkCheckScale(b *testing.B) {
 	for _, n := range scaleSizes(b) {
 		dir := scaleStore(b, n)
 		b.Run(fmt.Sprintf("headers=%d", n), func(b *testing.B) {
-			var hwm, anon, heap uint64
+			var hwm, anon, file, heap uint64
 			for range b.N {
-				hwm, anon, heap = peakMemory(func() {
+				hwm, anon, file, heap = peakMemory(func() {
 					r, err := Check(dir, nil)
 					if err != nil {
 						b.Fatal(err)
@@ -215,6 +209,7 @@ func BenchmarkCheckScale(b *testing.B) {
 			}
 			b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
 			b.ReportMetric(float64(anon)/(1<<20), "RssAnon-MiB")
+			b.ReportMetric(float64(file)/(1<<20), "RssFile-MiB")
 			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
 		})
 	}
