@@ -262,9 +262,12 @@ var maxHeaderB64 = 4*ledger.SizeForDegree(ledger.MaxAdjacents)/3 + 4
 
 // lineDecoder decodes header lines as ledger.DecodeHeaderB64 does, without its string and
 // byte copies; a line it refuses goes through ledger.DecodeHeaderB64, for its exact message.
+// The headers it makes come from slabs, two allocations for a few hundred headers.
 type lineDecoder struct {
-	buf []byte
-	h   ledger.Header
+	buf     []byte
+	h       ledger.Header
+	headers []ledger.Header
+	adj     []ledger.Adjacent
 }
 
 // reuse decodes s into the decoder's own header: valid until the next call.
@@ -277,10 +280,17 @@ func (d *lineDecoder) reuse(s []byte) (*ledger.Header, error) {
 
 // fresh decodes s into a new header.
 func (d *lineDecoder) fresh(s []byte) (*ledger.Header, error) {
-	h := new(ledger.Header)
+	const degree = 3 // every production graph's; a header with more adjacents gets its own
+	if len(d.headers) == 0 {
+		d.headers = make([]ledger.Header, importReadBatch)
+		d.adj = make([]ledger.Adjacent, degree*importReadBatch)
+	}
+	h := &d.headers[0]
+	h.Adjacents = d.adj[:0:degree]
 	if err := d.decode(h, s); err != nil {
 		return nil, err
 	}
+	d.headers, d.adj = d.headers[1:], d.adj[degree:]
 	return h, nil
 }
 
