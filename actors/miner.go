@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,7 @@ type miner struct {
 	mined        atomic.Uint64 // blocks found and accepted by their chain actor
 	dropped      atomic.Uint64 // blocks found on a parent another worker had solved first
 	paused       atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
+	weightFull   atomic.Bool   // a block was refused for wrapping the cut's weight (logged once)
 	quit         chan struct{}
 	wg           sync.WaitGroup
 }
@@ -242,8 +244,8 @@ func (m *miner) work(id int) {
 			m.waiting(func() { m.waitChangeOn(changes, view.Seq, 10*time.Millisecond) })
 			continue
 		}
-		if !m.mine(&w, sample, rng, view, c) {
-			m.waiting(func() { m.waitChange(view.Seq, 10*time.Millisecond) })
+		if wait := m.mine(&w, sample, rng, view, c); wait > 0 {
+			m.waiting(func() { m.waitChange(view.Seq, wait) })
 		}
 		m.claims.release(c)
 		if m.demand != nil {
@@ -259,11 +261,7 @@ func (m *miner) work(id int) {
 func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Duration) {
 	chains := pow.Minable(m.v, view.Heads)
 	if m.demand != nil {
-		c, ok, soon := m.demand.next(view.Heads, chains, round)
-		if soon {
-			return c, ok, 20 * time.Millisecond
-		}
-		return c, ok, time.Second // a new demand wakes the workers
+		return m.demand.next(view.Heads, chains, round, m.now())
 	}
 	if m.v.DisablePow {
 		now, wait := m.now().UnixMicro(), int64(time.Second/time.Microsecond)
@@ -289,21 +287,25 @@ func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Durat
 
 // mine builds a block of chain c on view and searches its nonce for up to chunksPerRound
 // chunks, leaving early when the cut changes; it submits what it finds. Without proof of work
-// nonce 0 does. It reports false when it could not build the block.
-func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view *CutView, c ledger.ChainID) bool {
+// nonce 0 does. It returns how long to wait for a cut change before the next round when it
+// could not build the block or may not mine it (admit), else 0.
+func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view *CutView, c ledger.ChainID) time.Duration {
 	h, payload, err := m.newHeader(view.Heads, c)
 	if err != nil {
 		m.log.Debug("no work", "chain", c, "err", err)
-		return false
+		return 10 * time.Millisecond
+	}
+	if wait, ok := m.admit(view, h); !ok {
+		return wait
 	}
 	if m.v.DisablePow {
 		h.Seal()
 		m.submit(h, payload)
-		return true
+		return 0
 	}
 	if err := w.Reset(h.WorkBytes(), h.Target); err != nil {
 		m.log.Error("prepare work", "chain", c, "err", err)
-		return false
+		return 10 * time.Millisecond
 	}
 	// A random start keeps two workers on the same chain (and the same creation time) from
 	// trying the same nonces.
@@ -334,7 +336,46 @@ func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view 
 		h.Seal()
 		m.submit(h, payload)
 	}
-	return true
+	return 0
+}
+
+// admit reports whether block h, built on view, may be mined now, and if not how long to wait
+// for a cut change before looking again. A block that would not make the cut heavier never
+// is: it could never enter the cut, and would only be stored (a cut whose weight would wrap
+// past 2^256, issue 37; ondemand.go). Without proof of work, on demand, the last block of a
+// difficulty epoch waits until the epoch has lasted epochPace: the chain is held, and the
+// worker takes another one at once.
+func (m *miner) admit(view *CutView, h *ledger.Header) (time.Duration, bool) {
+	if wait, ok := m.admitWeight(view, h); !ok {
+		return wait, false
+	}
+	if !m.v.DisablePow || m.demand == nil || !pow.IsLastInEpoch(m.v, h.Height) {
+		return 0, true
+	}
+	pace := epochPace(m.v, h, view.Heads.Weight(), len(m.v.Chains()), h.Height-1+m.demand.remaining(view.Heads))
+	due := h.EpochStart + pace.Microseconds()
+	if h.CreationTime >= due {
+		return 0, true
+	}
+	m.demand.hold(h.ChainID, h.Parent, time.UnixMicro(due))
+	m.log.Debug("epoch's last block held", "chain", h.ChainID, "height", h.Height, "pace", pace,
+		"for", time.Duration(due-h.CreationTime)*time.Microsecond)
+	return 0, false
+}
+
+// admitWeight is admit's first test: whether h, on a head of view, makes the cut heavier.
+func (m *miner) admitWeight(view *CutView, h *ledger.Header) (time.Duration, bool) {
+	next := slices.Clone(view.Heads)
+	next[h.ChainID] = h
+	if !pow.Heavier(next, view.Heads) {
+		if !m.weightFull.Swap(true) {
+			m.log.Error("no more blocks can enter the cut: its weight would pass 2^256 (development without proof of work, after blocks came faster "+
+				"than the difficulty adjustment allows); mining stops. Start a new data directory (--data-dir)",
+				"chain", h.ChainID, "height", h.Height, "cutHeight", view.Cut.Height)
+		}
+		return time.Second, false
+	}
+	return 0, true
 }
 
 // newHeader builds the next block of chain c in cut hs, created now, after every parent, with
@@ -378,6 +419,14 @@ func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
 	if !m.claims.solve(h.ChainID, h.Parent) {
 		m.dropped.Add(1)
 		return
+	}
+	// Another worker's block may have entered the cut since admit looked: the room in its
+	// weight is looked at again in the latest one.
+	if view := m.rt.view.Load(); view.Heads.At(h.ChainID) != nil && view.Heads.At(h.ChainID).Hash == h.Parent {
+		if _, ok := m.admitWeight(view, h); !ok {
+			m.claims.unsolve(h.ChainID, h.Parent)
+			return
+		}
 	}
 	if err := m.rt.Insert(h, payload); err != nil {
 		m.claims.unsolve(h.ChainID, h.Parent)

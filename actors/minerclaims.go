@@ -25,10 +25,18 @@ import (
 // mine), only the first to find a nonce submits its block. A parent solved stays refused for
 // solvedHold: the worker that solved it waits until the cut actor has taken its block, so a
 // parent still at the head after that is one whose block did not enter the cut (a reorg back to
-// it, say), and is searched again rather than left to stall its chain.
+// it, say), and is searched again rather than left to stall its chain; but at most
+// maxBlocksOnParent blocks in all: a parent whose blocks keep staying out of the cut (issue 37: a
+// cut whose weight could not grow, with a sibling a second on every chain for as long as the
+// node ran) is left alone until the cut moves on.
 
-// solvedHold is how long a solved parent is not searched again.
-const solvedHold = time.Second
+const (
+	// solvedHold is how long a solved parent is not searched again.
+	solvedHold = time.Second
+	// maxBlocksOnParent bounds the blocks the miner stores on one parent while it is a head of
+	// the cut: the first, and two more a solvedHold apart when the earlier ones did not enter.
+	maxBlocksOnParent = 3
+)
 
 // chainClaim is one chain's search state.
 type chainClaim struct {
@@ -37,6 +45,7 @@ type chainClaim struct {
 	searchers int         // workers searching parent now
 	solved    bool        // a block on parent was found and submitted
 	solvedAt  time.Time   // when
+	blocks    int         // blocks found and submitted on parent (maxBlocksOnParent)
 }
 
 // claims are the chains' search states, by chain id.
@@ -54,15 +63,16 @@ func newClaims(v *ledger.Version) *claims {
 	return &claims{by: make([]chainClaim, n), now: time.Now}
 }
 
-// heldLocked reports whether cl's parent is solved and not to be searched again yet. cs.mu is
-// held.
+// heldLocked reports whether cl's parent is solved and not to be searched again yet, or ever
+// (maxBlocksOnParent). cs.mu is held.
 func (cs *claims) heldLocked(cl *chainClaim) bool {
-	return cl.solved && cs.now().Sub(cl.solvedAt) < solvedHold
+	return cl.solved && cs.now().Sub(cl.solvedAt) < solvedHold || cl.blocks >= maxBlocksOnParent
 }
 
 // acquire claims the search of chain c on parent, named by the cut view of sequence seq. It
-// refuses a parent already solved, and one from a view older than the claim's that names
-// another parent (a worker that has not seen the cut another worker's block made).
+// refuses a parent already solved (or solved maxBlocksOnParent times), and one from a view
+// older than the claim's that names another parent (a worker that has not seen the cut another
+// worker's block made).
 func (cs *claims) acquire(c ledger.ChainID, parent ledger.Hash, seq uint64) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -80,7 +90,7 @@ func (cs *claims) acquire(c ledger.ChainID, parent ledger.Hash, seq uint64) bool
 	case seq < cl.seq:
 		return false
 	default:
-		cl.parent, cl.seq, cl.solved = parent, seq, false
+		cl.parent, cl.seq, cl.solved, cl.blocks = parent, seq, false, 0
 	}
 	cl.searchers++
 	return true
@@ -97,6 +107,7 @@ func (cs *claims) solve(c ledger.ChainID, parent ledger.Hash) bool {
 		return false
 	}
 	cl.solved, cl.solvedAt = true, cs.now()
+	cl.blocks++
 	return true
 }
 
@@ -137,8 +148,9 @@ func (cs *claims) prefer(chains []ledger.ChainID, heads pow.Heads, round int) le
 // searched again.
 func (cs *claims) unsolve(c ledger.ChainID, parent ledger.Hash) {
 	cs.mu.Lock()
-	if cl := &cs.by[c]; cl.parent == parent {
+	if cl := &cs.by[c]; cl.parent == parent && cl.solved {
 		cl.solved = false
+		cl.blocks--
 	}
 	cs.mu.Unlock()
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -61,6 +63,12 @@ type BlocksAskedError struct{ Msg string }
 
 func (e *BlocksAskedError) Error() string { return e.Msg }
 
+// heldChain is a chain whose block on parent is not mined before until.
+type heldChain struct {
+	parent ledger.Hash
+	until  time.Time
+}
+
 // watchedTx is a sent transaction not yet seen in a block.
 type watchedTx struct {
 	key    api.Hash
@@ -78,6 +86,7 @@ type demand struct {
 	watched [][]watchedTx // sent transactions not yet in a block
 	checked []ledger.Hash // executed head at which watched was last looked up
 	claimed []bool        // a worker is searching this chain (one per chain: no sibling blocks)
+	held    []heldChain   // chains whose next block waits for its time (pacing, below)
 	// lastBlock is when the cut last changed (idle blocks count from it).
 	lastBlock time.Time
 	rng       *rand.Rand
@@ -90,7 +99,7 @@ func newDemand(r *Runtime, cfg OnDemandConfig) *demand {
 	}
 	return &demand{r: r, cfg: cfg, asked: make([]uint64, n), confirm: make([]uint64, n),
 		watched: make([][]watchedTx, n), checked: make([]ledger.Hash, n), claimed: make([]bool, n),
-		lastBlock: time.Now(), rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))}
+		held: make([]heldChain, n), lastBlock: time.Now(), rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))}
 }
 
 // MakeBlocks asks the on-demand miner for blocks: n more on each chain of blocks (added to what
@@ -220,14 +229,17 @@ func (d *demand) wantsLocked(c ledger.ChainID, h *ledger.Header) bool {
 }
 
 // next picks a chain to mine in heads among minable, and claims it; false when no chain is
-// wanted now, with soon set when a sent transaction is waiting for its executor to reach the
-// head (look again shortly, not at the next cut change). Wanted are the chains with a demand,
+// wanted now, with wait set to when to look again at the latest without a cut change: shortly
+// when a sent transaction is waiting for its executor to reach the head, when the first held
+// chain's time comes (pacing, below), else in a second. Wanted are the chains with a demand,
 // and the neighbours they wait for, and theirs (the braid: a chain cannot be more than one
 // block ahead of a neighbour).
-func (d *demand) next(heads pow.Heads, minable []ledger.ChainID, round int) (c ledger.ChainID, ok, soon bool) {
+func (d *demand) next(heads pow.Heads, minable []ledger.ChainID, round int, now time.Time) (c ledger.ChainID, ok bool, wait time.Duration) {
 	v := d.r.cfg.Version
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	wait = time.Second // a new demand wakes the workers
+	soon := false
 	wanted := make([]bool, len(d.asked))
 	var queue []ledger.ChainID
 	for c := range d.asked {
@@ -257,12 +269,47 @@ func (d *demand) next(heads pow.Heads, minable []ledger.ChainID, round int) (c l
 	}
 	for i := range minable {
 		c := minable[(round+i)%len(minable)]
-		if wanted[c] && !d.claimed[c] {
-			d.claimed[c] = true
-			return c, true, false
+		if !wanted[c] || d.claimed[c] {
+			continue
+		}
+		if hc := d.held[c]; hc.parent == heads.At(c).Hash && now.Before(hc.until) {
+			wait = min(wait, hc.until.Sub(now))
+			continue
+		}
+		d.claimed[c] = true
+		return c, true, 0
+	}
+	if soon {
+		wait = min(wait, 20*time.Millisecond)
+	}
+	return 0, false, wait
+}
+
+// hold keeps chain c's block on parent from being mined before until.
+func (d *demand) hold(c ledger.ChainID, parent ledger.Hash, until time.Time) {
+	d.mu.Lock()
+	d.held[c] = heldChain{parent: parent, until: until}
+	d.mu.Unlock()
+}
+
+// remaining is how many blocks the most demanding chain still needs in heads.
+func (d *demand) remaining(heads pow.Heads) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n uint64
+	for c := range d.asked {
+		h := heads.At(ledger.ChainID(c))
+		if h == nil {
+			continue
+		}
+		if want := max(d.asked[c], d.confirm[c]); want > h.Height {
+			n = max(n, want-h.Height)
+		}
+		if len(d.watched[c]) > 0 {
+			n = max(n, 1+d.cfg.ConfirmationDepth)
 		}
 	}
-	return 0, false, soon
+	return n
 }
 
 // release ends a worker's claim on chain c.
@@ -318,4 +365,71 @@ func (d *demand) lookUpLocked(c ledger.ChainID, h *ledger.Header) bool {
 	d.watched[c] = keep
 	d.checked[c] = h.Hash
 	return true
+}
+
+// Pacing without proof of work (issue 37).
+//
+// A block adds its difficulty to its chain's weight, and the cut is the heaviest: its weight is
+// the sum of its heads' weights, a 256-bit number that wraps as upstream's does. Without proof
+// of work blocks cost nothing, and a miner that makes them as fast as it can ends every
+// difficulty epoch early: the difficulty adjustment multiplies the difficulty by the epoch's
+// intended length over its actual one (120 blocks × 30 s = 1 hour, against a fraction of a
+// second here) at every epoch, in the first 120 blocks every 12. On a development node the
+// cut's weight reached 2^256 after about 1,700 blocks a chain: every further block would wrap
+// it, so none could enter the cut, while the miner kept storing siblings for ever.
+//
+// Creation times cannot be in the future, and transactions are checked against them, so the
+// only cure is time: the last block of an epoch is held until the epoch has lasted long enough
+// (epochPace). How long depends on what is asked: the blocks still wanted, spread over the
+// epochs they cross at one pace, must leave the cut's weight room for 2^weightReserveLog2 more
+// blocks a chain at the difficulty they end with. A few hundred blocks a chain are not held at
+// all; 3,000 a chain from genesis take about ten minutes (issue 37); the room
+// used is not given back, so a node that made thousands of blocks in minutes gets its later
+// blocks at the block delay's pace, and a node that has no room left mines nothing (the miner
+// never submits a block that would not make the cut heavier, miner.go).
+
+// weightReserveLog2: pacing keeps room in the cut's weight for 2^14 blocks a chain at the
+// difficulty the blocks asked for end with.
+const weightReserveLog2 = 14
+
+// epochPace returns the least time the epoch that block h (the last of its epoch, not yet
+// mined) ends may have lasted, so that the blocks up to height top fit in the room cut weight w
+// leaves, on a network of chains chains: the same for every epoch from h's to top's, at most
+// the epoch's intended length (which keeps the difficulty as it is).
+func epochPace(v *ledger.Version, h *ledger.Header, w ledger.U256, chains int, top uint64) time.Duration {
+	second := float64(time.Second / time.Microsecond)
+	intended := float64(pow.EffectiveWindow(v, h.Height)) * float64(v.BlockDelay) / second // seconds
+	d, err := pow.Difficulty(h.Target)
+	if err != nil || chains <= 0 || v.BlockDelay <= 0 {
+		return 0
+	}
+	room := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), w.Big())
+	perBlock := new(big.Int).Mul(d.Big(), big.NewInt(int64(chains)))
+	// spare is how many times over (log2) the room holds the reserve at the current difficulty:
+	// what the epochs may raise it by in all.
+	spare := log2(room) - log2(perBlock) - weightReserveLog2
+	if spare <= 0 {
+		return time.Duration(intended * float64(time.Second))
+	}
+	// Spreading a total rise over epochs of one length is what takes least time: the rise of
+	// an epoch is log2(intended/actual), and the sum of the lengths is least when they are
+	// equal (the logarithm is concave).
+	epochs, sum := 0, 0.0
+	for n := h.Height; n <= max(top, h.Height); n++ {
+		if pow.IsLastInEpoch(v, n) {
+			epochs++
+			sum += math.Log2(float64(pow.EffectiveWindow(v, n)) * float64(v.BlockDelay) / second)
+		}
+	}
+	if epochs == 0 {
+		return 0
+	}
+	pace := math.Min(intended, math.Exp2((sum-spare)/float64(epochs)))
+	return time.Duration(pace * float64(time.Second))
+}
+
+// log2 is x's binary logarithm, for x > 0.
+func log2(x *big.Int) float64 {
+	f, _ := new(big.Float).SetInt(x).Float64()
+	return math.Log2(f)
 }
