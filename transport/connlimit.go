@@ -137,7 +137,7 @@ func (l *GuardedListener) admit(c net.Conn, addr string, loopback bool) (net.Con
 		l.byAddr[addr]++
 	}
 	l.openN.Add(1)
-	gc := &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr}
+	gc := &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr, peer: appendPeerAddr(nil, c.RemoteAddr())}
 	if l.tls != nil {
 		return newTLSConn(gc, l.tls), true
 	}
@@ -159,7 +159,8 @@ func (l *GuardedListener) release(addr string, counted bool) {
 }
 
 // guardedConn gives its place back when closed (once, however often Close is called), and
-// answers a first request whose header lines end in a bare LF at once (lineEnds).
+// answers a first request whose header lines end in a bare LF at once (lineEnds). Its read
+// deadlines are lazy (deadline.go), which spares the server two timer re-arms per request.
 type guardedConn struct {
 	net.Conn
 	l       *GuardedListener
@@ -167,13 +168,19 @@ type guardedConn struct {
 	counted bool
 	closed  atomic.Bool
 	lines   lineEnds
+	dl      readDeadlines
+	peer    []byte // X-Peer-Addr, formatted once
 }
+
+func (c *guardedConn) peerAddr() []byte                  { return c.peer }
+func (c *guardedConn) SetReadDeadline(t time.Time) error { return c.dl.set(c.Conn, t) }
+func (c *guardedConn) SetDeadline(t time.Time) error     { return c.dl.setBoth(c.Conn, t) }
 
 // Read reads from the connection. While the first request's header block comes in, a line
 // ending in a bare LF gets a 400 with the reason and ends the connection: fasthttp's parser
 // wants CRLF and waited for one until its read timeout, 60 s for a one-line mistake (issue 30).
 func (c *guardedConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
+	n, err := c.dl.read(c.Conn, p)
 	if n > 0 && !c.lines.done && c.l.tls == nil {
 		if c.lines.scan(p[:n]) {
 			c.Conn.Write(c.l.bareLFAnswer(c.Conn.RemoteAddr()))
@@ -200,6 +207,8 @@ type tlsConn struct {
 func newTLSConn(c *guardedConn, cfg *tls.Config) *tlsConn {
 	return &tlsConn{Conn: tls.Server(c, cfg), raw: c}
 }
+
+func (c *tlsConn) peerAddr() []byte { return c.raw.peer }
 
 // plainHTTPReason is the body of the answer to plain HTTP on the TLS port.
 const plainHTTPReason = "this port speaks HTTPS (TLS); the request came in plain HTTP\n"

@@ -8,8 +8,9 @@ import (
 // a base64url JSON string, the object encoding (service API only), or raw binary
 // (chainweb-api.md §4.2).
 //
-// This is the hottest read of the API, so it allocates nothing here: the header is read into a
-// pooled buffer and its encoding is appended straight into the response body.
+// This is the hottest read of the API (bench/headerserve), so it allocates nothing here: the
+// header is read into a pooled buffer and its encoding is appended straight into the response
+// body. The router matches it on a fast path (fastpath.go).
 func (s *Service) getHeader(ctx *fasthttp.RequestCtx, p params) {
 	offers := offersHeaderByHash
 	if !s.objectHeaders {
@@ -48,7 +49,8 @@ func (s *Service) getHeader(ctx *fasthttp.RequestCtx, p params) {
 		ctx.Response.SetBody(bin)
 		return
 	}
-	// Encode after the binary in the same buffer: the regions do not overlap, and the pooled
-	// buffer has room for both.
-	ctx.Response.SetBody(appendHeaderB64(bin[len(bin):], bin))
+	// Encode straight into the response's own body buffer (taken out and put back), instead of
+	// encoding into ours and having SetBody copy it over.
+	body := ctx.Response.SwapBody(nil)
+	ctx.Response.SwapBody(appendHeaderB64(body[:0], bin))
 }

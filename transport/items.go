@@ -97,6 +97,6 @@ func (s *Service) encodeBlockItem(dst []byte, h *ledger.Header) ([]byte, bool, e
 // appendHeaderB64 appends a binary header as a JSON string of its base64url text.
 func appendHeaderB64(dst, bin []byte) []byte {
 	dst = append(dst, '"')
-	dst = ledger.AppendB64(dst, bin)
+	dst = appendB64(dst, bin)
 	return append(dst, '"')
 }

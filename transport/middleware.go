@@ -22,14 +22,19 @@ func (s *Service) serve(ctx *fasthttp.RequestCtx) {
 
 // dispatch answers a request and returns the class it counts in (nil when nobody counts).
 func (s *Service) dispatch(ctx *fasthttp.RequestCtx) (c *routeClass) {
-	s.headers.set(ctx)
+	s.headers.setRequest(ctx)
 	defer s.recoverPanic(ctx)
 	if ctx.IsOptions() {
 		s.preflight(ctx)
 		return s.preflights
 	}
 	var p params
-	rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p)
+	var m miss
+	path := ctx.URI().PathOriginal() // fasthttp parsed the URI before calling the handler
+	rt := s.router.fastLookup(ctx.Method(), path, &p)
+	if rt == nil {
+		rt, m = s.router.lookup(ctx.Method(), path, &p)
+	}
 	// The throttle classes come from the matched route, so no spelling of a path (a trailing
 	// slash, a percent-encoded letter) escapes its class.
 	if s.throttle != nil && !s.throttle.allow(ctx, rt) {

@@ -41,11 +41,33 @@ type commonHeaders struct {
 // set writes the common headers. It runs before routing, so nothing a handler does can produce a
 // response without them, and again after a panic or a fasthttp-level error (both start from a
 // reset response).
-func (c *commonHeaders) set(ctx *fasthttp.RequestCtx) {
+func (c *commonHeaders) set(ctx *fasthttp.RequestCtx) { c.setAt(ctx, time.Now()) }
+
+// setRequest is set at the start of a request fasthttp has just read: the server timestamp is
+// the second fasthttp stamped the request with (RequestCtx.Time), which saves a clock read
+// (about 100 ns on this project's VMs) on every request. A context made outside a server
+// (RequestCtx.Init) has no stamp; it gets the clock's.
+func (c *commonHeaders) setRequest(ctx *fasthttp.RequestCtx) {
+	t := ctx.Time()
+	if t.IsZero() {
+		t = time.Now()
+	}
+	c.setAt(ctx, t)
+}
+
+// peerAddrConn is a connection that formatted its X-Peer-Addr once, when it was accepted
+// (guardedConn, tlsConn, lazyDeadlineConn), instead of on every request.
+type peerAddrConn interface{ peerAddr() []byte }
+
+func (c *commonHeaders) setAt(ctx *fasthttp.RequestCtx, now time.Time) {
 	var buf [64]byte
 	h := &ctx.Response.Header
-	h.SetCanonical(hdrPeerAddr, appendPeerAddr(buf[:0], ctx.RemoteAddr()))
-	h.SetCanonical(hdrServerTimestamp, strconv.AppendInt(buf[:0], time.Now().Unix(), 10))
+	if pc, ok := ctx.Conn().(peerAddrConn); ok {
+		h.SetCanonical(hdrPeerAddr, pc.peerAddr())
+	} else {
+		h.SetCanonical(hdrPeerAddr, appendPeerAddr(buf[:0], ctx.RemoteAddr()))
+	}
+	h.SetCanonical(hdrServerTimestamp, strconv.AppendInt(buf[:0], now.Unix(), 10))
 	h.SetCanonical(hdrLedgerVersion, c.nodeVersion)
 	h.SetCanonical(hdrChainwebVersion, c.nodeVersion)
 	h.SetCanonical(hdrAllowOrigin, valStar)
@@ -71,6 +93,18 @@ func (s *Service) AppendCommonHeaders(dst []byte, remote net.Addr) []byte {
 // unmapped so a client sees the address it connected from.
 func appendPeerAddr(dst []byte, a net.Addr) []byte {
 	if t, ok := a.(*net.TCPAddr); ok {
+		if ip4 := t.IP.To4(); ip4 != nil && t.Zone == "" && 0 <= t.Port && t.Port <= 0xffff {
+			// The common case written by hand: netip's formatting costs about four times as
+			// much, on every request. The same text (TestAppendPeerAddr).
+			for i, b := range ip4 {
+				if i > 0 {
+					dst = append(dst, '.')
+				}
+				dst = strconv.AppendUint(dst, uint64(b), 10)
+			}
+			dst = append(dst, ':')
+			return strconv.AppendUint(dst, uint64(t.Port), 10)
+		}
 		ap := t.AddrPort()
 		if ap.Addr().Is4In6() {
 			ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())

@@ -66,6 +66,10 @@ type router struct {
 	version *ledger.Version
 	rooted  []route // matched against the whole path: /info, /health-check
 	api     []route // matched after /chainweb/0.0/{network}/
+	// hot is the route fastLookup matches (fastpath.go), nil when none; hotPrefix is the
+	// table's path prefix, /chainweb/0.0/{network}/.
+	hot       *route
+	hotPrefix []byte
 }
 
 func newRouter(v *ledger.Version) *router { return &router{version: v} }

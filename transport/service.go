@@ -159,6 +159,7 @@ func newService(cfg ServiceConfig, limits listLimits, routes func(*Service)) *Se
 		s.info[e.Graph] = s.infoJSON(e.Graph)
 	}
 	routes(s)
+	s.router.pickHot(hotPattern)
 	if cfg.Requests != nil {
 		s.attachRequestStats(cmp.Or(cfg.RequestsAPI, "service"), cfg.Requests)
 	}
@@ -267,9 +268,14 @@ func (s *Service) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.lnMu.Unlock()
+	// A guarded listener's connections have lazy read deadlines (deadline.go) already.
+	g, guarded := ln.(*GuardedListener)
+	if !guarded {
+		ln = lazyDeadlineListener{ln}
+	}
 	if s.tls != nil {
 		// A guarded listener does TLS itself, under its connection limits.
-		if g, ok := ln.(*GuardedListener); ok {
+		if guarded {
 			g.SetTLS(s.tls)
 		} else {
 			ln = tls.NewListener(ln, s.tls)
