@@ -3,8 +3,15 @@
 // the same run (the machines are noisy; only the ratio is meaningful).
 //
 // The store holds more headers than the header cache and the block cache can keep, and wrk asks
-// for uniformly random existing hashes, so most requests miss the caches. The servers run on one
-// core (GOMAXPROCS=1, CPU 0) and wrk on the other (CPU 1).
+// for uniformly random existing hashes, so most requests miss the caches. The service runs as
+// the node runs it: behind a GuardedListener with the node's connection limits and with its
+// requests counted for the metrics (-guard=false and -metrics=false measure without either, to
+// see what each costs). The servers run on one core (GOMAXPROCS=1, pinned to CPU 0 once the
+// store is built) and wrk on the other (CPU 1).
+//
+// Building the store seals the headers on every core. wrk reads its request paths from a file
+// into a Lua table: for a store larger than -paths, the paths are a uniform sample of -paths
+// headers, which still spreads the reads over the whole store.
 //
 //	go run ./bench/headerserve [-headers 300000] [-duration 10s] [-rounds 3]
 package main
@@ -14,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -22,10 +30,12 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/ledgernode/ledger-node/bench/internal/proc"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
@@ -38,17 +48,25 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "wrk duration per measurement")
 	rounds := flag.Int("rounds", 3, "alternating measurement rounds")
 	conns := flag.Int("connections", 64, "wrk connections")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the node measurements to this file")
+	maxPaths := flag.Int("paths", 1_000_000, "distinct hashes wrk asks for (a uniform sample when the store holds more)")
+	guard := flag.Bool("guard", true, "serve through a GuardedListener with the node's connection limits, as the node does")
+	metrics := flag.Bool("metrics", true, "count the requests for the metrics (ServiceConfig.Requests), as a node with --metrics-path does")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first node measurement to this file (and of the constant body's to this name + .const)")
 	flag.Parse()
 	profilePath = *cpuProfile
-	runtime.GOMAXPROCS(1)
-	if err := run(*nHeaders, *cacheSize, *duration, *rounds, *conns); err != nil {
+	o := options{guard: *guard, metrics: *metrics, maxPaths: *maxPaths}
+	if err := run(*nHeaders, *cacheSize, *duration, *rounds, *conns, o); err != nil {
 		fmt.Fprintln(os.Stderr, "headerserve:", err)
 		os.Exit(1)
 	}
 }
 
-func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) error {
+type options struct {
+	guard, metrics bool
+	maxPaths       int
+}
+
+func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o options) error {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		return fmt.Errorf("wrk not found (apt-get install wrk): %w", err)
 	}
@@ -63,13 +81,22 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 	}
 	defer db.Close()
 	fmt.Printf("filling a store with %d headers (header cache %d entries, block cache 8 MiB)...\n", nHeaders, cacheSize)
-	paths, bodySize, err := fill(db, nHeaders)
+	start := time.Now()
+	paths, bodySize, err := fill(db, nHeaders, o.maxPaths)
 	if err != nil {
 		return err
 	}
+	filled := time.Since(start)
 	// Measure reads, not the background compaction of the bulk load.
 	if err := db.Compact(); err != nil {
 		return err
+	}
+	fmt.Printf("filled in %.1fs, compacted in %.1fs; wrk asks for %d distinct hashes\n",
+		filled.Seconds(), (time.Since(start) - filled).Seconds(), len(paths))
+	// From here on the servers have one core, as the doc comment says.
+	runtime.GOMAXPROCS(1)
+	if err := pinToCPU(0); err != nil {
+		fmt.Fprintln(os.Stderr, "headerserve: servers not pinned to CPU 0:", err)
 	}
 	pathFile := filepath.Join(dir, "paths.txt")
 	if err := os.WriteFile(pathFile, []byte(joinLines(paths)), 0o644); err != nil {
@@ -80,15 +107,29 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 		return err
 	}
 
-	svc := transport.NewService(transport.ServiceConfig{
-		Version: ledger.Mainnet01, Store: db, PackageVersion: "bench",
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-	})
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	cfg := transport.ServiceConfig{Version: ledger.Mainnet01, Store: db, PackageVersion: "bench", Logger: logger}
+	var requests *transport.RequestStats
+	if o.metrics {
+		requests = transport.NewRequestStats()
+		cfg.Requests = requests
+	}
+	svc := transport.NewService(cfg)
 	nodeLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	go svc.Serve(nodeLn)
+	var served net.Listener = nodeLn
+	if o.guard {
+		// The node's service limits when it runs no peer API (cmd/ledger-node/limits.go: 500
+		// goleveldb files, 64 other files, 16 make-blocks connections reserved).
+		limits := transport.AutoConnLimits(transport.DescriptorLimit(), 500+64+16, 1)[0]
+		g := transport.GuardListener(nodeLn, limits, "service", logger)
+		g.SetHeaders(svc.AppendCommonHeaders)
+		served = g
+		fmt.Printf("connection limits: %d connections, %d per address\n", limits.Max, limits.PerAddress)
+	}
+	go svc.Serve(served)
 	defer svc.Shutdown(context.Background())
 
 	constant := make([]byte, bodySize)
@@ -113,55 +154,119 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int) err
 		return fmt.Errorf("node check: status %d, %d bytes, %v", status, len(body), err)
 	}
 
-	var nodeRPS, constRPS []float64
+	var nodeRPS, constRPS, ratios, cpuRatios []float64
 	for r := 0; r < rounds; r++ {
+		load := proc.LoadAverage()
+		stopProfile := startProfile(r, ".const")
 		c, err := wrk(constLn.Addr().String(), script, duration, conns)
+		stopProfile()
 		if err != nil {
 			return err
 		}
-		stopProfile := startProfile(r)
+		stopProfile = startProfile(r, "")
 		n, err := wrk(nodeLn.Addr().String(), script, duration, conns)
 		stopProfile()
 		if err != nil {
 			return err
 		}
-		constRPS, nodeRPS = append(constRPS, c), append(nodeRPS, n)
-		fmt.Printf("round %d: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f\n", r+1, c, n, n/c)
+		constRPS, nodeRPS = append(constRPS, c.rps), append(nodeRPS, n.rps)
+		ratios, cpuRatios = append(ratios, n.rps/c.rps), append(cpuRatios, c.cpuPerReq()/n.cpuPerReq())
+		fmt.Printf("round %d: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; "+
+			"server CPU per request %.2f µs vs %.2f µs, ratio %.2f (load average %s)\n",
+			r+1, c.rps, n.rps, n.rps/c.rps, c.cpuPerReq()*1e6, n.cpuPerReq()*1e6, cpuRatios[r], load)
 	}
 	mc, mn := stats.Median(constRPS), stats.Median(nodeRPS)
-	fmt.Printf("median: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f (goal >= 0.7)\n", mc, mn, mn/mc)
-	fmt.Printf("body %d bytes, %d headers, GOMAXPROCS=1 server on CPU 0, wrk -t1 -c%d on CPU 1, %s per run\n",
-		bodySize, nHeaders, conns, duration)
+	fmt.Printf("median: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; median of the rounds' ratios %.2f (goal >= 0.95); "+
+		"median CPU-per-request ratio %.2f\n", mc, mn, mn/mc, stats.Median(ratios), stats.Median(cpuRatios))
+	fmt.Printf("body %d bytes, %d headers, guard %v, metrics %v, GOMAXPROCS=1 servers on CPU 0, wrk -t1 -c%d on CPU 1, %s per run\n",
+		bodySize, nHeaders, o.guard, o.metrics, conns, duration)
+	if requests != nil {
+		// The counting is part of what is measured: show that it counted.
+		for _, rc := range requests.Snapshot() {
+			if rc.Route == "chain/{chain}/header/{blockHash}" {
+				for _, st := range rc.Statuses {
+					fmt.Printf("metrics: %s %s: %d answers with status %d\n", rc.Method, rc.Route, st.Count, st.Status)
+				}
+			}
+		}
+	}
 	return nil
 }
 
-// fill stores n synthetic headers on 20 chains and returns the request paths of all of them and
-// the size of one plain-JSON response body.
-func fill(db *store.DB, n int) ([]string, int, error) {
-	paths := make([]string, 0, n)
-	batch := make([]*ledger.Header, 0, 1000)
-	var bodySize int
-	for i := 0; i < n; i++ {
-		c := ledger.ChainID(i % 20)
-		h := &ledger.Header{
-			CreationTime: 1_700_000_000_000_000 + int64(i), ChainID: c, Height: uint64(i / 20),
-			Version: ledger.Mainnet01.Code, Nonce: uint64(i), Target: ledger.MaxU256,
+// fill stores n synthetic headers on 20 chains and returns the request paths of at most
+// maxPaths of them (all, or a uniform sample) and the size of one plain-JSON response body.
+// Sealing (the merkle hash) is most of the cost, so batches are sealed on every core, the next
+// while the last is stored.
+func fill(db *store.DB, n, maxPaths int) ([]string, int, error) {
+	const batchSize = 4096
+	sealed := make(chan []*ledger.Header, 1)
+	go func() {
+		defer close(sealed)
+		for first := 0; first < n; first += batchSize {
+			sealed <- sealBatch(first, min(batchSize, n-first))
 		}
-		for _, a := range ledger.TwentyChainGraph.Neighbors(c) {
-			h.Adjacents = append(h.Adjacents, ledger.Adjacent{Chain: a, Hash: ledger.Hash{byte(a), byte(i)}})
+	}()
+	type pick struct {
+		c ledger.ChainID
+		h ledger.Hash
+	}
+	picks := make([]pick, 0, min(n, maxPaths))
+	rng := rand.New(rand.NewPCG(42, 42))
+	var bodySize, i int
+	var err error
+	for batch := range sealed {
+		if err != nil {
+			continue // drain, so the sealer ends
 		}
-		h.Seal()
-		bodySize = len(h.B64()) + 2
-		paths = append(paths, fmt.Sprintf("/chainweb/0.0/mainnet01/chain/%d/header/%s", c, h.Hash))
-		batch = append(batch, h)
-		if len(batch) == cap(batch) || i == n-1 {
-			if err := db.PutHeaders(batch...); err != nil {
-				return nil, 0, err
+		if bodySize == 0 {
+			bodySize = len(batch[0].B64()) + 2 // every header has three adjacents: one size
+		}
+		for _, h := range batch {
+			// Reservoir sampling: every header ends up among the picks with the same chance.
+			p := pick{h.ChainID, h.Hash}
+			if len(picks) < maxPaths {
+				picks = append(picks, p)
+			} else if j := rng.IntN(i + 1); j < maxPaths {
+				picks[j] = p
 			}
-			batch = batch[:0]
+			i++
 		}
+		err = db.PutHeaders(batch...)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	paths := make([]string, len(picks))
+	for i, p := range picks {
+		paths[i] = fmt.Sprintf("/chainweb/0.0/mainnet01/chain/%d/header/%s", p.c, p.h)
 	}
 	return paths, bodySize, nil
+}
+
+// sealBatch makes and seals headers first..first+m-1 on every core.
+func sealBatch(first, m int) []*ledger.Header {
+	batch := make([]*ledger.Header, m)
+	workers := runtime.NumCPU()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < m; k += workers {
+				i := first + k
+				c := ledger.ChainID(i % 20)
+				h := &ledger.Header{
+					CreationTime: 1_700_000_000_000_000 + int64(i), ChainID: c, Height: uint64(i / 20),
+					Version: ledger.Mainnet01.Code, Nonce: uint64(i), Target: ledger.MaxU256,
+				}
+				for _, a := range ledger.TwentyChainGraph.Neighbors(c) {
+					h.Adjacents = append(h.Adjacents, ledger.Adjacent{Chain: a, Hash: ledger.Hash{byte(a), byte(i)}})
+				}
+				h.Seal()
+				batch[k] = h
+			}
+		})
+	}
+	wg.Wait()
+	return batch
 }
 
 func luaScript(pathFile string) string {
@@ -176,24 +281,47 @@ end
 
 var (
 	rpsLine   = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	totalLine = regexp.MustCompile(`([0-9]+) requests in `)
 	wrkErrors = regexp.MustCompile(`(Non-2xx or 3xx responses|Socket errors):.*`)
 )
 
-// wrk runs wrk pinned to CPU 1 and returns the requests per second.
-func wrk(addr, script string, d time.Duration, conns int) (float64, error) {
+// wrkRun is one wrk measurement: the rate, the requests, and the CPU time this process (the
+// server measured; the other one idles meanwhile) used for them.
+type wrkRun struct {
+	rps      float64
+	requests float64
+	cpu      time.Duration
+}
+
+// cpuPerReq is the server's CPU seconds per request. On a shared machine it moves less than
+// the rate: other jobs take the server's core away, not CPU time from its requests.
+func (w wrkRun) cpuPerReq() float64 { return w.cpu.Seconds() / w.requests }
+
+// wrk runs wrk pinned to CPU 1 and returns what it measured.
+func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 	args := []string{"-c", "1", "wrk", "-t1", "-c" + strconv.Itoa(conns), "-d" + d.String(), "-s", script, "http://" + addr}
+	cpu0 := proc.Self()
 	out, err := exec.Command("taskset", args...).CombinedOutput()
+	cpu := proc.Self() - cpu0
 	if err != nil {
-		return 0, fmt.Errorf("wrk: %v: %s", err, out)
+		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, out)
 	}
-	m := rpsLine.FindSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("wrk output has no Requests/sec: %s", out)
+	m, t := rpsLine.FindSubmatch(out), totalLine.FindSubmatch(out)
+	if m == nil || t == nil {
+		return wrkRun{}, fmt.Errorf("wrk output has no Requests/sec: %s", out)
 	}
 	if bad := wrkErrors.Find(out); bad != nil {
-		return 0, fmt.Errorf("wrk saw failed requests: %s", bad)
+		return wrkRun{}, fmt.Errorf("wrk saw failed requests: %s", bad)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	rps, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		return wrkRun{}, err
+	}
+	n, err := strconv.ParseFloat(string(t[1]), 64)
+	if err != nil {
+		return wrkRun{}, err
+	}
+	return wrkRun{rps: rps, requests: n, cpu: cpu}, nil
 }
 
 func joinLines(xs []string) string {
@@ -211,12 +339,13 @@ func joinLines(xs []string) string {
 
 var profilePath string
 
-// startProfile profiles the first node measurement when -cpuprofile is set.
-func startProfile(round int) (stop func()) {
+// startProfile profiles the first round's measurements when -cpuprofile is set: the node's
+// into the file named, the constant body's into that name with suffix ".const".
+func startProfile(round int, suffix string) (stop func()) {
 	if profilePath == "" || round > 0 {
 		return func() {}
 	}
-	f, err := os.Create(profilePath)
+	f, err := os.Create(profilePath + suffix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cpuprofile:", err)
 		return func() {}
