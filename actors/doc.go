@@ -19,7 +19,11 @@
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
 //	miner.go      the PoW miner: one search goroutine per core over the chains that can advance;
-//	              it waits while the node catches up a cut it is behind.
+//	              it waits while the node catches up a cut it is behind, and never mines a block
+//	              that would not make the cut heavier.
+//	minerclaims.go keeps two workers off one parent, and bounds the blocks mined on one.
+//	ondemand.go   on-demand mining (make-blocks, sent transactions, start-up and idle blocks), and
+//	              its pacing without proof of work, which keeps the cut's weight from wrapping.
 //	minerpriority.go the miner's workers step aside while other goroutines wait for a CPU.
 //	coordinator.go the mining API's state for external miners: work primed per miner and chain
 //	              (each miner's coinbase, built by the executors), the work handed out by

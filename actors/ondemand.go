@@ -383,7 +383,7 @@ func (d *demand) lookUpLocked(c ledger.ChainID, h *ledger.Header) bool {
 // (epochPace). How long depends on what is asked: the blocks still wanted, spread over the
 // epochs they cross at one pace, must leave the cut's weight room for 2^weightReserveLog2 more
 // blocks a chain at the difficulty they end with. A few hundred blocks a chain are not held at
-// all; 3,000 a chain from genesis take about ten minutes (issue 37); the room
+// all; 3,000 a chain from genesis take about 12 minutes (issue 37); the room
 // used is not given back, so a node that made thousands of blocks in minutes gets its later
 // blocks at the block delay's pace, and a node that has no room left mines nothing (the miner
 // never submits a block that would not make the cut heavier, miner.go).
