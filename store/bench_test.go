@@ -67,15 +67,22 @@ func readBench(b *testing.B, dir string, keys []ledger.Hash, read func(db *DB, h
 		size     int
 		hot      int // distinct keys read
 		parallel bool
+		pread    bool // records read with pread rather than through the mapping
 	}{
-		{"cached-hot", 0, 1_000, false},
-		{"cached", 0, 50_000, false},
-		{"cached-parallel", 0, 50_000, true},
-		{"uncached", -1, len(keys), false},
-		{"uncached-parallel", -1, len(keys), true},
+		{"cached-hot", 0, 1_000, false, false},
+		{"cached", 0, 50_000, false, false},
+		{"cached-parallel", 0, 50_000, true, false},
+		{"uncached", -1, len(keys), false, false},
+		{"uncached-parallel", -1, len(keys), true, false},
+		{"uncached-pread", -1, len(keys), false, true},
+		{"uncached-pread-parallel", -1, len(keys), true, true},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			db, err := Open(dir, Options{HeaderCacheSize: mode.size})
+			opts := Options{HeaderCacheSize: mode.size}
+			if mode.pread {
+				opts.LogMapReadMiB = -1
+			}
+			db, err := Open(dir, opts)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -589,7 +589,7 @@ func (c *checker) hashIndex() {
 	w := words(m[idxHeaderSize:])
 	clean := ih.flags&idxFlagClean != 0
 	v := &logView{log: c.log, slots: w, mask: ih.slots - 1}
-	c.idx = &headerLog{}
+	c.idx = &headerLog{fd: -1}
 	c.idx.view.Store(v)
 	// One sequential pass: if the slots are exactly the log's records (key and offset), every
 	// slot names its record and every record has one.
@@ -629,7 +629,7 @@ func (c *checker) hashIndex() {
 		// again after a lost tail, finds the first, as reads do).
 		scanRecords(c.log, logHeaderSize, ih.covered, func(off uint64, p []byte) error {
 			h := hashOf(p)
-			if p, _, _, err := c.idx.locate(v, &h); err != nil || p == nil {
+			if p, _, _, err := c.idx.locate(v, &h, nil); err != nil || p == nil {
 				missing++
 			}
 			c.touch()
@@ -883,7 +883,7 @@ func (c *checker) find(ch ledger.ChainID, height uint64, h ledger.Hash) uint64 {
 		}
 	}
 	if c.idx != nil {
-		if p, _, off, err := c.idx.locate(c.idx.view.Load(), &h); err == nil && p != nil && c.readRecord(off, h) != nil {
+		if p, _, off, err := c.idx.locate(c.idx.view.Load(), &h, nil); err == nil && p != nil && c.readRecord(off, h) != nil {
 			return off
 		}
 	}

@@ -59,6 +59,10 @@ type Options struct {
 	// makes the next Open verify everything and cut the log (integrity.go). An unclean stop,
 	// a damaged or rebuilt index, and a repair mark all verify the whole log regardless.
 	VerifyWholeLog bool
+	// LogMapReadMiB is the header-log size up to which headers are read through its memory
+	// mapping; past it they are read with pread, so that the process's resident set does not
+	// grow with the store (hlog.go, recordIn). 0 = default 512; negative = always pread.
+	LogMapReadMiB int
 	// Repair rebuilds the header index and the height index from the header log whatever
 	// their state, as after a read met damage (integrity.go): `ledger-node repair`.
 	Repair bool
@@ -76,6 +80,7 @@ const (
 	defaultHeaderCacheSize = 65536
 	defaultBlockCacheMiB   = 64
 	defaultWriteBufferMiB  = 16
+	defaultLogMapReadMiB   = 512
 )
 
 // DB is the node's persistent store. Every method is safe for concurrent use. Reads go straight to
@@ -148,7 +153,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		ldb.Close()
 		return nil, err
 	}
-	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, verifyAll: opts.VerifyWholeLog, truncate: opts.truncateLog}
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, verifyAll: opts.VerifyWholeLog, truncate: opts.truncateLog,
+		mapLimit: defaultLogMapReadMiB << 20}
+	switch {
+	case opts.LogMapReadMiB > 0:
+		o.mapLimit = uint64(opts.LogMapReadMiB) << 20
+	case opts.LogMapReadMiB < 0:
+		o.mapLimit = 0
+	}
 	if err := db.openHeaders(dir, o, opts.Repair); err != nil {
 		db.Close()
 		return nil, err

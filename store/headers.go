@@ -78,7 +78,7 @@ func (db *DB) commit(hs []*ledger.Header, b *leveldb.Batch, durable bool) error 
 		if db.cache.contains(h.Hash) {
 			continue
 		}
-		if p, _, _, err := hl.locate(v, &h.Hash); err != nil {
+		if p, _, _, err := hl.locate(v, &h.Hash, &hl.buf); err != nil {
 			return fmt.Errorf("store: put header %s: %w", h.Hash, err)
 		} else if p != nil {
 			continue
@@ -244,7 +244,9 @@ func headerNotFound(h ledger.Hash) error { return fmt.Errorf("header %s: %w", h,
 // header reads and decodes header h from the log (records ending at or before limit only),
 // bypassing the cache.
 func (hl *headerLog) header(h *ledger.Hash, limit uint64) (*ledger.Header, error) {
-	p, crc, off, err := hl.find(h, limit)
+	buf := hl.readBuf()
+	defer putReadBuf(buf)
+	p, crc, off, err := hl.find(h, limit, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +262,12 @@ func (hl *headerLog) headerAt(off uint64, h ledger.Hash) (*ledger.Header, error)
 	if v == nil {
 		return nil, errClosed
 	}
-	p, crc, ok := recordAt(v.log, off)
+	buf := hl.readBuf()
+	defer putReadBuf(buf)
+	p, crc, ok, err := hl.recordIn(v, off, buf)
+	if err != nil {
+		return nil, err
+	}
 	if !ok || hashOf(p) != h {
 		return nil, fmt.Errorf("%w: log offset %d does not hold header %s", ErrCorrupt, off, h)
 	}

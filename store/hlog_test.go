@@ -88,7 +88,7 @@ func slots(db *DB) uint64 { return db.hl.view.Load().mask + 1 }
 // recordOffset is where header h's record starts in the log.
 func recordOffset(t *testing.T, db *DB, h ledger.Hash) uint64 {
 	t.Helper()
-	p, _, off, err := db.hl.locate(db.hl.view.Load(), &h)
+	p, _, off, err := db.hl.locate(db.hl.view.Load(), &h, nil)
 	if err != nil || p == nil {
 		t.Fatalf("locate %s: %v", h, err)
 	}
@@ -742,7 +742,7 @@ func TestReadAfterClose(t *testing.T) {
 	if _, err := db.HeaderBinary(nil, hs[0].Hash); err == nil {
 		t.Fatal("HeaderBinary after Close succeeded")
 	}
-	if p, _, _, err := db.hl.locate(v, &hs[0].Hash); p != nil || err != nil {
+	if p, _, _, err := db.hl.locate(v, &hs[0].Hash, nil); p != nil || err != nil {
 		t.Fatalf("a retired view still answers: %v %v", p != nil, err)
 	}
 	if err := db.PutHeaders(hs[0]); err == nil {
