@@ -202,6 +202,7 @@ type checker struct {
 	idx     *headerLog // reads headers.idx through idxMap (find)
 	logFile *os.File   // headers.log, for readRecord
 	buf     [logHeaderSize + recHeaderSize + maxRecPayload]byte
+	rbuf    recBuf // for c.idx's reads
 }
 
 // pactInfo is what pactBlock said of one chain's Pact state.
@@ -589,8 +590,12 @@ func (c *checker) hashIndex() {
 	w := words(m[idxHeaderSize:])
 	clean := ih.flags&idxFlagClean != 0
 	v := &logView{log: c.log, slots: w, mask: ih.slots - 1}
-	c.idx = &headerLog{fd: -1}
+	// Records are read with pread (mapLimit 0), as by a node serving a large log: the slow
+	// paths below read them all over the log, and a fault on the mapping maps a whole
+	// neighbourhood of pages into the process.
+	c.idx = &headerLog{fd: int(c.logFile.Fd())}
 	c.idx.view.Store(v)
+	c.idx.end.Store(c.end)
 	// One sequential pass: if the slots are exactly the log's records (key and offset), every
 	// slot names its record and every record has one.
 	used := uint64(0)
@@ -613,7 +618,7 @@ func (c *checker) hashIndex() {
 				continue
 			}
 			c.touch()
-			p, crc, ok := recordAt(c.log, off)
+			p, crc, ok, _ := c.idx.recordIn(v, off, &c.rbuf)
 			if ok && off+recHeaderSize+uint64(len(p)) <= c.end && crc32.Checksum(p, castagnoli) == crc {
 				if h := hashOf(p); slotKey(&h) == k {
 					continue
@@ -629,7 +634,7 @@ func (c *checker) hashIndex() {
 		// again after a lost tail, finds the first, as reads do).
 		scanRecords(c.log, logHeaderSize, ih.covered, func(off uint64, p []byte) error {
 			h := hashOf(p)
-			if p, _, _, err := c.idx.locate(v, &h, nil); err != nil || p == nil {
+			if p, _, _, err := c.idx.locate(v, &h, &c.rbuf); err != nil || p == nil {
 				missing++
 			}
 			c.touch()
@@ -691,7 +696,8 @@ func (c *checker) heightIndex() {
 	if all != c.entries {
 		// Not exactly: read each entry's record.
 		err = pass(func(ch ledger.ChainID, height uint64, h ledger.Hash, off uint64) {
-			p, _, ok := recordAt(c.log, off)
+			p := c.readAny(off, false) // as recordAt on the mapping: a record's shape, below the end
+			ok := p != nil
 			switch {
 			case !ok || off+recHeaderSize+uint64(len(p)) > c.end:
 				lost++
@@ -883,7 +889,7 @@ func (c *checker) find(ch ledger.ChainID, height uint64, h ledger.Hash) uint64 {
 		}
 	}
 	if c.idx != nil {
-		if p, _, off, err := c.idx.locate(c.idx.view.Load(), &h, nil); err == nil && p != nil && c.readRecord(off, h) != nil {
+		if p, _, off, err := c.idx.locate(c.idx.view.Load(), &h, &c.rbuf); err == nil && p != nil && c.readRecord(off, h) != nil {
 			return off
 		}
 	}
@@ -894,6 +900,15 @@ func (c *checker) find(ch ledger.ChainID, height uint64, h ledger.Hash) uint64 {
 // record of header h below the end of the intact records; else nil. The bytes are valid until
 // the next call.
 func (c *checker) readRecord(off uint64, h ledger.Hash) []byte {
+	if p := c.readAny(off, true); p != nil && hashOf(p) == h {
+		return p
+	}
+	return nil
+}
+
+// readAny is readRecord for whatever header the record holds: a well-formed record that ends
+// below the end of the intact records (and, with verify, passes its checksum), else nil.
+func (c *checker) readAny(off uint64, verify bool) []byte {
 	if c.logFile == nil || off < logHeaderSize || off >= c.end {
 		return nil
 	}
@@ -901,7 +916,7 @@ func (c *checker) readRecord(off uint64, h ledger.Hash) []byte {
 	buf := c.buf[:logHeaderSize+recHeaderSize+maxRecPayload]
 	n, _ := c.logFile.ReadAt(buf[logHeaderSize:], int64(off))
 	p, crc, ok := recordAt(buf[:logHeaderSize+n], logHeaderSize)
-	if !ok || off+recHeaderSize+uint64(len(p)) > c.end || hashOf(p) != h || crc32.Checksum(p, castagnoli) != crc {
+	if !ok || off+recHeaderSize+uint64(len(p)) > c.end || verify && crc32.Checksum(p, castagnoli) != crc {
 		return nil
 	}
 	return p
