@@ -293,6 +293,16 @@ func (hl *headerLog) recordIn(v *logView, off uint64, buf *recBuf) (p []byte, cr
 	return p, crc, ok, nil
 }
 
+// dropLogPages drops the log mapping's pages from the process (not from the page cache): a
+// recovery that scanned or indexed the log through it (after an unclean stop, a repair) would
+// otherwise leave all of it in the resident set of a node that then reads with pread. Open
+// calls it before anything can read; a read racing it would only fault the page in again.
+func (hl *headerLog) dropLogPages() {
+	if v := hl.view.Load(); v != nil {
+		syscall.Madvise(v.log, syscall.MADV_DONTNEED)
+	}
+}
+
 // locate probes v for h and returns its record's bytes and checksum, or p == nil if h is not
 // indexed. The bytes are in buf or in a mapping (recordIn): copy before use, then verify,
 // since only a copy of a mapping is stable.

@@ -63,6 +63,7 @@ func (db *DB) openHeaders(dir string, o logOptions, repair bool) error {
 		}
 	}
 	db.warnLostHeads()
+	db.hl.dropLogPages()
 	return nil
 }
 
