@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -169,17 +171,27 @@ func peakMemory(fn func()) (hwm, anon, file, heap uint64) {
 
 // BenchmarkOpenScale opens cleanly closed stores the way a start does (the default) and the way
 // a start did before, verifying every record (VerifyWholeLog, as check and repair do), in one
-// run: the ratio is what a clean start saves.
+// run: the ratio is what a clean start saves. The cold modes evict the store's files from the
+// page cache first (fadvise on those files only), as after a reboot.
 func BenchmarkOpenScale(b *testing.B) {
 	for _, n := range scaleSizes(b) {
 		dir := scaleStore(b, n)
 		for _, mode := range []struct {
 			name string
 			opts Options
-		}{{"verify-whole-log", Options{VerifyWholeLog: true}}, {"default", Options{}}} {
+			cold bool
+		}{
+			{"verify-whole-log", Options{VerifyWholeLog: true}, false}, {"default", Options{}, false},
+			{"verify-whole-log-cold", Options{VerifyWholeLog: true}, true}, {"default-cold", Options{}, true},
+		} {
 			b.Run(fmt.Sprintf("headers=%d/%s", n, mode.name), func(b *testing.B) {
 				mode.opts.Logger = quiet()
 				for range b.N {
+					if mode.cold {
+						b.StopTimer()
+						evict(b, dir)
+						b.StartTimer()
+					}
 					db, err := Open(dir, mode.opts)
 					if err != nil {
 						b.Fatal(err)
@@ -188,6 +200,25 @@ func BenchmarkOpenScale(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// evict drops dir's files from the page cache.
+func evict(b *testing.B, dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range ents {
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Sync()
+		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
 	}
 }
 
