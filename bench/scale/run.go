@@ -38,6 +38,7 @@ type runConfig struct {
 	rounds               int
 	branchPages          int
 	skipCold, skipImport bool
+	skipCheck            bool
 }
 
 func runMain(args []string) error {
@@ -56,6 +57,7 @@ func runMain(args []string) error {
 	fs.IntVar(&c.branchPages, "branch-pages", 30, "pages of each branch query timed (360 headers a page)")
 	fs.BoolVar(&c.skipCold, "skip-cold", false, "do not drop the page cache")
 	fs.BoolVar(&c.skipImport, "skip-import", false, "reuse the data directory of an earlier -keep run")
+	fs.BoolVar(&c.skipCheck, "skip-check", false, "do not run check")
 	fs.Parse(args)
 	return run(c)
 }
@@ -64,38 +66,43 @@ func runMain(args []string) error {
 // latency over GET header's (1 = as fast as the constant body; lower is slower), in the same
 // sense as bench/headerserve's throughput ratio.
 type result struct {
-	Headers          int      `json:"headers"`
-	Commit           string   `json:"commit"`
-	ImportRatio      float64  `json:"import_ratio"`
-	ImportHPS        float64  `json:"import_hps"`
-	ImportWallS      float64  `json:"import_wall_s"`
-	ImportRSSMiB     float64  `json:"import_peak_rss_mib"`
-	MerkleHPS        float64  `json:"merkle_hps"`
-	BytesPerHeader   float64  `json:"bytes_per_header"`
-	OpenS            float64  `json:"open_s"`
-	OpenColdS        *float64 `json:"open_cold_s"`
-	NodeRSSMiB       float64  `json:"node_rss_mib"`
-	GetP50Ratio      float64  `json:"get_header_p50_ratio"`
-	GetP99Ratio      float64  `json:"get_header_p99_ratio"`
-	GetRPSRatio      float64  `json:"get_header_rps_ratio"`
-	GetP50Ms         float64  `json:"get_header_p50_ms"`
-	GetP99Ms         float64  `json:"get_header_p99_ms"`
-	ColdP50Ratio     *float64 `json:"get_header_cold_p50_ratio"`
-	ColdP99Ratio     *float64 `json:"get_header_cold_p99_ratio"`
-	ColdP50Ms        *float64 `json:"get_header_cold_p50_ms"`
-	ColdP99Ms        *float64 `json:"get_header_cold_p99_ms"`
-	DropCaches       bool     `json:"drop_caches"`
-	BranchFirst1k    *float64 `json:"branch_first_page_ms_1k"`
-	BranchPage1k     *float64 `json:"branch_page_ms_1k"`
-	BranchFirst10k   *float64 `json:"branch_first_page_ms_10k"`
-	BranchPage10k    *float64 `json:"branch_page_ms_10k"`
-	BranchFirst100k  *float64 `json:"branch_first_page_ms_100k"`
-	BranchPage100k   *float64 `json:"branch_page_ms_100k"`
-	CheckS           float64  `json:"check_s"`
-	CheckRSSMiB      float64  `json:"check_peak_rss_mib"`
-	CheckExit        int      `json:"check_exit"`
-	CatchupHPS       *float64 `json:"catchup_hps"`
-	LoadAverageStart string   `json:"load_average_start"`
+	Headers        int     `json:"headers"`
+	Commit         string  `json:"commit"`
+	Bin            string  `json:"bin"`
+	ImportRatio    float64 `json:"import_ratio"`
+	ImportHPS      float64 `json:"import_hps"`
+	ImportWallS    float64 `json:"import_wall_s"`
+	ImportRSSMiB   float64 `json:"import_peak_rss_mib"`
+	MerkleHPS      float64 `json:"merkle_hps"`
+	BytesPerHeader float64 `json:"bytes_per_header"`
+	// BytesPerHeaderApparent counts file lengths, preallocation included.
+	BytesPerHeaderApparent float64  `json:"bytes_per_header_apparent"`
+	OpenS                  float64  `json:"open_s"`
+	OpenColdS              *float64 `json:"open_cold_s"`
+	NodeRSSMiB             float64  `json:"node_rss_mib"`
+	NodeRSSAnonMiB         float64  `json:"node_rss_anon_mib"`
+	NodeRSSFileMiB         float64  `json:"node_rss_file_mib"`
+	GetP50Ratio            float64  `json:"get_header_p50_ratio"`
+	GetP99Ratio            float64  `json:"get_header_p99_ratio"`
+	GetRPSRatio            float64  `json:"get_header_rps_ratio"`
+	GetP50Ms               float64  `json:"get_header_p50_ms"`
+	GetP99Ms               float64  `json:"get_header_p99_ms"`
+	ColdP50Ratio           *float64 `json:"get_header_cold_p50_ratio"`
+	ColdP99Ratio           *float64 `json:"get_header_cold_p99_ratio"`
+	ColdP50Ms              *float64 `json:"get_header_cold_p50_ms"`
+	ColdP99Ms              *float64 `json:"get_header_cold_p99_ms"`
+	DropCaches             bool     `json:"drop_caches"`
+	BranchFirst1k          *float64 `json:"branch_first_page_ms_1k"`
+	BranchPage1k           *float64 `json:"branch_page_ms_1k"`
+	BranchFirst10k         *float64 `json:"branch_first_page_ms_10k"`
+	BranchPage10k          *float64 `json:"branch_page_ms_10k"`
+	BranchFirst100k        *float64 `json:"branch_first_page_ms_100k"`
+	BranchPage100k         *float64 `json:"branch_page_ms_100k"`
+	CheckS                 float64  `json:"check_s"`
+	CheckRSSMiB            float64  `json:"check_peak_rss_mib"`
+	CheckExit              int      `json:"check_exit"`
+	CatchupHPS             *float64 `json:"catchup_hps"`
+	LoadAverageStart       string   `json:"load_average_start"`
 }
 
 const network = "mainnet01"
@@ -105,13 +112,15 @@ func run(c runConfig) error {
 		return err
 	}
 	res := result{Headers: c.n, LoadAverageStart: proc.LoadAverage(), Commit: gitCommit()}
-	fmt.Printf("scale: N=%d, %s/%s, %d CPUs, load average %s, commit %s\n", c.n, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), res.LoadAverageStart, res.Commit)
+	fmt.Printf("scale: N=%d, %s/%s, %d CPUs, load average %s, tree at commit %s, binary %s\n", c.n, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+		res.LoadAverageStart, res.Commit, c.bin)
 	if c.bin == "" {
 		c.bin = filepath.Join(c.work, "ledger-node")
 		if out, err := exec.Command("go", "build", "-o", c.bin, "./cmd/ledger-node").CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
+	res.Bin = c.bin
 	generated := false
 	if c.in == "" {
 		c.in = filepath.Join(c.work, fmt.Sprintf("%s-%d.b64", network, c.n))
@@ -163,12 +172,14 @@ func run(c runConfig) error {
 			c.n, wall.Seconds(), res.ImportHPS, res.ImportRSSMiB, m1, m2, res.ImportRatio)
 		fmt.Printf("  its summary: %s\n", firstMatch(out, `read \d+ headers in [^:]+`))
 	}
-	size, err := dirSize(dataDir)
+	size, apparent, err := dirSize(dataDir)
 	if err != nil {
 		return err
 	}
 	res.BytesPerHeader = float64(size) / float64(c.n)
-	fmt.Printf("store: %.1f MiB on disk, %.0f bytes per header\n", float64(size)/(1<<20), res.BytesPerHeader)
+	res.BytesPerHeaderApparent = float64(apparent) / float64(c.n)
+	fmt.Printf("store: %.1f MiB on disk, %.0f bytes per header (file lengths: %.1f MiB, %.0f bytes per header)\n",
+		float64(size)/(1<<20), res.BytesPerHeader, float64(apparent)/(1<<20), res.BytesPerHeaderApparent)
 
 	// 2. Start-up: cold (page cache dropped), then warm; the warm node stays up.
 	if !c.skipCold {
@@ -214,8 +225,12 @@ func run(c runConfig) error {
 	if w.Errors > 0 {
 		return fmt.Errorf("warm-up: %d failed requests", w.Errors)
 	}
-	res.NodeRSSMiB = float64(vmRSS(nd.cmd.Process.Pid)) / (1 << 20)
-	fmt.Printf("warm-up: %d random GET header/{hash} (%.0f/s); node RSS %.0f MiB\n", w.Requests, w.RPS, res.NodeRSSMiB)
+	pid := nd.cmd.Process.Pid
+	res.NodeRSSMiB = float64(procStatus(pid, "VmRSS")) / (1 << 20)
+	res.NodeRSSAnonMiB = float64(procStatus(pid, "RssAnon")) / (1 << 20)
+	res.NodeRSSFileMiB = float64(procStatus(pid, "RssFile")) / (1 << 20)
+	fmt.Printf("warm-up: %d random GET header/{hash} (%.0f/s); node RSS %.0f MiB (anonymous %.0f, file-backed %.0f: the store's mapped files, which the kernel can drop)\n",
+		w.Requests, w.RPS, res.NodeRSSMiB, res.NodeRSSAnonMiB, res.NodeRSSFileMiB)
 	var np50, np99, cp50, cp99, nrps, crps []float64
 	for r := range c.rounds {
 		cr := load(cst.addr, paths, c.conns, c.getDuration, 0, bodySize)
@@ -267,16 +282,18 @@ func run(c runConfig) error {
 	}
 
 	// 5. check, with its peak memory.
-	wall, rss, out, err := timed(c.bin, "check", "--data-dir", dataDir)
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		res.CheckExit = ee.ExitCode()
-	} else if err != nil {
-		return fmt.Errorf("check: %v", err)
+	if !c.skipCheck {
+		wall, rss, out, err := timed(c.bin, "check", "--data-dir", dataDir)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			res.CheckExit = ee.ExitCode()
+		} else if err != nil {
+			return fmt.Errorf("check: %v", err)
+		}
+		res.CheckS, res.CheckRSSMiB = wall.Seconds(), float64(rss)/(1<<20)
+		fmt.Printf("check: %.1f s, peak RSS %.0f MiB, exit %d (%s)\n", res.CheckS, res.CheckRSSMiB, res.CheckExit,
+			strings.Join(checkVerdicts(out), "; "))
 	}
-	res.CheckS, res.CheckRSSMiB = wall.Seconds(), float64(rss)/(1<<20)
-	fmt.Printf("check: %.1f s, peak RSS %.0f MiB, exit %d (%s)\n", res.CheckS, res.CheckRSSMiB, res.CheckExit,
-		strings.Join(checkVerdicts(out), "; "))
 
 	// 6. Catch-up is left out: see catchupNote.
 	fmt.Println("catch-up:", catchupNote)
@@ -379,10 +396,10 @@ func timed(bin string, args ...string) (time.Duration, int64, []byte, error) {
 	return wall, rss, out.Bytes(), err
 }
 
-// dirSize is the bytes of the regular files under dir.
-func dirSize(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+// dirSize is the bytes the regular files under dir take on disk (allocated blocks: the header
+// log is preallocated ahead of its end, so its length overstates it) and their lengths.
+func dirSize(dir string) (allocated, apparent int64, err error) {
+	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -391,11 +408,14 @@ func dirSize(dir string) (int64, error) {
 			if err != nil {
 				return err
 			}
-			n += info.Size()
+			apparent += info.Size()
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				allocated += st.Blocks * 512
+			}
 		}
 		return nil
 	})
-	return n, err
+	return allocated, apparent, err
 }
 
 // dropCaches writes back dirty pages and drops the page cache; false when not permitted.
@@ -412,10 +432,10 @@ func pin(pid int, cpus string) {
 	}
 }
 
-// vmRSS is VmRSS of /proc/PID/status in bytes.
-func vmRSS(pid int) int64 {
+// procStatus is a kB field of /proc/PID/status (VmRSS, RssAnon, RssFile) in bytes.
+func procStatus(pid int, field string) int64 {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	m := regexp.MustCompile(field + `:\s+(\d+) kB`).FindSubmatch(b)
 	if m == nil {
 		return 0
 	}
