@@ -14,7 +14,7 @@
 //	              used one (GenesisMismatchError).
 //	import.go     header import (ledger-node import-headers) into a data directory no node runs
 //	              on: the chain actor's validation and store writes, minus its need for parents
-//	              and payloads.
+//	              and payloads; a pipeline (hashes on every core, height order, batched writes).
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.

@@ -44,10 +44,10 @@ import (
 // importBatch is how many accepted headers an import writes at once.
 const importBatch = 1000
 
-// importReadBatch is how many headers ImportHeaders hands the intrinsic workers at once; big
-// enough that the hand-off costs nothing next to the hashes, small enough that the queues of
-// the pipeline hold a few thousand headers.
-const importReadBatch = 256
+// importReadBatch is how many headers ImportHeaders hands the intrinsic workers at once: big
+// enough that the hand-offs between stages are rare (on a loaded machine each may wait for a
+// CPU), small enough that the queues of the pipeline hold some ten thousand headers.
+const importReadBatch = 1024
 
 // ImportSummary counts what an import did and which checks it could apply.
 type ImportSummary struct {
@@ -201,7 +201,7 @@ type intrinsicPipe struct {
 
 func startIntrinsic(v *ledger.Version, nowMicros int64, read func(func([]*ledger.Header) bool) error) *intrinsicPipe {
 	n := runtime.GOMAXPROCS(0)
-	p := &intrinsicPipe{ordered: make(chan *intrinsicBatch, 2*n+2), quit: make(chan struct{}), readErr: make(chan error, 1)}
+	p := &intrinsicPipe{ordered: make(chan *intrinsicBatch, 4*n+4), quit: make(chan struct{}), readErr: make(chan error, 1)}
 	jobs := make(chan *intrinsicBatch, n)
 	for range n {
 		p.workers.Add(1)
@@ -443,10 +443,11 @@ func (im *importer) lookup(x ledger.Hash) (*ledger.Header, error) {
 }
 
 func (im *importer) startWriter() {
-	// At most one batch waits while one is written, and both results fit in written until
-	// the next flush takes them, so the writer never blocks on a result.
-	im.writes = make(chan []*ledger.Header, 1)
-	im.written = make(chan writeResult, 4)
+	// At most two batches wait while one is written (a slow write, or the writer waiting for
+	// a CPU, does not stop validation), and the results of those and the next fit in written
+	// until a flush takes them, so the writer never blocks on a result.
+	im.writes = make(chan []*ledger.Header, 2)
+	im.written = make(chan writeResult, 5)
 	go func() {
 		defer close(im.written)
 		for hs := range im.writes {

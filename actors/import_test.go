@@ -310,9 +310,9 @@ func TestImportStreamHoldsAWindow(t *testing.T) {
 	if err != nil || sum.Stored != len(hs) {
 		t.Fatalf("%v %+v", err, sum)
 	}
-	// The queues: a batch per worker and twice that plus two waiting for their turn, the batch
-	// being validated, and one in Read's hand.
-	if bound := (3*runtime.GOMAXPROCS(0) + 4) * piece; maxAhead > bound {
+	// The queues: a batch per worker and four times that plus four waiting for their turn, the
+	// batch being validated, and one in Read's hand.
+	if bound := (5*runtime.GOMAXPROCS(0) + 6) * piece; maxAhead > bound {
 		t.Fatalf("Read ran %d headers ahead of validation (queues hold %d) of %d", maxAhead, bound, len(hs))
 	}
 }

@@ -116,7 +116,7 @@ func (hf *headerFile) Close() error {
 }
 
 // importReadBatch is how many headers the second pass hands the import at once.
-const importReadBatch = 256
+const importReadBatch = 1024
 
 // openHeaderFile opens a file of headers as base64url lines, or JSON: an array of base64url
 // strings or object-encoded headers, or an object whose "headers" array holds such entries or
