@@ -79,6 +79,7 @@ type miner struct {
 	dropped      atomic.Uint64 // blocks found on a parent another worker had solved first
 	paused       atomic.Uint64 // rounds a worker waited for a catch-up instead of searching
 	weightFull   atomic.Bool   // a block was refused for wrapping the cut's weight (logged once)
+	heldEpoch    atomic.Uint64 // height of the last epoch-ending block whose hold was logged
 	quit         chan struct{}
 	wg           sync.WaitGroup
 }
@@ -358,8 +359,13 @@ func (m *miner) admit(view *CutView, h *ledger.Header) (time.Duration, bool) {
 		return 0, true
 	}
 	m.demand.hold(h.ChainID, h.Parent, time.UnixMicro(due))
-	m.log.Debug("epoch's last block held", "chain", h.ChainID, "height", h.Height, "pace", pace,
-		"for", time.Duration(due-h.CreationTime)*time.Microsecond)
+	// Said once an epoch, when the wait is long enough to show in the status line (blocks per
+	// second 0): why blocks asked for are not all mined at once.
+	if wait := time.Duration(due-h.CreationTime) * time.Microsecond; wait >= time.Second && m.heldEpoch.Swap(h.Height) != h.Height {
+		m.log.Info("without proof of work, the last block of each difficulty epoch waits until the epoch has lasted long enough "+
+			"for the blocks asked for to fit in the cut's weight (README: on-demand mining)", "height", h.Height, "epochLasts", pace.Round(time.Millisecond),
+			"blocksLeft", m.demand.remaining(view.Heads))
+	}
 	return 0, false
 }
 
