@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
@@ -45,4 +46,42 @@ func BenchmarkAppendB64(b *testing.B) {
 			dst = ledger.AppendB64(dst[:0], src)
 		}
 	})
+}
+
+// TestParseHash: the fast path's hash decoder takes exactly what ledger.ParseHashBytes takes,
+// with the same result: random hashes, every last character (only those with zero unused bits
+// are strict), each invalid byte at each position, and other lengths.
+func TestParseHash(t *testing.T) {
+	check := func(s []byte) {
+		t.Helper()
+		want, err := ledger.ParseHashBytes(s)
+		got, ok := parseHash(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("%q: fast %v %x, ParseHashBytes %v %x", s, ok, got, err, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		var h ledger.Hash
+		for i := range h {
+			h[i] = byte(rng.Uint32())
+		}
+		s := []byte(h.String())
+		check(s)
+		for _, c := range []byte(b64URL) {
+			s[42] = c
+			check(s)
+		}
+	}
+	base := []byte(ledger.Hash{7, 7, 7}.String())
+	for pos := range base {
+		for c := range 256 {
+			s := slices.Clone(base)
+			s[pos] = byte(c)
+			check(s)
+		}
+	}
+	for n := range 50 {
+		check(bytes.Repeat([]byte("A"), n))
+	}
 }

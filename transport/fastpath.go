@@ -124,8 +124,8 @@ func (r *router) fastLookup(method, path []byte, p *params) *route {
 			p.chain = c
 		case segHash:
 			// 43 base64url characters: no '%' can hide in a hash that parses.
-			h, err := ledger.ParseHashBytes(seg)
-			if err != nil {
+			h, ok := parseHash(seg)
+			if !ok {
 				return nil
 			}
 			p.hash = h

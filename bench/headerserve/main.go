@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,8 +173,9 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o o
 		constRPS, nodeRPS = append(constRPS, c.rps), append(nodeRPS, n.rps)
 		ratios, cpuRatios = append(ratios, n.rps/c.rps), append(cpuRatios, c.cpuPerReq()/n.cpuPerReq())
 		fmt.Printf("round %d: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; "+
-			"server CPU per request %.2f µs vs %.2f µs, ratio %.2f (load average %s)\n",
-			r+1, c.rps, n.rps, n.rps/c.rps, c.cpuPerReq()*1e6, n.cpuPerReq()*1e6, cpuRatios[r], load)
+			"server CPU per request %.2f µs vs %.2f µs, ratio %.2f (load average %s; others' share of CPU 0: %.0f%%, %.0f%%)\n",
+			r+1, c.rps, n.rps, n.rps/c.rps, c.cpuPerReq()*1e6, n.cpuPerReq()*1e6, cpuRatios[r], load,
+			100*c.othersCPU0, 100*n.othersCPU0)
 	}
 	mc, mn := stats.Median(constRPS), stats.Median(nodeRPS)
 	fmt.Printf("median: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; median of the rounds' ratios %.2f (goal >= 0.95); "+
@@ -291,6 +293,9 @@ type wrkRun struct {
 	rps      float64
 	requests float64
 	cpu      time.Duration
+	// othersCPU0 is the share of CPU 0's time that went to other processes (busy time less
+	// this process's, which runs there alone): a round that others shared says little.
+	othersCPU0 float64
 }
 
 // cpuPerReq is the server's CPU seconds per request. On a shared machine it moves less than
@@ -300,9 +305,11 @@ func (w wrkRun) cpuPerReq() float64 { return w.cpu.Seconds() / w.requests }
 // wrk runs wrk pinned to CPU 1 and returns what it measured.
 func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 	args := []string{"-c", "1", "wrk", "-t1", "-c" + strconv.Itoa(conns), "-d" + d.String(), "-s", script, "http://" + addr}
+	busy0, total0 := cpuTimes(0)
 	cpu0 := proc.Self()
 	out, err := exec.Command("taskset", args...).CombinedOutput()
 	cpu := proc.Self() - cpu0
+	busy1, total1 := cpuTimes(0)
 	if err != nil {
 		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, out)
 	}
@@ -321,7 +328,35 @@ func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 	if err != nil {
 		return wrkRun{}, err
 	}
-	return wrkRun{rps: rps, requests: n, cpu: cpu}, nil
+	others := 0.0
+	if total1 > total0 {
+		others = max(0, (busy1-busy0)-cpu.Seconds()) / (total1 - total0)
+	}
+	return wrkRun{rps: rps, requests: n, cpu: cpu, othersCPU0: others}, nil
+}
+
+// cpuTimes returns the busy and total seconds of one CPU from /proc/stat (zeros if unreadable).
+func cpuTimes(cpu int) (busy, total float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	prefix := "cpu" + strconv.Itoa(cpu) + " "
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		f := strings.Fields(line)[1:]
+		for i, v := range f {
+			x, _ := strconv.ParseFloat(v, 64)
+			total += x
+			if i != 3 && i != 4 { // idle, iowait
+				busy += x
+			}
+		}
+		return busy / 100, total / 100 // USER_HZ
+	}
+	return 0, 0
 }
 
 func joinLines(xs []string) string {
