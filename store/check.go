@@ -250,14 +250,25 @@ func mix64(x uint64) uint64 {
 }
 
 // trimEvery is how many record reads may touch new pages of the mappings before they are
-// dropped from the process: a fault maps up to 16 pages around the one read (the kernel's
-// fault-around), so at most 1024 × 64 KiB = 64 MiB of each mapping.
-const trimEvery = 1024
+// dropped from the process. A fault maps the whole folio around the page read (up to 2 MiB),
+// so sequential passes, which fault once per folio, drop them every 1024 records, and the
+// slow paths, which probe the hash index at random, every 32.
+const (
+	trimEvery       = 1024
+	trimEveryRandom = 32
+)
 
 // touch counts one record read, and drops the mappings' pages from the process (not from the
 // page cache: a later read maps them again without disk I/O) every trimEvery reads.
 func (c *checker) touch() {
 	if c.touched++; c.touched >= trimEvery {
+		c.trim()
+	}
+}
+
+// touchRandom is touch for reads at random places of the mappings.
+func (c *checker) touchRandom() {
+	if c.touched++; c.touched >= trimEveryRandom {
 		c.trim()
 	}
 }
@@ -637,7 +648,7 @@ func (c *checker) hashIndex() {
 			if p, _, _, err := c.idx.locate(v, &h, &c.rbuf); err != nil || p == nil {
 				missing++
 			}
-			c.touch()
+			c.touchRandom()
 			return nil
 		})
 		c.trim()

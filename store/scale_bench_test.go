@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // Stores of millions of headers, for what grows with the store: Open, Check, and what a store
@@ -222,29 +223,97 @@ func evict(b *testing.B, dir string) {
 	}
 }
 
-// BenchmarkCheckScale runs Check once per op and reports its peak memory.
+// damagedStore returns a copy of the scale store in dir with one hash-index slot zeroed and one
+// height-index entry deleted: the digests check compares then differ, and it reads every
+// slot's and every entry's record (its slow paths, as for a killed node's index). The log and
+// goleveldb's tables are hard links: neither is written (goleveldb writes new files only).
+func damagedStore(b *testing.B, dir string) string {
+	out := dir + "-damaged"
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	tmp := out + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range ents {
+		src, dst := filepath.Join(dir, e.Name()), filepath.Join(tmp, e.Name())
+		if e.Name() == logFileName || strings.HasSuffix(e.Name(), ".ldb") {
+			if err := os.Link(src, dst); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		m, err := os.ReadFile(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.Name() == idxFileName {
+			w := words(m[idxHeaderSize:])
+			for i := 0; i+1 < len(w); i += 2 {
+				if w[i] != 0 {
+					w[i], w[i+1] = 0, 0
+					break
+				}
+			}
+		}
+		if err := os.WriteFile(dst, m, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ldb, err := leveldb.OpenFile(tmp, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := scaleHash(12345)
+	k := heightKey(ledger.ChainID(12345%20), 12345/20, h)
+	if err := ldb.Delete(k[:], nil); err != nil {
+		b.Fatal(err)
+	}
+	ldb.Close()
+	if err := os.Rename(tmp, out); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkCheckScale runs Check once per op and reports its peak memory: of a cleanly closed
+// store, and of a damaged copy (damagedStore), where every slot's and every height-index
+// entry's record is read.
 func BenchmarkCheckScale(b *testing.B) {
 	for _, n := range scaleSizes(b) {
 		dir := scaleStore(b, n)
 		b.Run(fmt.Sprintf("headers=%d", n), func(b *testing.B) {
-			var hwm, anon, file, heap uint64
-			for range b.N {
-				hwm, anon, file, heap = peakMemory(func() {
-					r, err := Check(dir, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if r.Damaged() {
-						b.Fatalf("%+v", r.Findings)
-					}
-				})
-			}
-			b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
-			b.ReportMetric(float64(anon)/(1<<20), "RssAnon-MiB")
-			b.ReportMetric(float64(file)/(1<<20), "RssFile-MiB")
-			b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+			checkMemory(b, dir, false)
+		})
+		b.Run(fmt.Sprintf("headers=%d/damaged", n), func(b *testing.B) {
+			checkMemory(b, damagedStore(b, dir), true)
 		})
 	}
+}
+
+func checkMemory(b *testing.B, dir string, damaged bool) {
+	var hwm, anon, file, heap uint64
+	for range b.N {
+		hwm, anon, file, heap = peakMemory(func() {
+			r, err := Check(dir, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.Damaged() != damaged {
+				b.Fatalf("%+v", r.Findings)
+			}
+		})
+	}
+	b.ReportMetric(float64(hwm)/(1<<20), "VmHWM-MiB")
+	b.ReportMetric(float64(anon)/(1<<20), "RssAnon-MiB")
+	b.ReportMetric(float64(file)/(1<<20), "RssFile-MiB")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
 }
 
 // BenchmarkServeMemoryScale opens a store as the node does and reads random headers by hash
