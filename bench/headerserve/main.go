@@ -52,10 +52,12 @@ func main() {
 	maxPaths := flag.Int("paths", 1_000_000, "distinct hashes wrk asks for (a uniform sample when the store holds more)")
 	guard := flag.Bool("guard", true, "serve through a GuardedListener with the node's connection limits, as the node does")
 	metrics := flag.Bool("metrics", true, "count the requests for the metrics (ServiceConfig.Requests), as a node with --metrics-path does")
+	quiet := flag.Float64("quiet", 0, "before each round, wait (up to -quiet-wait) until other processes use at most this percentage of CPU 0; 0: do not wait")
+	quietWait := flag.Duration("quiet-wait", time.Minute, "the longest wait for a quiet CPU 0 before a round")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first node measurement to this file (and of the constant body's to this name + .const)")
 	flag.Parse()
 	profilePath = *cpuProfile
-	o := options{guard: *guard, metrics: *metrics, maxPaths: *maxPaths}
+	o := options{guard: *guard, metrics: *metrics, maxPaths: *maxPaths, quiet: *quiet / 100, quietWait: *quietWait}
 	if err := run(*nHeaders, *cacheSize, *duration, *rounds, *conns, o); err != nil {
 		fmt.Fprintln(os.Stderr, "headerserve:", err)
 		os.Exit(1)
@@ -65,6 +67,8 @@ func main() {
 type options struct {
 	guard, metrics bool
 	maxPaths       int
+	quiet          float64 // the busy share of CPU 0 a round waits for (0: none)
+	quietWait      time.Duration
 }
 
 func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o options) error {
@@ -157,6 +161,9 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o o
 
 	var nodeRPS, constRPS, ratios, cpuRatios []float64
 	for r := 0; r < rounds; r++ {
+		if o.quiet > 0 {
+			waitQuiet(o.quiet, o.quietWait)
+		}
 		load := proc.LoadAverage()
 		stopProfile := startProfile(r, ".const")
 		c, err := wrk(constLn.Addr().String(), script, duration, conns)
@@ -333,6 +340,28 @@ func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 		others = max(0, (busy1-busy0)-cpu.Seconds()) / (total1 - total0)
 	}
 	return wrkRun{rps: rps, requests: n, cpu: cpu, othersCPU0: others}, nil
+}
+
+// waitQuiet waits until CPU 0, where the servers run, was busy at most share of a second (the
+// servers idle meanwhile, so all of that is other processes'), or until limit has passed.
+func waitQuiet(share float64, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for {
+		b0, t0 := cpuTimes(0)
+		time.Sleep(time.Second)
+		b1, t1 := cpuTimes(0)
+		busy := 0.0
+		if t1 > t0 {
+			busy = (b1 - b0) / (t1 - t0)
+		}
+		if busy <= share {
+			return
+		}
+		if time.Now().After(deadline) {
+			fmt.Printf("(CPU 0 still %.0f%% busy after waiting %s: measuring anyway)\n", 100*busy, limit)
+			return
+		}
+	}
 }
 
 // cpuTimes returns the busy and total seconds of one CPU from /proc/stat (zeros if unreadable).
