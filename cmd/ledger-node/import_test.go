@@ -300,3 +300,34 @@ func TestImportBadLineInTheMiddle(t *testing.T) {
 		t.Fatalf("data directory created (%v)", err)
 	}
 }
+
+// A file that cannot be read twice (a pipe, as from `<(zcat headers.gz)`) is read whole, as
+// every file was before import-headers streamed.
+func TestImportFromAPipe(t *testing.T) {
+	var f struct {
+		Headers []struct {
+			B64 string `json:"binary_b64url"`
+		} `json:"headers"`
+	}
+	b, err := os.ReadFile(chain5Vector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &f)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		for _, h := range f.Headers {
+			w.WriteString(h.B64 + "\n")
+		}
+		w.Close()
+	}()
+	var out, errOut bytes.Buffer
+	if code := run(importArgs(t.TempDir(), fmt.Sprintf("/dev/fd/%d", r.Fd())), &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "360 stored, 0 already present, 0 rejected") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
