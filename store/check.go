@@ -519,7 +519,7 @@ func (c *checker) headerLog() {
 	last := lastNonZero(f, m, end)
 	switch {
 	case last > end && c.startSkips(f, st, end):
-		c.r.add(part, NeedsRepair, "%d intact records, then a damaged record at offset %d, which the index closed cleanly covers: a start "+
+		c.r.add(part, NeedsRepair, "%d intact records, then a damaged record at offset %d, among the older records the index closed cleanly covers: a start "+
 			"does not read it (reads of the damaged headers fail, and the start after one does), `ledger-node repair` cuts the log there now; "+
 			"%d bytes after it (%d intact records) are cut off, saved aside as headers.log.damaged-<time>, and re-mined or re-fetched",
 			n, end, last-end, countIntact(m[:last], end))
@@ -544,8 +544,9 @@ func (c *checker) headerLog() {
 }
 
 // startSkips says whether a start would open the log without reading the record at end, the
-// first bad one: Open verifies only what a clean index does not cover, unless the log was
-// written after the index was closed or a repair mark asks for everything (openHeaderLog).
+// first bad one: Open verifies only the newest records a clean index covers and those it does
+// not cover, unless the log was written after the index was closed or a repair mark asks for
+// everything (openHeaderLog, recentStart).
 func (c *checker) startSkips(log *os.File, st os.FileInfo, end uint64) bool {
 	if c.repairMark {
 		return false
@@ -558,8 +559,12 @@ func (c *checker) startSkips(log *os.File, st os.FileInfo, end uint64) bool {
 	if problem != "" {
 		return false
 	}
-	f.Close()
-	return cleanLogOf(ih, st) && end < ih.covered && ih.covered <= uint64(st.Size())
+	defer f.Close()
+	if !cleanLogOf(ih, st) || ih.covered > uint64(len(c.log)) {
+		return false
+	}
+	from, err := recentStartOf(f, ih, c.log)
+	return err == nil && end < from
 }
 
 // hashIndex checks headers.idx against the log: its header, then that every slot names a record

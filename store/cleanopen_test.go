@@ -12,8 +12,8 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
-// A start does not grow with the store: Open of a cleanly closed store reads only the records
-// its index does not cover. These tests damage a covered record as a bad sector would, without
+// A start does not grow with the store: Open of a cleanly closed store reads only the newest
+// records its index covers (recentStart) and those it does not. These tests damage a covered record as a bad sector would, without
 // writing through the filesystem's time stamps (a write through the filesystem makes the log
 // newer than its clean index, and Open verifies it whole: TestOpenCutsDamagedLog).
 
@@ -158,4 +158,18 @@ func mustLogID(t *testing.T, dir string) uint64 {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// A clean start still verifies the newest records its index covers (the newest eighth, at most
+// recentVerify bytes), those a start reads first: damage there is cut off at start, as before,
+// and check says so.
+func TestCleanOpenVerifiesNewestRecords(t *testing.T) {
+	dir, hs := damageStore(t)
+	offs := offsets(t, dir, hs)
+	rotLogAt(t, dir, offs[350]+20, []byte{0xab})
+	if f := finding(checkReport(t, dir), logFileName); f == nil || f.Severity != RepairedAtStart {
+		t.Fatalf("check: %+v", f)
+	}
+	db := reopen(t, dir, Options{HeaderCacheSize: -1, Logger: quiet()})
+	afterCut(t, db, hs, 350)
 }

@@ -50,11 +50,12 @@ type Options struct {
 	Logger    *slog.Logger // recovery notes at Open; nil = slog.Default()
 
 	// VerifyWholeLog verifies the checksum of every header-log record at Open, as check and
-	// repair do: about 155 ms per million headers in the page cache, plus reading the whole
+	// repair do: about 100 ms per million headers in the page cache, plus reading the whole
 	// log from disk when it is not. Without it, a store whose index was closed cleanly (and
-	// whose log was not written since) is opened without reading the records the index
-	// covers; only the rest is verified. A start therefore does not grow with the store, and
-	// damage to a covered record is met at read time instead: every read verifies its record's
+	// neither file written since) is opened reading only the newest records the index covers
+	// (the newest eighth, at most 64 MiB: recentStart) and those it does not. A start
+	// therefore does not grow with the store, and damage to an older record is met at read
+	// time instead: every read verifies its record's
 	// checksum, returns ErrCorrupt rather than the bytes, and leaves the repair mark that
 	// makes the next Open verify everything and cut the log (integrity.go). An unclean stop,
 	// a damaged or rebuilt index, and a repair mark all verify the whole log regardless.

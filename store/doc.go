@@ -82,15 +82,17 @@
 //
 // Every read of a header-log record verifies its checksum (and that it holds the hash it was
 // looked up by) before the header is served or used, so damage is never served. Open verifies
-// the records that a cleanly closed index does not cover, and all of them when the index was
-// not closed cleanly (a crash), when the log was written after it was (Close records the log's
-// modification time in the index: a stray write or a copy over the log changes it), when a
-// read met damage (the repair mark below), and for check and repair (Options.VerifyWholeLog):
-// about 155 ms per million headers in the page cache, plus reading the whole log when it is
-// not. A clean start therefore reads only the index's header page and slot count, whatever the
-// store's size. Damage that a clean start does not read (a bad sector, a flipped bit under a
-// cleanly closed log) is met by the first read of the damaged header instead: that read fails
-// with ErrCorrupt (503), marks the store, and the next start verifies everything and cuts it.
+// the records that a cleanly closed index does not cover and the newest it covers (the newest
+// eighth, at most 64 MiB: the heads and the blocks a start reads first; recentStart), and all
+// of them when the index was not closed cleanly (a crash), when the log or the index was
+// written after the close (Close records the files' modification time in the index: a stray
+// write or a copy over the log changes it), when a read met damage (the repair mark below),
+// and for check and repair (Options.VerifyWholeLog): about 100 ms per million headers in the
+// page cache, plus reading the whole log when it is not. A clean start therefore reads the
+// same at any size. Damage that a clean start does not read (a bad sector, a flipped bit in
+// older history under a cleanly closed log) is met by the first read of the damaged header
+// instead: that read fails with ErrCorrupt (503), marks the store, and the next start verifies
+// everything and cuts it.
 //
 // Where Open finds damage, the log is cut at the first bad record: a header is stored only
 // after its parents, so the records before it are a consistent store. Everything after the cut

@@ -293,6 +293,58 @@ func (hl *headerLog) recordIn(v *logView, off uint64, buf *recBuf) (p []byte, cr
 	return p, crc, ok, nil
 }
 
+// recentVerify bounds what a clean start verifies of the records its index covers: the newest
+// eighth of them, at most this many bytes (about 200,000 headers, some 10,000 blocks per
+// chain): a start reads the heads and the blocks below them first, and a bounded scan keeps
+// its cost flat (about 15 ms in the page cache).
+const recentVerify = 64 << 20
+
+// recentStart returns where a clean start begins verifying the log whose clean index has the
+// given slots and covers covered bytes (recentVerify): the lowest record boundary that a slot
+// names in the newest eighth of the covered records, at most recentVerify bytes below covered.
+// A candidate counts only if it holds an intact record whose hash has the slot's key, so a
+// damaged slot cannot start the scan inside a record. The slots are read from the start
+// until 4096 of them have been read and a candidate found; covered if none is. Check
+// (startSkips) calls it with the same files, so it knows exactly what a start skips.
+func recentStart(log []byte, slots []uint64, covered uint64) uint64 {
+	window := min(uint64(recentVerify), (covered-logHeaderSize)/8)
+	best := covered
+	if window == 0 {
+		return best
+	}
+	lo := covered - window
+	for i := 0; i+1 < len(slots); i += 2 {
+		if best < covered && i >= 2*4096 {
+			break
+		}
+		k, off := slots[i], slots[i+1]
+		if k == 0 || off < lo || off >= best {
+			continue
+		}
+		p, crc, ok := recordAt(log, off)
+		if !ok || off+recHeaderSize+uint64(len(p)) > covered || crc32.Checksum(p, castagnoli) != crc {
+			continue
+		}
+		if h := hashOf(p); slotKey(&h) == k {
+			best = off
+		}
+	}
+	return best
+}
+
+// recentStartOf is recentStart for the index file f with header ih.
+func recentStartOf(f *os.File, ih idxHeader, log []byte) (uint64, error) {
+	if ih.covered > uint64(len(log)) {
+		return ih.covered, nil
+	}
+	m, err := mapFile(f, idxHeaderSize+ih.slots*slotSize, false)
+	if err != nil {
+		return 0, err
+	}
+	defer syscall.Munmap(m)
+	return recentStart(log, words(m[idxHeaderSize:]), ih.covered), nil
+}
+
 // dropLogPages drops the log mapping's pages from the process (not from the page cache): a
 // recovery that scanned or indexed the log through it (after an unclean stop, a repair) would
 // otherwise leave all of it in the resident set of a node that then reads with pread. Open
@@ -1000,15 +1052,12 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		idxF = nil
 	}
 	// A clean index vouches for the records it covers: they were verified when written or at
-	// an earlier Open, and every read verifies its record again, so only the rest is scanned
-	// and a start costs the same at any size. Everything is verified, so that damage is cut
+	// an earlier Open, and every read verifies its record again, so only the newest of them
+	// (recentStart) and the rest are scanned, and a start costs the same at any size. Everything is verified, so that damage is cut
 	// off here rather than met by reads, when asked (check, repair: verifyAll), when the index
 	// is not clean (an unclean stop, a rebuild), and when the log was written after the index
 	// was closed (cleanLogOf): a stray write or a copy over it.
-	from, trusted := uint64(logHeaderSize), problem == "" && !o.verifyAll && cleanLogOf(ih, st)
-	if trusted {
-		from = ih.covered
-	}
+	trusted := problem == "" && !o.verifyAll && cleanLogOf(ih, st)
 	end, torn, records := uint64(logHeaderSize), false, uint64(0)
 	var cut damagedTail
 	if size > logHeaderSize {
@@ -1019,18 +1068,30 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			}
 			return nil, err
 		}
+		// Trusted, only the newest records a clean index covers are verified (those a start
+		// reads first: the heads and the blocks below them), and the rest of the log.
+		from := uint64(logHeaderSize)
+		if trusted {
+			if from, err = recentStartOf(idxF, ih, m); err != nil {
+				syscall.Munmap(m)
+				idxF.Close()
+				return nil, err
+			}
+		}
 		end, torn, records = scanLogCount(m, from)
 		// Cutting the log destroys data, so never on the index's word alone. If the scan from
-		// "covered" stopped at a torn record, or there is data past the block it stopped in
-		// (appends are contiguous, and past the end the file is a hole), check with a scan from
-		// the start: if "covered" was not a record boundary, that scan gets further, and wins.
+		// a mark of the index stopped at a torn record, or there is data past the block it
+		// stopped in (appends are contiguous, and past the end the file is a hole), check with
+		// a scan from the start, which decides: if the mark was no record boundary, it gets
+		// further; if there is damage before the mark, it stops there.
 		if from > logHeaderSize && (torn || dataAfter(f, roundUpBlock(end, st))) {
-			if full, fullTorn, n := scanLogCount(m, logHeaderSize); full > end {
+			full, fullTorn, n := scanLogCount(m, logHeaderSize)
+			if full > end && from == ih.covered {
 				problem = fmt.Sprintf("its covered mark %d is not a record boundary", from)
-				end, torn, records = full, fullTorn, n
 				idxF.Close()
 				idxF = nil
 			}
+			end, torn, records = full, fullTorn, n
 		}
 		// Whatever lies past the end is kept aside before the log is cut there: a torn tail
 		// is a few bytes, but damage in the middle cuts off every record after it too.
