@@ -13,7 +13,7 @@ import (
 
 // plotMain is `scale plot -out FILE.svg LABEL=RUNS ...`: each RUNS file holds the output of
 // `scale run` (one or several runs; their JSON lines are read), and the plot draws, for each
-// label, import rate, node RSS and start-up time against N, so that a curve that is not flat
+// label, import rate, its ratio to the bare merkle rate, node RSS and start-up time against N, so that a curve that is not flat
 // shows at a glance.
 func plotMain(args []string) error {
 	fs := flag.NewFlagSet("plot", flag.ExitOnError)
@@ -71,13 +71,16 @@ func readResults(path string) ([]result, error) {
 	return rs, sc.Err()
 }
 
-// svgPlot draws three panels side by side; x is N on a log scale.
+// svgPlot draws four panels side by side; x is N on a log scale.
 func svgPlot(series []plotSeries) string {
 	panels := []struct {
 		title string
 		y     func(result) (float64, bool)
 	}{
 		{"import-headers rate (headers/s)", func(r result) (float64, bool) { return r.ImportHPS, r.ImportHPS > 0 }},
+		// The rate moves with the machine's load; its ratio to the bare merkle rate of the same
+		// run is the figure that compares across runs.
+		{"import_ratio (import / bare merkle)", func(r result) (float64, bool) { return r.ImportRatio, r.ImportRatio > 0 }},
 		{"node RSS after random GETs (MiB)", func(r result) (float64, bool) { return r.NodeRSSMiB, r.NodeRSSMiB > 0 }},
 		{"start to 200 /health-check (s)", func(r result) (float64, bool) { return r.OpenS, r.OpenS > 0 }},
 	}
