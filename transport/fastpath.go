@@ -38,6 +38,16 @@ func (r *router) pickHot(pattern string) {
 		}
 		r.hot = rt
 		r.hotPrefix = []byte("/chainweb/" + apiVersion + "/" + r.version.Name + "/")
+		// The version's chains as a table: HasChain walks the version's graphs.
+		r.hotChains = nil
+		for _, e := range r.version.Graphs {
+			for _, c := range e.Graph.Chains() {
+				for int(c) >= len(r.hotChains) {
+					r.hotChains = append(r.hotChains, false)
+				}
+				r.hotChains[c] = true
+			}
+		}
 		return
 	}
 }
@@ -118,7 +128,7 @@ func (r *router) fastLookup(method, path []byte, p *params) *route {
 			}
 		case segChain:
 			c, ok := parseChainSegment(seg)
-			if !ok || !r.version.HasChain(c) {
+			if !ok || int(c) >= len(r.hotChains) || !r.hotChains[c] {
 				return nil
 			}
 			p.chain = c

@@ -67,9 +67,10 @@ type router struct {
 	rooted  []route // matched against the whole path: /info, /health-check
 	api     []route // matched after /chainweb/0.0/{network}/
 	// hot is the route fastLookup matches (fastpath.go), nil when none; hotPrefix is the
-	// table's path prefix, /chainweb/0.0/{network}/.
+	// table's path prefix, /chainweb/0.0/{network}/; hotChains[c] says whether chain c exists.
 	hot       *route
 	hotPrefix []byte
+	hotChains []bool
 }
 
 func newRouter(v *ledger.Version) *router { return &router{version: v} }
