@@ -23,7 +23,7 @@ import (
 // headers does not pay a synced write per header. It does not go through the chain actors
 // themselves because a chain actor accepts only complete blocks whose parents it has, and an
 // import file starts mid-chain and carries no payloads: a header whose parent or an adjacent
-// parent is neither stored nor earlier in the file is kept after the rules that need neither
+// parent is neither stored nor in the file is kept after the rules that need neither
 // (pow.MissingParent and pow.MissingAdjacentParent end its validation without rejecting it), and
 // the summary counts the checks each header got.
 //
@@ -39,7 +39,7 @@ import (
 //	          (pow.ValidateChainStep and pow.ValidateWebStep: with the intrinsic rules, exactly
 //	          pow.ValidateHeader), in that order, as one loop over a sorted file did;
 //	write     one goroutine writes each full batch (store.PutHeaders) while the next fills; the
-//	          headers of a batch stay findable as parents until it is written.
+//	          headers of a batch stay findable as parents until the next one is written.
 
 // importBatch is how many accepted headers an import writes at once.
 const importBatch = 1000
