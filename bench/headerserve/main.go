@@ -180,9 +180,10 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o o
 		constRPS, nodeRPS = append(constRPS, c.rps), append(nodeRPS, n.rps)
 		ratios, cpuRatios = append(ratios, n.rps/c.rps), append(cpuRatios, c.cpuPerReq()/n.cpuPerReq())
 		fmt.Printf("round %d: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; "+
-			"server CPU per request %.2f µs vs %.2f µs, ratio %.2f (load average %s; others' share of CPU 0: %.0f%%, %.0f%%)\n",
+			"server CPU per request %.2f µs vs %.2f µs, ratio %.2f (load average %s; others' share of CPU 0: %.0f%%, %.0f%%; "+
+			"node page faults per 1000 requests: %.0f minor, %.1f major)\n",
 			r+1, c.rps, n.rps, n.rps/c.rps, c.cpuPerReq()*1e6, n.cpuPerReq()*1e6, cpuRatios[r], load,
-			100*c.othersCPU0, 100*n.othersCPU0)
+			100*c.othersCPU0, 100*n.othersCPU0, 1000*n.minorFaults/n.requests, 1000*n.majorFaults/n.requests)
 	}
 	mc, mn := stats.Median(constRPS), stats.Median(nodeRPS)
 	fmt.Printf("median: constant body %.0f req/s, GET header/{hash} %.0f req/s, ratio %.2f; median of the rounds' ratios %.2f (goal >= 0.95); "+
@@ -303,6 +304,10 @@ type wrkRun struct {
 	// othersCPU0 is the share of CPU 0's time that went to other processes (busy time less
 	// this process's, which runs there alone): a round that others shared says little.
 	othersCPU0 float64
+	// majorFaults are this process's page faults that read from disk (the store's mapped files
+	// evicted from the page cache: this VM's DAMON reclaims pages it sees as cold); minorFaults
+	// those that only map a cached page (the first touch of each page of the mapped store).
+	majorFaults, minorFaults float64
 }
 
 // cpuPerReq is the server's CPU seconds per request. On a shared machine it moves less than
@@ -313,9 +318,9 @@ func (w wrkRun) cpuPerReq() float64 { return w.cpu.Seconds() / w.requests }
 func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 	args := []string{"-c", "1", "wrk", "-t1", "-c" + strconv.Itoa(conns), "-d" + d.String(), "-s", script, "http://" + addr}
 	busy0, total0 := cpuTimes(0)
-	cpu0 := proc.Self()
+	cpu0, min0, maj0 := proc.Self(), pageFaults(7), pageFaults(9)
 	out, err := exec.Command("taskset", args...).CombinedOutput()
-	cpu := proc.Self() - cpu0
+	cpu, minor, maj := proc.Self()-cpu0, pageFaults(7)-min0, pageFaults(9)-maj0
 	busy1, total1 := cpuTimes(0)
 	if err != nil {
 		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, out)
@@ -339,7 +344,23 @@ func wrk(addr, script string, d time.Duration, conns int) (wrkRun, error) {
 	if total1 > total0 {
 		others = max(0, (busy1-busy0)-cpu.Seconds()) / (total1 - total0)
 	}
-	return wrkRun{rps: rps, requests: n, cpu: cpu, othersCPU0: others}, nil
+	return wrkRun{rps: rps, requests: n, cpu: cpu, othersCPU0: others, majorFaults: maj, minorFaults: minor}, nil
+}
+
+// pageFaults is one of this process's page fault counts so far (/proc/self/stat): field 7
+// after the command name is minflt, 9 majflt.
+func pageFaults(field int) float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) <= field {
+		return 0
+	}
+	n, _ := strconv.ParseFloat(f[field], 64)
+	return n
 }
 
 // waitQuiet waits until CPU 0, where the servers run, was busy at most share of a second (the
