@@ -134,10 +134,17 @@ func BenchmarkHeaderBinary(b *testing.B) {
 	})
 }
 
+// BenchmarkPutHeaders appends with and without headers.parity (parity=off: the baseline).
 func BenchmarkPutHeaders(b *testing.B) {
-	for _, batch := range []int{1, 100, 1000} {
-		b.Run("batch="+itoa(batch), func(b *testing.B) {
-			db, _ := openTest(b, Options{})
+	for _, sub := range []struct {
+		name  string
+		batch int
+		off   bool
+	}{{"batch=1", 1, false}, {"batch=1/parity=off", 1, true}, {"batch=100", 100, false}, {"batch=100/parity=off", 100, true},
+		{"batch=1000", 1000, false}, {"batch=1000/parity=off", 1000, true}} {
+		batch := sub.batch
+		b.Run(sub.name, func(b *testing.B) {
+			db, _ := openTest(b, Options{noParity: sub.off})
 			// Fresh headers for every write: re-puts of cached headers are skipped and would
 			// flatter the figure. Generated in chunks outside the timer.
 			const chunk = 20_000

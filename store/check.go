@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -201,6 +202,9 @@ type checker struct {
 	idxMap  []byte     // headers.idx's mapping, nil when unusable
 	idx     *headerLog // reads headers.idx through idxMap (find)
 	logFile *os.File   // headers.log, for readRecord
+	// patches are the repairs Open would make from headers.parity, applied to log (a private
+	// mapping: the file is not written), so the rest of the check sees the repaired log.
+	patches []parRepair
 	buf     [logHeaderSize + recHeaderSize + maxRecPayload]byte
 	rbuf    recBuf // for c.idx's reads
 }
@@ -278,6 +282,15 @@ func (c *checker) trim() {
 	for _, m := range [][]byte{c.log, c.idxMap} {
 		if len(m) > 0 {
 			syscall.Madvise(m, syscall.MADV_DONTNEED)
+		}
+	}
+	c.applyPatches() // dropping a private mapping's pages drops what was written into them
+}
+
+func (c *checker) applyPatches() {
+	for _, r := range c.patches {
+		for i, blk := range r.blocks {
+			copy(c.log[blk*parBlock:], r.data[i])
 		}
 	}
 }
@@ -472,35 +485,59 @@ func (c *checker) headerLog() {
 		return
 	}
 	c.logFile = f // closed by Check
-	if _, err := readLogHeader(f); err != nil {
-		c.r.add(part, NeedsRepair, "%v: a repair writes a new header and keeps the records that verify", err)
-		return
-	}
 	st, err := f.Stat()
 	if err != nil {
 		c.r.add(part, NeedsRepair, "cannot stat: %v", err)
 		return
 	}
 	size := uint64(st.Size())
+	var m []byte
+	if size > logHeaderSize {
+		if m, err = mapPrivate(f, size); err != nil {
+			c.r.add(part, NeedsRepair, "cannot map: %v", err)
+			return
+		}
+		c.log = m // unmapped by Check
+	}
+	pf, ph, psize, parProblem := openParityFile(c.dir, os.O_RDONLY)
+	var pm []byte
+	if pf != nil {
+		pm, err = mapFile(pf, psize, false)
+		pf.Close()
+		if err != nil {
+			parProblem, pm = err.Error(), nil
+		} else {
+			defer syscall.Munmap(pm)
+		}
+	}
+	id, err := readLogHeader(f)
+	if err != nil && pm != nil && m != nil {
+		if r, ok := reconstruct(f, m, pm, ph, 0, ph.logID); ok {
+			c.patch(r)
+			id, err = ph.logID, nil
+			c.r.add(part, RepairedAtStart, "%d bytes of the log header and the records after it are damaged; headers.parity restores them (verified) at the next start",
+				r.changed)
+		}
+	}
+	if err != nil {
+		c.r.add(part, NeedsRepair, "%v: a repair writes a new header and keeps the records that verify", err)
+		return
+	}
+	if pm != nil && ph.logID != id {
+		parProblem, pm = "it protects another header log", nil
+	}
 	c.end, c.logOK = logHeaderSize, true
 	if size <= logHeaderSize {
 		c.r.add(part, Fine, "no records")
 		return
 	}
-	m, err := mapFile(f, size, false)
-	if err != nil {
-		c.r.add(part, NeedsRepair, "cannot map: %v", err)
-		c.logOK = false
-		return
-	}
-	c.log = m // unmapped by Check
 	undecodable := 0
 	var hdr ledger.Header
 	logEnd := uint64(math.MaxUint64) // the records the height index must cover
 	if c.hasLogEnd {
 		logEnd = c.logEnd
 	}
-	end, torn, n := scanLogEach(m, logHeaderSize, func(off uint64, p []byte) {
+	each := func(off uint64, p []byte) {
 		h := hashOf(p)
 		if w, ok := c.wanted[h]; ok && w == 0 {
 			c.wanted[h] = off
@@ -513,9 +550,30 @@ func (c *checker) headerLog() {
 		}
 		c.slots.add(slotItem(slotKey(&h), off))
 		c.touch()
-	})
+	}
+	end, torn, n := scanLogEach(m, logHeaderSize, each)
+	// Damage the parity repairs (verified) is repaired in the private mapping, as Open would.
+	for pm != nil && (torn || lastNonZero(f, m, end) > end) {
+		r, ok := reconstruct(f, m, pm, ph, end, id)
+		if !ok {
+			break
+		}
+		c.patch(r)
+		if c.startSkips(f, st, end) {
+			c.r.add(part, NeedsRepair, "a damaged record at offset %d (%d bytes in block(s) %v), among the older records the index closed cleanly covers: "+
+				"headers.parity restores it (verified); a start does not read it (reads of the damaged headers fail, and the start after one repairs it), "+
+				"`ledger-node repair` repairs it now; nothing is lost", end, r.changed, r.blocks)
+		} else {
+			c.r.add(part, RepairedAtStart, "a damaged record at offset %d (%d bytes in block(s) %v): headers.parity restores it (verified) at the next start; nothing is lost",
+				end, r.changed, r.blocks)
+		}
+		var more uint64
+		end, torn, more = scanLogEach(m, end, each)
+		n += more
+	}
 	c.end, c.records = end, n
 	c.trim()
+	c.checkParity(pm, ph, parProblem, f, end)
 	last := lastNonZero(f, m, end)
 	switch {
 	case last > end && c.startSkips(f, st, end):
@@ -928,6 +986,14 @@ func (c *checker) readAny(off uint64, verify bool) []byte {
 	if c.logFile == nil || off < logHeaderSize || off >= c.end {
 		return nil
 	}
+	if len(c.patches) > 0 {
+		// The file still holds the damage the patched mapping repairs.
+		p, crc, ok := recordAt(c.log, off)
+		if !ok || off+recHeaderSize+uint64(len(p)) > c.end || verify && crc32.Checksum(p, castagnoli) != crc {
+			return nil
+		}
+		return p
+	}
 	// recordAt wants a log: the record goes after a log header's worth of room.
 	buf := c.buf[:logHeaderSize+recHeaderSize+maxRecPayload]
 	n, _ := c.logFile.ReadAt(buf[logHeaderSize:], int64(off))
@@ -936,4 +1002,57 @@ func (c *checker) readAny(off uint64, verify bool) []byte {
 		return nil
 	}
 	return p
+}
+
+// patch applies a verified reconstruction to the private mapping of the log.
+func (c *checker) patch(r parRepair) {
+	c.patches = append(c.patches, r)
+	c.applyPatches()
+}
+
+// checkParity compares headers.parity (its mapping pm, header ph) with the log as Open would
+// leave it (repaired, zeros past end), group by group in a fixed buffer.
+func (c *checker) checkParity(pm []byte, ph parHeader, problem string, f *os.File, end uint64) {
+	part := parFileName
+	switch {
+	case pm == nil && problem == "the parity file is missing":
+		c.r.add(part, Fine, "absent (a new or restored store): the next start builds it from headers.log")
+		return
+	case pm == nil:
+		c.r.add(part, RepairedAtStart, "unusable (%s): the next start rebuilds it from headers.log", problem)
+		return
+	}
+	var want [parBlock]byte
+	tail := lastNonZero(f, c.log, end) > end // a cut at start recomputes the run holding end
+	bad, stale, total := 0, 0, 0
+	for g := uint64(0); g < (end+parRun-1)/parRun*parLanes; g++ {
+		if g%(1024*parLanes) == 0 { // every 128 MiB of log: memory that does not grow with it
+			c.trim()
+			syscall.Madvise(pm, syscall.MADV_DONTNEED)
+		}
+		total++
+		first := parFirstMember(g)
+		got := parityBlock(pm, g)
+		if tail && (first*parBlock)/parRun == end/parRun {
+			continue
+		}
+		computeGroup(want[:], c.log[:end], g)
+		if got != nil && bytes.Equal(want[:], got) {
+			continue
+		}
+		if got == nil || !parTrusted(ph, first) {
+			stale++ // past the mark of an unclean stop: recomputed at start
+		} else {
+			bad++
+		}
+	}
+	switch {
+	case bad > 0:
+		c.r.add(part, NeedsRepair, "%d of %d parity blocks do not match headers.log (the parity file is damaged, and cannot repair damage in those groups): "+
+			"`ledger-node repair` rebuilds them", bad, total)
+	case stale > 0:
+		c.r.add(part, RepairedAtStart, "%d of %d parity blocks past the last synced mark (an unclean stop) are recomputed at the next start", stale, total)
+	default:
+		c.r.add(part, Fine, "%d parity blocks match headers.log", total)
+	}
 }

@@ -38,6 +38,7 @@ func rotLogAt(t *testing.T, dir string, off uint64, b []byte) {
 func TestCleanOpenSkipsCoveredRecords(t *testing.T) {
 	dir, hs := damageStore(t)
 	offs := offsets(t, dir, hs)
+	dropParity(t, dir) // what happens without it (parity_test.go: with it, nothing is lost)
 	rotLogAt(t, dir, offs[150]+100, []byte{0xde, 0xad, 0xbe, 0xef})
 
 	rep := checkReport(t, dir)
@@ -82,6 +83,7 @@ func TestCleanOpenSkipsCoveredRecords(t *testing.T) {
 func TestVerifyWholeLogCutsCoveredDamage(t *testing.T) {
 	dir, hs := damageStore(t)
 	offs := offsets(t, dir, hs)
+	dropParity(t, dir)
 	rotLogAt(t, dir, offs[200]+10, []byte{0xff, 0xff})
 	db := reopen(t, dir, Options{HeaderCacheSize: -1, VerifyWholeLog: true, Logger: quiet()})
 	afterCut(t, db, hs, 200)
@@ -166,6 +168,7 @@ func mustLogID(t *testing.T, dir string) uint64 {
 func TestCleanOpenVerifiesNewestRecords(t *testing.T) {
 	dir, hs := damageStore(t)
 	offs := offsets(t, dir, hs)
+	dropParity(t, dir)
 	rotLogAt(t, dir, offs[350]+20, []byte{0xab})
 	if f := finding(checkReport(t, dir), logFileName); f == nil || f.Severity != RepairedAtStart {
 		t.Fatalf("check: %+v", f)

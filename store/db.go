@@ -72,6 +72,8 @@ type Options struct {
 	// happens often. 0 = the defaults in hlog.go.
 	indexSlots uint64
 	logCap     uint64
+	// noParity runs without headers.parity: the baseline its benchmarks compare with.
+	noParity bool
 	// truncateLog, when set, truncates the header log in place of File.Truncate: tests make
 	// the recovery's truncate fail.
 	truncateLog func(f *os.File, size int64) error
@@ -154,7 +156,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		ldb.Close()
 		return nil, err
 	}
-	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, verifyAll: opts.VerifyWholeLog, truncate: opts.truncateLog,
+	o := logOptions{indexSlots: opts.indexSlots, logCap: opts.logCap, verifyAll: opts.VerifyWholeLog, truncate: opts.truncateLog, noParity: opts.noParity,
 		mapLimit: defaultLogMapReadMiB << 20}
 	switch {
 	case opts.LogMapReadMiB > 0:

@@ -168,6 +168,10 @@ type headerLog struct {
 	synced uint64     // log prefix known to be on disk
 
 	cut damagedTail // what Open cut off the log, if anything
+	// par is headers.parity (parity.go), kept with the log's appends and syncs; parRepairs
+	// says what Open repaired from it.
+	par        *parity
+	parRepairs []string
 }
 
 // logOptions are Open's knobs for the log: tests start tiny so that growth happens often.
@@ -182,6 +186,8 @@ type logOptions struct {
 	rebuildIndex bool
 	// truncate replaces File.Truncate in recovery (tests make it fail); nil is File.Truncate.
 	truncate func(f *os.File, size int64) error
+	// noParity leaves headers.parity alone (benchmarks' baseline).
+	noParity bool
 }
 
 // slotKey is the index key of hash h.
@@ -463,6 +469,10 @@ func (hl *headerLog) writeLocked(enc []byte) (base uint64, err error) {
 	if _, err := hl.log.WriteAt(enc, int64(base)); err != nil {
 		return 0, fmt.Errorf("store: append to header log: %w", err)
 	}
+	// Before the end is published, so that a sync that sees the new end syncs their parity too.
+	if hl.par != nil {
+		hl.par.add(base, enc)
+	}
 	// Published before the slots so that a failure while indexing cannot let the next append
 	// overwrite records some slot already names; unindexed records are indexed at the next Open.
 	hl.end.Store(need)
@@ -475,6 +485,11 @@ func (hl *headerLog) growLogLocked(need uint64) error {
 	newCap := max(2*hl.logCap, roundUpPage(need))
 	if err := hl.log.Truncate(int64(newCap)); err != nil {
 		return fmt.Errorf("store: grow header log: %w", err)
+	}
+	if hl.par != nil {
+		if err := hl.par.grow(newCap); err != nil {
+			return err
+		}
 	}
 	m, err := mapFile(hl.log, newCap, false)
 	if err != nil {
@@ -718,6 +733,11 @@ func (hl *headerLog) syncLog() error {
 	if err := hl.log.Sync(); err != nil {
 		return fmt.Errorf("store: sync header log: %w", err)
 	}
+	if hl.par != nil {
+		if err := hl.par.sync(e); err != nil {
+			return err
+		}
+	}
 	hl.synced = e
 	return nil
 }
@@ -774,6 +794,15 @@ func (hl *headerLog) close() error {
 		return nil
 	}
 	err := hl.checkpointLocked(true)
+	if hl.par != nil {
+		// Clean only if the checkpoint succeeded: otherwise the next Open recomputes the
+		// parity past the last sync's mark.
+		if err == nil {
+			err = hl.par.closeClean(hl.end.Load())
+		} else {
+			hl.par.release()
+		}
+	}
 	hl.view.Store(nil)
 	for _, m := range hl.maps {
 		if rerr := retireMapping(m); err == nil {
@@ -1011,6 +1040,18 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	hl.fd = int(f.Fd())
 	hl.mapLimit = o.mapLimit
 	published := false
+	// The parity is opened first: it can repair a damaged log header, whose id it names.
+	var par *parity
+	var ph parHeader
+	var parProblem string
+	if !o.noParity {
+		par, ph, parProblem = openParity(dir)
+	}
+	defer func() {
+		if !published && par != nil {
+			par.release()
+		}
+	}()
 	defer func() {
 		if !published {
 			for _, m := range hl.maps {
@@ -1022,7 +1063,15 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			}
 		}
 	}()
-	if hl.id, err = readLogHeader(f); err != nil {
+	hl.id, err = readLogHeader(f)
+	if err != nil && par != nil && errors.Is(err, ErrCorrupt) {
+		if ok, rerr := hl.repairFromParity(f, par, ph, 0); rerr != nil {
+			return nil, rerr
+		} else if ok {
+			hl.id, err = ph.logID, nil
+		}
+	}
+	if err != nil {
 		// Only a repair rewrites a damaged log header: the file sits where the store's log
 		// belongs, and the records after the header are verified as always (and cut where
 		// they are damaged). A start refuses, since the file may be something else entirely.
@@ -1033,6 +1082,11 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			return nil, err
 		}
 		lg.Error("store: headers.log had a damaged header; a repair wrote a new one (the records are verified next)", "file", logPath)
+	}
+	if par != nil && ph.logID != hl.id {
+		parProblem = "it protects another header log"
+		par.release()
+		par = nil
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -1092,6 +1146,24 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 				idxF = nil
 			}
 			end, torn, records = full, fullTorn, n
+		}
+		// Damage the parity can undo is repaired in place: every record overlapping the
+		// rebuilt bytes verified, so the log goes on as if nothing had happened.
+		for par != nil && (torn || lastNonZero(f, m, end) > end) {
+			r, ok := reconstruct(f, m, par.m, ph, end, hl.id)
+			if !ok {
+				break
+			}
+			if err := hl.applyRepair(f, r, end); err != nil {
+				syscall.Munmap(m)
+				if idxF != nil {
+					idxF.Close()
+				}
+				return nil, err
+			}
+			var n uint64
+			end, torn, n = scanLogCount(m, end)
+			records += n
 		}
 		// Whatever lies past the end is kept aside before the log is cut there: a torn tail
 		// is a few bytes, but damage in the middle cuts off every record after it too.
@@ -1153,6 +1225,14 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	hl.end.Store(end)
 	hl.synced = end
 	hl.indexed = end
+	if o.noParity {
+		par = nil
+	} else if par, err = hl.settleParity(par, ph, parProblem, logMap, end, o.verifyAll || o.rebuildIndex); err != nil {
+		if idxF != nil {
+			idxF.Close()
+		}
+		return nil, err
+	}
 
 	var idxMap []byte
 	var idxFile *os.File
@@ -1236,6 +1316,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		idxFile.Close()
 		return nil, err
 	}
+	hl.par = par
 	published = true
 	return hl, nil
 }

@@ -170,6 +170,7 @@ func TestOpenCutsDamagedLog(t *testing.T) {
 			for i := range junk {
 				junk[i] = byte(r.Uint32() | 1) // never a zero length: the damage must be found as damage
 			}
+			dropParity(t, dir) // without it the log is cut (parity_test.go: with it, it is repaired)
 			writeLogAt(t, dir, offs[tc.index]+tc.at, junk)
 			logEnd := offs[len(offs)-1] + recHeaderSize + uint64(hs[len(hs)-1].Size())
 			damageEnd := max(logEnd, offs[tc.index]+tc.at+garbage)

@@ -37,6 +37,7 @@ func (db *DB) openHeaders(dir string, o logOptions, repair bool) error {
 	if db.hl, err = openHeaderLog(dir, indexed, o, db.lg); err != nil {
 		return err
 	}
+	db.recovered = append(db.recovered, db.hl.parRepairs...)
 	if cut := db.hl.cut; cut.bytes > 0 {
 		db.recovered = append(db.recovered, fmt.Sprintf("headers.log cut at offset %d: %d bytes (%d intact records) after the first bad record saved to %s",
 			db.hl.end.Load(), cut.bytes, cut.intact, cut.path))

@@ -154,7 +154,9 @@ func TestDamagedDataDirectory(t *testing.T) {
 		}, "DAMAGED   headers.log: "},
 		{"headers.log damaged from its first record", func(t *testing.T, dir string) {
 			// Every header lost, genesis blocks included: the node stores them again, replays
-			// the Pact states from genesis, and mines on.
+			// the Pact states from genesis, and mines on. (Without headers.parity, which would
+			// restore them: TestParityRepairsLogDamage.)
+			os.Remove(filepath.Join(dir, "headers.parity"))
 			f, err := os.OpenFile(filepath.Join(dir, "headers.log"), os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
