@@ -182,3 +182,37 @@ func itoa(n int) string {
 		}
 	}
 }
+
+// BenchmarkSyncedAppend appends 20 headers (one block per chain) and syncs the log, as a
+// PutBlock that moves heads does: with headers.parity the sync also fsyncs the parity file
+// (parity=off: the baseline).
+func BenchmarkSyncedAppend(b *testing.B) {
+	for _, off := range []bool{false, true} {
+		name := "parity=on"
+		if off {
+			name = "parity=off"
+		}
+		b.Run(name, func(b *testing.B) {
+			db, _ := openTest(b, Options{noParity: off})
+			var pool []*ledger.Header
+			seed := uint64(0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if len(pool) < 20 {
+					b.StopTimer()
+					seed++
+					pool = benchHeaders(b, 20_000, seed)
+					b.StartTimer()
+				}
+				if err := db.PutHeaders(pool[:20]...); err != nil {
+					b.Fatal(err)
+				}
+				if err := db.hl.syncLog(); err != nil {
+					b.Fatal(err)
+				}
+				pool = pool[20:]
+			}
+		})
+	}
+}

@@ -232,10 +232,40 @@ func (p *parity) writeHeader(h parHeader) error {
 // sync makes the parity of the log's first e bytes durable (the log itself was just synced),
 // then marks it covered; the next sync makes the mark durable after the data it vouches for.
 func (p *parity) sync(e uint64) error {
-	if err := p.f.Sync(); err != nil {
-		return fmt.Errorf("store: sync header parity: %w", err)
+	if err := p.syncData(); err != nil {
+		return err
 	}
 	return p.writeHeader(parHeader{covered: e})
+}
+
+// syncData makes the parity blocks durable: fdatasync, since the blocks are allocated (grow)
+// and the file's times need no journal commit at every heads write.
+func (p *parity) syncData() error {
+	if err := syscall.Fdatasync(int(p.f.Fd())); err != nil {
+		return fmt.Errorf("store: sync header parity: %w", err)
+	}
+	return nil
+}
+
+// syncBothLocked is syncLog's work with parity (syncMu held): the log and the parity are
+// synced in parallel, and only then is the parity's covered mark moved to e, so the mark
+// never vouches for data that is not on disk.
+func (hl *headerLog) syncBothLocked(e uint64) error {
+	done := make(chan error, 1)
+	go func() { done <- hl.par.syncData() }()
+	logErr := hl.log.Sync()
+	parErr := <-done
+	if logErr != nil {
+		return fmt.Errorf("store: sync header log: %w", logErr)
+	}
+	if parErr != nil {
+		return parErr
+	}
+	if err := hl.par.writeHeader(parHeader{covered: e}); err != nil {
+		return err
+	}
+	hl.synced = e
+	return nil
 }
 
 // closeClean syncs everything and marks the parity clean for a log of end bytes.
