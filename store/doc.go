@@ -3,7 +3,7 @@
 //
 // # Layout
 //
-// A store directory holds three things:
+// A store directory holds four things:
 //
 //   - goleveldb's files: meta records (schema, network, heads, the header-log length the height
 //     index covers), the height index, payloads and outputs. See keys.go for the key spaces and
@@ -12,6 +12,9 @@
 //   - headers.log: every header's binary form, appended as a checksummed, length-prefixed record.
 //   - headers.idx: an open-addressing hash table from block hash to log offset, derived from the
 //     log and rebuilt from it whenever it is missing or doubtful.
+//   - headers.parity: interleaved XOR parity of the log (parity.go: 4 KiB blocks in groups of
+//     16, 6.25% of the log), from which damaged log bytes are rebuilt instead of cut off;
+//     derived from the log and rebuilt from it whenever it is missing or doesn't match.
 //
 // Headers have their own storage because the hottest read of the API, GET header/{hash}, is a
 // lookup by a uniformly random hash, which goleveldb answers in 4–10 µs (lock, block read,
@@ -94,8 +97,18 @@
 // instead: that read fails with ErrCorrupt (503), marks the store, and the next start verifies
 // everything and cuts it.
 //
-// Where Open finds damage, the log is cut at the first bad record: a header is stored only
-// after its parents, so the records before it are a consistent store. Everything after the cut
+// Where Open finds damage, it first rebuilds the damaged block(s) from headers.parity
+// (parity.go): contiguous damage of up to 4 KiB (64 random bytes anywhere, a bad sector, the
+// log's own header) touches at most one block of each parity group. A rebuilt block is kept
+// only if every record over it then verifies (and the log header its checksum); it is written
+// back, synced, one WARN line says what was repaired, and nothing is lost. Parity is kept with
+// every append (XORed into a writable mapping, no allocation) and synced with every log sync;
+// after an unclean stop the runs past the last sync's mark are recomputed from the log, a
+// missing or mismatched file is rebuilt from it, and check and repair compare every group
+// (repair rebuilds those that differ). Only where the parity cannot help (two damaged blocks
+// of one group, damage past the last sync's mark after a crash, no parity file) is the log cut
+// at the first bad record: a header is stored only after its parents, so the records before it
+// are a consistent store. Everything after the cut
 // is first saved to headers.log.damaged-<time> beside the log, and one ERROR line says what was
 // lost. Both indexes are then made to match the shorter log; heads and Pact states that name
 // lost blocks are moved off them by the node (actors: loadHeads, repairPactState), which
@@ -136,5 +149,8 @@
 //
 // Snapshot pairs a goleveldb snapshot with the log length at that moment: its rows (ForEach) plus
 // the log's prefix up to that length (CopyHeaderLog) are a complete, consistent store. The index
-// is rebuilt when the copy is opened.
+// and the parity are rebuilt when the copy is opened. Backups do not copy headers.parity: it is
+// derived from the log, the live file covers a longer log than the snapshot's prefix, and a
+// restored copy's parity is built at its first start (one pass over the log, which that start
+// verifies anyway).
 package store

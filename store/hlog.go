@@ -82,6 +82,8 @@ import (
 // for readers). That is address space, not memory: the pages are the files' page cache, shared.
 // Close retires every mapping (retireMapping).
 //
+// headers.parity (parity.go) protects the log: damage a read or Open meets is rebuilt from it.
+//
 // Recovery (Open): see openHeaderLog. Durability: doc.go.
 
 const (
@@ -1006,6 +1008,9 @@ func readLogHeader(f *os.File) (uint64, error) {
 //     written since, only from the index's "covered" mark, unless verifyAll; a stop there at a
 //     torn record, or with data still beyond it, is checked by a scan from the start, whose end
 //     wins if it is further.)
+//     Where that end is damage (a bad record, or data after it), the damaged block(s) are
+//     first rebuilt from headers.parity (parity.go) and, if every record over them verifies,
+//     written back and the scan goes on; a damaged log header is rebuilt the same way.
 //     The non-zero bytes past that end, if any, are saved to headers.log.damaged-<time>
 //     (integrity.go) and then discarded (truncated, then the file is extended again, sparse),
 //     so a torn or damaged tail never survives and the next append starts on zeros.

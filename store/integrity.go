@@ -26,7 +26,8 @@ import (
 // newest it covers (at most 64 MiB), and every record (crc32c at about 2 GB/s: 100 ms for a
 // million headers in the page cache) after an unclean stop, a write to the log after the clean
 // close, a read that met damage, or when asked (Options.VerifyWholeLog: check, repair); reads
-// verify each record they use. The log is cut at the first record that is torn, malformed or
+// verify each record they use. Damage that headers.parity can rebuild (parity.go) is repaired in
+// place first; otherwise the log is cut at the first record that is torn, malformed or
 // fails its checksum: parents are always stored before their children, so what remains is a
 // consistent store, and everything after the cut is saved in headers.log.damaged-<time>
 // beside it first, so that an operator loses nothing a tool could still read. The hash index
