@@ -335,17 +335,23 @@ func (p *parity) refresh(log []byte, from, end uint64) {
 }
 
 // mismatches recomputes every group of runs below the one holding log offset below and
-// rewrites those that differ from the file (the ones a damaged parity file got wrong). It
-// returns how many differed.
-func (p *parity) mismatches(log []byte, below uint64, fix bool) int {
+// rewrites (with fix) those that differ from the file (the ones a damaged parity file got
+// wrong). It returns how many differed. Past end the log is zeros, and so must the parity be:
+// those groups are compared with zeros without reading the log.
+func (p *parity) mismatches(log []byte, below, end uint64, fix bool) int {
 	var want [parBlock]byte
 	n := 0
+	past := (end + parRun - 1) / parRun * parLanes
 	for g := uint64(0); g < below/parRun*parLanes; g++ {
 		dst := parityBlock(p.m, g)
 		if dst == nil {
 			break
 		}
-		computeGroup(want[:], log, g)
+		if g >= past {
+			clear(want[:])
+		} else {
+			computeGroup(want[:], log[:min(end, uint64(len(log)))], g)
+		}
 		if !bytes.Equal(want[:], dst) {
 			n++
 			if fix {
@@ -569,7 +575,7 @@ func (hl *headerLog) settleParity(par *parity, ph parHeader, problem string, log
 			par.refresh(logMap, from, end)
 		}
 		if compare {
-			if n := par.mismatches(logMap, from, true); n > 0 {
+			if n := par.mismatches(logMap, from, end, true); n > 0 {
 				hl.lg.Warn("store: headers.parity did not match the header log (it was damaged); rebuilt the groups that differed",
 					"dir", hl.dir, "groups", n)
 				hl.parRepairs = append(hl.parRepairs, fmt.Sprintf("headers.parity: %d damaged parity blocks rebuilt from headers.log", n))

@@ -101,7 +101,7 @@ func parityMismatches(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	p := &parity{m: par}
-	return p.mismatches(log, uint64(len(log)), false)
+	return p.mismatches(log, uint64(len(log)), uint64(len(log)), false)
 }
 
 // 64 random bytes in the middle, over the first bytes, in the last records, and a 4 KiB block:

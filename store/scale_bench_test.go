@@ -184,6 +184,9 @@ func BenchmarkOpenScale(b *testing.B) {
 		}{
 			{"verify-whole-log", Options{VerifyWholeLog: true}, false}, {"default", Options{}, false},
 			{"verify-whole-log-cold", Options{VerifyWholeLog: true}, true}, {"default-cold", Options{}, true},
+			// Without headers.parity: the baseline of what settling and comparing it costs.
+			{"verify-whole-log/parity=off", Options{VerifyWholeLog: true, noParity: true}, false},
+			{"default/parity=off", Options{noParity: true}, false},
 		} {
 			b.Run(fmt.Sprintf("headers=%d/%s", n, mode.name), func(b *testing.B) {
 				mode.opts.Logger = quiet()
