@@ -68,6 +68,13 @@ func TestParityRepairsLogDamage(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "headers.parity restores it") || !strings.Contains(out, "nothing is lost") {
 		t.Fatalf("check: exit %d\n%s%s", code, out, errOut)
 	}
+	// repair does the same at once, on a copy.
+	fixed := copyDataDir(t, dir)
+	code, out, errOut = runCmd("repair", "--data-dir", fixed)
+	if code != 0 || !strings.Contains(out, "headers.log repaired from headers.parity") || strings.Contains(out, "cut at offset") ||
+		!strings.Contains(out, "is healthy") {
+		t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+	}
 	n = startMiningNodeArgs(t, damageArgs(dir)...)
 	defer n.stop()
 	after := fetchCut(t, n.url)
