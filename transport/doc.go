@@ -7,7 +7,9 @@
 //
 //	router.go      route table: literal segments and parsed {chain}/{…Hash}/{account} captures, matched
 //	               against the raw path with each segment percent-decoded on its own (no
-//	               normalization: %2F, //, . and .. never lead to another route)
+//	               normalization: %2F, //, . and .. never lead to another route);
+//	               fastpath.go matches the hottest route (GET header/{hash}) on the raw path
+//	               first, answering exactly as the general lookup would
 //	middleware.go  common headers, panic guard, CORS preflight, routing failures (each 4xx
 //	               with a text/plain reason; servant's are empty)
 //	respond.go     response helpers: content types, error and not-found bodies
@@ -16,7 +18,8 @@
 //	query.go       paging parameters; cursor.go the `next` cursor
 //	paging.go      page assembly; items.go the item encoders of each list kind
 //	lists.go       GET lists and POST branch queries; branch.go the branch body and walk
-//	headers.go     header by hash; payloads.go payloads; node.go /info, /health-check, /cut
+//	headers.go     header by hash (b64.go: its base64url encoder and the fast path's hash
+//	               decoder); payloads.go payloads; node.go /info, /health-check, /cut
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
 //	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
 //	mining.go      the mining API for external miners (work, solved, updates) over an
@@ -45,5 +48,6 @@
 //	               accepts that fail for want of descriptors retried instead of ending the
 //	               server, TLS on top for the peer API (SetTLS: a plain-HTTP request is told the
 //	               port speaks HTTPS); fdlimit_*.go reads the descriptor limit the defaults
-//	               come from
+//	               come from; deadline.go the lazy read deadlines of every served connection
+//	               (fasthttp's timeouts without re-arming a timer twice per request)
 package transport
