@@ -9,11 +9,16 @@
 // see what each costs). The servers run on one core (GOMAXPROCS=1, pinned to CPU 0 once the
 // store is built) and wrk on the other (CPU 1).
 //
+// Each round also gives the server's CPU time per request (for both servers), which other jobs
+// on the shared machine move less than the rate, the share of CPU 0 that other processes took
+// meanwhile (a round they shared says little), and the node's page faults. -quiet waits before
+// each round for CPU 0 to be free of them.
+//
 // Building the store seals the headers on every core. wrk reads its request paths from a file
 // into a Lua table: for a store larger than -paths, the paths are a uniform sample of -paths
 // headers, which still spreads the reads over the whole store.
 //
-//	go run ./bench/headerserve [-headers 300000] [-duration 10s] [-rounds 3]
+//	go run ./bench/headerserve [-headers 300000] [-duration 10s] [-rounds 3] [-quiet 20]
 package main
 
 import (
