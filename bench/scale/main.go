@@ -25,7 +25,8 @@
 // measures: import-headers end to end against the bare merkle rate (ComputeHash on one goroutine
 // over the file's headers, as bench/headercheck) measured before and after it; bytes on disk
 // per header; start-up to a 200 /health-check, with the page cache dropped and warm; the node's
-// RSS after a warm-up of random GET header/{hash}; GET header p50/p99 warm and after dropping
+// RSS after a warm-up of random GET header/{hash}; GET header p50/p99 warm (the store read once
+// into the page cache first) and after dropping
 // the page cache, each as a ratio to a constant fasthttp body of the same size served by
 // another process (`scale const`), both servers on CPU 0 and the load generator on CPU 1;
 // branch queries at depth 1k, 10k and 100k; `check` time and peak RSS. Catch-up is left out
