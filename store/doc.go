@@ -102,8 +102,9 @@
 // log's own header) touches at most one block of each parity group. A rebuilt block is kept
 // only if every record over it then verifies (and the log header its checksum); it is written
 // back, synced, one WARN line says what was repaired, and nothing is lost. Parity is kept with
-// every append (XORed into a writable mapping, no allocation) and synced with every log sync;
-// after an unclean stop the runs past the last sync's mark are recomputed from the log, a
+// every append (XORed into a writable mapping, no allocation) and synced with the log at most
+// once a second; after an unclean stop the runs past the last parity sync's mark are recomputed
+// from the log, a
 // missing or mismatched file is rebuilt from it, and check and repair compare every group
 // (repair rebuilds those that differ). Only where the parity cannot help (two damaged blocks
 // of one group, damage past the last sync's mark after a crash, no parity file) is the log cut

@@ -174,6 +174,8 @@ type headerLog struct {
 	// says what Open repaired from it.
 	par        *parity
 	parRepairs []string
+	// parSyncedAt is when syncLog last made the parity durable (paritySyncInterval).
+	parSyncedAt time.Time
 }
 
 // logOptions are Open's knobs for the log: tests start tiny so that growth happens often.
@@ -732,7 +734,7 @@ func (hl *headerLog) syncLog() error {
 	if e <= hl.synced {
 		return nil
 	}
-	if hl.par != nil {
+	if hl.par != nil && time.Since(hl.parSyncedAt) >= paritySyncInterval {
 		// Both files at once: the filesystem commits them together, where one after the
 		// other cost a second journal commit per heads write (BenchmarkSyncedAppend).
 		return hl.syncBothLocked(e)
