@@ -1,12 +1,10 @@
 package actors
 
 import (
-	"bytes"
 	"log/slog"
 	"math"
 	"math/big"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -104,24 +102,6 @@ func TestClaimsBoundBlocksOnParent(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // On a network whose cut has room in its 256-bit weight for a few blocks only (the state a
 // development node without proof of work reached after 1,700 fast blocks a chain, issue 37),
 // the on-demand miner mines them and then stops, saying why: it never stores a block that
@@ -144,7 +124,7 @@ func TestOnDemandMinerStopsWhenTheCutCannotGetHeavier(t *testing.T) {
 	}
 	db := openStore(t, f)
 	const workers = 2
-	var log syncBuffer
+	var log syncBuf
 	rt, err := Start(Config{Version: f.V, Store: db, Genesis: f.Genesis, Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Mining: &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: workers, OnDemand: &OnDemandConfig{}}})
 	if err != nil {
