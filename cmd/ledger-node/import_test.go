@@ -45,19 +45,10 @@ func TestImportRealChain(t *testing.T) {
 }
 
 func TestImportRejectsTamperedHeaders(t *testing.T) {
-	var f struct {
-		Headers []struct {
-			B64 string `json:"binary_b64url"`
-		} `json:"headers"`
-	}
-	b, err := os.ReadFile(chain5Vector)
-	if err != nil {
-		t.Fatal(err)
-	}
-	json.Unmarshal(b, &f)
+	vector := chain5VectorB64(t)
 	var lines []string
-	for i, h := range f.Headers[:20] {
-		hdr, err := ledger.DecodeHeaderB64(h.B64)
+	for i, h := range vector[:20] {
+		hdr, err := ledger.DecodeHeaderB64(h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,6 +295,28 @@ func TestImportBadLineInTheMiddle(t *testing.T) {
 // A file that cannot be read twice (a pipe, as from `<(zcat headers.gz)`) is read whole, as
 // every file was before import-headers streamed.
 func TestImportFromAPipe(t *testing.T) {
+	vector := chain5VectorB64(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		for _, h := range vector {
+			w.WriteString(h + "\n")
+		}
+		w.Close()
+	}()
+	var out, errOut bytes.Buffer
+	if code := run(importArgs(t.TempDir(), fmt.Sprintf("/dev/fd/%d", r.Fd())), &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "360 stored, 0 already present, 0 rejected") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// chain5VectorB64 is the chain 5 mainnet vector's headers, base64url, in the file's order.
+func chain5VectorB64(t *testing.T) []string {
+	t.Helper()
 	var f struct {
 		Headers []struct {
 			B64 string `json:"binary_b64url"`
@@ -313,21 +326,12 @@ func TestImportFromAPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json.Unmarshal(b, &f)
-	r, w, err := os.Pipe()
-	if err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	go func() {
-		for _, h := range f.Headers {
-			w.WriteString(h.B64 + "\n")
-		}
-		w.Close()
-	}()
-	var out, errOut bytes.Buffer
-	if code := run(importArgs(t.TempDir(), fmt.Sprintf("/dev/fd/%d", r.Fd())), &out, &errOut); code != 0 ||
-		!strings.Contains(out.String(), "360 stored, 0 already present, 0 rejected") {
-		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	out := make([]string, len(f.Headers))
+	for i, h := range f.Headers {
+		out[i] = h.B64
 	}
+	return out
 }
