@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 ARGS      ?=
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check generate check-generate interop-deps coverage-deps browser-deps bench fuzz clean
+.PHONY: all build run test test-long vet fmt-check generate check-generate interop-deps coverage-deps browser-deps bench fuzz clean
 
 all: build
 
@@ -94,6 +94,11 @@ generate:
 check-generate: generate
 	@changed=$$(git status --porcelain -- ':(glob)**/*_gen.go' ':(glob)**/*_gen_test.go'); \
 	if [ -n "$$changed" ]; then echo "generated code is stale; run make generate and commit:"; echo "$$changed"; exit 1; fi
+
+# The tests that run for minutes and so stay out of `make test` (LEDGER_NODE_LONG_TESTS): on-demand
+# mining of 3,000 blocks a chain without proof of work, about 12 minutes (issue 37).
+test-long:
+	LEDGER_NODE_LONG_TESTS=1 $(GO) test -count=1 -timeout 40m -run 'TestOnDemandMakes3000BlocksPerChain' ./cmd/ledger-node/
 
 # Benchmarks: go test -bench everywhere, then the ratio harnesses whose output goes to bench/RESULTS.md.
 bench:

@@ -348,7 +348,7 @@ const longTestsEnv = "LEDGER_NODE_LONG_TESTS"
 // "Pacing"), so it runs only with LEDGER_NODE_LONG_TESTS=1.
 func TestOnDemandMakes3000BlocksPerChain(t *testing.T) {
 	if os.Getenv(longTestsEnv) == "" {
-		t.Skip("takes about 12 minutes: set " + longTestsEnv + "=1")
+		t.Skip("takes about 12 minutes: set " + longTestsEnv + "=1 (make test-long)")
 	}
 	const asked = 3000
 	n := startOnDemandNode(t, "--on-demand-start-blocks", "0")
