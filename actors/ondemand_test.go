@@ -38,13 +38,13 @@ func TestEpochPace(t *testing.T) {
 	}
 	weight := u256(t, new(big.Int).Lsh(big.NewInt(chains*11), d)) // 11 blocks a chain at 2^20
 
-	if p := epochPace(v, h, weight, chains, 300); p > time.Millisecond {
+	if p := epochPace(v, h, weight, chains, 300); p > time.Millisecond { // wallclock: a computed pace, not a measured time
 		t.Fatalf("300 blocks a chain are held %v an epoch", p)
 	}
 
 	const top = 3002
 	p := epochPace(v, h, weight, chains, top)
-	if p < 5*time.Second || p > 40*time.Second {
+	if p < 5*time.Second || p > 40*time.Second { // wallclock: a computed pace, not a measured time
 		t.Fatalf("3,000 blocks a chain from genesis are held %v an epoch, want about 20 s", p)
 	}
 	// The plan leaves the reserve: the difficulty's rise over the epochs to top, at that pace,

@@ -90,8 +90,8 @@ func TestLazyDeadlineTimesOutOnTime(t *testing.T) {
 	t.Run("later", func(t *testing.T) {
 		server, _ := tcpPair(t)
 		c := &lazyDeadlineConn{Conn: server}
-		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-		want := time.Now().Add(200 * time.Millisecond)
+		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond)) // wallclock: the deadlines under test, not bounds
+		want := time.Now().Add(200 * time.Millisecond)           // wallclock: the deadline under test
 		c.SetReadDeadline(want)
 		err := hangguard.Recv(t, readResult(c), "timeout")
 		if !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -105,7 +105,7 @@ func TestLazyDeadlineTimesOutOnTime(t *testing.T) {
 		server, _ := tcpPair(t)
 		c := &lazyDeadlineConn{Conn: server}
 		c.SetReadDeadline(time.Now().Add(time.Hour))
-		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond)) // wallclock: the deadline under test, not a bound
 		if err := hangguard.Recv(t, readResult(c), "timeout"); !errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatalf("read: %v, want a timeout", err)
 		}
@@ -133,7 +133,7 @@ func TestLazyDeadlineReadsPastEarlierTimer(t *testing.T) {
 			if guarded {
 				c = &guardedConn{Conn: server, l: GuardListener(nil, ConnLimits{}, "test", quietLog), lines: lineEnds{done: true}}
 			}
-			c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+			c.SetReadDeadline(time.Now().Add(10 * time.Millisecond)) // wallclock: an early timer the read must pass over
 			if last > 0 {
 				c.SetReadDeadline(time.Now().Add(last))
 			} else {
