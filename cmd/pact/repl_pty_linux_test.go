@@ -50,8 +50,10 @@ func TestREPLInterruptStopsTheEvaluation(t *testing.T) {
 	s := startREPL(t, dir, filepath.Join(dir, "history"))
 	s.send(`(defun sq (x) (* x x))` + keyEnter)
 	s.expect("Loaded repl defun sq")
-	// Tens of seconds of work that prints first, so that the signal comes during it.
-	s.send(`(do (print "started") (fold (lambda (a x) (+ a (length (int-to-str 10 (^ 7 3000))))) 0 (enumerate 1 1000000)))` + keyEnter)
+	// Tens of seconds of work that prints first, so that the signal comes during it. The text
+	// printed is built, so that the terminal's echo of the line (which has "star" and "ted"
+	// apart) cannot be taken for it: a signal sent on the echo came before the evaluation.
+	s.send(`(do (print (+ "star" "ted")) (fold (lambda (a x) (+ a (length (int-to-str 10 (^ 7 3000))))) 0 (enumerate 1 1000000)))` + keyEnter)
 	s.expect("started")
 	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
