@@ -156,6 +156,10 @@ func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
 		writeText(ctx, fasthttp.StatusServiceUnavailable, "The server is shutting down.")
 		return
 	}
+	if text, ok := damagedText(err, c.log); ok {
+		writeDamaged(ctx, text) // as the service API answers it (damaged.go)
+		return
+	}
 	c.internalErrors.Add(1)
 	c.log.Error("contract API failed", "op", op, "err", err)
 	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")

@@ -1,14 +1,11 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
 
 	"github.com/valyala/fasthttp"
-
-	"github.com/ledgernode/ledger-node/store"
 )
 
 // serve is the service's request handler: common headers first, then a panic guard, CORS
@@ -74,16 +71,13 @@ func (s *Service) recoverPanic(ctx *fasthttp.RequestCtx) {
 // internalError answers a store failure that is not "not found": the request was fine, the node
 // is not. Logged, counted and reported as Warp reports escaped exceptions.
 //
-// Damaged stored data (store.ErrCorrupt) is no bug of the node's: it answers 503 saying so and
-// what to do, and is neither logged here nor counted, since the store logs the first damage it
-// meets and marks itself for repair at the next start (store, integrity.go).
+// Damaged data on disk is no bug of the node's: it answers 503 saying so and what to do
+// (damaged.go), and is not counted as an internal error.
 func (s *Service) internalError(ctx *fasthttp.RequestCtx, err error) {
-	if errors.Is(err, store.ErrCorrupt) {
+	if text, ok := damagedText(err, s.log); ok {
 		ctx.Response.Reset()
 		s.headers.set(ctx)
-		ctx.Response.Header.Set("Retry-After", "3600")
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "The node's data directory is damaged where this request reads; "+
-			"the node repairs it when restarted (or stop it and run `ledger-node check` and `ledger-node repair`).")
+		writeDamaged(ctx, text)
 		return
 	}
 	s.internalErrors.Add(1)

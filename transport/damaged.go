@@ -1,0 +1,54 @@
+package transport
+
+import (
+	"errors"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// Damaged data on disk is no bug of the node's and no fault of the request: the service API and
+// the contract API answer it the same way, 503 with a Retry-After and what to do, never 500
+// ("Something went wrong").
+//
+//   - Damage in the store (store.ErrCorrupt: the header log, payloads) is logged by the store
+//     the first time it meets it, which also marks itself for repair at the next start.
+//   - Damage in a chain's Pact state or the node's records in it (actors.CorruptState) is not
+//     repaired by a start; it is logged here, once per process, and the answer says to run
+//     check and repair.
+
+const (
+	damagedStoreText = "The node's data directory is damaged where this request reads; " +
+		"the node repairs it when restarted (or stop it and run `ledger-node check` and `ledger-node repair`)."
+	damagedStateText = "The node's data directory is damaged where this request reads (a chain's Pact state); " +
+		"stop the node and run `ledger-node check` and `ledger-node repair`."
+)
+
+// stateDamageLogged keeps a flood of requests over damaged Pact state from flooding the log.
+var stateDamageLogged atomic.Bool
+
+// damagedText returns the 503 text for err when it comes from damaged data, and whether it does.
+// The first Pact state damage is logged to log.
+func damagedText(err error, log *slog.Logger) (string, bool) {
+	switch {
+	case errors.Is(err, store.ErrCorrupt):
+		return damagedStoreText, true
+	case actors.CorruptState(err):
+		if !stateDamageLogged.Swap(true) && log != nil {
+			log.Error("damaged data: a chain's Pact state or the node's records in it cannot be read; "+
+				"stop the node and run `ledger-node check` and `ledger-node repair`", "err", err)
+		}
+		return damagedStateText, true
+	}
+	return "", false
+}
+
+// writeDamaged writes the 503 answer to damaged data.
+func writeDamaged(ctx *fasthttp.RequestCtx, text string) {
+	ctx.Response.Header.Set("Retry-After", "3600")
+	writeText(ctx, fasthttp.StatusServiceUnavailable, text)
+}

@@ -1,0 +1,50 @@
+package transport
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/ledgernode/ledger-node/pact/persist"
+	"github.com/ledgernode/ledger-node/store"
+)
+
+// The service API and the contract API answer damaged data alike: 503 with a Retry-After and
+// what to do, never 500, and neither counts it as an internal error. Before, the contract API
+// answered any damage 500 "Something went wrong", and both answered damage in a Pact state (a
+// request-key index entry, say) 500.
+func TestDamagedDataAnswersAlike(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	errs := map[string]error{
+		"store":      fmt.Errorf("read header: %w", store.ErrCorrupt),
+		"pact state": fmt.Errorf("%w: request-key index entry of k", persist.ErrCorrupt),
+	}
+	for name, err := range errs {
+		for _, api := range []string{"service", "contract"} {
+			t.Run(name+"/"+api, func(t *testing.T) {
+				var ctx fasthttp.RequestCtx
+				var internal int64
+				switch api {
+				case "service":
+					s := &Service{log: quiet}
+					s.internalError(&ctx, err)
+					internal = s.internalErrors.Load()
+				case "contract":
+					c := &Contract{log: quiet}
+					c.fail(&ctx, "poll", err)
+					internal = c.internalErrors.Load()
+				}
+				body := string(ctx.Response.Body())
+				if ctx.Response.StatusCode() != fasthttp.StatusServiceUnavailable ||
+					string(ctx.Response.Header.Peek("Retry-After")) != "3600" ||
+					!strings.Contains(body, "ledger-node check") || internal != 0 {
+					t.Fatalf("status %d, Retry-After %q, internal errors %d: %s", ctx.Response.StatusCode(),
+						ctx.Response.Header.Peek("Retry-After"), internal, body)
+				}
+			})
+		}
+	}
+}
