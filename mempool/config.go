@@ -3,7 +3,7 @@ package mempool
 import (
 	"time"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Defaults of Config (chainweb-api.md §6.2; upstream's command-line defaults).
@@ -36,7 +36,7 @@ const (
 )
 
 // DefaultMinGasPrice is upstream's --min-gas-price default, 1e-8 (shown 0.00000001).
-var DefaultMinGasPrice = eval.NewDecimal(eval.NewInt(1), 8)
+var DefaultMinGasPrice = value.NewDecimal(value.NewInt(1), 8)
 
 // Config holds the mempool's limits. The zero Config is not the default: start from
 // DefaultConfig. Zero numeric limits are read as their defaults; MinGasPrice is taken as it
@@ -46,7 +46,7 @@ type Config struct {
 	// filled up to it.
 	BlockGasLimit uint64
 	// MinGasPrice is the lowest gas price accepted.
-	MinGasPrice eval.Decimal
+	MinGasPrice value.Decimal
 	// MaxGasPricePlaces is the most decimal places a gas price may be written with.
 	MaxGasPricePlaces uint8
 	// MaxSignatures is the most signatures a command may carry.

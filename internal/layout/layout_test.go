@@ -10,7 +10,7 @@ import (
 const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
-var language = []string{"pact/syntax", "pact/resolve", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
+var language = []string{"pact/syntax", "pact/resolve", "pact/value", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
 	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
 	"pact/timefmt", "pact/pretty", "pact/typecheck"}
 
@@ -28,7 +28,10 @@ var rules = map[string][]string{
 	"pact/resolve": {"pact/syntax"},
 	// The static type checker reads the syntax, its desugaring and the modules the evaluator
 	// installed; the REPL and pact -s's verify call it.
-	"pact/typecheck": {"pact/syntax", "pact/resolve", "pact/eval"},
+	"pact/typecheck": {"pact/syntax", "pact/resolve", "pact/value", "pact/eval"},
+	// The values and their pure operations, JSON and rendering: what api, result and mempool
+	// read and write. Below the evaluator, so it knows nothing of it.
+	"pact/value": {"pact/syntax", "pact/crypto", "pact/jsontext", "pact/keyorder", "pact/pretty", "pact/timefmt"},
 	// Key order imports nothing: the JSON writers of every layer use it.
 	"pact/keyorder": {},
 	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.
@@ -48,7 +51,7 @@ var rules = map[string][]string{
 	"chain":        append([]string{"ledger", "pow", "chain/state", "chain/txexec"}, language...),
 	"chain/state":  language,
 	"chain/txexec": language,
-	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/eval"},
+	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
 	"store":        {"ledger"},
 	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
 	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi", "metrics/hist", "explorer"},

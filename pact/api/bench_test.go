@@ -2,7 +2,7 @@ package api
 
 import (
 	"crypto/ed25519"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 )
 
@@ -12,7 +12,7 @@ func BenchmarkVerifyCommand(b *testing.B) {
 	k := mustKey(b, sec0)
 	p := testPayload(pub0)
 	p.Exec.Code = `(coin.transfer "alice" "bob" 1.0)`
-	p.Signers[0].Clist = []SigCapability{{Name: "coin.TRANSFER", Args: []eval.Value{eval.String("alice"), eval.String("bob"), mustValue(b, "1.0")}}, {Name: "coin.GAS"}}
+	p.Signers[0].Clist = []SigCapability{{Name: "coin.TRANSFER", Args: []value.Value{value.String("alice"), value.String("bob"), mustValue(b, "1.0")}}, {Name: "coin.GAS"}}
 	js, _ := p.JSON()
 	c := &Command{Cmd: string(js), Hash: HashBytes(js)}
 	c.Sigs = []UserSig{k.SignHash(c.Hash)}

@@ -3,7 +3,7 @@
 //
 //   - Command, Payload and their parts, with decoders that check every field
 //     and encoders that write P5's bytes (key order of §1.3; Pact values
-//     through eval.AppendJSON, so numbers follow Pact's rules).
+//     through value.AppendJSON, so numbers follow Pact's rules).
 //   - Request keys (BLAKE2b-256 of the exact cmd bytes, unpadded base64url)
 //     and VerifyCommand, which checks a command in P5's order: payload and
 //     code, hash, signature count, signatures (Ed25519 over the 32 hash

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // A Request is a request YAML (spec §1.2) as read, before defaults. Slices
@@ -24,7 +24,7 @@ type Request struct {
 	Code     *string
 	CodeFile *string
 	// Data is nil when absent; DataFile is a JSON file.
-	Data     eval.Value
+	Data     value.Value
 	DataFile *string
 	// KeyPairs sign the command (pact -a); Signers name the signers of an
 	// unsigned one (pact -u only).
@@ -67,7 +67,7 @@ type RequestMeta struct {
 	ChainID      *string
 	Sender       *string
 	GasLimit     *uint64
-	GasPrice     *eval.Decimal
+	GasPrice     *value.Decimal
 	TTL          *int64
 	CreationTime *int64
 }
@@ -512,7 +512,7 @@ func (r *Request) code(dir string) (string, error) {
 	return "", errors.New("code: missing (an exec request needs code or codeFile)")
 }
 
-func (r *Request) data(dir string) (eval.Value, error) {
+func (r *Request) data(dir string) (value.Value, error) {
 	switch {
 	case r.Data != nil && r.DataFile != nil:
 		return nil, errors.New("data, dataFile: give at most one of them")
@@ -523,13 +523,13 @@ func (r *Request) data(dir string) (eval.Value, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dataFile: %v", err)
 		}
-		v, err := eval.DecodeJSON(b)
+		v, err := value.DecodeJSON(b)
 		if err != nil {
 			return nil, fmt.Errorf("dataFile: %s: %v", *r.DataFile, err)
 		}
 		return v, nil
 	}
-	return eval.UnitValue, nil
+	return value.UnitValue, nil
 }
 
 func relativeTo(dir, f string) string {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 var testNow = time.Date(2022, 3, 29, 20, 17, 21, 296857000, time.UTC)
@@ -201,8 +201,8 @@ data:
   dup: 2
 `
 	_, p := build(t, yml, false)
-	got, _ := eval.AppendJSON(nil, p.Exec.Data)
-	want, _ := eval.AppendJSON(nil, mustValue(t, `{"base":{"inherited":1,"over":1},"inherited":1,"over":2,"num":1,"dec":1.5,"exp":1000,"plus":7,"zeros":7,"hex":31,"oct":15,
+	got, _ := value.AppendJSON(nil, p.Exec.Data)
+	want, _ := value.AppendJSON(nil, mustValue(t, `{"base":{"inherited":1,"over":1},"inherited":1,"over":2,"num":1,"dec":1.5,"exp":1000,"plus":7,"zeros":7,"hex":31,"oct":15,
 		"yes1":true,"yes2":true,"on":true,"no1":false,"off":false,"false1":false,"notbool":"tRUE","nul":null,"empty":null,
 		"quoted":"1","single":"true","tagged":"12","literal":12,"folded":"12","text":"1.","int":{"int":3},"list":[1,"a",null],"dup":2}`))
 	if string(got) != string(want) {
@@ -240,8 +240,8 @@ func TestRequestFiles(t *testing.T) {
 			continue
 		}
 		p, _ := DecodePayload([]byte(c.Cmd))
-		data, _ := eval.AppendJSON(nil, p.Exec.Data)
-		wantData, _ := eval.AppendJSON(nil, mustValue(t, tc.data))
+		data, _ := value.AppendJSON(nil, p.Exec.Data)
+		wantData, _ := value.AppendJSON(nil, mustValue(t, tc.data))
 		if p.Exec.Code != tc.code || string(data) != string(wantData) {
 			t.Errorf("%q: code %q data %s", tc.yml, p.Exec.Code, data)
 		}

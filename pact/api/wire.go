@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/jsontext"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The command wire format (spec §1.3). Decoders check every field they
@@ -64,7 +64,7 @@ type Payload struct {
 // when absent.
 type ExecMsg struct {
 	Code string
-	Data eval.Value
+	Data value.Value
 }
 
 // ContMsg is {"cont": {"proof", "data", "pactId", "rollback", "step"}}:
@@ -73,7 +73,7 @@ type ContMsg struct {
 	PactID   string
 	Step     int64
 	Rollback bool
-	Data     eval.Value
+	Data     value.Value
 	// Proof is the SPV proof, null when nil.
 	Proof *string
 }
@@ -90,13 +90,13 @@ type Signer struct {
 // A SigCapability is {"name": "mod.CAP" or "ns.mod.CAP", "args": [...]}.
 type SigCapability struct {
 	Name string
-	Args []eval.Value
+	Args []value.Value
 }
 
 // A Verifier is {"name", "proof", "clist"}.
 type Verifier struct {
 	Name  string
-	Proof eval.Value
+	Proof value.Value
 	Clist []SigCapability
 }
 
@@ -116,7 +116,7 @@ type PublicMeta struct {
 	TTL          int64
 	GasLimit     uint64
 	ChainID      string
-	GasPrice     eval.Decimal
+	GasPrice     value.Decimal
 	Sender       string
 	// GasLimitInexact says the gas limit as written was not a whole number of gas in range:
 	// a fraction (rounded) or a number below 0 or above 2^64-1 (saturated). Blocks take it as
@@ -293,7 +293,7 @@ func decodeRPC(p *Payload, n *node, path string) error {
 		if err != nil {
 			return err
 		}
-		data := eval.UnitValue
+		data := value.UnitValue
 		if d, ok := v.opt("data"); ok {
 			if data, err = pactValue(d, join(path, "data")); err != nil {
 				return err
@@ -414,7 +414,7 @@ func decodeCap(n *node, path string, strict bool) (SigCapability, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Args = make([]eval.Value, len(elems))
+	c.Args = make([]value.Value, len(elems))
 	for i, e := range elems {
 		if c.Args[i], err = pactValue(e, index(join(path, "args"), i)); err != nil {
 			return c, err
@@ -427,7 +427,7 @@ func qualifiedName(n *node, path string) (string, error) {
 	if err := want(n, kString, path); err != nil {
 		return "", err
 	}
-	if _, ok := eval.ParseQualifiedName(n.str); !ok {
+	if _, ok := value.ParseQualifiedName(n.str); !ok {
 		return "", errAt(n, path, `%s is not a qualified name (want "module.NAME" or "namespace.module.NAME")`, quoteShort(n.str))
 	}
 	return n.str, nil
@@ -543,8 +543,8 @@ func decodePrivateMeta(n *node, path string) (*PrivateMeta, error) {
 
 // pactValue decodes a Pact value (spec §2.6): numbers are decimals,
 // {"int": n} integers, and so on.
-func pactValue(n *node, path string) (eval.Value, error) {
-	v, err := eval.DecodeJSON(n.appendJSON(nil))
+func pactValue(n *node, path string) (value.Value, error) {
+	v, err := value.DecodeJSON(n.appendJSON(nil))
 	if err != nil {
 		return nil, errAt(n, path, "%v", err)
 	}
@@ -640,30 +640,30 @@ func splitNumber(s string) (neg bool, digits string, exp int64) {
 // parsedInteger is P5's ParsedInteger: a number (rounded half to even), a
 // string holding an integer literal, or an integer value such as
 // {"int": n}.
-func parsedInteger(n *node, path string) (eval.Integer, error) {
+func parsedInteger(n *node, path string) (value.Integer, error) {
 	switch n.kind {
 	case kString:
-		v, err := eval.ParseNumber(n.str)
-		if i, ok := v.(eval.Integer); ok && err == nil {
+		v, err := value.ParseNumber(n.str)
+		if i, ok := v.(value.Integer); ok && err == nil {
 			return i, nil
 		}
-		return eval.Integer{}, errAt(n, path, "expected an integer, got the string %s", quoteShort(n.str))
+		return value.Integer{}, errAt(n, path, "expected an integer, got the string %s", quoteShort(n.str))
 	case kNumber:
 		if _, digits, exp := splitNumber(n.str); digits != "" && int64(len(digits))+exp > 400 {
-			return eval.Integer{}, errAt(n, path, "integer %s out of range", n.str)
+			return value.Integer{}, errAt(n, path, "integer %s out of range", n.str)
 		}
-		v, err := eval.DecodeJSON([]byte(n.str))
-		if d, ok := v.(eval.Decimal); ok && err == nil {
-			return d.RoundTo(0, eval.RoundHalfEven).Mantissa(), nil
+		v, err := value.DecodeJSON([]byte(n.str))
+		if d, ok := v.(value.Decimal); ok && err == nil {
+			return d.RoundTo(0, value.RoundHalfEven).Mantissa(), nil
 		}
-		return eval.Integer{}, errAt(n, path, "invalid number %s", n.str)
+		return value.Integer{}, errAt(n, path, "invalid number %s", n.str)
 	case kObject:
-		v, err := eval.DecodeJSON(n.appendJSON(nil))
-		if i, ok := v.(eval.Integer); ok && err == nil {
+		v, err := value.DecodeJSON(n.appendJSON(nil))
+		if i, ok := v.(value.Integer); ok && err == nil {
 			return i, nil
 		}
 	}
-	return eval.Integer{}, errAt(n, path, "expected an integer (a number, a numeric string or {\"int\": n}), got %s", n.describe())
+	return value.Integer{}, errAt(n, path, "expected an integer (a number, a numeric string or {\"int\": n}), got %s", n.describe())
 }
 
 func int64Value(n *node, path string) (int64, error) {
@@ -688,9 +688,9 @@ func gasLimitValue(n *node, path string) (g uint64, inexact bool, err error) {
 		return 0, false, err
 	}
 	if n.kind == kNumber {
-		if v, err := eval.DecodeJSON([]byte(n.str)); err == nil {
-			if d, ok := v.(eval.Decimal); ok {
-				inexact = !d.RoundTo(0, eval.RoundHalfEven).Equal(d)
+		if v, err := value.DecodeJSON([]byte(n.str)); err == nil {
+			if d, ok := v.(value.Decimal); ok {
+				inexact = !d.RoundTo(0, value.RoundHalfEven).Equal(d)
 			}
 		}
 	}
@@ -705,27 +705,27 @@ func gasLimitValue(n *node, path string) (g uint64, inexact bool, err error) {
 
 // gasPriceValue is P5's GasPrice: a number, or a string holding a numeric
 // literal.
-func gasPriceValue(n *node, path string) (eval.Decimal, error) {
+func gasPriceValue(n *node, path string) (value.Decimal, error) {
 	switch n.kind {
 	case kString:
-		v, err := eval.ParseNumber(n.str)
+		v, err := value.ParseNumber(n.str)
 		if err == nil {
 			switch x := v.(type) {
-			case eval.Decimal:
+			case value.Decimal:
 				return x, nil
-			case eval.Integer:
-				return eval.DecimalFromInt(x), nil
+			case value.Integer:
+				return value.DecimalFromInt(x), nil
 			}
 		}
-		return eval.Decimal{}, errAt(n, path, "expected a decimal, got the string %s", quoteShort(n.str))
+		return value.Decimal{}, errAt(n, path, "expected a decimal, got the string %s", quoteShort(n.str))
 	case kNumber:
-		v, err := eval.DecodeJSON([]byte(n.str))
-		if d, ok := v.(eval.Decimal); ok && err == nil {
+		v, err := value.DecodeJSON([]byte(n.str))
+		if d, ok := v.(value.Decimal); ok && err == nil {
 			return d, nil
 		}
-		return eval.Decimal{}, errAt(n, path, "invalid number %s", n.str)
+		return value.Decimal{}, errAt(n, path, "invalid number %s", n.str)
 	}
-	return eval.Decimal{}, errAt(n, path, "expected a decimal, got %s", n.describe())
+	return value.Decimal{}, errAt(n, path, "expected a decimal, got %s", n.describe())
 }
 
 // ---------------------------------------------------------------------------
@@ -839,11 +839,11 @@ func (p *Payload) AppendJSON(buf []byte) ([]byte, error) {
 // JSON is the payload's JSON.
 func (p *Payload) JSON() ([]byte, error) { return p.AppendJSON(nil) }
 
-func appendValue(buf []byte, v eval.Value) ([]byte, error) {
+func appendValue(buf []byte, v value.Value) ([]byte, error) {
 	if v == nil {
-		v = eval.UnitValue
+		v = value.UnitValue
 	}
-	return eval.AppendJSON(buf, v)
+	return value.AppendJSON(buf, v)
 }
 
 // AppendJSON appends {"addr"?,"scheme"?,"pubKey","clist"?}.
@@ -956,7 +956,7 @@ func (m *PublicMeta) AppendJSON(buf []byte) []byte {
 	buf = append(buf, `,"chainId":`...)
 	buf = jsontext.AppendString(buf, m.ChainID)
 	buf = append(buf, `,"gasPrice":`...)
-	buf = append(buf, eval.ScientificText(m.GasPrice)...)
+	buf = append(buf, value.ScientificText(m.GasPrice)...)
 	buf = append(buf, `,"sender":`...)
 	buf = jsontext.AppendString(buf, m.Sender)
 	return append(buf, '}')

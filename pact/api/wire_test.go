@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Test keys. key0 is P5's pact-tests/sign-scripts/key.yaml; key1 and key2
@@ -28,9 +28,9 @@ func mustKey(t testing.TB, secret string) *KeyPair {
 	return k
 }
 
-func mustValue(t testing.TB, js string) eval.Value {
+func mustValue(t testing.TB, js string) value.Value {
 	t.Helper()
-	v, err := eval.DecodeJSON([]byte(js))
+	v, err := value.DecodeJSON([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestDecodeCommandErrors(t *testing.T) {
 
 func TestPayloadEncoding(t *testing.T) {
 	meta := Meta{Public: &PublicMeta{CreationTime: 1648585041, TTL: 28800, GasLimit: 5000, ChainID: "0",
-		GasPrice: eval.NewDecimal(eval.NewInt(1), 8), Sender: "jose"}}
+		GasPrice: value.NewDecimal(value.NewInt(1), 8), Sender: "jose"}}
 	for _, tc := range []struct {
 		name string
 		p    Payload
@@ -125,18 +125,18 @@ func TestPayloadEncoding(t *testing.T) {
 		{"signers", Payload{Exec: &ExecMsg{Code: "1"}, Meta: meta, Nonce: "",
 			Signers: []Signer{
 				{PubKey: pub1},
-				{PubKey: pub2, Clist: []SigCapability{{Name: "coin.GAS"}, {Name: "coin.TRANSFER", Args: []eval.Value{eval.String("a"), eval.String("b"), mustValue(t, "1.5")}}}},
+				{PubKey: pub2, Clist: []SigCapability{{Name: "coin.GAS"}, {Name: "coin.TRANSFER", Args: []value.Value{value.String("a"), value.String("b"), mustValue(t, "1.5")}}}},
 				{Addr: ptr("addr"), Scheme: SchemeED25519, PubKey: "k"},
 				{Scheme: SchemeWebAuthn, PubKey: "WEBAUTHN-a5"},
 			}},
 			`{"networkId":null,"payload":{"exec":{"data":null,"code":"1"}},"signers":[{"pubKey":"` + pub1 + `"},{"pubKey":"` + pub2 + `","clist":[{"name":"coin.GAS","args":[]},{"name":"coin.TRANSFER","args":["a","b",1.5]}]},{"addr":"addr","scheme":"ED25519","pubKey":"k"},{"scheme":"WebAuthn","pubKey":"WEBAUTHN-a5"}],"meta":{"creationTime":1648585041,"ttl":28800,"gasLimit":5000,"chainId":"0","gasPrice":1.0e-8,"sender":"jose"},"nonce":""}`},
 		{"cont with verifiers", Payload{
 			Cont:      &ContMsg{PactID: "TNgO7o8nSZILVCfJPcg5IjHADy-XKvQ7o5RfAieJvwY", Step: 1, Rollback: false, Data: mustValue(t, `{"a":{"int":1}}`)},
-			Verifiers: []Verifier{{Name: "hyperlane_v3_message", Proof: eval.String("p")}, {Name: "v", Proof: eval.UnitValue, Clist: []SigCapability{{Name: "ns.m.C", Args: []eval.Value{eval.NewInt(3)}}}}},
-			Meta:      Meta{Public: &PublicMeta{TTL: 1800, GasLimit: ^uint64(0), GasPrice: eval.NewDecimal(eval.NewInt(125), 2)}}, Nonce: `"q"`},
+			Verifiers: []Verifier{{Name: "hyperlane_v3_message", Proof: value.String("p")}, {Name: "v", Proof: value.UnitValue, Clist: []SigCapability{{Name: "ns.m.C", Args: []value.Value{value.NewInt(3)}}}}},
+			Meta:      Meta{Public: &PublicMeta{TTL: 1800, GasLimit: ^uint64(0), GasPrice: value.NewDecimal(value.NewInt(125), 2)}}, Nonce: `"q"`},
 			`{"networkId":null,"payload":{"cont":{"proof":null,"data":{"a":{"int":1}},"pactId":"TNgO7o8nSZILVCfJPcg5IjHADy-XKvQ7o5RfAieJvwY","rollback":false,"step":1}},"signers":[],"verifiers":[{"name":"hyperlane_v3_message","proof":"p","clist":[]},{"name":"v","proof":null,"clist":[{"name":"ns.m.C","args":[{"int":3}]}]}],"meta":{"creationTime":0,"ttl":1800,"gasLimit":18446744073709551615,"chainId":"","gasPrice":1.25,"sender":""},"nonce":"\"q\""}`},
 		{"cont with proof, private meta", Payload{
-			Cont: &ContMsg{PactID: "p", Step: 2, Rollback: true, Data: eval.UnitValue, Proof: ptr("eyJ")},
+			Cont: &ContMsg{PactID: "p", Step: 2, Rollback: true, Data: value.UnitValue, Proof: ptr("eyJ")},
 			Meta: Meta{Private: &PrivateMeta{Address: &Address{From: "Alice", To: []string{"Bob", "Carol"}}}}, Nonce: "x"},
 			`{"networkId":null,"payload":{"cont":{"proof":"eyJ","data":null,"pactId":"p","rollback":true,"step":2}},"signers":[],"meta":{"address":{"to":["Bob","Carol"],"from":"Alice"}},"nonce":"x"}`},
 		{"private meta without address", Payload{Exec: &ExecMsg{Code: ""}, Meta: Meta{Private: &PrivateMeta{}}, Nonce: "x"},

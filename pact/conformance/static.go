@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // staticCase is one program of upstream's list of programs Pact must
@@ -123,12 +123,12 @@ func errorCategory(err error) string {
 	if errors.As(err, &se) {
 		return "ParseError"
 	}
-	var ee *eval.Error
+	var ee *value.Error
 	if errors.As(err, &ee) {
 		switch ee.Kind {
-		case eval.ErrUser:
+		case value.ErrUser:
 			return "UserRecoverableError"
-		case eval.ErrDesugar:
+		case value.ErrDesugar:
 			return "DesugarError"
 		}
 		return "ExecutionError"

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/typecheck"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // TestRepl runs every testdata/*.repl script in a fresh REPL and fails on
@@ -272,7 +273,7 @@ func TestDevelopmentGenesis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hashes[eval.Pretty(v[0])] = true
+		hashes[value.Pretty(v[0])] = true
 	}
 	if len(hashes) != 1 {
 		t.Errorf("coin has different hashes on chains 0 and 1: %v", hashes)

@@ -1,5 +1,7 @@
 package eval
 
+import "github.com/ledgernode/ledger-node/pact/value"
+
 // Evaluation makes many small objects that mostly die with the
 // application that made them: argument lists, call frames, capability
 // tokens. A coin transfer made about 200 of them, one allocation each.
@@ -23,14 +25,13 @@ package eval
 // TestTransfersKeepNoMemory runs twenty thousand transfers in one
 // interpreter and fails if the heap grows.
 type arena struct {
-	vals      []Value
-	frames    []smallFrame
-	pairs     []pairFrame
-	tokens    []CapToken
-	cells     []objectCell
-	pairCells []pairCell
-	binds     []bindFn
-	mcaps     []managedCap
+	vals    []value.Value
+	frames  []smallFrame
+	pairs   []pairFrame
+	tokens  []value.CapToken
+	objects value.ObjectCells
+	binds   []bindFn
+	mcaps   []managedCap
 	// freeFrames and freePairs are call frames given back (giveBack),
 	// zeroed, for the next calls.
 	freeFrames []*smallFrame
@@ -47,18 +48,17 @@ const (
 	frameChunk = 32  // frames per chunk (3 KiB)
 	pairChunk  = 48  // two-value frames per chunk (3 KiB)
 	tokenChunk = 32  // capability tokens per chunk
-	cellChunk  = 16  // small objects per chunk (1.8 KiB)
 	smallChunk = 32  // bindings' closures, managed caps per chunk
 )
 
 // values returns a zeroed slice of n values whose capacity is n, so that
 // appending to it never writes into a neighbour's values.
-func (a *arena) values(n int) []Value {
+func (a *arena) values(n int) []value.Value {
 	if n > valueChunk/8 {
-		return make([]Value, n)
+		return make([]value.Value, n)
 	}
 	if len(a.vals) < n {
-		a.vals = make([]Value, valueChunk)
+		a.vals = make([]value.Value, valueChunk)
 	}
 	s := a.vals[:n:n]
 	a.vals = a.vals[n:]
@@ -66,7 +66,7 @@ func (a *arena) values(n int) []Value {
 }
 
 // one is the argument list [v], cut from the arena.
-func (in *Interp) one(v Value) []Value {
+func (in *Interp) one(v value.Value) []value.Value {
 	l := in.alloc.values(1)
 	l[0] = v
 	return l
@@ -134,7 +134,7 @@ func (a *arena) giveBack(f callFrame) {
 // envOver returns a frame whose values are vals, a given-back one first:
 // a frame that shares its values with something else (a capability
 // token's arguments), so that only the frame itself is reused.
-func (a *arena) envOver(vals []Value) *env {
+func (a *arena) envOver(vals []value.Value) *env {
 	if k := len(a.freeEnvs); k > 0 {
 		e := a.freeEnvs[k-1]
 		a.freeEnvs = a.freeEnvs[:k-1]
@@ -152,7 +152,7 @@ func (a *arena) giveBackEnv(e *env) {
 }
 
 // capToken returns a zeroed capability token.
-func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
+func (a *arena) capToken() *value.CapToken { return cut(&a.tokens, tokenChunk) }
 
 // decimalBoxes is a small direct-mapped table of decimals already held in
 // Values: making a Decimal (three words) a Value allocates, and the same
@@ -160,65 +160,31 @@ func (a *arena) capToken() *CapToken { return cut(&a.tokens, tokenChunk) }
 // a gas fee and its refund). Values are immutable, so one boxed decimal
 // serves every use.
 type decimalBoxes [64]struct {
-	d Decimal
-	v Value
+	d value.Decimal
+	v value.Value
 }
 
 // decimal is d as a Value, the one already made for an equal decimal of
 // the same places when the table has it.
-func (a *arena) decimal(d Decimal) Value {
-	if d.mant.big != nil {
+func (a *arena) decimal(d value.Decimal) value.Value {
+	if !d.Mantissa().IsSmall() {
 		return d
 	}
 	if a.decimals == nil {
 		a.decimals = new(decimalBoxes)
 	}
-	h := (uint64(d.mant.small)*0x9e3779b97f4a7c15 + uint64(d.places)) >> 58
+	h := (uint64(d.Mantissa().Int64())*0x9e3779b97f4a7c15 + uint64(d.Places())) >> 58
 	b := &a.decimals[h]
-	if b.v != nil && b.d.places == d.places && b.d.mant.small == d.mant.small {
+	if b.v != nil && b.d.Places() == d.Places() && b.d.Mantissa().Int64() == d.Mantissa().Int64() {
 		return b.v
 	}
 	b.d, b.v = d, d
 	return b.v
 }
 
-// objectCell is an object with room for its values: most objects a
-// transaction builds (literals, merged rows) have a few fields, and
-// making both at once saves an allocation each. pairCell is the same for
-// one or two fields (a balance, a balance and a guard), a third smaller.
-type objectCell struct {
-	obj Object
-	buf [4]Value
-}
-
-type pairCell struct {
-	obj Object
-	buf [2]Value
-}
-
-// cell returns an empty object with room for n <= 4 values.
-func (a *arena) cell(n int) *Object {
-	if n <= len(pairCell{}.buf) {
-		c := cut(&a.pairCells, cellChunk)
-		c.obj.vals = c.buf[:0:n]
-		return &c.obj
-	}
-	c := cut(&a.cells, cellChunk)
-	c.obj.vals = c.buf[:0:n]
-	return &c.obj
-}
-
 // object returns an object over keys (sorted and unique) and its values
 // to fill in, zeroed: cut from a chunk when they fit a cell.
-func (a *arena) object(keys []string) (*Object, []Value) {
-	if len(keys) > len(objectCell{}.buf) {
-		vals := make([]Value, len(keys))
-		return newObjectSorted(keys, vals), vals
-	}
-	o := a.cell(len(keys))
-	o.keys, o.vals = keys, o.vals[:len(keys)]
-	return o, o.vals
-}
+func (a *arena) object(keys []string) (*value.Object, []value.Value) { return a.objects.Object(keys) }
 
 // cut returns the next zeroed object of chunk, a new chunk of size objects
 // when it is used up.

@@ -3,6 +3,8 @@ package eval
 import (
 	"strings"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -10,15 +12,15 @@ import (
 // Capabilities (spec §3.5): tokens, the granted stack, managed caps, events.
 
 type capSlot struct {
-	cap      *CapToken
-	composed []*CapToken
+	cap      *value.CapToken
+	composed []*value.CapToken
 }
 
 type managedCap struct {
-	token *CapToken // for user-managed caps the managed argument is ignored when matching
+	token *value.CapToken // for user-managed caps the managed argument is ignored when matching
 	def   *Def
-	value Value // remaining amount of a user-managed cap
-	used  bool  // one-shot (auto-managed) cap fired
+	value value.Value // remaining amount of a user-managed cap
+	used  bool        // one-shot (auto-managed) cap fired
 }
 
 type capState struct {
@@ -28,7 +30,7 @@ type capState struct {
 	// disables unscoped signatures.
 	autonomous bool
 	// evaluating are the caps whose bodies run now (signature scoping).
-	evaluating []*CapToken
+	evaluating []*value.CapToken
 }
 
 func (s capState) clone() capState {
@@ -39,13 +41,13 @@ func (s capState) clone() capState {
 		cp := *m
 		c.managed[i] = &cp
 	}
-	c.evaluating = append([]*CapToken(nil), s.evaluating...)
+	c.evaluating = append([]*value.CapToken(nil), s.evaluating...)
 	return c
 }
 
 // granted lists every cap in scope, composed ones included.
-func (s *capState) granted() []*CapToken {
-	var out []*CapToken
+func (s *capState) granted() []*value.CapToken {
+	var out []*value.CapToken
 	for _, sl := range s.stack {
 		out = append(out, sl.cap)
 		out = append(out, sl.composed...)
@@ -55,14 +57,14 @@ func (s *capState) granted() []*CapToken {
 
 // acquiring is what signature scoping compares signer caps against: the
 // caps being evaluated, or else everything granted.
-func (s *capState) acquiring() []*CapToken {
+func (s *capState) acquiring() []*value.CapToken {
 	if len(s.evaluating) > 0 {
 		return s.evaluating
 	}
 	return s.granted()
 }
 
-func (s *capState) isGranted(t *CapToken) bool {
+func (s *capState) isGranted(t *value.CapToken) bool {
 	// granted() without building its list: this runs on every
 	// with-capability and require-capability.
 	for _, sl := range s.stack {
@@ -88,12 +90,12 @@ func roomy[T any](s []T) []T {
 	return s
 }
 
-func capTokensEqual(a, b *CapToken) bool {
+func capTokensEqual(a, b *value.CapToken) bool {
 	if !sameCapName(a, b) {
 		return false
 	}
 	for i := range a.Args {
-		if !Equal(a.Args[i], b.Args[i]) {
+		if !value.Equal(a.Args[i], b.Args[i]) {
 			return false
 		}
 	}
@@ -103,18 +105,18 @@ func capTokensEqual(a, b *CapToken) bool {
 // sameCapName says a and b name the same capability (the module hash
 // aside) and have as many arguments. The member's name comes first: the
 // caps compared on a stack mostly differ there.
-func sameCapName(a, b *CapToken) bool {
+func sameCapName(a, b *value.CapToken) bool {
 	return a.Name.Name == b.Name.Name && len(a.Args) == len(b.Args) &&
 		a.Name.Module.Name == b.Name.Module.Name && a.Name.Module.Namespace == b.Name.Module.Namespace
 }
 
 // capTokensMatchManaged compares ignoring argument skip (the managed one).
-func capTokensMatchManaged(a, b *CapToken, skip int) bool {
+func capTokensMatchManaged(a, b *value.CapToken, skip int) bool {
 	if !sameCapName(a, b) {
 		return false
 	}
 	for i := range a.Args {
-		if i != skip && !Equal(a.Args[i], b.Args[i]) {
+		if i != skip && !value.Equal(a.Args[i], b.Args[i]) {
 			return false
 		}
 	}
@@ -122,7 +124,7 @@ func capTokensMatchManaged(a, b *CapToken, skip int) bool {
 }
 
 // capToken makes the token `(CAP args)`.
-func (in *Interp) capToken(d *Def, args []Value) (Value, error) {
+func (in *Interp) capToken(d *Def, args []value.Value) (value.Value, error) {
 	if len(args) != len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
@@ -137,29 +139,29 @@ func (in *Interp) capToken(d *Def, args []Value) (Value, error) {
 	return t, nil
 }
 
-func (in *Interp) capDef(t *CapToken) (*Def, error) {
+func (in *Interp) capDef(t *value.CapToken) (*Def, error) {
 	m := in.lookupModule(t.Name.Module)
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + t.Name.Module.String())
+		return nil, value.EvalError("Cannot find module: " + t.Name.Module.String())
 	}
 	d, ok := m.Defs[t.Name.Name]
 	if !ok || d.Kind != DefCapability {
-		return nil, EvalError("Invalid event capability " + t.Name.QualName().String())
+		return nil, value.EvalError("Invalid event capability " + t.Name.QualName().String())
 	}
 	return d, nil
 }
 
-func expectCapToken(v Value) (*CapToken, error) {
-	t, ok := v.(*CapToken)
+func expectCapToken(v value.Value) (*value.CapToken, error) {
+	t, ok := v.(*value.CapToken)
 	if !ok {
-		return nil, EvalError("expected capability token value, got: " + Pretty(v))
+		return nil, value.EvalError("expected capability token value, got: " + value.Pretty(v))
 	}
 	return t, nil
 }
 
-func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) withCapability(n *nSpecial, e *env) (value.Value, error) {
 	if in.inDefcap > 0 {
-		return nil, EvalError("Form illegal within defcap with-capability")
+		return nil, value.EvalError("Form illegal within defcap with-capability")
 	}
 	tv, err := in.eval(n.args[0], e)
 	if err != nil {
@@ -196,7 +198,7 @@ func (in *Interp) withCapability(n *nSpecial, e *env) (Value, error) {
 // pushed) with the caps it composed. As in P5, a managed cap is found (or
 // installed from a signer's scope) first, its body runs with the installed
 // token in scope, and a user-managed cap's manager runs after the body.
-func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
+func (in *Interp) acquireCap(d *Def, t *value.CapToken) (capSlot, error) {
 	var mc *managedCap
 	evaluating := t
 	if d.Managed != capUnmanaged {
@@ -206,7 +208,7 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 		}
 		if d.Managed == capAutoManaged {
 			if mc.used {
-				return capSlot{}, UserError("One-shot managed capability used more than once")
+				return capSlot{}, value.UserError("One-shot managed capability used more than once")
 			}
 			mc.used = true
 		} else {
@@ -237,13 +239,13 @@ func (in *Interp) acquireCap(d *Def, t *CapToken) (capSlot, error) {
 // manager is a defun of two parameters: it is called directly, in a
 // frame of the arena given back if nothing keeps it, instead of through a
 // closure and an argument list made for the call.
-func (in *Interp) applyManager(m *Def, managed, requested Value, loc *syntax.Span) (Value, error) {
+func (in *Interp) applyManager(m *Def, managed, requested value.Value, loc *syntax.Span) (value.Value, error) {
 	if m.Kind != DefFun || m.Abstract || len(m.Args) != 2 {
 		mgr, err := in.defValue(m)
 		if err != nil {
 			return nil, err
 		}
-		return in.apply(mgr, []Value{managed, requested}, loc)
+		return in.apply(mgr, []value.Value{managed, requested}, loc)
 	}
 	if err := in.step(); err != nil {
 		return nil, err
@@ -260,18 +262,18 @@ func (in *Interp) applyManager(m *Def, managed, requested Value, loc *syntax.Spa
 // emit records a capability's event. The module hash is the one the
 // token was made against (a caller compiled before an upgrade names the old
 // version), as in P5.
-func (in *Interp) emit(d *Def, t *CapToken) {
+func (in *Interp) emit(d *Def, t *value.CapToken) {
 	h := t.Name.Hash
 	if h == "" || in.Flags["EnableLegacyEventHashes"] {
 		h = d.Module.Hash
 	}
 	if in.tx.events == nil {
-		in.tx.events = make([]Event, 0, 2) // a transfer's two
+		in.tx.events = make([]value.Event, 0, 2) // a transfer's two
 	}
-	in.tx.events = append(in.tx.events, Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
+	in.tx.events = append(in.tx.events, value.Event{Name: t.Name.QualName(), Args: t.Args, ModuleHash: h})
 }
 
-func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlot, error) {
+func (in *Interp) evalCapBody(d *Def, t *value.CapToken, evaluating *value.CapToken) (capSlot, error) {
 	// Push and truncate rather than copy: whatever runs in between leaves
 	// both slices at least as long as it found them.
 	nEval, idx := len(in.tx.caps.evaluating), len(in.tx.caps.stack)
@@ -312,7 +314,7 @@ func (in *Interp) evalCapBody(d *Def, t *CapToken, evaluating *CapToken) (capSlo
 // findManaged finds the installed managed cap matching t (ignoring the
 // managed argument of a user-managed cap), installing it from a signer's
 // scope if one names it.
-func (in *Interp) findManaged(d *Def, t *CapToken) (*managedCap, error) {
+func (in *Interp) findManaged(d *Def, t *value.CapToken) (*managedCap, error) {
 	skip := -1
 	if d.Managed == capUserManaged {
 		skip = d.ManagedParam
@@ -325,13 +327,13 @@ func (in *Interp) findManaged(d *Def, t *CapToken) (*managedCap, error) {
 	if mc := in.installFromSigners(d, t, skip); mc != nil {
 		return mc, nil
 	}
-	return nil, EvalError("Managed capability not installed: " + renderCapToken(t))
+	return nil, value.EvalError("Managed capability not installed: " + renderCapToken(t))
 }
 
 // installFromSigners installs a managed cap that a signer (or verifier)
 // scoped its signature to.
-func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap {
-	try := func(c *CapToken) *managedCap {
+func (in *Interp) installFromSigners(d *Def, t *value.CapToken, skip int) *managedCap {
+	try := func(c *value.CapToken) *managedCap {
 		if skip < 0 && capTokensEqual(c, t) || skip >= 0 && capTokensMatchManaged(c, t, skip) {
 			mc := cut(&in.alloc.mcaps, smallChunk)
 			mc.token, mc.def = c, d
@@ -360,7 +362,7 @@ func (in *Interp) installFromSigners(d *Def, t *CapToken, skip int) *managedCap 
 	return nil
 }
 
-func nativeRequireCap(c Call, a []Value) (Value, error) {
+func nativeRequireCap(c Call, a []value.Value) (value.Value, error) {
 	t, err := expectCapToken(a[0])
 	if err != nil {
 		return nil, err
@@ -377,34 +379,34 @@ func nativeRequireCap(c Call, a []Value) (Value, error) {
 		}
 	}
 	if c.in.tx.caps.isGranted(t) {
-		return True, nil
+		return value.True, nil
 	}
-	return nil, UserError("require-capability: not granted: " + renderCapToken(t))
+	return nil, value.UserError("require-capability: not granted: " + renderCapToken(t))
 }
 
-func renderCapToken(t *CapToken) string {
+func renderCapToken(t *value.CapToken) string {
 	var b strings.Builder
 	b.WriteString("(" + t.Name.QualName().String())
 	for _, a := range t.Args {
 		b.WriteByte(' ')
-		b.WriteString(Pretty(a))
+		b.WriteString(value.Pretty(a))
 	}
 	b.WriteString(")")
 	return b.String()
 }
 
-func nativeComposeCap(c Call, a []Value) (Value, error) {
+func nativeComposeCap(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
 	if in.inDefcap == 0 || in.composing < 0 || len(in.stack) == 0 || in.stack[len(in.stack)-1].def == nil ||
 		in.stack[len(in.stack)-1].def.Kind != DefCapability {
-		return nil, NativeError("compose-capability", "native must be called within a defcap body")
+		return nil, value.NativeError("compose-capability", "native must be called within a defcap body")
 	}
 	t, err := expectCapToken(a[0])
 	if err != nil {
 		return nil, err
 	}
 	if in.tx.caps.isGranted(t) {
-		return True, nil
+		return value.True, nil
 	}
 	d, err := in.capDef(t)
 	if err != nil {
@@ -417,10 +419,10 @@ func nativeComposeCap(c Call, a []Value) (Value, error) {
 	}
 	o := &in.tx.caps.stack[outer]
 	o.composed = append(append(roomy(o.composed), slot.cap), slot.composed...)
-	return True, nil
+	return value.True, nil
 }
 
-func nativeInstallCap(c Call, a []Value) (Value, error) {
+func nativeInstallCap(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
 	t, err := expectCapToken(a[0])
 	if err != nil {
@@ -431,14 +433,14 @@ func nativeInstallCap(c Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	if d.Managed == capUnmanaged {
-		return nil, EvalError("Install capability error: capability is not managed and cannot be installed: " +
+		return nil, value.EvalError("Install capability error: capability is not managed and cannot be installed: " +
 			t.Name.QualName().String())
 	}
 	skip := -1
 	if d.Managed == capUserManaged {
 		skip = d.ManagedParam
 	}
-	matches := func(c *CapToken) bool {
+	matches := func(c *value.CapToken) bool {
 		if skip >= 0 {
 			return capTokensMatchManaged(c, t, skip)
 		}
@@ -446,26 +448,26 @@ func nativeInstallCap(c Call, a []Value) (Value, error) {
 	}
 	for _, m := range in.tx.caps.managed {
 		if matches(m.token) {
-			return nil, EvalError("Capability already installed: " + renderCapToken(t))
+			return nil, value.EvalError("Capability already installed: " + renderCapToken(t))
 		}
 	}
 	if skip >= 0 {
 		for _, s := range in.Signers {
 			for _, sc := range s.Caps {
 				if matches(sc) {
-					return nil, EvalError("Capability already installed: " + renderCapToken(t))
+					return nil, value.EvalError("Capability already installed: " + renderCapToken(t))
 				}
 			}
 		}
 	}
 	in.install(d, t)
 	in.tx.caps.autonomous = true
-	return String("Installed capability"), nil
+	return value.String("Installed capability"), nil
 }
 
 // install records a managed cap; a user-managed one starts with the
 // token's managed argument as its amount.
-func (in *Interp) install(d *Def, t *CapToken) *managedCap {
+func (in *Interp) install(d *Def, t *value.CapToken) *managedCap {
 	mc := &managedCap{token: t, def: d}
 	if d.Managed == capUserManaged {
 		mc.value = t.Args[d.ManagedParam]
@@ -474,7 +476,7 @@ func (in *Interp) install(d *Def, t *CapToken) *managedCap {
 	return mc
 }
 
-func nativeEmitEvent(c Call, a []Value) (Value, error) {
+func nativeEmitEvent(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
 	t, err := expectCapToken(a[0])
 	if err != nil {
@@ -486,15 +488,15 @@ func nativeEmitEvent(c Call, a []Value) (Value, error) {
 	}
 	cur := in.currentModule()
 	if cur == nil || cur.Name != d.Module.Name {
-		return nil, EvalError("Emitted event does not match module: " + d.Module.Name.String())
+		return nil, value.EvalError("Emitted event does not match module: " + d.Module.Name.String())
 	}
 	if d.Managed == capUnmanaged && !d.Event {
-		return nil, EvalError("Invalid event capability " + d.fqn().String())
+		return nil, value.EvalError("Invalid event capability " + d.fqn().String())
 	}
 	if !in.Flags["DisablePactEvents"] {
 		in.emit(d, t)
 	}
-	return True, nil
+	return value.True, nil
 }
 
 // GrantCapability puts t on the capability stack for the rest of the
@@ -503,13 +505,13 @@ func nativeEmitEvent(c Call, a []Value) (Value, error) {
 // magic capabilities (coin.GAS, coin.COINBASE, coin.GENESIS), as chainweb
 // seeds the capability state of buy-gas and the coinbase with a slot, so
 // that buy-gas pays for loading coin itself.
-func (in *Interp) GrantCapability(t *CapToken) {
+func (in *Interp) GrantCapability(t *value.CapToken) {
 	in.tx.caps.stack = append(in.tx.caps.stack, capSlot{cap: t})
 }
 
 // TestCapability acquires a capability for the rest of the transaction
 // (the REPL's test-capability).
-func (in *Interp) TestCapability(v Value) (Value, error) {
+func (in *Interp) TestCapability(v value.Value) (value.Value, error) {
 	in.forgetModules()
 	t, err := expectCapToken(v)
 	if err != nil {
@@ -520,7 +522,7 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 		return nil, err
 	}
 	if in.tx.caps.isGranted(t) {
-		return UnitValue, nil
+		return value.UnitValue, nil
 	}
 	if d.Managed != capUnmanaged {
 		// P5 installs a managed cap, runs its body and pops it again: the
@@ -535,12 +537,12 @@ func (in *Interp) TestCapability(v Value) (Value, error) {
 		if _, err := in.evalCapBody(d, t, t); err != nil {
 			return nil, err
 		}
-		return UnitValue, nil
+		return value.UnitValue, nil
 	}
 	slot, err := in.acquireCap(d, t)
 	if err != nil {
 		return nil, err
 	}
 	in.tx.caps.stack = append(in.tx.caps.stack, slot)
-	return UnitValue, nil
+	return value.UnitValue, nil
 }

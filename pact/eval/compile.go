@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
@@ -27,15 +28,15 @@ func (c *compiler) checks() bool { return c.stored == nil }
 func (c *compiler) push(names ...string) { c.scope = c.scope.bind(names...) }
 func (c *compiler) pop()                 { c.scope = c.scope.up }
 
-func compileErr(loc syntax.Span, msg string) *Error {
-	return &Error{Kind: ErrDesugar, Msg: msg, Loc: loc, Located: true}
+func compileErr(loc syntax.Span, msg string) *value.Error {
+	return &value.Error{Kind: value.ErrDesugar, Msg: msg, Loc: loc, Located: true}
 }
 
 // execErrAt is an error the compiler finds where P5 finds it while
 // executing the form (installing a module, evaluating a defpact), not
 // desugaring it: P5's ExecutionError.
-func execErrAt(loc syntax.Span, msg string) *Error {
-	return &Error{Kind: ErrEval, Msg: msg, Loc: loc, Located: true}
+func execErrAt(loc syntax.Span, msg string) *value.Error {
+	return &value.Error{Kind: value.ErrEval, Msg: msg, Loc: loc, Located: true}
 }
 
 // exprs compiles xs in the current scope: the desugaring pass
@@ -84,7 +85,7 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 	case *resolve.Lit:
 		if x, ok := t.Src.(*syntax.DecimalLit); ok {
 			// A command's amounts recur: made a Value by the arena's table.
-			d := NewDecimal(litInt(t), uint8(x.Places()))
+			d := value.NewDecimal(litInt(t), uint8(x.Places()))
 			return &nConst{v: c.in.alloc.decimal(d), loc: t.Span()}, nil
 		}
 		return &nConst{v: litValue(t), loc: t.Span()}, nil
@@ -94,7 +95,7 @@ func (c *compiler) term(t resolve.Term) (node, error) {
 			return nil, err
 		}
 		if allConst(elems) {
-			l := make(List, len(elems))
+			l := make(value.List, len(elems))
 			lits := []int32{int32(len(elems))}
 			for i, e := range elems {
 				l[i] = e.(*nConst).v
@@ -246,7 +247,7 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 			return nil, compileErr(loc, msg)
 		}
 		// Code stored before this check: it fails where it runs, as it always did.
-		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String(msg)}}, loc: loc}, nil
+		return &nSpecial{form: sfInvalid, args: []node{&nConst{v: value.String(msg)}}, loc: loc}, nil
 	}
 	switch t.Form {
 	case resolve.FormIf:
@@ -263,7 +264,7 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 		if len(args) != 2 {
 			// Unlike the other forms, P5 refuses this one only when it runs (its suite
 			// catches (enforce x) with expect-failure).
-			return &nSpecial{form: sfInvalid, args: []node{&nConst{v: String("Invalid syntax, enforce expects 2 arguments")}}, loc: loc}, nil
+			return &nSpecial{form: sfInvalid, args: []node{&nConst{v: value.String("Invalid syntax, enforce expects 2 arguments")}}, loc: loc}, nil
 		}
 	case resolve.FormEnforceOne:
 		if len(args) != 2 {
@@ -295,7 +296,7 @@ func (c *compiler) special(t *resolve.Special) (node, error) {
 				// Refused before it runs, as P5's desugarer does.
 				return nil, compileErr(loc, "Desugar syntax failure: do form must have at least 1 expression")
 			}
-			return &nConst{v: UnitValue, loc: loc}, nil
+			return &nConst{v: value.UnitValue, loc: loc}, nil
 		}
 	}
 	return &nSpecial{form: t.Form, args: args, loc: loc}, nil
@@ -379,9 +380,9 @@ func (c *compiler) name(n syntax.Name, loc syntax.Span) (node, error) {
 }
 
 // typ resolves a type annotation.
-func (c *compiler) typ(t syntax.Type) (*Type, error) { return c.renameType(t, nil) }
+func (c *compiler) typ(t syntax.Type) (*value.Type, error) { return c.renameType(t, nil) }
 
 // schema resolves the schema a deftable names.
-func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*Schema, error) {
+func (c *compiler) schema(n syntax.Name, loc syntax.Span) (*value.Schema, error) {
 	return c.renameSchema(n, nil, loc)
 }

@@ -2,12 +2,13 @@ package eval
 
 import (
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The database natives (spec §3.7).
 
-func tableArg(c Call, a []Value) (*Table, error) {
-	t, ok := a[0].(*Table)
+func tableArg(c Call, a []value.Value) (*value.Table, error) {
+	t, ok := a[0].(*value.Table)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -16,9 +17,9 @@ func tableArg(c Call, a []Value) (*Table, error) {
 
 // tableAccess checks that the caller may touch the table: from its own
 // module, with module admin, or (reads with AllowReadInLocal) anyone.
-func (in *Interp) tableAccess(t *Table, read bool) error {
+func (in *Interp) tableAccess(t *value.Table, read bool) error {
 	if in.sysOnly > 0 {
-		return &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+		return &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
 	}
 	if in.inModule(t.Module) || in.tx.admin[t.Module] {
 		return in.checkBlessed(t)
@@ -32,21 +33,21 @@ func (in *Interp) tableAccess(t *Table, read bool) error {
 	return in.checkBlessed(t)
 }
 
-func (in *Interp) checkBlessed(t *Table) error {
+func (in *Interp) checkBlessed(t *value.Table) error {
 	m, err := in.loadModule(t.Module)
 	if err != nil {
 		return err
 	}
 	if m == nil {
-		return EvalError("Cannot find module: " + t.Module.String())
+		return value.EvalError("Cannot find module: " + t.Module.String())
 	}
 	if t.Hash != m.Hash && !m.Blessed[t.Hash] {
-		return EvalError("Execution aborted, hash not blessed for module " + t.Module.String() + ": " + t.Hash)
+		return value.EvalError("Execution aborted, hash not blessed for module " + t.Module.String() + ": " + t.Hash)
 	}
 	return nil
 }
 
-func nativeCreateTable(c Call, a []Value) (Value, error) {
+func nativeCreateTable(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -56,22 +57,22 @@ func nativeCreateTable(c Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	if in.readOnly > 0 {
-		return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+		return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
 	}
 	if err := in.DB.CreateTable(t.FullName()); err != nil {
 		if err == db.ErrTableExists {
-			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " already exists"}
+			return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " already exists"}
 		}
 		return nil, dbErr(err)
 	}
-	return String("TableCreated"), nil
+	return value.String("TableCreated"), nil
 }
 
-func schemaMismatch(s *Schema, o *Object) *Error {
-	return EvalError("Attempted insert failed due to schema mismatch. Expected: " + schemaText(s) + ", received " + Pretty(o))
+func schemaMismatch(s *value.Schema, o *value.Object) *value.Error {
+	return value.EvalError("Attempted insert failed due to schema mismatch. Expected: " + schemaText(s) + ", received " + value.Pretty(o))
 }
 
-func schemaText(s *Schema) string {
+func schemaText(s *value.Schema) string {
 	out := "{"
 	for i, f := range s.Fields {
 		if i > 0 {
@@ -82,14 +83,14 @@ func schemaText(s *Schema) string {
 	return out + "}"
 }
 
-func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
-	return func(c Call, a []Value) (Value, error) {
+func nativeWrite(kind string) func(c Call, a []value.Value) (value.Value, error) {
+	return func(c Call, a []value.Value) (value.Value, error) {
 		t, err := tableArg(c, a)
 		if err != nil {
 			return nil, err
 		}
-		key, ok1 := a[1].(String)
-		obj, ok2 := a[2].(*Object)
+		key, ok1 := a[1].(value.String)
+		obj, ok2 := a[2].(*value.Object)
 		if !ok1 || !ok2 {
 			return nil, c.argsErr(a)
 		}
@@ -122,7 +123,7 @@ func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
 			}
 		}
 		if in.readOnly > 0 {
-			return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+			return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
 		}
 		wt := db.Write
 		switch kind {
@@ -135,30 +136,30 @@ func nativeWrite(kind string) func(c Call, a []Value) (Value, error) {
 				return nil, in.tableErr(t, err)
 			}
 			if !found {
-				return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: No row found during update in table " +
+				return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: No row found during update in table " +
 					t.FullName() + " at key " + string(key)}
 			}
-			obj = obj.union(old.(*Object), &in.alloc)
+			obj = obj.UnionIn(old.(*value.Object), &in.alloc.objects)
 		}
 		if err := in.DB.Write(db.UserTable, t.FullName(), string(key), obj, wt); err != nil {
 			if err == db.ErrRowExists {
-				return nil, &Error{Kind: ErrDB, Msg: "Error during database operation: Value already found while in Insert mode in table " +
+				return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Value already found while in Insert mode in table " +
 					t.FullName() + " at key \"" + string(key) + "\""}
 			}
 			return nil, in.tableErr(t, err)
 		}
-		return String("Write succeeded"), nil
+		return value.String("Write succeeded"), nil
 	}
 }
 
-func (in *Interp) tableErr(t *Table, err error) error {
+func (in *Interp) tableErr(t *value.Table, err error) error {
 	if err == db.ErrNoTable {
-		return &Error{Kind: ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " not found"}
+		return &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Table " + t.FullName() + " not found"}
 	}
 	return dbErr(err)
 }
 
-func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
+func (in *Interp) readRow(t *value.Table, key string) (*value.Object, bool, error) {
 	if err := in.tableAccess(t, true); err != nil {
 		return nil, false, err
 	}
@@ -169,7 +170,7 @@ func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
 	if !found {
 		return nil, false, nil
 	}
-	row := v.(*Object)
+	row := v.(*value.Object)
 	// A row read costs its estimated size, whatever fields are kept.
 	if in.metered() {
 		sz, err := in.sizeOfFields(row)
@@ -183,18 +184,18 @@ func (in *Interp) readRow(t *Table, key string) (*Object, bool, error) {
 	return row, true, nil
 }
 
-func noSuchRow(t *Table, key string) *Error {
-	return UserError("No value found in table " + t.FullName() + " for key: " + key)
+func noSuchRow(t *value.Table, key string) *value.Error {
+	return value.UserError("No value found in table " + t.FullName() + " for key: " + key)
 }
 
-func columns(c Call, a []Value, v Value) ([]string, error) {
-	l, ok := v.(List)
+func columns(c Call, a []value.Value, v value.Value) ([]string, error) {
+	l, ok := v.(value.List)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	out := make([]string, len(l))
 	for i, x := range l {
-		s, ok := x.(String)
+		s, ok := x.(value.String)
 		if !ok {
 			return nil, c.argsErr(a)
 		}
@@ -205,12 +206,12 @@ func columns(c Call, a []Value, v Value) ([]string, error) {
 
 // mustReadRow is (read table key): the row, or P5's recoverable "No value
 // found" error.
-func mustReadRow(c Call, a []Value) (*Object, error) {
+func mustReadRow(c Call, a []value.Value) (*value.Object, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
 	}
-	key, ok := a[1].(String)
+	key, ok := a[1].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -224,7 +225,7 @@ func mustReadRow(c Call, a []Value) (*Object, error) {
 	return row, nil
 }
 
-func nativeRead(c Call, a []Value) (Value, error) {
+func nativeRead(c Call, a []value.Value) (value.Value, error) {
 	var cols []string
 	if len(a) == 3 {
 		// The field names are checked before the row is read (P5).
@@ -243,7 +244,7 @@ func nativeRead(c Call, a []Value) (Value, error) {
 	return row, nil
 }
 
-func nativeKeys(c Call, a []Value) (Value, error) {
+func nativeKeys(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -255,15 +256,15 @@ func nativeKeys(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, c.in.tableErr(t, err)
 	}
-	out := make(List, len(ks))
+	out := make(value.List, len(ks))
 	for i, k := range ks {
-		out[i] = String(k)
+		out[i] = value.String(k)
 	}
 	return out, nil
 }
 
 // rows iterates a table in key order.
-func (in *Interp) rows(t *Table, f func(key string, row *Object) error) error {
+func (in *Interp) rows(t *value.Table, f func(key string, row *value.Object) error) error {
 	if err := in.tableAccess(t, true); err != nil {
 		return err
 	}
@@ -279,14 +280,14 @@ func (in *Interp) rows(t *Table, f func(key string, row *Object) error) error {
 		if !found {
 			continue
 		}
-		if err := f(k, v.(*Object)); err != nil {
+		if err := f(k, v.(*value.Object)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func nativeSelect(c Call, a []Value) (Value, error) {
+func nativeSelect(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
@@ -299,8 +300,8 @@ func nativeSelect(c Call, a []Value) (Value, error) {
 		}
 		where = a[2]
 	}
-	out := List{}
-	err = c.in.rows(t, func(_ string, row *Object) error {
+	out := value.List{}
+	err = c.in.rows(t, func(_ string, row *value.Object) error {
 		ok, err := applyBool(c, where, row)
 		if err != nil {
 			return err
@@ -323,18 +324,18 @@ func nativeSelect(c Call, a []Value) (Value, error) {
 // nativeFoldDB is fold-db: P5 first runs the query over every row in key
 // order, then the consumer over the rows kept, last kept first, and lists
 // the results in key order.
-func nativeFoldDB(c Call, a []Value) (Value, error) {
+func nativeFoldDB(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
 	}
 	type kept struct {
 		key string
-		row *Object
+		row *value.Object
 	}
 	var rows []kept
-	err = c.in.rows(t, func(k string, row *Object) error {
-		keep, err := asBool(c.in.apply(a[1], []Value{String(k), row}, c.loc))
+	err = c.in.rows(t, func(k string, row *value.Object) error {
+		keep, err := asBool(c.in.apply(a[1], []value.Value{value.String(k), row}, c.loc))
 		if err == nil && keep {
 			rows = append(rows, kept{k, row})
 		}
@@ -343,9 +344,9 @@ func nativeFoldDB(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(List, len(rows))
+	out := make(value.List, len(rows))
 	for i := len(rows) - 1; i >= 0; i-- {
-		r, err := c.in.apply(a[2], []Value{String(rows[i].key), rows[i].row}, c.loc)
+		r, err := c.in.apply(a[2], []value.Value{value.String(rows[i].key), rows[i].row}, c.loc)
 		if err != nil {
 			return nil, err
 		}
@@ -354,7 +355,7 @@ func nativeFoldDB(c Call, a []Value) (Value, error) {
 	return out, nil
 }
 
-func nativeWithRead(c Call, a []Value) (Value, error) {
+func nativeWithRead(c Call, a []value.Value) (value.Value, error) {
 	row, err := mustReadRow(c, a)
 	if err != nil {
 		return nil, err
@@ -362,13 +363,13 @@ func nativeWithRead(c Call, a []Value) (Value, error) {
 	return c.in.apply(a[2], c.in.one(row), c.loc)
 }
 
-func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
+func nativeWithDefaultRead(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
 	}
-	key, ok1 := a[1].(String)
-	def, ok2 := a[2].(*Object)
+	key, ok1 := a[1].(value.String)
+	def, ok2 := a[2].(*value.Object)
 	if !ok1 || !ok2 {
 		return nil, c.argsErr(a)
 	}
@@ -382,20 +383,20 @@ func nativeWithDefaultRead(c Call, a []Value) (Value, error) {
 	return c.in.apply(a[3], c.in.one(row), c.loc)
 }
 
-func nativeDescribeTable(c Call, a []Value) (Value, error) {
+func nativeDescribeTable(c Call, a []value.Value) (value.Value, error) {
 	t, err := tableArg(c, a)
 	if err != nil {
 		return nil, err
 	}
-	return NewObject(
-		Field{Key: "module", Val: String(t.Module.String())},
-		Field{Key: "name", Val: String(t.Name)},
-		Field{Key: "type", Val: String("table{" + t.Schema.Name.String() + "}")},
+	return value.NewObject(
+		value.Field{Key: "module", Val: value.String(t.Module.String())},
+		value.Field{Key: "name", Val: value.String(t.Name)},
+		value.Field{Key: "type", Val: value.String("table{" + t.Schema.Name.String() + "}")},
 	), nil
 }
 
-func nativeDescribeKeyset(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeDescribeKeyset(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -410,48 +411,48 @@ func nativeDescribeKeyset(c Call, a []Value) (Value, error) {
 	return ks, nil
 }
 
-func nativeDescribeModule(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeDescribeModule(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	mn, ok := ParseModuleName(string(s))
+	mn, ok := value.ParseModuleName(string(s))
 	if !ok {
-		return nil, EvalError("Cannot find module: " + string(s))
+		return nil, value.EvalError("Cannot find module: " + string(s))
 	}
 	m, err := c.in.resolveModuleData(mn)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + string(s))
+		return nil, value.EvalError("Cannot find module: " + string(s))
 	}
 	if err := c.in.localOnly("describe-module"); err != nil {
 		return nil, err
 	}
 	// P5 describe-module: name, hash, tx_hash, code, and for a module its
 	// interfaces.
-	fs := []Field{{Key: "name", Val: String(m.Name.String())}, {Key: "hash", Val: String(m.Hash)},
-		{Key: "tx_hash", Val: String(m.TxHash)}, {Key: "code", Val: String(m.Code)}}
+	fs := []value.Field{{Key: "name", Val: value.String(m.Name.String())}, {Key: "hash", Val: value.String(m.Hash)},
+		{Key: "tx_hash", Val: value.String(m.TxHash)}, {Key: "code", Val: value.String(m.Code)}}
 	if !m.Interface {
-		ifaces := make(List, len(m.Implements))
+		ifaces := make(value.List, len(m.Implements))
 		for i, n := range m.Implements {
-			ifaces[i] = String(n.String())
+			ifaces[i] = value.String(n.String())
 		}
-		fs = append(fs, Field{Key: "interfaces", Val: ifaces})
+		fs = append(fs, value.Field{Key: "interfaces", Val: ifaces})
 	}
-	return NewObject(fs...), nil
+	return value.NewObject(fs...), nil
 }
 
 // localOnly is the DisableHistoryInTransactionalMode check.
 func (in *Interp) localOnly(native string) error {
 	if in.Flags["DisableHistoryInTransactionalMode"] && in.Mode == db.Transactional {
-		return EvalError("Operation only permitted in local execution mode: " + native)
+		return value.EvalError("Operation only permitted in local execution mode: " + native)
 	}
 	return nil
 }
 
-func nativeListModules(c Call, a []Value) (Value, error) {
+func nativeListModules(c Call, a []value.Value) (value.Value, error) {
 	if err := c.in.localOnly("list-modules"); err != nil {
 		return nil, err
 	}
@@ -459,9 +460,9 @@ func nativeListModules(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, dbErr(err)
 	}
-	out := make(List, len(ks))
+	out := make(value.List, len(ks))
 	for i, k := range ks {
-		out[i] = String(k)
+		out[i] = value.String(k)
 	}
 	return out, nil
 }
@@ -470,18 +471,18 @@ func nativeListModules(c Call, a []Value) (Value, error) {
 // charges the write by the data's estimated size (and the source's, when
 // the stored data holds it, which ours never does: the source is kept
 // apart).
-func nativeStaticRedeploy(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeStaticRedeploy(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	mn, _ := ParseModuleName(string(s))
+	mn, _ := value.ParseModuleName(string(s))
 	m, err := c.in.resolveModuleData(mn)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + string(s))
+		return nil, value.EvalError("Cannot find module: " + string(s))
 	}
 	if c.in.metered() && m.image != nil {
 		sz := m.image.dataSize
@@ -492,7 +493,7 @@ func nativeStaticRedeploy(c Call, a []Value) (Value, error) {
 			return nil, err
 		}
 	}
-	return UnitValue, c.in.write(db.Modules, "", m.Name.String(), m)
+	return value.UnitValue, c.in.write(db.Modules, "", m.Name.String(), m)
 }
 
 // Namespaces.
@@ -500,8 +501,8 @@ func nativeStaticRedeploy(c Call, a []Value) (Value, error) {
 // Namespace is a defined namespace.
 type Namespace struct {
 	Name  string
-	User  Value
-	Admin Value
+	User  value.Value
+	Admin value.Value
 }
 
 func validNamespaceName(s string) bool {
@@ -538,7 +539,7 @@ func (in *Interp) readNamespace(name string) (*Namespace, error) {
 		return nil, dbErr(err)
 	}
 	if !ok {
-		return nil, EvalError("Namespace not found: " + name)
+		return nil, value.EvalError("Namespace not found: " + name)
 	}
 	return v.(*Namespace), nil
 }
@@ -551,26 +552,26 @@ func (in *Interp) enforceNamespaceUser(name string) error {
 	return in.withMagicCap(magicCap("NAMESPACE", name), func() error { return in.enforceGuard(ns.User) })
 }
 
-func nativeNamespace(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeNamespace(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	if s == "" {
 		c.in.namespace = ""
-		return String("Namespace reset to root"), nil
+		return value.String("Namespace reset to root"), nil
 	}
 	if _, err := c.in.chargedNamespace(string(s)); err != nil {
 		return nil, err
 	}
 	c.in.namespace = string(s)
-	return String("Namespace set to " + string(s)), nil
+	return value.String("Namespace set to " + string(s)), nil
 }
 
 // chargedNamespace reads a namespace as P5's namespace natives do: a read
 // charge for the name, then for the record found.
 func (in *Interp) chargedNamespace(name string) (*Namespace, error) {
-	if err := in.chargeRead(uint64(charCount(name))); err != nil {
+	if err := in.chargeRead(uint64(value.CharCount(name))); err != nil {
 		return nil, err
 	}
 	ns, err := in.readNamespace(name)
@@ -589,16 +590,16 @@ func (in *Interp) chargedNamespace(name string) (*Namespace, error) {
 	return ns, nil
 }
 
-func nativeDefineNamespace(c Call, a []Value) (Value, error) {
+func nativeDefineNamespace(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
-	name, ok := a[0].(String)
-	if !ok || a[1].Kind() != KindGuard || a[2].Kind() != KindGuard {
+	name, ok := a[0].(value.String)
+	if !ok || a[1].Kind() != value.KindGuard || a[2].Kind() != value.KindGuard {
 		return nil, c.argsErr(a)
 	}
 	if !validNamespaceName(string(name)) {
-		return nil, NativeError("define-namespace", "invalid namespace format")
+		return nil, value.NativeError("define-namespace", "invalid namespace format")
 	}
-	if err := in.chargeRead(uint64(charCount(string(name)))); err != nil {
+	if err := in.chargeRead(uint64(value.CharCount(string(name)))); err != nil {
 		return nil, err
 	}
 	old, found, err := in.DB.Read(db.Namespaces, "", string(name))
@@ -629,12 +630,12 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 				return nil, err
 			}
 		}
-		v, err := in.apply(in.NamespacePolicy.Fn, []Value{name, a[2]}, c.loc)
+		v, err := in.apply(in.NamespacePolicy.Fn, []value.Value{name, a[2]}, c.loc)
 		if err != nil {
 			return nil, err
 		}
-		if b, _ := v.(Bool); !b {
-			return nil, EvalError("Namespace definition not permitted")
+		if b, _ := v.(value.Bool); !b {
+			return nil, value.EvalError("Namespace definition not permitted")
 		}
 	}
 	if in.metered() {
@@ -649,11 +650,11 @@ func nativeDefineNamespace(c Call, a []Value) (Value, error) {
 	if err := in.write(db.Namespaces, "", string(name), ns); err != nil {
 		return nil, err
 	}
-	return String("Namespace defined: " + string(name)), nil
+	return value.String("Namespace defined: " + string(name)), nil
 }
 
-func nativeDescribeNamespace(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeDescribeNamespace(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -661,9 +662,9 @@ func nativeDescribeNamespace(c Call, a []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewObject(
-		Field{Key: "admin-guard", Val: ns.Admin},
-		Field{Key: "namespace-name", Val: String(ns.Name)},
-		Field{Key: "user-guard", Val: ns.User},
+	return value.NewObject(
+		value.Field{Key: "admin-guard", Val: ns.Admin},
+		value.Field{Key: "namespace-name", Val: value.String(ns.Name)},
+		value.Field{Key: "user-guard", Val: ns.User},
 	), nil
 }

@@ -1,5 +1,6 @@
 package eval
 
+import "github.com/ledgernode/ledger-node/pact/value"
 import "github.com/ledgernode/ledger-node/pact/syntax"
 
 // DefKind is the kind of a module member.
@@ -35,7 +36,7 @@ func (k DefKind) String() string {
 // Param is a typed parameter; a nil Type accepts anything.
 type Param struct {
 	Name string
-	Type *Type
+	Type *value.Type
 	// free is Type's free check, when compiling found one (freeCheck).
 	free uint8
 }
@@ -46,7 +47,7 @@ type Def struct {
 	Name   string
 	Module *Module // nil for REPL top-level definitions
 	Args   []Param
-	Ret    *Type
+	Ret    *value.Type
 	// retFree is Ret's free check, when compiling found one (freeCheck).
 	retFree uint8
 	Body    []node
@@ -59,16 +60,16 @@ type Def struct {
 	Loc       syntax.Span
 
 	// DefConstant: the value, evaluated at load.
-	Value Value
+	Value value.Value
 	// DefCapability
 	Managed      capManaged
 	ManagedParam int // index of the managed argument, for user-managed caps
 	Manager      *Def
 	Event        bool
 	// DefSchemaKind
-	Schema *Schema
+	Schema *value.Schema
 	// DefTableKind
-	Table *Table
+	Table *value.Table
 
 	// signature-only member of an interface
 	Abstract bool
@@ -91,18 +92,18 @@ type pactStep struct {
 }
 
 // QualName is the member's qualified name (bare for REPL definitions).
-func (d *Def) QualName() QualifiedName {
+func (d *Def) QualName() value.QualifiedName {
 	if d.Module == nil {
-		return QualifiedName{Name: d.Name}
+		return value.QualifiedName{Name: d.Name}
 	}
-	return QualifiedName{Module: d.Module.Name, Name: d.Name}
+	return value.QualifiedName{Module: d.Module.Name, Name: d.Name}
 }
 
-func (d *Def) fqn() FullyQualifiedName {
+func (d *Def) fqn() value.FullyQualifiedName {
 	if d.Module == nil {
-		return FullyQualifiedName{Name: d.Name}
+		return value.FullyQualifiedName{Name: d.Name}
 	}
-	return FullyQualifiedName{Module: d.Module.Name, Name: d.Name, Hash: d.Module.Hash}
+	return value.FullyQualifiedName{Module: d.Module.Name, Name: d.Name, Hash: d.Module.Hash}
 }
 
 func (d *Def) qualText() string {
@@ -114,7 +115,7 @@ func (d *Def) qualText() string {
 
 // Module is a loaded module or interface.
 type Module struct {
-	Name      ModuleName
+	Name      value.ModuleName
 	Interface bool
 	// Governance: a keyset name, or a defcap of the module.
 	GovKeyset string
@@ -124,17 +125,17 @@ type Module struct {
 	Hash      string
 	Blessed   map[string]bool
 	// Implements lists the interfaces, sorted.
-	Implements []ModuleName
+	Implements []value.ModuleName
 	Code       string
 	Doc        string
 	// TxHash is the hash of the transaction that installed this version.
 	TxHash string
 	// Deps are the modules this one refers to.
-	Deps []ModuleName
+	Deps []value.ModuleName
 
 	// image is the module as P5 stores it, measured for gas (p5image.go).
 	image *p5Image
 }
 
 // ModRefValue is the module as a value.
-func (m *Module) ModRefValue() *ModRef { return NewModRef(m.Name, m.Implements) }
+func (m *Module) ModRefValue() *value.ModRef { return value.NewModRef(m.Name, m.Implements) }

@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Installing a module or interface, as P5 charges it (Pact.Core.Compile's
@@ -26,7 +27,7 @@ func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5Image, h *p5Has
 		return nil, nil, false, err
 	}
 	if hash == "" {
-		hash = HashBytes([]byte(syntax.Format(x)))
+		hash = value.HashBytes([]byte(syntax.Format(x)))
 	}
 	m.Hash = hash
 	return img, h, charged, nil
@@ -35,7 +36,7 @@ func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5Image, h *p5Has
 // p5Install runs the steps up to the hash: it returns the module's hash and
 // its image (the stored record, without its dependency map). charged is
 // false when the code does not resolve: the compiler then reports why.
-func (in *Interp) p5Install(x syntax.Node, mn ModuleName) (hash string, img *p5Image, h *p5Hasher, charged bool, err error) {
+func (in *Interp) p5Install(x syntax.Node, mn value.ModuleName) (hash string, img *p5Image, h *p5Hasher, charged bool, err error) {
 	h = newP5Hasher(in, x, mn)
 	txh := txHashBytes(in.TxHash)
 	if in.metered() {
@@ -69,7 +70,7 @@ func (in *Interp) p5Install(x syntax.Node, mn ModuleName) (hash string, img *p5I
 			return "", nil, nil, false, err
 		}
 	}
-	hb, _ := DecodeBase64URL(hash)
+	hb, _ := value.DecodeBase64URL(hash)
 	img, err = h.imagePass(x, hb, txh)
 	if err != nil {
 		return "", nil, nil, false, nil
@@ -78,14 +79,14 @@ func (in *Interp) p5Install(x syntax.Node, mn ModuleName) (hash string, img *p5I
 }
 
 func isGasError(err error) bool {
-	e, ok := err.(*Error)
-	return ok && e.Kind == ErrGas
+	e, ok := err.(*value.Error)
+	return ok && e.Kind == value.ErrGas
 }
 
 // txHashBytes is the transaction hash's bytes (a module records the hash
 // of the transaction that installed it).
 func txHashBytes(s string) []byte {
-	b, err := DecodeBase64URL(s)
+	b, err := value.DecodeBase64URL(s)
 	if err != nil {
 		return []byte(s)
 	}
@@ -93,7 +94,7 @@ func txHashBytes(s string) []byte {
 }
 
 // ownKeys are the fully qualified names of a module's own definitions.
-func (img *p5Image) ownKeys(mn ModuleName) []fqnKey {
+func (img *p5Image) ownKeys(mn value.ModuleName) []fqnKey {
 	keys := make([]fqnKey, len(img.order))
 	for i, name := range img.order {
 		keys[i] = fqnKey{mod: mn, name: name, hash: img.hash}
@@ -130,14 +131,14 @@ func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool
 		}
 		// The REPL's top-level definitions are among the loaded ones.
 		for name := range in.replDefs {
-			loaded[fqnKey{mod: ModuleName{Name: "#repl"}, name: name}] = &p5DefImage{}
+			loaded[fqnKey{mod: value.ModuleName{Name: "#repl"}, name: name}] = &p5DefImage{}
 		}
 		deps, cost, ok := transitiveDeps(own, loaded, in.Gas.Remaining())
 		if err := in.chargeModuleOp("MOpFindTransitiveDep", cost, int64(cost), 0); err != nil {
 			return err
 		}
 		if !ok {
-			return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+			return &value.Error{Kind: value.ErrGas, Msg: in.Gas.ExceededText()}
 		}
 		img.deps = deps
 	} else {
@@ -166,7 +167,7 @@ func (in *Interp) depClosure(m *Module, img *p5Image) []p5Dep {
 	for i, k := range own {
 		known[k] = img.defs[img.order[i]]
 	}
-	seenMod := map[ModuleName]bool{m.Name: true}
+	seenMod := map[value.ModuleName]bool{m.Name: true}
 	provide := func(k fqnKey) *p5DefImage {
 		if d, ok := known[k]; ok {
 			return d

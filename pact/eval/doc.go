@@ -1,14 +1,10 @@
-// Package eval holds the Pact interpreter's runtime: values, their pure
-// operations, and (on top of them) the evaluator.
+// Package eval is the Pact interpreter: the compiler, the evaluator,
+// capabilities, guards, the natives' registration and gas. The values it
+// computes with, and their pure operations, are package value's.
 //
-// The value layer follows starlark-go: one Value interface, one concrete
-// type per runtime kind, and the natives' pure cores as small functions over
-// Values that return a *Error carrying P5's message text. Semantics follow
-// Pact 5.4 (see shared/spec/pact.md §2.6, §3.4, §3.6 and §4).
-//
-// Values are immutable: every operation returns a new value and never
-// mutates an argument, so values can be shared freely between the
-// evaluator, the database layer and concurrent readers.
+// Semantics follow Pact 5.4 (see shared/spec/pact.md §2.6, §3.4, §3.6 and
+// §4). Natives are Native records over package value's operations
+// (natives.go); Interp.Register adds more (the REPL's).
 //
 // Evaluation is metered as P5's is (gas.go, nativegas.go, sizeof.go, and
 // the module costs of irwriter.go, p5image.go and modload.go): Interp.Gas
@@ -16,23 +12,15 @@
 // P5's order, so totals, the gas log and out-of-gas errors match upstream.
 // Without a gas limit an evaluation is still bounded: an evaluation budget
 // priced by the table model, an element limit on list-building natives and
-// a call depth (interp.go), and Pretty cuts values too large to render.
+// a call depth (interp.go), and value.Pretty cuts values too large to render.
 // Since P5 prices a few natives far below their cost, a node may also stop
 // an evaluation in time: Interp.Interrupt, checked at every charge.
 //
 // Its files, by layer:
 //
-//   - values: value.go, integer.go, bigtext.go (the digit count int-to-str
-//     charges, found without dividing a digit at a time), decimal.go,
-//     chars.go (strings counted and cut by characters a word at a time),
-//     object.go, time.go (the Time value and the time natives over package
-//     timefmt), types.go, defs.go, guards.go, compare.go, hash.go, names.go,
-//     principal.go;
-//   - their pure operations (the natives' cores): numeric.go,
-//     transcendental.go, strings.go, msgdata.go, crypto.go, natives_crypto.go;
-//   - JSON: json.go (writing values as P5's StableEncoding), jsondecode.go
-//     and jsonparse.go (reading them, through package jsontext's parser);
-//   - rendering: render.go (Pretty and Show, over package pretty's layout);
+//   - the evaluator's definitions: defs.go (modules, definitions and their
+//     compiled bodies), typecheck.go (values checked against types, with
+//     P5's charges), errstack.go (the call stack an error carries);
 //   - resolution and compilation: the compiler and the module hasher share
 //     package resolve's desugaring pass (the one pass over the syntax) and
 //     rename.go's renamer (name resolution, as P5's renamer reads names,
@@ -46,10 +34,12 @@
 //     evaluated again and again, their compiled forms kept while what
 //     compiling read is unchanged);
 //   - evaluation: interp.go, exec.go, specials.go, natives.go, dbnatives.go,
-//     caps.go, enforce.go, pacts.go, coverage.go, arena.go, spare.go (an
-//     interpreter's memory handed to the next one), errors.go;
-//   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go.
+//     natives_crypto.go, caps.go, enforce.go, pacts.go, coverage.go,
+//     arena.go, spare.go (an interpreter's memory handed to the next one);
+//   - metering: gas.go, nativegas.go, gasnames.go, sizeof.go;
+//   - aliases.go: the moved values' old names, for the packages outside
+//     pact not yet moved to package value.
 //
-// It imports the language's other packages only: syntax, resolve, gas, db,
-// crypto, jsontext, timefmt, pretty and keyorder.
+// It imports the language's other packages only: syntax, resolve, value,
+// gas, db and jsontext.
 package eval

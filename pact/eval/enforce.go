@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -8,9 +9,9 @@ import (
 
 // Guards, keysets and module admin (spec §3.6, §3.7).
 
-func nativeEnforceGuard(c Call, a []Value) (Value, error) {
-	var g Value = a[0]
-	if s, ok := a[0].(String); ok {
+func nativeEnforceGuard(c Call, a []value.Value) (value.Value, error) {
+	var g value.Value = a[0]
+	if s, ok := a[0].(value.String); ok {
 		if err := c.in.chargeParse(string(s)); err != nil {
 			return nil, err
 		}
@@ -20,46 +21,46 @@ func nativeEnforceGuard(c Call, a []Value) (Value, error) {
 		}
 		g = ref
 	}
-	if g.Kind() != KindGuard {
+	if g.Kind() != value.KindGuard {
 		return nil, c.argsErr(a)
 	}
 	if err := c.in.enforceGuard(g); err != nil {
 		return nil, err
 	}
-	return True, nil
+	return value.True, nil
 }
 
 // parseKeysetRef is P5's parseAnyKeysetName: `ns.name` with a valid
 // namespace, or else a legacy name taken as written.
-func parseKeysetRef(s string) (*KeySetRef, error) {
+func parseKeysetRef(s string) (*value.KeySetRef, error) {
 	if s == "" {
-		return nil, EvalError("Invalid keyset name format: " + s)
+		return nil, value.EvalError("Invalid keyset name format: " + s)
 	}
 	if i := strings.IndexByte(s, '.'); i > 0 && i < len(s)-1 && validNamespaceName(s[:i]) &&
 		!strings.ContainsRune(s[i+1:], '.') {
-		return &KeySetRef{Namespace: s[:i], Name: s[i+1:]}, nil
+		return &value.KeySetRef{Namespace: s[:i], Name: s[i+1:]}, nil
 	}
-	return &KeySetRef{Name: s}, nil
+	return &value.KeySetRef{Name: s}, nil
 }
 
 // EnforceGuard checks a guard against the transaction.
-func (in *Interp) EnforceGuard(g Value) error {
+func (in *Interp) EnforceGuard(g value.Value) error {
 	in.forgetModules()
 	return in.enforceGuard(g)
 }
 
 // enforceGuard is EnforceGuard from within an evaluation.
-func (in *Interp) enforceGuard(g Value) error {
+func (in *Interp) enforceGuard(g value.Value) error {
 	switch g := g.(type) {
-	case *KeySet:
+	case *value.KeySet:
 		return in.enforceKeyset(g)
-	case *KeySetRef:
+	case *value.KeySetRef:
 		ks, err := in.readKeyset(g)
 		if err != nil {
 			return err
 		}
 		return in.enforceKeyset(ks)
-	case *UserGuard:
+	case *value.UserGuard:
 		d, err := in.resolveQual(g.Fun)
 		if err != nil {
 			return err
@@ -77,19 +78,19 @@ func (in *Interp) enforceGuard(g Value) error {
 		}
 		in.readOnly--
 		return err
-	case *CapabilityGuard:
-		t := &CapToken{Name: FullyQualifiedName{Module: g.Name.Module, Name: g.Name.Name}, Args: g.Args}
+	case *value.CapabilityGuard:
+		t := &value.CapToken{Name: value.FullyQualifiedName{Module: g.Name.Module, Name: g.Name.Name}, Args: g.Args}
 		if !in.tx.caps.isGranted(t) {
-			return UserError("Capability not acquired: " + Pretty(g))
+			return value.UserError("Capability not acquired: " + value.Pretty(g))
 		}
 		if g.HasPactID {
 			cur, _ := in.activePactID()
 			if cur != g.PactID {
-				return UserError("Capability pact guard failed: invalid pact id, expected " + g.PactID + " got " + cur)
+				return value.UserError("Capability pact guard failed: invalid pact id, expected " + g.PactID + " got " + cur)
 			}
 		}
 		return nil
-	case *ModuleGuard:
+	case *value.ModuleGuard:
 		if in.inModule(g.Module) || in.tx.admin[g.Module] {
 			return nil
 		}
@@ -98,33 +99,33 @@ func (in *Interp) enforceGuard(g Value) error {
 			return err
 		}
 		if m == nil {
-			return EvalError("Cannot find module: " + g.Module.String())
+			return value.EvalError("Cannot find module: " + g.Module.String())
 		}
 		return in.acquireAdmin(m)
-	case *PactGuard:
+	case *value.PactGuard:
 		cur, ok := in.activePactID()
 		if !ok {
-			return EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+			return value.EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
 		}
 		if cur != g.PactID {
-			return UserError("Pact guard failed, intended: " + g.PactID + ", active: " + cur)
+			return value.UserError("Pact guard failed, intended: " + g.PactID + ", active: " + cur)
 		}
 		return nil
 	}
-	return EvalError("not a guard")
+	return value.EvalError("not a guard")
 }
 
-func (in *Interp) resolveQual(q QualifiedName) (*Def, error) {
+func (in *Interp) resolveQual(q value.QualifiedName) (*Def, error) {
 	m, err := in.loadModule(q.Module)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + q.Module.String())
+		return nil, value.EvalError("Cannot find module: " + q.Module.String())
 	}
 	d, ok := m.Defs[q.Name]
 	if !ok {
-		return nil, EvalError("Module member does not exist " + q.String())
+		return nil, value.EvalError("Module member does not exist " + q.String())
 	}
 	return d, nil
 }
@@ -132,7 +133,7 @@ func (in *Interp) resolveQual(q QualifiedName) (*Def, error) {
 // enforceKeyset counts the signers whose keys are in the keyset and whose
 // capability list admits them (signature scoping) and applies the
 // predicate.
-func (in *Interp) enforceKeyset(ks *KeySet) error {
+func (in *Interp) enforceKeyset(ks *value.KeySet) error {
 	acquiring := in.tx.caps.acquiring()
 	matched := 0
 	for _, k := range ks.Keys {
@@ -153,14 +154,14 @@ func (in *Interp) enforceKeyset(ks *KeySet) error {
 	if !ok {
 		elided := make([]string, len(ks.Keys))
 		for i, k := range ks.Keys {
-			elided[i] = runePrefix(k, 8) + "..."
+			elided[i] = value.RunePrefix(k, 8) + "..."
 		}
-		return UserError("Keyset failure (" + ks.Pred + "): [" + strings.Join(elided, ", ") + "]")
+		return value.UserError("Keyset failure (" + ks.Pred + "): [" + strings.Join(elided, ", ") + "]")
 	}
 	return nil
 }
 
-func (in *Interp) signerAdmitted(s Signer, acquiring []*CapToken) bool {
+func (in *Interp) signerAdmitted(s value.Signer, acquiring []*value.CapToken) bool {
 	if len(s.Caps) == 0 {
 		return !in.tx.caps.autonomous
 	}
@@ -174,50 +175,50 @@ func (in *Interp) signerAdmitted(s Signer, acquiring []*CapToken) bool {
 	return false
 }
 
-func (in *Interp) keysetPredicate(ks *KeySet, matched int) (bool, error) {
+func (in *Interp) keysetPredicate(ks *value.KeySet, matched int) (bool, error) {
 	count := len(ks.Keys)
 	switch ks.Pred {
-	case KeysAll:
+	case value.KeysAll:
 		return matched == count, nil
-	case KeysAny:
+	case value.KeysAny:
 		return matched > 0, nil
-	case Keys2:
+	case value.Keys2:
 		return matched >= 2, nil
 	}
-	q, ok := ParseQualifiedName(ks.Pred)
+	q, ok := value.ParseQualifiedName(ks.Pred)
 	if !ok {
 		// A bare name is a native, e.g. `=` or `>=`.
 		n, found := in.natives[ks.Pred]
 		if !found || n.Fn == nil {
-			return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+			return false, value.EvalError("Invalid custom predicate for keyset " + ks.Pred)
 		}
-		return asBool(in.callNative(n, []Value{NewInt(int64(count)), NewInt(int64(matched))}, nil))
+		return asBool(in.callNative(n, []value.Value{value.NewInt(int64(count)), value.NewInt(int64(matched))}, nil))
 	}
 	d, err := in.resolveQual(q)
 	if err != nil || d.Kind != DefFun {
-		return false, EvalError("Invalid custom predicate for keyset " + ks.Pred)
+		return false, value.EvalError("Invalid custom predicate for keyset " + ks.Pred)
 	}
-	return asBool(in.callDef(d, []Value{NewInt(int64(count)), NewInt(int64(matched))}, &d.Loc))
+	return asBool(in.callDef(d, []value.Value{value.NewInt(int64(count)), value.NewInt(int64(matched))}, &d.Loc))
 }
 
-func (in *Interp) readKeyset(r *KeySetRef) (*KeySet, error) {
+func (in *Interp) readKeyset(r *value.KeySetRef) (*value.KeySet, error) {
 	v, ok, err := in.DB.Read(db.KeySets, "", r.Text())
 	if err != nil {
 		return nil, dbErr(err)
 	}
 	if !ok {
-		return nil, EvalError("Cannot find keyset in database: " + Pretty(r))
+		return nil, value.EvalError("Cannot find keyset in database: " + value.Pretty(r))
 	}
-	return v.(*KeySet), nil
+	return v.(*value.KeySet), nil
 }
 
-func (in *Interp) checkKeyFormats(ks *KeySet) error {
+func (in *Interp) checkKeyFormats(ks *value.KeySet) error {
 	if !in.Flags["EnforceKeyFormats"] {
 		return nil
 	}
 	for _, k := range ks.Keys {
 		if !validKeyFormat(k) {
-			return EvalError("Invalid keyset format: " + Pretty(ks))
+			return value.EvalError("Invalid keyset format: " + value.Pretty(ks))
 		}
 	}
 	return nil
@@ -240,8 +241,8 @@ func isHex(s string) bool {
 	return true
 }
 
-func nativeKeysetRefGuard(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeKeysetRefGuard(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -255,15 +256,15 @@ func nativeKeysetRefGuard(c Call, a []Value) (Value, error) {
 	return r, nil
 }
 
-func nativeDefineKeyset(c Call, a []Value) (Value, error) {
+func nativeDefineKeyset(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
-	name, ok := a[0].(String)
+	name, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
-	var ks *KeySet
+	var ks *value.KeySet
 	if len(a) == 2 {
-		k, ok := a[1].(*KeySet)
+		k, ok := a[1].(*value.KeySet)
 		if !ok {
 			return nil, c.argsErr(a)
 		}
@@ -274,7 +275,7 @@ func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, UserError("define-read-keyset failure")
+			return nil, value.UserError("define-read-keyset failure")
 		}
 		ks = k
 	}
@@ -295,15 +296,15 @@ func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 	magic := magicCap("DEFINE_KEYSET", string(name))
 	switch {
 	case found:
-		if err := in.withMagicCap(magic, func() error { return in.enforceKeyset(old.(*KeySet)) }); err != nil {
+		if err := in.withMagicCap(magic, func() error { return in.enforceKeyset(old.(*value.KeySet)) }); err != nil {
 			return nil, err
 		}
 	case !in.Flags["RequireKeysetNs"]:
 	case in.namespace == "":
-		return nil, EvalError("Cannot define keyset outside of a namespace")
+		return nil, value.EvalError("Cannot define keyset outside of a namespace")
 	default:
 		if ref.Namespace != in.namespace {
-			return nil, EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
+			return nil, value.EvalError("Error defining keyset, namespace mismatch, expected " + in.namespace)
 		}
 		if err := in.enforceNamespaceUser(in.namespace); err != nil {
 			return nil, err
@@ -321,24 +322,24 @@ func nativeDefineKeyset(c Call, a []Value) (Value, error) {
 	if err := in.write(db.KeySets, "", ref.Text(), ks); err != nil {
 		return nil, err
 	}
-	return String("Keyset write success"), nil
+	return value.String("Keyset write success"), nil
 }
 
 // magicCap is one of P5's reserved capabilities, `pact.NAME param`, that
 // signatures may be scoped to: DEFINE_KEYSET, MODULE_KEYSET,
 // DEFINE_NAMESPACE, NAMESPACE.
-func magicCap(name, param string) *CapToken {
-	return &CapToken{Name: FullyQualifiedName{Module: ModuleName{Name: "pact"}, Name: name}, Args: []Value{String(param)}}
+func magicCap(name, param string) *value.CapToken {
+	return &value.CapToken{Name: value.FullyQualifiedName{Module: value.ModuleName{Name: "pact"}, Name: name}, Args: []value.Value{value.String(param)}}
 }
 
 // withMagicCap runs f with the magic capability t granted, as P5 does
 // around keyset rotation, namespace use and module governance.
-func (in *Interp) withMagicCap(t *CapToken, f func() error) error {
+func (in *Interp) withMagicCap(t *value.CapToken, f func() error) error {
 	if in.Flags["DisablePact52"] {
 		return f()
 	}
 	if in.tx.caps.isGranted(t) {
-		return EvalError("magic cap already acquired: " + t.Name.Name)
+		return value.EvalError("magic cap already acquired: " + t.Name.Name)
 	}
 	saved := in.tx.caps.stack
 	in.tx.caps.stack = append(append([]capSlot(nil), saved...), capSlot{cap: t})
@@ -347,17 +348,17 @@ func (in *Interp) withMagicCap(t *CapToken, f func() error) error {
 	return err
 }
 
-func nativeCapGuard(pact bool) func(c Call, a []Value) (Value, error) {
-	return func(c Call, a []Value) (Value, error) {
+func nativeCapGuard(pact bool) func(c Call, a []value.Value) (value.Value, error) {
+	return func(c Call, a []value.Value) (value.Value, error) {
 		t, err := expectCapToken(a[0])
 		if err != nil {
 			return nil, err
 		}
-		g := &CapabilityGuard{Name: t.Name.QualName(), Args: t.Args}
+		g := &value.CapabilityGuard{Name: t.Name.QualName(), Args: t.Args}
 		if pact {
 			id, ok := c.in.activePactID()
 			if !ok {
-				return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+				return nil, value.EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
 			}
 			g.PactID, g.HasPactID = id, true
 		}
@@ -365,32 +366,32 @@ func nativeCapGuard(pact bool) func(c Call, a []Value) (Value, error) {
 	}
 }
 
-func nativeModuleGuard(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeModuleGuard(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	m := c.in.currentModule()
 	if m == nil {
-		return nil, EvalError("create-module-guard: must call within module")
+		return nil, value.EvalError("create-module-guard: must call within module")
 	}
-	return &ModuleGuard{Module: m.Name, Name: string(s)}, nil
+	return &value.ModuleGuard{Module: m.Name, Name: string(s)}, nil
 }
 
-func nativePactGuard(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativePactGuard(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	id, ok := c.in.activePactID()
 	if !ok {
-		return nil, EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
+		return nil, value.EvalError("Attempted to fetch defpact data, but currently not within defpact execution")
 	}
-	return &PactGuard{PactID: id, Name: string(s)}, nil
+	return &value.PactGuard{PactID: id, Name: string(s)}, nil
 }
 
-func nativeAcquireModuleAdmin(c Call, a []Value) (Value, error) {
-	r, ok := a[0].(*ModRef)
+func nativeAcquireModuleAdmin(c Call, a []value.Value) (value.Value, error) {
+	r, ok := a[0].(*value.ModRef)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
@@ -399,12 +400,12 @@ func nativeAcquireModuleAdmin(c Call, a []Value) (Value, error) {
 		return nil, err
 	}
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + r.Module.String())
+		return nil, value.EvalError("Cannot find module: " + r.Module.String())
 	}
 	if err := c.in.acquireAdmin(m); err != nil {
 		return nil, err
 	}
-	return String("Module admin for module " + m.Name.String() + " acquired"), nil
+	return value.String("Module admin for module " + m.Name.String() + " acquired"), nil
 }
 
 // acquireAdmin enforces a module's governance once per transaction.
@@ -421,14 +422,14 @@ func (in *Interp) acquireAdmin(m *Module) error {
 			// A module with neither (stored before "" was refused at install) has no
 			// governance anyone can satisfy: refused, as its install would be now, rather
 			// than open to all.
-			return EvalError("Invalid keyset name format: ")
+			return value.EvalError("Invalid keyset name format: ")
 		}
 	} else {
 		d := m.Defs[m.GovCap]
 		if d == nil {
-			return EvalError("Module member does not exist " + m.Name.String() + "." + m.GovCap)
+			return value.EvalError("Module member does not exist " + m.Name.String() + "." + m.GovCap)
 		}
-		t := &CapToken{Name: d.fqn()}
+		t := &value.CapToken{Name: d.fqn()}
 		slot, err := in.acquireCap(d, t)
 		if err != nil {
 			return err
@@ -442,16 +443,16 @@ func (in *Interp) acquireAdmin(m *Module) error {
 // requireAdmin is the check for operations that need admin: it succeeds
 // inside the module or with admin already held (acquire-module-admin, or
 // installing the module in this transaction); it does not acquire it.
-func (in *Interp) requireAdmin(m ModuleName) error {
+func (in *Interp) requireAdmin(m value.ModuleName) error {
 	if in.inModule(m) || in.tx.admin[m] {
 		return nil
 	}
-	return EvalError("Module admin necessary for operation but has not been acquired:" + m.String())
+	return value.EvalError("Module admin necessary for operation but has not been acquired:" + m.String())
 }
 
 // enforceModuleKeyset enforces a module's governance keyset under the
 // MODULE_KEYSET magic capability.
-func (in *Interp) enforceModuleKeyset(m ModuleName, keyset string) error {
+func (in *Interp) enforceModuleKeyset(m value.ModuleName, keyset string) error {
 	r, err := parseKeysetRef(keyset)
 	if err != nil {
 		return err

@@ -1,25 +1,12 @@
 package eval
 
+import "github.com/ledgernode/ledger-node/pact/value"
 import "github.com/ledgernode/ledger-node/pact/syntax"
 
-// StackFrame is one application of a defun, defcap or defpact that an
-// error came out of: P5's StackFrame, which its REPL prints under the
-// error ("  at(m.f.{hash} 1 2):file:span"). Lambdas have none, as in P5.
-type StackFrame struct {
-	Def *Def
-	// Args are the values the function was applied to.
-	Args []Value
-	// Site is the application's span (for a defun, the call; for a
-	// defcap, the form that brought the capability in); Sited says it
-	// is known.
-	Site  syntax.Span
-	Sited bool
-}
-
-// Name renders the frame's function as P5's FullyQualifiedName prints:
-// "ns.module.name.{hash}" (a definition outside any module has its bare name).
-func (f StackFrame) Name() string {
-	d := f.Def
+// FrameName renders d as a stack frame names it, P5's FullyQualifiedName:
+// "ns.module.name.{hash}" (a definition outside any module has its bare
+// name; no definition, the empty string).
+func (d *Def) FrameName() string {
 	if d == nil {
 		return ""
 	}
@@ -35,18 +22,18 @@ func (f StackFrame) Name() string {
 // frames the evaluator keeps cost nothing more when all goes well. The
 // frame's call site is the next span the error is located at on its way
 // out (see located), which is the application of d.
-func unwound(err error, d *Def, args []Value) error {
-	e, ok := err.(*Error)
-	if !ok || e.Kind == ErrDesugar {
+func unwound(err error, d *Def, args []value.Value) error {
+	e, ok := err.(*value.Error)
+	if !ok || e.Kind == value.ErrDesugar {
 		return err
 	}
-	e.Stack = append(e.Stack, StackFrame{Def: d, Args: append([]Value(nil), args...)})
+	e.Stack = append(e.Stack, value.StackFrame{Def: d, Args: append([]value.Value(nil), args...)})
 	return err
 }
 
 // siteFrame gives the innermost frame still without a call site the span
 // the error is being located at, once that frame's body is left.
-func (e *Error) siteFrame(loc syntax.Span) {
+func siteFrame(e *value.Error, loc syntax.Span) {
 	if n := len(e.Stack); n > 0 && !e.Stack[n-1].Sited && loc.Start.IsValid() {
 		e.Stack[n-1].Site, e.Stack[n-1].Sited = loc, true
 	}
@@ -55,7 +42,7 @@ func (e *Error) siteFrame(loc syntax.Span) {
 // partialFrame drops the arguments of the frame err just got for d, a
 // defun completed from a partial application: P5's frame for one has none.
 func partialFrame(err error, d *Def) {
-	e, ok := err.(*Error)
+	e, ok := err.(*value.Error)
 	if !ok {
 		return
 	}

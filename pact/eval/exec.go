@@ -1,8 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/gas"
 	"strconv"
+
+	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -21,8 +23,8 @@ type (
 	NativeFn struct{ n *Native }
 	// Partial is a function applied to some of its arguments.
 	Partial struct {
-		fn   Value
-		args []Value
+		fn   value.Value
+		args []value.Value
 	}
 	// bindFn is a binding form as a value.
 	bindFn struct {
@@ -35,12 +37,12 @@ type (
 	pactFn struct{ def *Def }
 )
 
-func (*Closure) Kind() Kind  { return KindClosure }
-func (*NativeFn) Kind() Kind { return KindClosure }
-func (*Partial) Kind() Kind  { return KindClosure }
-func (*bindFn) Kind() Kind   { return KindClosure }
-func (*capFn) Kind() Kind    { return KindClosure }
-func (*pactFn) Kind() Kind   { return KindClosure }
+func (*Closure) Kind() value.Kind  { return value.KindClosure }
+func (*NativeFn) Kind() value.Kind { return value.KindClosure }
+func (*Partial) Kind() value.Kind  { return value.KindClosure }
+func (*bindFn) Kind() value.Kind   { return value.KindClosure }
+func (*capFn) Kind() value.Kind    { return value.KindClosure }
+func (*pactFn) Kind() value.Kind   { return value.KindClosure }
 
 func (c *Closure) String() string {
 	if c.def != nil {
@@ -56,7 +58,7 @@ func (c *pactFn) String() string   { return "<#defpact " + c.def.qualText() + ">
 
 // arity is the number of arguments a function value takes; -1 when
 // variadic.
-func arity(fn Value) int {
+func arity(fn value.Value) int {
 	switch f := fn.(type) {
 	case *Closure:
 		return len(f.params)
@@ -82,11 +84,11 @@ func arity(fn Value) int {
 }
 
 func located(err error, loc syntax.Span) error {
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*value.Error); ok {
 		if !e.Located && loc.Start.IsValid() {
 			e.Loc, e.Located = loc, true
 		}
-		e.siteFrame(loc)
+		siteFrame(e, loc)
 	}
 	return err
 }
@@ -104,12 +106,12 @@ func (in *Interp) step() error {
 // stepsExceeded is step's error, apart so that step is inlined.
 //
 //go:noinline
-func (in *Interp) stepsExceeded() error { return budgetError("evaluation steps", in.StepLimit) }
+func (in *Interp) stepsExceeded() error { return value.BudgetError("evaluation steps", in.StepLimit) }
 
 // arg evaluates an argument: a variable or a constant at once, without
 // eval's dispatch (most arguments are one or the other), anything else by
 // eval. Coverage sees every expression, so it takes eval's path.
-func (in *Interp) arg(n node, e *env) (Value, error) {
+func (in *Interp) arg(n node, e *env) (value.Value, error) {
 	if in.Coverage == nil {
 		switch n := n.(type) {
 		case *nLocal:
@@ -127,7 +129,7 @@ func (in *Interp) arg(n node, e *env) (Value, error) {
 }
 
 // eval evaluates a compiled expression in a frame.
-func (in *Interp) eval(n node, e *env) (Value, error) {
+func (in *Interp) eval(n node, e *env) (value.Value, error) {
 	// The common kinds are evaluated here, the others by methods of their
 	// own: what those need would make every evaluation's frame larger.
 	if in.Coverage != nil {
@@ -148,7 +150,7 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		if in.Gas.Logging() {
 			in.gasAt = n
 		}
-		var v Value
+		var v value.Value
 		var err error
 		if n.plain != nil {
 			v, err = in.callPlain(n.plain, n, e)
@@ -193,12 +195,12 @@ func (in *Interp) eval(n node, e *env) (Value, error) {
 		}
 		return in.defValue(d)
 	}
-	return nil, EvalError("unknown node")
+	return nil, value.EvalError("unknown node")
 }
 
 // chargedConst is a list literal folded at compile time: it still costs
 // what P5's evaluation of it costs.
-func (in *Interp) chargedConst(n *nConst) (Value, error) {
+func (in *Interp) chargedConst(n *nConst) (value.Value, error) {
 	for _, k := range n.lits {
 		if err := in.chargeListLit(int(k)); err != nil {
 			return nil, located(err, n.loc)
@@ -207,11 +209,11 @@ func (in *Interp) chargedConst(n *nConst) (Value, error) {
 	return n.v, nil
 }
 
-func (in *Interp) evalList(n *nList, e *env) (Value, error) {
+func (in *Interp) evalList(n *nList, e *env) (value.Value, error) {
 	if err := in.chargeListLit(len(n.elems)); err != nil {
 		return nil, located(err, n.loc)
 	}
-	l := make(List, len(n.elems))
+	l := make(value.List, len(n.elems))
 	for i, x := range n.elems {
 		v, err := in.eval(x, e)
 		if err != nil {
@@ -225,7 +227,7 @@ func (in *Interp) evalList(n *nList, e *env) (Value, error) {
 	return l, nil
 }
 
-func (in *Interp) evalObject(n *nObject, e *env) (Value, error) {
+func (in *Interp) evalObject(n *nObject, e *env) (value.Value, error) {
 	if err := in.chargeObjLit(len(n.vals)); err != nil {
 		return nil, located(err, n.loc)
 	}
@@ -243,7 +245,7 @@ func (in *Interp) evalObject(n *nObject, e *env) (Value, error) {
 	return obj, nil
 }
 
-func (in *Interp) evalLet(n *nLet, e *env) (Value, error) {
+func (in *Interp) evalLet(n *nLet, e *env) (value.Value, error) {
 	var fr *env
 	if n.frameFree && len(n.vals) <= len(smallFrame{}.buf) {
 		// Nothing keeps the frame: a given-back one, given back again.
@@ -258,24 +260,24 @@ func (in *Interp) evalLet(n *nLet, e *env) (Value, error) {
 		fr = in.alloc.frame(len(n.vals))
 		fr.vals, fr.up = fr.vals[:0], e
 	} else {
-		fr = &env{vals: make([]Value, 0, len(n.vals)), up: e}
+		fr = &env{vals: make([]value.Value, 0, len(n.vals)), up: e}
 	}
 	return in.letIn(n, fr)
 }
 
-func (in *Interp) evalModRef(n *nModRef) (Value, error) {
+func (in *Interp) evalModRef(n *nModRef) (value.Value, error) {
 	m := in.lookupModule(n.mod)
 	if m == nil {
-		return nil, located(EvalError("Cannot find module: "+n.mod.String()), n.loc)
+		return nil, located(value.EvalError("Cannot find module: "+n.mod.String()), n.loc)
 	}
 	if m.Interface {
-		return nil, located(EvalError("Expected module, found interface: "+n.mod.String()), n.loc)
+		return nil, located(value.EvalError("Expected module, found interface: "+n.mod.String()), n.loc)
 	}
 	return m.ModRefValue(), nil
 }
 
-func (in *Interp) body(ns []node, e *env) (Value, error) {
-	var v Value = UnitValue
+func (in *Interp) body(ns []node, e *env) (value.Value, error) {
+	var v value.Value = value.UnitValue
 	for i, x := range ns {
 		var err error
 		if s, ok := x.(*nSpecial); ok && in.Coverage == nil {
@@ -301,19 +303,19 @@ func (in *Interp) body(ns []node, e *env) (Value, error) {
 
 // pactValue rejects function values where a Pact value is needed (list
 // and object elements).
-func pactValue(v Value) error {
-	if v.Kind() == KindClosure {
-		return EvalError("Expected Pact Value, got closure or table reference")
+func pactValue(v value.Value) error {
+	if v.Kind() == value.KindClosure {
+		return value.EvalError("Expected Pact Value, got closure or table reference")
 	}
 	return nil
 }
 
 // defValue is a module member used as a value.
-func (in *Interp) defValue(d *Def) (Value, error) {
+func (in *Interp) defValue(d *Def) (value.Value, error) {
 	switch d.Kind {
 	case DefConstant:
 		if d.Value == nil {
-			return nil, EvalError("constant " + d.qualText() + " used before it is defined")
+			return nil, value.EvalError("constant " + d.qualText() + " used before it is defined")
 		}
 		return d.Value, nil
 	case DefFun:
@@ -325,9 +327,9 @@ func (in *Interp) defValue(d *Def) (Value, error) {
 	case DefTableKind:
 		return d.Table, nil
 	case DefSchemaKind:
-		return nil, EvalError("schema " + d.qualText() + " is not a value")
+		return nil, value.EvalError("schema " + d.qualText() + " is not a value")
 	}
-	return nil, EvalError("not a value")
+	return nil, value.EvalError("not a value")
 }
 
 // dynDef resolves ref::member.
@@ -336,25 +338,25 @@ func (in *Interp) dynDef(n *nDyn, e *env) (*Def, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, ok := rv.(*ModRef)
+	r, ok := rv.(*value.ModRef)
 	if !ok {
-		return nil, located(EvalError("Attempted to use "+n.member+" as dynamic name, but it is not a modref"), n.loc)
+		return nil, located(value.EvalError("Attempted to use "+n.member+" as dynamic name, but it is not a modref"), n.loc)
 	}
 	m, err := in.loadModule(r.Module)
 	if err != nil {
 		return nil, located(err, n.loc)
 	}
 	if m == nil {
-		return nil, located(EvalError("Cannot find module: "+r.Module.String()), n.loc)
+		return nil, located(value.EvalError("Cannot find module: "+r.Module.String()), n.loc)
 	}
 	d, ok := m.Defs[n.member]
 	if !ok {
-		return nil, located(EvalError("Module member does not exist "+r.Module.String()+"."+n.member), n.loc)
+		return nil, located(value.EvalError("Module member does not exist "+r.Module.String()+"."+n.member), n.loc)
 	}
 	return d, nil
 }
 
-func (in *Interp) evalArgs(ns []node, e *env) ([]Value, error) {
+func (in *Interp) evalArgs(ns []node, e *env) ([]value.Value, error) {
 	args := in.alloc.values(len(ns))
 	for i, x := range ns {
 		v, err := in.arg(x, e)
@@ -366,7 +368,7 @@ func (in *Interp) evalArgs(ns []node, e *env) ([]Value, error) {
 	return args, nil
 }
 
-func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
+func (in *Interp) evalApp(n *nApp, e *env) (value.Value, error) {
 	switch f := n.fn.(type) {
 	case *nNative:
 		if f.n.Special != nil {
@@ -427,21 +429,21 @@ func (in *Interp) evalApp(n *nApp, e *env) (Value, error) {
 	}
 	if _, ok := fn.(*Partial); ok {
 		// A partial application may only be completed by a native.
-		return nil, EvalError("Attempted to apply a closure outside of native callsite")
+		return nil, value.EvalError("Attempted to apply a closure outside of native callsite")
 	}
 	return in.apply(fn, args, &n.loc)
 }
 
 // Apply applies a function value to arguments, charging what P5 charges
 // for the application. Too few arguments make a partial application.
-func (in *Interp) Apply(fn Value, args []Value, loc syntax.Span) (Value, error) {
+func (in *Interp) Apply(fn value.Value, args []value.Value, loc syntax.Span) (value.Value, error) {
 	in.forgetModules()
 	return in.apply(fn, args, &loc)
 }
 
 // apply is Apply, the span of the application given by reference (a
 // native's Call has it so, and passing it on copies nothing).
-func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error) {
+func (in *Interp) apply(fn value.Value, args []value.Value, loc *syntax.Span) (value.Value, error) {
 	if err := in.step(); err != nil {
 		return nil, err
 	}
@@ -464,11 +466,11 @@ func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error)
 		return in.applyPartial(f, args, loc)
 	case *bindFn:
 		if len(args) != 1 {
-			return nil, EvalError("binding applied to " + strconv.Itoa(len(args)) + " arguments")
+			return nil, value.EvalError("binding applied to " + strconv.Itoa(len(args)) + " arguments")
 		}
-		obj, ok := args[0].(*Object)
+		obj, ok := args[0].(*value.Object)
 		if !ok {
-			return nil, EvalError("binding expects an object, got " + ArgTypeName(args[0]))
+			return nil, value.EvalError("binding expects an object, got " + value.ArgTypeName(args[0]))
 		}
 		return in.applyBinding(f, obj)
 	case *capFn:
@@ -476,22 +478,22 @@ func (in *Interp) apply(fn Value, args []Value, loc *syntax.Span) (Value, error)
 	case *pactFn:
 		return in.callDef(f.def, args, loc)
 	}
-	return nil, EvalError("Cannot apply value to non-closure")
+	return nil, value.EvalError("Cannot apply value to non-closure")
 }
 
 // applyPartial completes (or extends) a partial application. A native's
 // arguments are charged when it is saturated; a closure's were charged and
 // checked as they were given (P5's PartialClosure), so only the new ones
 // are, and the body runs without charging the application again.
-func (in *Interp) applyPartial(p *Partial, args []Value, loc *syntax.Span) (Value, error) {
-	all := make([]Value, 0, len(p.args)+len(args))
+func (in *Interp) applyPartial(p *Partial, args []value.Value, loc *syntax.Span) (value.Value, error) {
+	all := make([]value.Value, 0, len(p.args)+len(args))
 	all = append(append(all, p.args...), args...)
 	c, ok := p.fn.(*Closure)
 	if !ok {
 		return in.apply(p.fn, all, loc)
 	}
 	if len(all) > len(c.params) {
-		return nil, EvalError("Attempted to apply a closure to too many arguments")
+		return nil, value.EvalError("Attempted to apply a closure to too many arguments")
 	}
 	if err := in.chargeApply(c.def, len(args)); err != nil {
 		return nil, err
@@ -514,14 +516,14 @@ func (in *Interp) applyPartial(p *Partial, args []Value, loc *syntax.Span) (Valu
 
 // letIn evaluates let n in its frame fr, empty: each value appended to
 // fr in turn (a later binder sees the earlier ones), then the body.
-func (in *Interp) letIn(n *nLet, fr *env) (Value, error) {
+func (in *Interp) letIn(n *nLet, fr *env) (value.Value, error) {
 	for i, x := range n.vals {
 		v, err := in.eval(x, fr)
 		if err != nil {
 			return nil, err
 		}
 		// P5 checks a typed binder's value (closures are not checked).
-		if t := n.params[i].Type; t != nil && v.Kind() != KindClosure {
+		if t := n.params[i].Type; t != nil && v.Kind() != value.KindClosure {
 			if err := in.checkType(t, v); err != nil {
 				return nil, located(err, x.span())
 			}
@@ -534,7 +536,7 @@ func (in *Interp) letIn(n *nLet, fr *env) (Value, error) {
 // applyBinding applies a binding form {"k" := v ...}: P5 desugars it to a
 // one-argument lambda whose body binds each field with (at "k" obj), in
 // order, checking typed binders.
-func (in *Interp) applyBinding(f *bindFn, obj *Object) (Value, error) {
+func (in *Interp) applyBinding(f *bindFn, obj *value.Object) (value.Value, error) {
 	if err := in.chargeApply(nil, 1); err != nil {
 		return nil, err
 	}
@@ -546,12 +548,12 @@ func (in *Interp) applyBinding(f *bindFn, obj *Object) (Value, error) {
 		in.alloc.giveBack(cf)
 		return v, err
 	}
-	return in.bindIn(f, obj, &env{vals: make([]Value, len(f.b.fields)), up: f.env})
+	return in.bindIn(f, obj, &env{vals: make([]value.Value, len(f.b.fields)), up: f.env})
 }
 
 // bindIn binds obj's fields into fr, a frame of their number, and
 // evaluates the binding's body in it.
-func (in *Interp) bindIn(f *bindFn, obj *Object, fr *env) (Value, error) {
+func (in *Interp) bindIn(f *bindFn, obj *value.Object, fr *env) (value.Value, error) {
 	for i, k := range f.b.fields {
 		if in.metered() {
 			if err := in.chargeNative(atNative()); err != nil {
@@ -563,7 +565,7 @@ func (in *Interp) bindIn(f *bindFn, obj *Object, fr *env) (Value, error) {
 		}
 		v, ok := obj.Get(k)
 		if !ok {
-			return nil, MissingFieldError(k, obj)
+			return nil, value.MissingFieldError(k, obj)
 		}
 		if t := f.b.params[i].Type; t != nil {
 			if err := in.checkType(t, v); err != nil {
@@ -584,7 +586,7 @@ func atNative() *Native { return atNativeRef }
 // callLambda applies a lambda. A full application costs the application
 // (nothing for a nullary lambda) and, as in P5, does not check the
 // arguments' types; a partial one is charged and checked now.
-func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
+func (in *Interp) callLambda(f *Closure, args []value.Value) (value.Value, error) {
 	switch {
 	case len(args) < len(f.params):
 		if len(args) == 0 {
@@ -598,7 +600,7 @@ func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
 		}
 		return &Partial{fn: f, args: args}, nil
 	case len(args) > len(f.params):
-		return nil, EvalError("Attempted to apply a closure to too many arguments")
+		return nil, value.EvalError("Attempted to apply a closure to too many arguments")
 	}
 	if len(args) > 0 {
 		if err := in.chargeApply(nil, len(args)); err != nil {
@@ -608,9 +610,9 @@ func (in *Interp) callLambda(f *Closure, args []Value) (Value, error) {
 	return in.runLambda(f, args)
 }
 
-func (in *Interp) runLambda(f *Closure, args []Value) (Value, error) {
+func (in *Interp) runLambda(f *Closure, args []value.Value) (value.Value, error) {
 	if len(in.stack) >= in.maxDepth() {
-		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
+		return nil, &value.Error{Kind: value.ErrGas, Msg: "Call depth limit exceeded"}
 	}
 	in.stack = append(in.stack, frame{name: "lambda"})
 	v, err := in.body(f.body, &env{vals: args, up: f.env})
@@ -621,7 +623,7 @@ func (in *Interp) runLambda(f *Closure, args []Value) (Value, error) {
 // callNativeLent applies a native that keeps no argument list (short of
 // none: a partial application would keep it) to n's arguments, evaluated
 // onto the lent stack and taken off it when the native returns.
-func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
+func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (value.Value, error) {
 	mark := len(in.lent)
 	for _, x := range n.args {
 		v, err := in.arg(x, e)
@@ -640,14 +642,14 @@ func (in *Interp) callNativeLent(nat *Native, n *nApp, e *env) (Value, error) {
 // callPlain is callNativeLent then callNative for an nApp.plain native,
 // in one frame and without the checks its compilation made: most calls
 // are calls of such natives (+, =, at, enforce's conditions...).
-func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (Value, error) {
+func (in *Interp) callPlain(nat *Native, n *nApp, e *env) (value.Value, error) {
 	// The list's slots are taken first and filled in place; an argument
 	// that is itself an application lends its own list above them (and
 	// may move the stack: slots is taken again after it).
 	mark := len(in.lent)
 	top := mark + len(n.args)
 	if top > cap(in.lent) {
-		in.lent = append(in.lent[:cap(in.lent)], make([]Value, top-cap(in.lent)+8)...)
+		in.lent = append(in.lent[:cap(in.lent)], make([]value.Value, top-cap(in.lent)+8)...)
 	}
 	in.lent = in.lent[:top]
 	slots := in.lent[mark:top:top]
@@ -727,17 +729,17 @@ func (in *Interp) clearLent() {
 	clear(in.lent[len(in.lent):cap(in.lent)])
 }
 
-func (in *Interp) callNative(n *Native, args []Value, loc *syntax.Span) (Value, error) {
+func (in *Interp) callNative(n *Native, args []value.Value, loc *syntax.Span) (value.Value, error) {
 	if len(args) < n.Min {
 		// (map (+ 1) xs): a native short of arguments is a partial
 		// application, completed by the native that receives it.
 		return &Partial{fn: &NativeFn{n: n}, args: args}, nil
 	}
 	if n.Max >= 0 && len(args) > n.Max {
-		return nil, ArgsError(n.Name, args...)
+		return nil, value.ArgsError(n.Name, args...)
 	}
 	if n.TopLevelOnly && in.currentModule() != nil {
-		return nil, EvalError("Top-level call used in module " + n.Name)
+		return nil, value.EvalError("Top-level call used in module " + n.Name)
 	}
 	if !n.Repl && in.metered() {
 		if err := in.chargeNative(n); err != nil {
@@ -758,7 +760,7 @@ func (in *Interp) callNative(n *Native, args []Value, loc *syntax.Span) (Value, 
 }
 
 // callDef applies a module member.
-func (in *Interp) callDef(d *Def, args []Value, loc *syntax.Span) (Value, error) {
+func (in *Interp) callDef(d *Def, args []value.Value, loc *syntax.Span) (value.Value, error) {
 	switch d.Kind {
 	case DefFun:
 	case DefCapability:
@@ -772,10 +774,10 @@ func (in *Interp) callDef(d *Def, args []Value, loc *syntax.Span) (Value, error)
 		}
 		return in.Apply(v, args, *loc)
 	default:
-		return nil, EvalError("Cannot apply value to non-closure")
+		return nil, value.EvalError("Cannot apply value to non-closure")
 	}
 	if d.Abstract {
-		return nil, EvalError("Cannot call interface member " + d.qualText())
+		return nil, value.EvalError("Cannot call interface member " + d.qualText())
 	}
 	if len(args) < len(d.Args) {
 		c := &Closure{params: d.Args, body: d.Body, def: d}
@@ -799,19 +801,19 @@ func (in *Interp) callDef(d *Def, args []Value, loc *syntax.Span) (Value, error)
 // smallFrame is a frame with room for a few arguments, allocated with them.
 type smallFrame struct {
 	env
-	buf [4]Value
+	buf [4]value.Value
 }
 
 // pairFrame is a frame with room for one or two values.
 type pairFrame struct {
 	env
-	buf [2]Value
+	buf [2]value.Value
 }
 
 // callFun applies a defun to a frame holding exactly its arguments: the
 // application is charged (a nullary defun's costs nothing) and the
 // arguments checked, as P5's applyLam does.
-func (in *Interp) callFun(d *Def, fr *env) (Value, error) {
+func (in *Interp) callFun(d *Def, fr *env) (value.Value, error) {
 	if len(d.Args) > 0 {
 		if err := in.chargeApply(d, len(d.Args)); err != nil {
 			return nil, err
@@ -826,14 +828,14 @@ func (in *Interp) callFun(d *Def, fr *env) (Value, error) {
 // runFun runs a defun whose arguments were charged and checked: the
 // recursion check, the call, and the return type check that P5 makes
 // unless DisableRuntimeRTC is set.
-func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
+func (in *Interp) runFun(d *Def, fr *env) (value.Value, error) {
 	for _, f := range in.stack {
 		if f.def == d {
-			return nil, EvalError("Recursion detected by the runtime. Recursing in function: " + d.qualText())
+			return nil, value.EvalError("Recursion detected by the runtime. Recursing in function: " + d.qualText())
 		}
 	}
 	if len(in.stack) >= in.maxDepth() {
-		return nil, &Error{Kind: ErrGas, Msg: "Call depth limit exceeded"}
+		return nil, &value.Error{Kind: value.ErrGas, Msg: "Call depth limit exceeded"}
 	}
 	reentrant := in.reentrant(d)
 	if reentrant {
@@ -863,7 +865,7 @@ func (in *Interp) runFun(d *Def, fr *env) (Value, error) {
 	return v, nil
 }
 
-func invalidNumArgs(d *Def, got int) *Error {
+func invalidNumArgs(d *Def, got int) *value.Error {
 	kind := "closure"
 	switch d.Kind {
 	case DefFun:
@@ -873,14 +875,14 @@ func invalidNumArgs(d *Def, got int) *Error {
 	case DefPactKind:
 		kind = "defpact " + d.qualText()
 	}
-	return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for " + kind +
+	return value.EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for " + kind +
 		" supplied; expected (" + strconv.Itoa(len(d.Args)) + ")")
 }
 
 // checkArgs checks arguments against parameters as P5 does: every argument
 // must be a Pact value (a function is refused), then each typed parameter's
 // value is type-checked, in order, at P5's cost.
-func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
+func (in *Interp) checkArgs(d *Def, ps []Param, args []value.Value) error {
 	// Most parameters are untyped or of a primitive type, which costs
 	// nothing to check: one pass settles them. Anything else, and any
 	// failure, takes P5's two passes below (which report the same error
@@ -894,11 +896,11 @@ func (in *Interp) checkArgs(d *Def, ps []Param, args []Value) error {
 				return in.checkArgsP5(ps, args)
 			}
 		case untypedCheck:
-			if a.Kind() == KindClosure {
+			if a.Kind() == value.KindClosure {
 				return in.checkArgsP5(ps, args)
 			}
 		default:
-			if a.Kind() != Kind(check-kindCheck) {
+			if a.Kind() != value.Kind(check-kindCheck) {
 				return in.checkArgsP5(ps, args)
 			}
 		}
@@ -917,12 +919,12 @@ const (
 )
 
 // freeCheck is the free check of t (nil: untyped).
-func freeCheck(t *Type) uint8 {
-	if t == nil || t.Kind == TyAny {
+func freeCheck(t *value.Type) uint8 {
+	if t == nil || t.Kind == value.TyAny {
 		return untypedCheck
 	}
-	if t.Kind == TyPrim {
-		for k := KindInteger; k < KindClosure; k++ {
+	if t.Kind == value.TyPrim {
+		for k := value.KindInteger; k < value.KindClosure; k++ {
 			if primIs(t.Prim, k) {
 				return kindCheck + uint8(k)
 			}
@@ -932,46 +934,46 @@ func freeCheck(t *Type) uint8 {
 }
 
 // fitsCheck is fitsFree with the check compiling found for t, if any.
-func fitsCheck(check uint8, t *Type, v Value) bool {
+func fitsCheck(check uint8, t *value.Type, v value.Value) bool {
 	switch check {
 	case 0:
 		return fitsFree(t, v)
 	case untypedCheck:
-		return v.Kind() != KindClosure
+		return v.Kind() != value.KindClosure
 	}
-	return v.Kind() == Kind(check-kindCheck)
+	return v.Kind() == value.Kind(check-kindCheck)
 }
 
 // fitsFree says v is a Pact value of type t (nil: untyped) by a check that
 // charges nothing: t is untyped, any or a primitive type. False is no
 // verdict: typeCheck decides.
-func fitsFree(t *Type, v Value) bool {
+func fitsFree(t *value.Type, v value.Value) bool {
 	k := v.Kind()
-	if k == KindClosure {
+	if k == value.KindClosure {
 		return false
 	}
-	if t == nil || t.Kind == TyAny {
+	if t == nil || t.Kind == value.TyAny {
 		return true
 	}
-	return t.Kind == TyPrim && primIs(t.Prim, k)
+	return t.Kind == value.TyPrim && primIs(t.Prim, k)
 }
 
 // primIs says the values of kind k are of the primitive type prim.
-func primIs(prim string, k Kind) bool {
+func primIs(prim string, k value.Kind) bool {
 	switch k {
-	case KindInteger:
+	case value.KindInteger:
 		return prim == "integer"
-	case KindDecimal:
+	case value.KindDecimal:
 		return prim == "decimal"
-	case KindString:
+	case value.KindString:
 		return prim == "string"
-	case KindBool:
+	case value.KindBool:
 		return prim == "bool"
-	case KindTime:
+	case value.KindTime:
 		return prim == "time"
-	case KindUnit:
+	case value.KindUnit:
 		return prim == "unit"
-	case KindGuard:
+	case value.KindGuard:
 		return prim == "guard" || prim == "keyset"
 	}
 	return false
@@ -979,7 +981,7 @@ func primIs(prim string, k Kind) bool {
 
 // checkArgsP5 is P5's check of arguments: every one a Pact value first,
 // then each against its parameter's type, charged.
-func (in *Interp) checkArgsP5(ps []Param, args []Value) error {
+func (in *Interp) checkArgsP5(ps []Param, args []value.Value) error {
 	for _, a := range args {
 		if err := pactValue(a); err != nil {
 			return err
@@ -997,7 +999,7 @@ func (in *Interp) checkArgsP5(ps []Param, args []Value) error {
 
 // checkType is P5's typecheckArgument: the charged runtime check, failing
 // with P5's text.
-func (in *Interp) checkType(t *Type, v Value) error {
+func (in *Interp) checkType(t *value.Type, v value.Value) error {
 	ok, err := in.typeCheck(t, v)
 	if err != nil {
 		return err
@@ -1008,8 +1010,8 @@ func (in *Interp) checkType(t *Type, v Value) error {
 	return nil
 }
 
-func rtcFailure(v Value, t *Type) *Error {
-	return EvalError("Runtime typecheck failure, argument is " + TypeOf(v) + " , but expected type " + t.String())
+func rtcFailure(v value.Value, t *value.Type) *value.Error {
+	return value.EvalError("Runtime typecheck failure, argument is " + value.TypeOf(v) + " , but expected type " + t.String())
 }
 
 // Thunk is an unevaluated argument of a lazy native.
@@ -1017,7 +1019,7 @@ type Thunk struct {
 	in *Interp
 	n  node
 	e  *env
-	v  Value
+	v  value.Value
 }
 
 // keepsFrame says whether evaluating ns may keep a reference to the frame
@@ -1073,7 +1075,7 @@ func thunks(in *Interp, ns []node, e *env) []Thunk {
 }
 
 // Eval evaluates the argument.
-func (t Thunk) Eval() (Value, error) {
+func (t Thunk) Eval() (value.Value, error) {
 	if t.n == nil {
 		return t.v, nil
 	}

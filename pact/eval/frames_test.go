@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -19,7 +20,7 @@ func TestFramesGivenBack(t *testing.T) {
   (defun adder-in-let (x) (let ((z (+ x 1))) (lambda (y) (+ z y))))
   (defun pair-with (a b) (let ((f (adder a))) [(twice b) (f b)]))
   (defun sum (xs) (fold (+) 0 xs)))`)
-	m := in.lookupModule(ModuleName{Name: "frames"})
+	m := in.lookupModule(value.ModuleName{Name: "frames"})
 	for name, free := range map[string]bool{"twice": true, "adder": false, "adder-in-let": false, "pair-with": true, "sum": true} {
 		if got := m.Defs[name].frameFree; got != free {
 			t.Errorf("%s: frameFree %v, want %v", name, got, free)
@@ -134,7 +135,7 @@ func TestCapFramesGivenBack(t *testing.T) {
     (enforce (= a 1) "outer sees its own argument after composing"))
   (defcap KEPT (a) (let ((f (lambda (y) (+ a y)))) (enforce (= (f 1) 4) "kept")))
   (defun both () (with-capability (OUTER 1) (with-capability (KEPT 3) (with-capability (INNER 2) "ok")))))`)
-	m := in.lookupModule(ModuleName{Name: "caps"})
+	m := in.lookupModule(value.ModuleName{Name: "caps"})
 	for name, free := range map[string]bool{"INNER": true, "OUTER": true, "KEPT": false} {
 		if got := m.Defs[name].frameFree; got != free {
 			t.Errorf("%s: frameFree %v, want %v", name, got, free)

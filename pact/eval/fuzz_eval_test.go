@@ -16,6 +16,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // FuzzEval evaluates small Pact programs and checks that every top-level form
@@ -213,7 +214,7 @@ func evalFuzzProgram(file *syntax.File, src string) fuzzOutcome {
 			return fuzzOutcome{fail: fmt.Sprintf("panic: %v\nprogram:\n%s\n%s", panicked, src, stack)}
 		}
 		if err != nil {
-			if _, ok := err.(*eval.Error); !ok {
+			if _, ok := err.(*value.Error); !ok {
 				return fuzzOutcome{fail: fmt.Sprintf("error of type %T: %v\nprogram:\n%s", err, err, src)}
 			}
 			continue
@@ -221,12 +222,12 @@ func evalFuzzProgram(file *syntax.File, src string) fuzzOutcome {
 		if v == nil {
 			return fuzzOutcome{fail: fmt.Sprintf("nil value and nil error for %s\nprogram:\n%s", item.Span(), src)}
 		}
-		_ = eval.Pretty(v) // what the REPL prints
+		_ = value.Pretty(v) // what the REPL prints
 	}
 	return fuzzOutcome{}
 }
 
-func evalCatching(in *eval.Interp, item syntax.TopLevel) (v eval.Value, err error, panicked any, stack []byte) {
+func evalCatching(in *eval.Interp, item syntax.TopLevel) (v value.Value, err error, panicked any, stack []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked, stack = p, debug.Stack()

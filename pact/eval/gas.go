@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"github.com/ledgernode/ledger-node/pact/gas"
 )
 
@@ -46,9 +48,9 @@ type gasWhat struct {
 	k    gasKind
 	op   string
 	n, m int64
-	x, y Integer
+	x, y value.Integer
 	// dx, dy are a decimal comparison's operands.
-	dx, dy Decimal
+	dx, dy value.Decimal
 	s, t   string
 	nat    *Native
 	def    *Def // the applied function, nil for a lambda
@@ -72,9 +74,9 @@ func (in *Interp) charge(c gas.MilliGas, w *gasWhat) error {
 	}
 	if exceeded {
 		if in.Gas.OverBudget() {
-			return &Error{Kind: ErrGas, Msg: in.Gas.BudgetText()}
+			return &value.Error{Kind: value.ErrGas, Msg: in.Gas.BudgetText()}
 		}
-		return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()}
+		return &value.Error{Kind: value.ErrGas, Msg: in.Gas.ExceededText()}
 	}
 	return nil
 }
@@ -113,19 +115,21 @@ func (in *Interp) interrupted() error {
 	if reason == "" {
 		reason = "the node's time bound on a transaction passed"
 	}
-	return &Error{Kind: ErrInterrupted, Msg: "Execution interrupted: " + reason}
+	return &value.Error{Kind: value.ErrInterrupted, Msg: "Execution interrupted: " + reason}
 }
 
 // Interrupted reports whether err is an evaluation stopped by Interrupt.
 func Interrupted(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Kind == ErrInterrupted
+	var e *value.Error
+	return errors.As(err, &e) && e.Kind == value.ErrInterrupted
 }
 
 // gasExceeded is chargeQuick's error, apart so that chargeQuick is inlined.
 //
 //go:noinline
-func (in *Interp) gasExceeded() error { return &Error{Kind: ErrGas, Msg: in.Gas.ExceededText()} }
+func (in *Interp) gasExceeded() error {
+	return &value.Error{Kind: value.ErrGas, Msg: in.Gas.ExceededText()}
+}
 
 // gasLoc renders the position of the charge as P5's gas log does
 // (file:startLine:startCol-endLine:endCol); we know the innermost
@@ -256,20 +260,20 @@ const (
 	opPow   = "PrimOpPow"
 )
 
-func (in *Interp) chargeIntOp(op string, a, b Integer) error {
+func (in *Interp) chargeIntOp(op string, a, b value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
 	var c gas.MilliGas
 	switch op {
 	case opAdd, opSub:
-		c = gas.IntAdd(signedMax(a, b).bitLen())
+		c = gas.IntAdd(signedMax(a, b).BitLen())
 	case opMul, opDiv:
-		c = gas.IntMul(signedMax(a, b).bitLen())
+		c = gas.IntMul(signedMax(a, b).BitLen())
 	case opPow:
-		c = gas.IntPow(a.bitLen(), b.bitLen())
+		c = gas.IntPow(a.BitLen(), b.BitLen())
 	case opShift:
-		c = gas.Shift(a.bitLen(), satInt64(b), b.bitLen(), satCount(b))
+		c = gas.Shift(a.BitLen(), satInt64(b), b.BitLen(), satCount(b))
 	}
 	if in.Gas.Quiet() {
 		return in.chargeQuick(c)
@@ -277,7 +281,7 @@ func (in *Interp) chargeIntOp(op string, a, b Integer) error {
 	return in.charge(c, &gasWhat{k: gkIntOp, op: op, x: a, y: b})
 }
 
-func signedMax(a, b Integer) Integer {
+func signedMax(a, b value.Integer) value.Integer {
 	if a.Cmp(b) > 0 {
 		return a
 	}
@@ -286,11 +290,11 @@ func signedMax(a, b Integer) Integer {
 
 // satInt64 is i clamped to the int64 range (only its sign and size
 // matter to the callers).
-func satInt64(i Integer) int64 {
-	if i.big == nil {
-		return i.small
+func satInt64(i value.Integer) int64 {
+	if i.IsSmall() {
+		return i.Int64()
 	}
-	if i.big.Sign() < 0 {
+	if i.Big().Sign() < 0 {
 		return -1 << 63
 	}
 	return 1<<63 - 1
@@ -298,49 +302,49 @@ func satInt64(i Integer) int64 {
 
 // satCount is i as a SatWord: negative values are 0, values past 2^64-1
 // saturate.
-func satCount(i Integer) uint64 {
-	if i.big == nil {
-		if i.small < 0 {
+func satCount(i value.Integer) uint64 {
+	if i.IsSmall() {
+		if i.Int64() < 0 {
 			return 0
 		}
-		return uint64(i.small)
+		return uint64(i.Int64())
 	}
-	if i.big.Sign() < 0 {
+	if i.Big().Sign() < 0 {
 		return 0
 	}
-	if i.big.IsUint64() {
-		return i.big.Uint64()
+	if i.Big().IsUint64() {
+		return i.Big().Uint64()
 	}
 	return ^uint64(0)
 }
 
 // Transcendental functions (GTranscendental).
-func (in *Interp) chargeExp(p Integer) error {
+func (in *Interp) chargeExp(p value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.Exp(p.bitLen()), &gasWhat{k: gkTrans, op: "TransExp", x: p})
+	return in.charge(gas.Exp(p.BitLen()), &gasWhat{k: gkTrans, op: "TransExp", x: p})
 }
 
-func (in *Interp) chargeLn(p Integer) error {
+func (in *Interp) chargeLn(p value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.MilliGas(gas.Ln(p.bitLen())), &gasWhat{k: gkTrans, op: "TransLn", x: p})
+	return in.charge(gas.MilliGas(gas.Ln(p.BitLen())), &gasWhat{k: gkTrans, op: "TransLn", x: p})
 }
 
-func (in *Interp) chargeLogBase(b, x Integer) error {
+func (in *Interp) chargeLogBase(b, x value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.LogBase(b.bitLen(), x.bitLen()), &gasWhat{k: gkTrans, op: "TransLogBase", x: b, y: x})
+	return in.charge(gas.LogBase(b.BitLen(), x.BitLen()), &gasWhat{k: gkTrans, op: "TransLogBase", x: b, y: x})
 }
 
-func (in *Interp) chargeSqrt(p Integer) error {
+func (in *Interp) chargeSqrt(p value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.Sqrt(p.bitLen(), p.Sign() > 0), &gasWhat{k: gkTrans, op: "TransSqrt", x: p})
+	return in.charge(gas.Sqrt(p.BitLen(), p.Sign() > 0), &gasWhat{k: gkTrans, op: "TransSqrt", x: p})
 }
 
 // Comparisons (GComparison).
@@ -348,29 +352,29 @@ func (in *Interp) chargeTextCmp(s string) error {
 	if !in.metered() {
 		return nil
 	}
-	cost := gas.TextCompare(in.cfg(), charCount(s))
+	cost := gas.TextCompare(in.cfg(), value.CharCount(s))
 	if in.Gas.Quiet() {
 		return in.chargeQuick(cost)
 	}
 	return in.charge(cost, &gasWhat{k: gkCompare, op: "TextComparison", s: s})
 }
 
-func (in *Interp) chargeIntCmp(a, b Integer) error {
+func (in *Interp) chargeIntCmp(a, b value.Integer) error {
 	if !in.metered() {
 		return nil
 	}
-	cost := gas.IntCompare(in.cfg(), a.cmpBits(), b.cmpBits())
+	cost := gas.IntCompare(in.cfg(), a.CmpBits(), b.CmpBits())
 	if in.Gas.Quiet() {
 		return in.chargeQuick(cost)
 	}
 	return in.charge(cost, &gasWhat{k: gkCompare, op: "IntComparison", x: a, y: b})
 }
 
-func (in *Interp) chargeDecCmp(a, b Decimal) error {
+func (in *Interp) chargeDecCmp(a, b value.Decimal) error {
 	if !in.metered() {
 		return nil
 	}
-	cost := decCmpCost(in.cfg(), a.mant, b.mant)
+	cost := decCmpCost(in.cfg(), a.Mantissa(), b.Mantissa())
 	if in.Gas.Quiet() {
 		return in.chargeQuick(cost)
 	}
@@ -381,11 +385,11 @@ func (in *Interp) chargeDecCmp(a, b Decimal) error {
 // Mantissas that fit a machine word (a coin amount's do) take no detour
 // through Integer's methods: both compare as 64 bits, and the larger's
 // bit length is taken of the word itself.
-func decCmpCost(c *gas.Config, ma, mb Integer) gas.MilliGas {
-	if ma.big == nil && mb.big == nil {
-		return gas.DecimalCompare(c, wordBitLen(max(ma.small, mb.small)), 64, 64)
+func decCmpCost(c *gas.Config, ma, mb value.Integer) gas.MilliGas {
+	if ma.IsSmall() && mb.IsSmall() {
+		return gas.DecimalCompare(c, value.WordBitLen(max(ma.Int64(), mb.Int64())), 64, 64)
 	}
-	return gas.DecimalCompare(c, signedMax(ma, mb).bitLen(), ma.cmpBits(), mb.cmpBits())
+	return gas.DecimalCompare(c, signedMax(ma, mb).BitLen(), ma.CmpBits(), mb.CmpBits())
 }
 
 func (in *Interp) chargeListCmp(n int) error {
@@ -418,7 +422,7 @@ func (in *Interp) chargeSubstring(needle, hay string) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.SubstringSearch(in.cfg(), charCount(needle), charCount(hay)),
+	return in.charge(gas.SubstringSearch(in.cfg(), value.CharCount(needle), value.CharCount(hay)),
 		&gasWhat{k: gkSearch, op: "SubstringSearch", s: needle, t: hay})
 }
 
@@ -460,7 +464,7 @@ func (in *Interp) chargeParse(s string) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.chargeStrOp("StrOpParse", charCount(s), 0)
+	return in.chargeStrOp("StrOpParse", value.CharCount(s), 0)
 }
 
 // Object operations (GObjOp).
@@ -468,7 +472,7 @@ func (in *Interp) chargeObjLookup(key string, size int) error {
 	if !in.metered() {
 		return nil
 	}
-	cost := gas.ObjLookup(charCount(key), size)
+	cost := gas.ObjLookup(value.CharCount(key), size)
 	if in.Gas.Quiet() {
 		return in.chargeQuick(cost)
 	}
@@ -479,7 +483,7 @@ func (in *Interp) chargeObjRemove(key string, size int) error {
 	if !in.metered() {
 		return nil
 	}
-	return in.charge(gas.ObjRemove(charCount(key), size), &gasWhat{k: gkObj, op: "ObjOpRemove", s: key, n: int64(size)})
+	return in.charge(gas.ObjRemove(value.CharCount(key), size), &gasWhat{k: gkObj, op: "ObjOpRemove", s: key, n: int64(size)})
 }
 
 // Database bytes (GRead, GWrite).
@@ -514,7 +518,7 @@ func (in *Interp) chargeHash(n uint64) error {
 }
 
 // chargeMakeList is GMakeList: n elements of size bytes.
-func (in *Interp) chargeMakeList(n Integer, size uint64) error {
+func (in *Interp) chargeMakeList(n value.Integer, size uint64) error {
 	if !in.metered() {
 		return nil
 	}
@@ -623,14 +627,14 @@ func (w *gasWhat) show() string {
 
 // hsInt shows an integer as Haskell does in a constructor argument:
 // negative numbers in parentheses.
-func hsInt(i Integer) string {
+func hsInt(i value.Integer) string {
 	if i.Sign() < 0 {
 		return "(" + i.Text() + ")"
 	}
 	return i.Text()
 }
 
-func hsModuleName(m ModuleName) string {
+func hsModuleName(m value.ModuleName) string {
 	ns := "Nothing"
 	if m.Namespace != "" {
 		ns = "Just " + strconv.Quote(m.Namespace)
@@ -638,7 +642,7 @@ func hsModuleName(m ModuleName) string {
 	return "ModuleName {_mnName = " + strconv.Quote(m.Name) + ", _mnNamespace = " + ns + "}"
 }
 
-func hsFQN(f FullyQualifiedName) string {
+func hsFQN(f value.FullyQualifiedName) string {
 	return "(FullyQualifiedName {_fqModule = " + hsModuleName(f.Module) + ", _fqName = " + strconv.Quote(f.Name) +
 		", _fqHash = ModuleHash {_mhHash = " + strconv.Quote(f.Hash) + "}})"
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
@@ -13,11 +14,11 @@ import (
 // governance, keeps granting it.
 func TestModuleWithoutGovernanceIsNotOpen(t *testing.T) {
 	in := New(db.NewMemDB())
-	err := in.acquireAdmin(&Module{Name: ModuleName{Namespace: "free", Name: "govempty"}, Defs: map[string]*Def{}})
+	err := in.acquireAdmin(&Module{Name: value.ModuleName{Namespace: "free", Name: "govempty"}, Defs: map[string]*Def{}})
 	if err == nil || !strings.Contains(err.Error(), "Invalid keyset name format") {
 		t.Errorf("admin of a module without governance: %v", err)
 	}
-	if err := in.acquireAdmin(&Module{Name: ModuleName{Name: "iface"}, Interface: true, Defs: map[string]*Def{}}); err != nil {
+	if err := in.acquireAdmin(&Module{Name: value.ModuleName{Name: "iface"}, Interface: true, Defs: map[string]*Def{}}); err != nil {
 		t.Errorf("admin of an interface: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -21,17 +22,17 @@ type Interp struct {
 	DB db.DB
 
 	// Environment of the transaction.
-	Data      Value // message data, an object by default
-	Signers   []Signer
-	Verifiers []Verifier
-	ChainData *Object
+	Data      value.Value // message data, an object by default
+	Signers   []value.Signer
+	Verifiers []value.Verifier
+	ChainData *value.Object
 	TxHash    string
 	Flags     map[string]bool
 	// NamespacePolicy decides who may define namespaces and whether
 	// definitions in the root namespace are allowed.
 	NamespacePolicy NamespacePolicy
 	// SPV verifies verify-spv payloads; nil means unsupported.
-	SPV func(kind string, payload *Object) (*Object, error)
+	SPV func(kind string, payload *value.Object) (*value.Object, error)
 
 	// Print receives the output of `print` and similar.
 	Print func(string)
@@ -53,7 +54,7 @@ type Interp struct {
 	// lent are the argument lists lent to natives that do not keep them
 	// (Native.argsLent), a stack: each call's list is above its caller's,
 	// and taken off when the call returns.
-	lent []Value
+	lent []value.Value
 	// topDs is the desugaring pass of top-level expressions, kept so that
 	// its blocks serve every command (Desugarer.Recycle); topDsBusy says a
 	// compilation has it (another then uses its own).
@@ -126,7 +127,7 @@ type Interp struct {
 	// runs (coverage.go).
 	Coverage CoverageHook
 	// Trace, when set, receives each top-level result.
-	Trace func(span syntax.Span, v Value)
+	Trace func(span syntax.Span, v value.Value)
 	// Interrupt, when set and true, stops the evaluation at its next gas
 	// charge with an ErrInterrupted error, which try does not catch: a node
 	// bounds the wall-clock time of a transaction in a block it builds
@@ -147,7 +148,7 @@ type Interp struct {
 	nModules int
 	// chars are the indexes of the long strings this transaction measured
 	// (chars.go), emptied when it ends.
-	chars charIndexCache
+	chars value.CharIndexCache
 }
 
 // DBError returns the last failure of the database that name resolution reported as a
@@ -159,31 +160,10 @@ func (in *Interp) DBError() error { return in.dbErr }
 // txState is what a commit or rollback clears.
 type txState struct {
 	caps     capState
-	events   []Event
-	admin    map[ModuleName]bool
+	events   []value.Event
+	admin    map[value.ModuleName]bool
 	defpact  *PactExec
 	pactStep *PactStep
-}
-
-// Signer is a transaction signer: a public key and the capabilities its
-// signature is scoped to.
-type Signer struct {
-	PubKey string
-	Scheme string
-	Caps   []*CapToken
-}
-
-// Verifier is a verifier plugin's claim and the capabilities it grants.
-type Verifier struct {
-	Name string
-	Caps []*CapToken
-}
-
-// Event is an emitted event.
-type Event struct {
-	Name       QualifiedName
-	Args       []Value
-	ModuleHash string
 }
 
 // NamespacePolicy is the namespace policy: SimpleNamespacePolicy or a
@@ -192,7 +172,7 @@ type NamespacePolicy struct {
 	AllowRoot bool
 	// Fn is a user function (ns admin-guard) -> bool; nil for the simple
 	// policy, under which anyone may define a namespace.
-	Fn Value
+	Fn value.Value
 }
 
 // DefaultMaxDepth bounds nested calls; deeper programs fail with a gas error
@@ -219,7 +199,7 @@ func (in *Interp) allocElements(n int64) error {
 	}
 	in.elements += max(n, 0)
 	if in.elements > limit {
-		return budgetError("list elements built by enumerate, make-list and str-to-list", limit)
+		return value.BudgetError("list elements built by enumerate, make-list and str-to-list", limit)
 	}
 	return nil
 }
@@ -237,7 +217,7 @@ func (in *Interp) StartEvaluation() {
 func New(d db.DB) *Interp {
 	in := &Interp{
 		DB:              d,
-		Data:            EmptyObject,
+		Data:            value.EmptyObject,
 		ChainData:       DefaultChainData(),
 		TxHash:          hashOfEmpty(),
 		Flags:           map[string]bool{},
@@ -249,7 +229,7 @@ func New(d db.DB) *Interp {
 		Print:           func(string) {},
 		Warn:            func(string) {},
 	}
-	in.tx.admin = map[ModuleName]bool{}
+	in.tx.admin = map[value.ModuleName]bool{}
 	in.Gas.SetBudget(DefaultBudget)
 	return in
 }
@@ -271,23 +251,23 @@ var (
 		atNativeRef = t["at"]
 		return t
 	})
-	hashOfEmpty      = sync.OnceValue(func() string { return HashBytes(nil) })
-	defaultChainData = sync.OnceValue(func() *Object {
-		return NewObject(
-			Field{Key: "chain-id", Val: String("")},
-			Field{Key: "block-height", Val: NewInt(0)},
-			Field{Key: "block-time", Val: TimeFromMicros(0)},
-			Field{Key: "prev-block-hash", Val: String("")},
-			Field{Key: "sender", Val: String("")},
-			Field{Key: "gas-limit", Val: NewInt(0)},
-			Field{Key: "gas-price", Val: NewDecimal(NewInt(0), 0)},
+	hashOfEmpty      = sync.OnceValue(func() string { return value.HashBytes(nil) })
+	defaultChainData = sync.OnceValue(func() *value.Object {
+		return value.NewObject(
+			value.Field{Key: "chain-id", Val: value.String("")},
+			value.Field{Key: "block-height", Val: value.NewInt(0)},
+			value.Field{Key: "block-time", Val: value.TimeFromMicros(0)},
+			value.Field{Key: "prev-block-hash", Val: value.String("")},
+			value.Field{Key: "sender", Val: value.String("")},
+			value.Field{Key: "gas-limit", Val: value.NewInt(0)},
+			value.Field{Key: "gas-price", Val: value.NewDecimal(value.NewInt(0), 0)},
 		)
 	})
 )
 
 // DefaultChainData is P5's default public chain data (shared: objects are
 // immutable).
-func DefaultChainData() *Object { return defaultChainData() }
+func DefaultChainData() *value.Object { return defaultChainData() }
 
 // Register adds natives (the REPL's, for instance). A later registration
 // of the same name replaces the earlier one. The shared core table is
@@ -326,7 +306,7 @@ func (in *Interp) ResetTx() {
 	admin := in.tx.admin
 	clear(admin)
 	if admin == nil {
-		admin = map[ModuleName]bool{}
+		admin = map[value.ModuleName]bool{}
 	}
 	in.tx = txState{admin: admin}
 	in.tx.caps.stack, in.tx.caps.evaluating = stack, evaluating
@@ -342,11 +322,11 @@ func (in *Interp) ResetTx() {
 	}
 	in.namespace = ""
 	in.forgetModules()
-	in.chars = charIndexCache{}
+	in.chars = value.CharIndexCache{}
 }
 
 // Events returns the events emitted so far; clear drops them.
-func (in *Interp) Events(clear bool) []Event {
+func (in *Interp) Events(clear bool) []value.Event {
 	ev := in.tx.events
 	if clear {
 		in.tx.events = nil
@@ -355,7 +335,7 @@ func (in *Interp) Events(clear bool) []Event {
 }
 
 // GrantAdmin gives module admin for m without checks (env-module-admin).
-func (in *Interp) GrantAdmin(m ModuleName) { in.tx.admin[m] = true }
+func (in *Interp) GrantAdmin(m value.ModuleName) { in.tx.admin[m] = true }
 
 // SetNamespace sets the current namespace.
 func (in *Interp) SetNamespace(ns string) { in.namespace = ns }
@@ -385,7 +365,7 @@ func (in *Interp) currentModule() *Module {
 }
 
 // inModule reports whether m is on the call stack.
-func (in *Interp) inModule(m ModuleName) bool {
+func (in *Interp) inModule(m value.ModuleName) bool {
 	for i := len(in.stack) - 1; i >= 0; i-- {
 		if d := in.stack[i].def; d != nil && d.Module != nil && d.Module.Name == m {
 			return true

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"sync/atomic"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestInterruptStopsAtNextCharge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := in.EvalTopLevel(f.Items[0], true); err != nil || Show(v) != "500500" {
+	if v, err := in.EvalTopLevel(f.Items[0], true); err != nil || value.Show(v) != "500500" {
 		t.Fatalf("flag clear: %v %v, want 500500", v, err)
 	}
 	stop.Store(true)

@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The compiled form of Pact code: the syntax tree with names resolved
@@ -13,7 +14,7 @@ type node interface{ span() syntax.Span }
 
 type (
 	nConst struct {
-		v   Value
+		v   value.Value
 		loc syntax.Span
 		// lits are the lengths of the list literals folded into v, in the
 		// order P5 evaluates (and charges) them.
@@ -32,7 +33,7 @@ type (
 	// nModRef is a module named as a value; resolved when evaluated so that
 	// it sees upgrades.
 	nModRef struct {
-		mod ModuleName
+		mod value.ModuleName
 		loc syntax.Span
 	}
 	nNative struct {
@@ -128,11 +129,11 @@ const sfInvalid = ^resolve.Form(0)
 
 // env is a chain of frames of local variables.
 type env struct {
-	vals []Value
+	vals []value.Value
 	up   *env
 }
 
-func (e *env) lookup(up, idx int) Value {
+func (e *env) lookup(up, idx int) value.Value {
 	for ; up > 0; up-- {
 		e = e.up
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"math/big"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -173,7 +174,7 @@ func (w *irW) int64(n int64) {
 
 // integer is an Integer: cborg's encodeInteger (a plain head within 64
 // bits, a bignum beyond), sized by its bit length.
-func (w *irW) integer(i Integer) {
+func (w *irW) integer(i value.Integer) {
 	w.size += intSize(i)
 	if !w.cbor {
 		return
@@ -244,23 +245,23 @@ func (w *irW) info(s syntax.Span) {
 }
 
 // moduleName is a ModuleName record: a name and a Maybe namespace.
-func (w *irW) moduleName(m ModuleName) {
+func (w *irW) moduleName(m value.ModuleName) {
 	w.rec(2)
 	w.text(m.Name)
 	w.maybe(m.Namespace != "", func() { w.text(m.Namespace) })
 }
 
-func (w *irW) moduleNames(ms []ModuleName) {
+func (w *irW) moduleNames(ms []value.ModuleName) {
 	_ = w.hlist(len(ms), func(i int) error { w.moduleName(ms[i]); return nil })
 }
 
-func (w *irW) qualName(q QualifiedName) {
+func (w *irW) qualName(q value.QualifiedName) {
 	w.rec(2)
 	w.text(q.Name)
 	w.moduleName(q.Module)
 }
 
-func (w *irW) fqn(m ModuleName, name string, hash []byte) {
+func (w *irW) fqn(m value.ModuleName, name string, hash []byte) {
 	w.rec(3)
 	w.moduleName(m)
 	w.text(name)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestLentArgs(t *testing.T) {
 			t.Errorf("%.60s: %v", c.src, err)
 			continue
 		}
-		if got := Show(v); got != c.want {
+		if got := value.Show(v); got != c.want {
 			t.Errorf("%.60s = %s, want %s", c.src, got, c.want)
 		}
 		if len(in.lent) != 0 {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 
 // EvalProgram evaluates every top-level form of a command's code, in order, and returns the
 // last value: what an exec command results in. Code without forms is "empty input".
-func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
-	var last Value
+func (in *Interp) EvalProgram(items []syntax.TopLevel) (value.Value, error) {
+	var last value.Value
 	for _, item := range items {
 		v, err := in.EvalTopLevel(item, false)
 		if err != nil {
@@ -24,14 +25,14 @@ func (in *Interp) EvalProgram(items []syntax.TopLevel) (Value, error) {
 		last = v
 	}
 	if last == nil {
-		return nil, EvalError("empty input")
+		return nil, value.EvalError("empty input")
 	}
 	return last, nil
 }
 
 // EvalTopLevel evaluates one top-level form. repl allows REPL natives and
 // top-level defun/defconst.
-func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
+func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (value.Value, error) {
 	if in.ReplEvaluator {
 		if err := in.checkShadowing(item); err != nil {
 			return nil, err
@@ -49,7 +50,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 			return nil, err
 		}
 		in.addTopUse(u)
-		return String("Loaded imports from " + u.mod.Name.String()), nil
+		return value.String("Loaded imports from " + u.mod.Name.String()), nil
 	case *syntax.Defun:
 		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
 		d := &Def{Kind: DefFun, Name: x.Name, Loc: x.Loc, fun: x}
@@ -61,7 +62,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		}
 		in.replDefs[x.Name] = d
 		in.scopeChanged()
-		return String("Loaded repl defun " + x.Name), nil
+		return value.String("Loaded repl defun " + x.Name), nil
 	case *syntax.DefConst:
 		c := &compiler{renamer: renamer{in: in, allowRepl: repl, charged: true}}
 		d := &Def{Kind: DefConstant, Name: x.Name, Loc: x.Loc, fun: x}
@@ -70,7 +71,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		}
 		in.replDefs[x.Name] = d
 		in.scopeChanged()
-		return String("Loaded repl defconst " + x.Name), nil
+		return value.String("Loaded repl defconst " + x.Name), nil
 	case syntax.Expr:
 		n, err := in.compileTopExpr(x, repl)
 		if err != nil {
@@ -81,7 +82,7 @@ func (in *Interp) EvalTopLevel(item syntax.TopLevel, repl bool) (Value, error) {
 		}
 		return in.evalTopExpr(n, x)
 	}
-	return nil, EvalError("unsupported top-level form")
+	return nil, value.EvalError("unsupported top-level form")
 }
 
 // compileTopExpr compiles the top-level expression x with the kept
@@ -111,7 +112,7 @@ func (in *Interp) startTopLevel() {
 }
 
 // evalTopExpr evaluates n, the top-level expression x compiled.
-func (in *Interp) evalTopExpr(n node, x syntax.Expr) (Value, error) {
+func (in *Interp) evalTopExpr(n node, x syntax.Expr) (value.Value, error) {
 	v, err := in.eval(n, nil)
 	in.clearLent()
 	if err != nil {
@@ -124,7 +125,7 @@ func (in *Interp) evalTopExpr(n node, x syntax.Expr) (Value, error) {
 }
 
 // lookupModule reads a module by its full name.
-func (in *Interp) lookupModule(mn ModuleName) *Module {
+func (in *Interp) lookupModule(mn value.ModuleName) *Module {
 	if in.loading != nil && in.loading.Name == mn {
 		return in.loading
 	}
@@ -153,7 +154,7 @@ func (in *Interp) lookupModule(mn ModuleName) *Module {
 
 // knownModule is a module lookupModule read, under its name.
 type knownModule struct {
-	name ModuleName
+	name value.ModuleName
 	m    *Module
 }
 
@@ -169,9 +170,9 @@ func (in *Interp) forgetModules() {
 
 // lookupModuleRel resolves a name written without namespace: the current
 // namespace first, then root.
-func (in *Interp) lookupModuleRel(mn ModuleName) *Module {
+func (in *Interp) lookupModuleRel(mn value.ModuleName) *Module {
 	if mn.Namespace == "" && in.namespace != "" {
-		if m := in.lookupModule(ModuleName{Namespace: in.namespace, Name: mn.Name}); m != nil {
+		if m := in.lookupModule(value.ModuleName{Namespace: in.namespace, Name: mn.Name}); m != nil {
 			return m
 		}
 	}
@@ -179,7 +180,7 @@ func (in *Interp) lookupModuleRel(mn ModuleName) *Module {
 }
 
 func (in *Interp) resolveUse(u *syntax.Use) (useImport, error) {
-	mn := ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}
+	mn := value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}
 	m, err := in.resolveModuleData(mn)
 	if err != nil {
 		return useImport{}, located(err, u.Loc)
@@ -238,11 +239,11 @@ func (in *Interp) SetSource(file, src string) {
 	in.sources[file] = src
 }
 
-func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
+func (in *Interp) defineModule(x *syntax.Module, repl bool) (value.Value, error) {
 	if in.Flags["DisableModuleInstall"] {
 		return nil, compileErr(x.Loc, "Module install disabled")
 	}
-	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
+	mn := value.ModuleName{Namespace: in.namespace, Name: x.Name}
 	m := &Module{Name: mn, Defs: map[string]*Def{}, Blessed: map[string]bool{}, Doc: docText(x.Doc)}
 	if x.Gov.Cap {
 		m.GovCap = x.Gov.Name
@@ -312,7 +313,7 @@ func (in *Interp) defineModule(x *syntax.Module, repl bool) (Value, error) {
 	}
 	// The REPL brings a loaded module's names into the top-level scope.
 	in.addTopUse(useImport{mod: m})
-	return String("Loaded module " + mn.String() + ", hash " + m.Hash), nil
+	return value.String("Loaded module " + mn.String() + ", hash " + m.Hash), nil
 }
 
 // compileModule compiles a module's members (after its hash is known).
@@ -345,7 +346,7 @@ func (in *Interp) compileModule(m *Module, body []syntax.Decl, loc syntax.Span, 
 	for dep := range c.deps {
 		m.Deps = append(m.Deps, dep)
 	}
-	slices.SortFunc(m.Deps, compareModuleNames)
+	slices.SortFunc(m.Deps, value.CompareModuleNames)
 	return nil
 }
 
@@ -361,7 +362,7 @@ func (in *Interp) withoutGas(f func() error) error {
 
 // checkInstall applies governance to an upgrade and the namespace rules
 // to a new install.
-func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) error {
+func (in *Interp) checkInstall(old *Module, mn value.ModuleName, loc syntax.Span) error {
 	if old != nil {
 		if old.GovKeyset != "" && in.metered() {
 			// P5 runs (enforce-guard (keyset-ref-guard "ks")) as code.
@@ -389,8 +390,8 @@ func (in *Interp) checkInstall(old *Module, mn ModuleName, loc syntax.Span) erro
 	return located(in.enforceNamespaceUser(mn.Namespace), loc)
 }
 
-func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error) {
-	mn := ModuleName{Namespace: in.namespace, Name: x.Name}
+func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (value.Value, error) {
+	mn := value.ModuleName{Namespace: in.namespace, Name: x.Name}
 	old, err := in.loadModuleData(mn)
 	if err != nil {
 		return nil, located(err, x.Loc)
@@ -420,7 +421,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		for dep := range c.deps {
 			m.Deps = append(m.Deps, dep)
 		}
-		slices.SortFunc(m.Deps, compareModuleNames)
+		slices.SortFunc(m.Deps, value.CompareModuleNames)
 		return nil
 	})
 	if err != nil {
@@ -440,7 +441,7 @@ func (in *Interp) defineInterface(x *syntax.Interface, repl bool) (Value, error)
 		in.loaded.add(mn, img)
 	}
 	in.addTopUse(useImport{mod: m})
-	return String("Loaded interface " + mn.String() + ", hash " + m.Hash), nil
+	return value.String("Loaded interface " + mn.String() + ", hash " + m.Hash), nil
 }
 
 // declare makes every member's Def so that bodies can refer to any of them.
@@ -484,14 +485,14 @@ func (c *compiler) declare(body []syntax.Decl) error {
 		case *syntax.Implements:
 			// Resolved as module{...} types are (P5 resolves both with
 			// resolveInterfaceName): as written, the root namespace first.
-			iname, err := c.interfaceName(ModuleName{Namespace: x.Interface.Namespace, Name: x.Interface.Name}, x.Loc)
+			iname, err := c.interfaceName(value.ModuleName{Namespace: x.Interface.Namespace, Name: x.Interface.Name}, x.Loc)
 			if err != nil {
 				return err
 			}
 			m.Implements = append(m.Implements, iname)
 			continue
 		case *syntax.Bless:
-			if b, err := DecodeBase64URL(x.Hash); err != nil || len(b) != 32 {
+			if b, err := value.DecodeBase64URL(x.Hash); err != nil || len(b) != 32 {
 				return compileErr(x.Loc, "Invalid blessed hash, incorrect format: "+x.Hash)
 			}
 			m.Blessed[x.Hash] = true
@@ -503,7 +504,7 @@ func (c *compiler) declare(body []syntax.Decl) error {
 			return err
 		}
 	}
-	slices.SortFunc(m.Implements, compareModuleNames)
+	slices.SortFunc(m.Implements, value.CompareModuleNames)
 	return nil
 }
 
@@ -543,10 +544,10 @@ func (c *compiler) compileBodies(body []syntax.Decl) error {
 				d.retFree = freeCheck(d.Ret)
 			}
 		case *syntax.DefTable:
-			var s *Schema
+			var s *value.Schema
 			s, err = c.schema(x.Schema, x.Loc)
 			if err == nil {
-				d.Table = NewTable(x.Name, m.Name, m.Hash, *s)
+				d.Table = value.NewTable(x.Name, m.Name, m.Hash, *s)
 			}
 		}
 		if err != nil {
@@ -701,10 +702,10 @@ func (c *compiler) defconst(d *Def, x *syntax.DefConst) error {
 	if err != nil {
 		return err
 	}
-	if v.Kind() == KindClosure && c.checks() {
+	if v.Kind() == value.KindClosure && c.checks() {
 		// P5 evaluates a constant to a Pact value, which no function is. (A module stored
 		// before this check keeps loading.)
-		return located(EvalError("Evaluation did not reduce to a value"), x.Value.Span())
+		return located(value.EvalError("Evaluation did not reduce to a value"), x.Value.Span())
 	}
 	if t != nil {
 		if err := c.in.checkType(t, v); err != nil {
@@ -779,7 +780,7 @@ func sameCapMeta(md, id *Def) bool {
 		md.ManagedParam == id.ManagedParam && md.Args[md.ManagedParam].Name == ix.Meta.Param
 }
 
-func sameParamType(a, b *Type) bool {
+func sameParamType(a, b *value.Type) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
@@ -787,21 +788,21 @@ func sameParamType(a, b *Type) bool {
 		return false
 	}
 	switch a.Kind {
-	case TyObject, TyTable:
+	case value.TyObject, value.TyTable:
 		if a.Schema == nil || b.Schema == nil {
 			return a.Schema == b.Schema
 		}
 		return a.Schema.Name.Name == b.Schema.Name.Name
-	case TyList:
+	case value.TyList:
 		return sameParamType(a.Elem, b.Elem)
 	}
-	return equalTypes(a, b)
+	return value.EqualTypes(a, b)
 }
 
 // write stores a value, refusing in read-only mode.
 func (in *Interp) write(d db.Domain, table, key string, v any) error {
 	if in.readOnly > 0 {
-		return &Error{Kind: ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
+		return &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: Operation disallowed in read-only or sys-only mode"}
 	}
 	if d == db.Modules {
 		in.forgetModules()
@@ -813,10 +814,10 @@ func (in *Interp) write(d db.Domain, table, key string, v any) error {
 }
 
 func dbErr(err error) error {
-	if _, ok := err.(*Error); ok {
+	if _, ok := err.(*value.Error); ok {
 		return err
 	}
-	return &Error{Kind: ErrDB, Msg: "Error during database operation: " + err.Error()}
+	return &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: " + err.Error()}
 }
 
 // checkRecursion rejects a module whose functions, capabilities and
@@ -921,7 +922,7 @@ func walkDefRefs(d *Def, f func(*Def)) {
 // or name, relative to the current namespace) is installed.
 func (in *Interp) HasModule(name string) bool {
 	in.forgetModules()
-	mn, ok := ParseModuleName(name)
+	mn, ok := value.ParseModuleName(name)
 	return ok && in.lookupModuleRel(mn) != nil
 }
 
@@ -929,7 +930,7 @@ func (in *Interp) HasModule(name string) bool {
 // or name, relative to the current namespace), or nil.
 func (in *Interp) LookupModule(name string) *Module {
 	in.forgetModules()
-	mn, ok := ParseModuleName(name)
+	mn, ok := value.ParseModuleName(name)
 	if !ok {
 		return nil
 	}
@@ -941,7 +942,7 @@ func (in *Interp) LookupModule(name string) *Module {
 // names of the modules it refers to by.
 // It reads past the cache of modules the transaction named (which decides
 // what is charged as loaded).
-func (in *Interp) ModuleNamed(mn ModuleName) *Module {
+func (in *Interp) ModuleNamed(mn value.ModuleName) *Module {
 	if in.loading != nil && in.loading.Name == mn {
 		return in.loading
 	}

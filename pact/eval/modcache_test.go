@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -18,7 +19,7 @@ func evalOne(t *testing.T, in *Interp, src string) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	return Show(v)
+	return value.Show(v)
 }
 
 // The modules an interpreter has looked up are forgotten whenever the

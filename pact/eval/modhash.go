@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
@@ -56,18 +58,18 @@ type p5Pass struct {
 // (namespace applied) is mn, as it would be installed now: names resolve
 // against the modules in the database, the current namespace and the
 // top-level `use`s. The result is unpadded base64url.
-func moduleHashP5(in *Interp, x syntax.Node, mn ModuleName) (string, error) {
+func moduleHashP5(in *Interp, x syntax.Node, mn value.ModuleName) (string, error) {
 	h := newP5Hasher(in, x, mn)
 	hash, _, err := h.hashPass(x)
 	return hash, err
 }
 
-func newP5Hasher(in *Interp, x syntax.Node, mn ModuleName) *p5Hasher {
+func newP5Hasher(in *Interp, x syntax.Node, mn value.ModuleName) *p5Hasher {
 	h := &p5Hasher{
 		mn:       mn,
 		noPact53: in.Flags["DisablePact53"],
 		noPact51: in.Flags["DisablePact51"],
-		depMods:  map[ModuleName]bool{},
+		depMods:  map[value.ModuleName]bool{},
 	}
 	h.placeholder = p5ModulePlaceholder
 	if _, ok := x.(*syntax.Interface); ok {
@@ -88,7 +90,7 @@ func (h *p5Hasher) encodeTop(w *irW, x syntax.Node) error {
 	case *syntax.Interface:
 		return h.iface_(w, x)
 	}
-	return EvalError("module hash: not a module or interface")
+	return value.EvalError("module hash: not a module or interface")
 }
 
 // builtinSize is the size estimate of a native in this interpreter's IR:
@@ -132,7 +134,7 @@ func (h *p5Hasher) hashPass(x syntax.Node) (string, uint64, error) {
 		return "", 0, err
 	}
 	sum := blake2b.Sum256(w.b)
-	return EncodeBase64URL(sum[:]), w.size, nil
+	return value.EncodeBase64URL(sum[:]), w.size, nil
 }
 
 // imagePass measures the module as it is stored: the real hash, infos,
@@ -158,7 +160,7 @@ func (h *p5Hasher) imagePass(x syntax.Node, hash, txHash []byte) (*p5Image, erro
 // moduleHashOr is the hash defineModule and defineInterface store: P5's
 // hash of x, or fallback when x cannot be hashed (it does not resolve, for
 // instance), in which case compiling the module reports the error.
-func moduleHashOr(in *Interp, x syntax.Node, mn ModuleName, fallback string) string {
+func moduleHashOr(in *Interp, x syntax.Node, mn value.ModuleName, fallback string) string {
 	h, err := moduleHashP5(in, x, mn)
 	if err != nil {
 		return fallback
@@ -260,7 +262,7 @@ type (
 		args []dsTerm
 	}
 	dsBuiltin struct{ name string }
-	dsLit     struct{ v Value }
+	dsLit     struct{ v value.Value }
 	dsList    struct{ elems []dsTerm }
 	// dsBlock is a body, in P5's IR its terms in a Sequence (one term
 	// alone).
@@ -576,7 +578,7 @@ func (h *p5Hasher) nameDeps(n syntax.Name, cd nameSet, out nameSet) {
 			out[n.Name] = true
 		}
 	case syntax.QualifiedName:
-		if cd[n.Name] && (ModuleName{Namespace: n.Namespace, Name: n.Module}) == h.mn {
+		if cd[n.Name] && (value.ModuleName{Namespace: n.Namespace, Name: n.Module}) == h.mn {
 			out[n.Name] = true
 		}
 	}
@@ -793,7 +795,7 @@ type p5Hasher struct {
 	// stands for the module hashed (mn, iface), its Defs the members
 	// renamed so far, its uses the module's imports.
 	renamer
-	mn    ModuleName
+	mn    value.ModuleName
 	iface bool
 	self  []byte
 	// placeholder is the hash P5's desugarer gives the module.
@@ -813,9 +815,9 @@ type p5Hasher struct {
 	implDecls []*syntax.Implements
 	// depMods are the modules whose members the code names (P5's
 	// rsDependencies): the renamer's deps.
-	depMods    map[ModuleName]bool
-	implements []ModuleName
-	consts     map[string]Value
+	depMods    map[value.ModuleName]bool
+	implements []value.ModuleName
+	consts     map[string]value.Value
 	constsErr  error
 	constsDone bool
 	body       []syntax.Decl
@@ -833,11 +835,11 @@ type p5Ref struct {
 	idx uint64
 	// NTopLevel: the member's module and its hash, and the member's kind
 	// and (a schema's) schema; NModRef: the module and its interfaces
-	mod     ModuleName
+	mod     value.ModuleName
 	hash    []byte
 	defKind DefKind
-	schema  *Schema
-	imps    []ModuleName
+	schema  *value.Schema
+	imps    []value.ModuleName
 	// NDynRef: the member invoked
 	arg string
 }
@@ -850,7 +852,7 @@ const (
 )
 
 func hashBytes(m *Module) []byte {
-	b, err := DecodeBase64URL(m.Hash)
+	b, err := value.DecodeBase64URL(m.Hash)
 	if err != nil {
 		return []byte(m.Hash)
 	}
@@ -859,7 +861,7 @@ func hashBytes(m *Module) []byte {
 
 // resolveModuleData is P5's: the module as written, then (for a bare
 // name) in the current namespace, which must be installed.
-func (h *p5Hasher) resolveModuleData(mn ModuleName, loc syntax.Span) (*Module, error) {
+func (h *p5Hasher) resolveModuleData(mn value.ModuleName, loc syntax.Span) (*Module, error) {
 	m, err := h.moduleData(mn, loc)
 	if err == nil && m == nil {
 		err = compileErr(loc, "Cannot find module: "+mn.String())
@@ -869,7 +871,7 @@ func (h *p5Hasher) resolveModuleData(mn ModuleName, loc syntax.Span) (*Module, e
 
 // implementsInOrder is a module's interface list in source order, as P5
 // keeps it (Module.Implements is sorted).
-func implementsInOrder(m *Module) []ModuleName {
+func implementsInOrder(m *Module) []value.ModuleName {
 	if len(m.Implements) < 2 || m.Code == "" {
 		return m.Implements
 	}
@@ -881,14 +883,14 @@ func implementsInOrder(m *Module) []ModuleName {
 	if !ok {
 		return m.Implements
 	}
-	var out []ModuleName
+	var out []value.ModuleName
 	used := make([]bool, len(m.Implements))
 	for _, d := range x.Body {
 		imp, ok := d.(*syntax.Implements)
 		if !ok {
 			continue
 		}
-		want := ModuleName{Namespace: imp.Interface.Namespace, Name: imp.Interface.Name}
+		want := value.ModuleName{Namespace: imp.Interface.Namespace, Name: imp.Interface.Name}
 		found := -1
 		for i, c := range m.Implements {
 			if !used[i] && c == want {
@@ -957,44 +959,44 @@ var p5PrimIndex = map[string]uint64{
 	"integer": 0, "decimal": 1, "bool": 2, "string": 3, "guard": 4, "keyset": 4, "time": 5, "unit": 6,
 }
 
-func (h *p5Hasher) encType(w *irW, t *Type) {
+func (h *p5Hasher) encType(w *irW, t *value.Type) {
 	switch t.Kind {
-	case TyPrim:
+	case value.TyPrim:
 		w.con(0, 1)
 		w.word(p5PrimIndex[t.Prim], szTag)
-	case TyList:
+	case value.TyList:
 		w.con(1, 1)
 		h.encType(w, t.Elem)
-	case TyAnyList:
+	case value.TyAnyList:
 		w.con(2, 0)
-	case TyModRef:
+	case value.TyModRef:
 		w.con(3, 1)
 		w.array(len(t.ModRefs))
 		for _, m := range t.ModRefs {
 			w.moduleName(m)
 		}
-	case TyObject:
+	case value.TyObject:
 		w.con(4, 1)
 		h.encSchema(w, t.Schema)
-	case TyAnyObject:
+	case value.TyAnyObject:
 		w.con(5, 0)
-	case TyTable:
+	case value.TyTable:
 		w.con(6, 1)
 		h.encSchema(w, t.Schema)
-	case TyCapToken:
+	case value.TyCapToken:
 		w.con(7, 0)
 	default:
 		w.con(8, 0)
 	}
 }
 
-func (h *p5Hasher) encSchema(w *irW, s *Schema) {
+func (h *p5Hasher) encSchema(w *irW, s *value.Schema) {
 	w.rec(2)
 	w.qualName(s.Name)
 	h.encFields(w, s.Fields)
 }
 
-func (h *p5Hasher) encFields(w *irW, fs []SchemaField) {
+func (h *p5Hasher) encFields(w *irW, fs []value.SchemaField) {
 	w.mapHead(len(fs))
 	for i := range fs {
 		w.entry()
@@ -1049,22 +1051,22 @@ func (h *p5Hasher) encRef(w *irW, r *p5Ref) {
 	}
 }
 
-func encLiteral(w *irW, v Value) {
+func encLiteral(w *irW, v value.Value) {
 	switch v := v.(type) {
-	case String:
+	case value.String:
 		w.con(0, 1)
 		w.text(string(v))
-	case Integer:
+	case value.Integer:
 		w.con(1, 1)
 		w.integer(v)
-	case Decimal:
+	case value.Decimal:
 		w.con(2, 1)
 		w.rec(2)
 		w.word(uint64(v.Places()), szTag)
 		w.integer(v.Mantissa())
-	case Unit:
+	case value.Unit:
 		w.con(3, 0)
-	case Bool:
+	case value.Bool:
 		w.con(4, 1)
 		w.boolean(bool(v))
 	}
@@ -1199,7 +1201,7 @@ func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env *scope, lo
 	if i == len(t.Vars) {
 		return encSeq(h, w, t.Body, env, loc)
 	}
-	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{String(t.Keys[i])}, dsVar{bareName(bindObject)}}}
+	access := dsApp{fn: dsBuiltin{"at"}, args: []dsTerm{dsLit{value.String(t.Keys[i])}, dsVar{bareName(bindObject)}}}
 	return h.encLet(w, t.Vars[i], access, env, loc, func(env *scope) error {
 		return h.encBindings(w, t, i+1, env, loc)
 	})
@@ -1272,7 +1274,7 @@ func encBuiltin(w *irW, name string, loc syntax.Span) {
 	w.info(loc)
 }
 
-func encLit(w *irW, v Value, loc syntax.Span) {
+func encLit(w *irW, v value.Value, loc syntax.Span) {
 	w.con(8, 2)
 	encLiteral(w, v)
 	w.info(loc)
@@ -1287,9 +1289,9 @@ func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
 	case *syntax.IntLit, *syntax.Var:
 		encLiteral(w, litInt(t))
 	case *syntax.DecimalLit:
-		encLiteral(w, NewDecimal(litInt(t), uint8(x.Places())))
+		encLiteral(w, value.NewDecimal(litInt(t), uint8(x.Places())))
 	case *syntax.StringLit:
-		encLiteral(w, String(x.Value))
+		encLiteral(w, value.String(x.Value))
 	default:
 		encLiteral(w, litValue(t))
 	}
@@ -1366,11 +1368,11 @@ func argNames(as []dsArg) []string {
 }
 
 // ownSchema renames a defschema.
-func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
-	s := &Schema{Name: QualifiedName{Module: h.mn, Name: d.name}}
+func (h *p5Hasher) ownSchema(d *p5Def) (*value.Schema, error) {
+	s := &value.Schema{Name: value.QualifiedName{Module: h.mn, Name: d.name}}
 	byName := map[string]int{}
 	for _, f := range d.fields {
-		t := &Type{Kind: TyAny}
+		t := &value.Type{Kind: value.TyAny}
 		if f.Type != nil {
 			var err error
 			if t, err = h.renameType(f.Type, nil); err != nil {
@@ -1382,7 +1384,7 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
 			continue
 		}
 		byName[f.Name] = len(s.Fields)
-		s.Fields = append(s.Fields, SchemaField{Name: f.Name, Type: *t})
+		s.Fields = append(s.Fields, value.SchemaField{Name: f.Name, Type: *t})
 	}
 	sortFields(s.Fields)
 	return s, nil
@@ -1392,7 +1394,7 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*Schema, error) {
 // interface) and records it as in scope for those that follow. The walk
 // of its body for transitive dependencies is traced into h.trace.
 func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
-	var schema *Schema
+	var schema *value.Schema
 	loc := d.loc
 	switch d.kind {
 	case DefFun:
@@ -1590,7 +1592,7 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 // constValue is the value of a defconst: computed directly for a literal,
 // otherwise by compiling the module's members on a scratch module (as the
 // module load will) and evaluating its constants.
-func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
+func (h *p5Hasher) constValue(d *p5Def) (value.Value, error) {
 	if v, ok := termValue(d.constTerm); ok {
 		return v, nil
 	}
@@ -1613,9 +1615,9 @@ func (h *p5Hasher) constValue(d *p5Def) (Value, error) {
 // trace (call stack, step count), and charges nothing unless charged: then
 // it is P5's constant evaluation, which installing a module pays for (the
 // names it resolves were read, and charged, by the renamer's pass).
-func (h *p5Hasher) evalConsts(charged bool) (map[string]Value, error) {
+func (h *p5Hasher) evalConsts(charged bool) (map[string]value.Value, error) {
 	m := &Module{Name: h.mn, Interface: h.iface, Defs: map[string]*Def{}, Blessed: map[string]bool{},
-		Hash: EncodeBase64URL(h.self)}
+		Hash: value.EncodeBase64URL(h.self)}
 	c := &compiler{renamer: renamer{in: h.in, mod: m, allowRepl: true}}
 	stack, meter, steps := h.in.stack, h.in.Gas, h.in.steps
 	if !charged {
@@ -1641,7 +1643,7 @@ func (h *p5Hasher) evalConsts(charged bool) (map[string]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]Value{}
+	out := map[string]value.Value{}
 	for name, d := range m.Defs {
 		if d.Kind == DefConstant {
 			out[name] = d.Value
@@ -1651,12 +1653,12 @@ func (h *p5Hasher) evalConsts(charged bool) (map[string]Value, error) {
 }
 
 // encPactValue writes a PactValue.
-func (h *p5Hasher) encPactValue(w *irW, v Value) error {
+func (h *p5Hasher) encPactValue(w *irW, v value.Value) error {
 	switch v := v.(type) {
-	case String, Integer, Decimal, Unit, Bool:
+	case value.String, value.Integer, value.Decimal, value.Unit, value.Bool:
 		w.con(0, 1)
 		encLiteral(w, v)
-	case List:
+	case value.List:
 		w.con(1, 1)
 		w.array(len(v))
 		for _, e := range v {
@@ -1664,10 +1666,10 @@ func (h *p5Hasher) encPactValue(w *irW, v Value) error {
 				return err
 			}
 		}
-	case Guard:
+	case value.Guard:
 		w.con(2, 1)
 		return h.encGuard(w, v)
-	case *Object:
+	case *value.Object:
 		w.con(3, 1)
 		w.mapHead(v.Len())
 		for i := 0; i < v.Len(); i++ {
@@ -1677,7 +1679,7 @@ func (h *p5Hasher) encPactValue(w *irW, v Value) error {
 				return err
 			}
 		}
-	case *ModRef:
+	case *value.ModRef:
 		w.con(4, 1)
 		w.rec(2)
 		w.moduleName(v.Module)
@@ -1685,38 +1687,38 @@ func (h *p5Hasher) encPactValue(w *irW, v Value) error {
 		for _, m := range v.Implemented {
 			w.moduleName(m)
 		}
-	case *CapToken:
+	case *value.CapToken:
 		w.con(5, 1)
 		w.rec(2)
-		hb, _ := DecodeBase64URL(v.Name.Hash)
+		hb, _ := value.DecodeBase64URL(v.Name.Hash)
 		w.fqn(v.Name.Module, v.Name.Name, hb)
 		return h.encValues(w, v.Args)
-	case Time:
+	case value.Time:
 		w.con(6, 1)
-		w.time(v.mjdMicros())
-	case *Table:
+		w.time(v.MjdMicros())
+	case *value.Table:
 		w.con(7, 1)
 		w.rec(3)
 		w.rec(2)
 		w.text(v.Name)
 		w.moduleName(v.Module)
-		hb, _ := DecodeBase64URL(v.Hash)
+		hb, _ := value.DecodeBase64URL(v.Hash)
 		w.hash(hb)
 		s := v.Schema
 		h.encSchema(w, &s)
 	default:
-		return EvalError("module hash: a constant's value cannot be serialised: " + v.String())
+		return value.EvalError("module hash: a constant's value cannot be serialised: " + v.String())
 	}
 	return nil
 }
 
-func (h *p5Hasher) encValues(w *irW, vs []Value) error {
+func (h *p5Hasher) encValues(w *irW, vs []value.Value) error {
 	return w.hlist(len(vs), func(i int) error { return h.encPactValue(w, vs[i]) })
 }
 
-func (h *p5Hasher) encGuard(w *irW, g Guard) error {
+func (h *p5Hasher) encGuard(w *irW, g value.Guard) error {
 	switch g := g.(type) {
-	case *KeySet:
+	case *value.KeySet:
 		w.con(0, 1)
 		w.rec(2)
 		keys := slices.Clone(g.Keys)
@@ -1727,15 +1729,15 @@ func (h *p5Hasher) encGuard(w *irW, g Guard) error {
 			w.text(k)
 		}
 		switch g.Pred {
-		case KeysAll, "":
+		case value.KeysAll, "":
 			w.con(0, 0)
-		case Keys2:
+		case value.Keys2:
 			w.con(1, 0)
-		case KeysAny:
+		case value.KeysAny:
 			w.con(2, 0)
 		default:
 			w.con(3, 1)
-			if q, ok := ParseQualifiedName(g.Pred); ok {
+			if q, ok := value.ParseQualifiedName(g.Pred); ok {
 				w.con(0, 1)
 				w.qualName(q)
 			} else {
@@ -1743,17 +1745,17 @@ func (h *p5Hasher) encGuard(w *irW, g Guard) error {
 				w.text(g.Pred)
 			}
 		}
-	case *KeySetRef:
+	case *value.KeySetRef:
 		w.con(1, 1)
 		w.rec(2)
 		w.text(g.Name)
 		w.maybe(g.Namespace != "", func() { w.text(g.Namespace) })
-	case *UserGuard:
+	case *value.UserGuard:
 		w.con(2, 1)
 		w.rec(2)
 		w.qualName(g.Fun)
 		return h.encValues(w, g.Args)
-	case *CapabilityGuard:
+	case *value.CapabilityGuard:
 		w.con(3, 1)
 		w.rec(3)
 		w.qualName(g.Name)
@@ -1761,18 +1763,18 @@ func (h *p5Hasher) encGuard(w *irW, g Guard) error {
 			return err
 		}
 		w.maybe(g.HasPactID, func() { w.text(g.PactID) })
-	case *ModuleGuard:
+	case *value.ModuleGuard:
 		w.con(4, 1)
 		w.rec(2)
 		w.moduleName(g.Module)
 		w.text(g.Name)
-	case *PactGuard:
+	case *value.PactGuard:
 		w.con(5, 1)
 		w.rec(2)
 		w.text(g.PactID)
 		w.text(g.Name)
 	default:
-		return EvalError("module hash: unknown guard")
+		return value.EvalError("module hash: unknown guard")
 	}
 	return nil
 }
@@ -1782,7 +1784,7 @@ func (h *p5Hasher) encGuard(w *irW, g Guard) error {
 
 // parseModuleHashText is parseModuleHash: 32 bytes of unpadded base64url.
 func parseModuleHashText(s string, loc syntax.Span) ([]byte, error) {
-	b, err := DecodeBase64URL(s)
+	b, err := value.DecodeBase64URL(s)
 	if err != nil || len(b) != 32 {
 		return nil, compileErr(loc, "Invalid blessed hash: "+s)
 	}
@@ -1810,7 +1812,7 @@ func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
 	}
 	for _, im := range imps {
 		u := im.u
-		m, err := h.resolveModuleData(ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}, u.Loc)
+		m, err := h.resolveModuleData(value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}, u.Loc)
 		if err != nil {
 			return err
 		}
@@ -1837,7 +1839,7 @@ func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
 	return w.hlist(len(imps), func(i int) error {
 		u := imps[i].u
 		w.rec(3)
-		w.moduleName(ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name})
+		w.moduleName(value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name})
 		w.maybe(imps[i].hash != nil, func() { w.hash(imps[i].hash) })
 		w.maybe(u.HasImports, func() {
 			_ = w.hlist(len(u.Imports), func(j int) error { w.text(u.Imports[j]); return nil })
@@ -1928,7 +1930,7 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 		return err
 	}
 	for _, i := range h.implDecls {
-		mn, err := h.interfaceName(ModuleName{Namespace: i.Interface.Namespace, Name: i.Interface.Name}, i.Loc)
+		mn, err := h.interfaceName(value.ModuleName{Namespace: i.Interface.Namespace, Name: i.Interface.Name}, i.Loc)
 		if err != nil {
 			return err
 		}
@@ -2026,7 +2028,7 @@ func parseKeysetName(s string) (ns, name string, ok bool) {
 func leadingIdent(s string) (ident, rest string) {
 	end := 0
 	for i, r := range s {
-		if !(unicode.IsLetter(r) || strings.ContainsRune(identSpecials, r) || (i > 0 && r >= '0' && r <= '9')) {
+		if !(unicode.IsLetter(r) || strings.ContainsRune(value.IdentSpecials, r) || (i > 0 && r >= '0' && r <= '9')) {
 			break
 		}
 		end = i + len(string(r))

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -18,7 +19,7 @@ type modHashStep struct {
 	// pre are top-level forms evaluated first (keysets, say).
 	pre string
 	// data, when set, replaces the message data first (env-data).
-	data *Object
+	data *value.Object
 	src  string
 	// want are the expected hashes of the modules and interfaces in src,
 	// in order; "" skips one.
@@ -129,12 +130,12 @@ var modHashCases = []struct {
 		name: "modulehash",
 		steps: []modHashStep{
 			{
-				data: NewObject(Field{Key: "k", Val: NewInt(1)}),
+				data: value.NewObject(value.Field{Key: "k", Val: value.NewInt(1)}),
 				src:  modHashM("1"),
 				want: []string{"qKuZPdSFkGubaGD232KSyayEbUg1e9R47eiDqrpoghs"},
 			},
 			{
-				data: NewObject(Field{Key: "k", Val: NewInt(2)}),
+				data: value.NewObject(value.Field{Key: "k", Val: value.NewInt(2)}),
 				src:  modHashM("1"),
 				want: []string{"auoL6ISoyHwxhzTs5dwvCZUZLP1r53ijK-3zVbJh50I"},
 			},
@@ -394,8 +395,8 @@ const modHashN = `(module n gg
 func newModHashInterp(t *testing.T) *Interp {
 	t.Helper()
 	in := New(db.NewMemDB())
-	in.Data = NewObject(Field{Key: "ks", Val: List{String("key")}})
-	in.Signers = []Signer{{PubKey: "key"}}
+	in.Data = value.NewObject(value.Field{Key: "ks", Val: value.List{value.String("key")}})
+	in.Signers = []value.Signer{{PubKey: "key"}}
 	x, err := syntax.ParseExpr("setup", `(define-keyset 'k (read-keyset "ks"))`)
 	if err != nil {
 		t.Fatal(err)
@@ -443,7 +444,7 @@ func TestModuleHashP5(t *testing.T) {
 						}
 						continue
 					}
-					mn := ModuleName{Namespace: in.namespace, Name: name}
+					mn := value.ModuleName{Namespace: in.namespace, Name: name}
 					got, err := moduleHashP5(in, item, mn)
 					if err != nil {
 						t.Fatalf("step %d: hash %s: %v", si, mn, err)

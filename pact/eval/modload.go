@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Loading modules, as P5 charges it. P5 keeps, per transaction, the
@@ -27,7 +28,7 @@ type txLoaded struct {
 }
 
 type loadedMod struct {
-	name ModuleName
+	name value.ModuleName
 	img  *p5Image
 }
 
@@ -37,7 +38,7 @@ func (l *txLoaded) reset() {
 	l.defs = nil
 }
 
-func (l *txLoaded) has(mn ModuleName) bool {
+func (l *txLoaded) has(mn value.ModuleName) bool {
 	for i := range l.mods {
 		if l.mods[i].name == mn {
 			return true
@@ -47,7 +48,7 @@ func (l *txLoaded) has(mn ModuleName) bool {
 }
 
 // add records a module as loaded, with its definitions and dependencies.
-func (l *txLoaded) add(mn ModuleName, img *p5Image) {
+func (l *txLoaded) add(mn value.ModuleName, img *p5Image) {
 	if len(l.mods) == 0 && img != nil {
 		l.count = img.entries()
 	} else if img != nil {
@@ -70,7 +71,7 @@ func (l *txLoaded) defMap() map[fqnKey]*p5DefImage {
 	return l.defs
 }
 
-func addImage(defs map[fqnKey]*p5DefImage, mn ModuleName, img *p5Image) {
+func addImage(defs map[fqnKey]*p5DefImage, mn value.ModuleName, img *p5Image) {
 	if img == nil {
 		return
 	}
@@ -94,18 +95,18 @@ func (in *Interp) loadedCount() int { return in.loaded.count + len(in.replDefs) 
 
 // loadModule is P5's lookupModule: the module, read and charged when this
 // transaction has not loaded it yet. A missing module costs nothing.
-func (in *Interp) loadModule(mn ModuleName) (*Module, error) {
+func (in *Interp) loadModule(mn value.ModuleName) (*Module, error) {
 	return in.loadCharged(mn, false)
 }
 
 // loadModuleData is P5's lookupModuleData, used by name resolution: a
 // first read also pays for merging the module's definitions into the
 // loaded ones.
-func (in *Interp) loadModuleData(mn ModuleName) (*Module, error) {
+func (in *Interp) loadModuleData(mn value.ModuleName) (*Module, error) {
 	return in.loadCharged(mn, true)
 }
 
-func (in *Interp) loadCharged(mn ModuleName, merge bool) (*Module, error) {
+func (in *Interp) loadCharged(mn value.ModuleName, merge bool) (*Module, error) {
 	m := in.lookupModule(mn)
 	if m == nil || !in.metered() || in.loaded.has(mn) || in.loading == m {
 		return m, nil
@@ -138,7 +139,7 @@ func (in *Interp) chargeModuleOp(op string, c gas.MilliGas, n, m int64) error {
 
 // loadedAt is a module loaded through a name resolution at loc: the
 // charge's error, if any, located there.
-func (in *Interp) loadDataAt(mn ModuleName, loc syntax.Span) (*Module, error) {
+func (in *Interp) loadDataAt(mn value.ModuleName, loc syntax.Span) (*Module, error) {
 	m, err := in.loadModuleData(mn)
 	if err != nil {
 		return nil, located(err, loc)
@@ -148,10 +149,10 @@ func (in *Interp) loadDataAt(mn ModuleName, loc syntax.Span) (*Module, error) {
 
 // resolveModuleData is P5's: the module as named, or (for a name without
 // namespace) in the current namespace, read as name resolution reads.
-func (in *Interp) resolveModuleData(mn ModuleName) (*Module, error) {
+func (in *Interp) resolveModuleData(mn value.ModuleName) (*Module, error) {
 	m, err := in.loadModuleData(mn)
 	if m != nil || err != nil || mn.Namespace != "" || in.namespace == "" {
 		return m, err
 	}
-	return in.loadModuleData(ModuleName{Namespace: in.namespace, Name: mn.Name})
+	return in.loadModuleData(value.ModuleName{Namespace: in.namespace, Name: mn.Name})
 }

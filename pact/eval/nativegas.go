@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
@@ -14,31 +15,31 @@ import (
 // the native right after). Natives whose charges interleave with their work
 // (map, fold, the database natives, format, distinct, ...) charge in their
 // own code.
-var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
-	"+": func(in *Interp, a []Value) error {
+var nativeGasHooks = map[string]func(in *Interp, a []value.Value) error{
+	"+": func(in *Interp, a []value.Value) error {
 		if x, y, ok := intPair(a); ok {
 			return in.chargeIntOp(opAdd, x, y)
 		}
 		if x, y, ok := decPair(a); ok {
-			return in.chargeIntOp(opAdd, x.mant, y.mant)
+			return in.chargeIntOp(opAdd, x.Mantissa(), y.Mantissa())
 		}
 		switch x := a[0].(type) {
-		case String:
-			if y, ok := a[1].(String); ok {
-				return in.chargeTextConcat(int64(charCount(string(x)) + charCount(string(y))))
+		case value.String:
+			if y, ok := a[1].(value.String); ok {
+				return in.chargeTextConcat(int64(value.CharCount(string(x)) + value.CharCount(string(y))))
 			}
-		case *Object:
-			if y, ok := a[1].(*Object); ok {
+		case *value.Object:
+			if y, ok := a[1].(*value.Object); ok {
 				return in.chargeObjLit(x.Len() + y.Len())
 			}
-		case List:
-			if y, ok := a[1].(List); ok {
+		case value.List:
+			if y, ok := a[1].(value.List); ok {
 				return in.chargeListLit(len(x) + len(y))
 			}
 		}
 		return nil
 	},
-	"-": func(in *Interp, a []Value) error {
+	"-": func(in *Interp, a []value.Value) error {
 		if len(a) != 2 {
 			return nil
 		}
@@ -46,20 +47,20 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 			return in.chargeIntOp(opSub, x, y)
 		}
 		if x, y, ok := decPair(a); ok {
-			return in.chargeIntOp(opSub, x.mant, y.mant)
+			return in.chargeIntOp(opSub, x.Mantissa(), y.Mantissa())
 		}
 		return nil
 	},
-	"*": func(in *Interp, a []Value) error {
+	"*": func(in *Interp, a []value.Value) error {
 		if x, y, ok := intPair(a); ok {
 			return in.chargeIntOp(opMul, x, y)
 		}
 		if x, y, ok := decPair(a); ok {
-			return in.chargeIntOp(opMul, x.mant, y.mant)
+			return in.chargeIntOp(opMul, x.Mantissa(), y.Mantissa())
 		}
 		return nil
 	},
-	"/": func(in *Interp, a []Value) error {
+	"/": func(in *Interp, a []value.Value) error {
 		if x, y, ok := intPair(a); ok {
 			if y.IsZero() {
 				return nil
@@ -70,11 +71,11 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 			if y.IsZero() {
 				return nil
 			}
-			return in.chargeIntOp(opDiv, x.mant, y.mant)
+			return in.chargeIntOp(opDiv, x.Mantissa(), y.Mantissa())
 		}
 		return nil
 	},
-	"^": func(in *Interp, a []Value) error {
+	"^": func(in *Interp, a []value.Value) error {
 		if x, y, ok := intPair(a); ok {
 			return in.chargeIntOp(opPow, x, y) // charged before the negative-exponent error
 		}
@@ -86,54 +87,54 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		return nil
 	},
-	"shift": func(in *Interp, a []Value) error {
+	"shift": func(in *Interp, a []value.Value) error {
 		if x, y, ok := intPair(a); ok {
 			return in.chargeIntOp(opShift, x, y)
 		}
 		return nil
 	},
-	"exp": func(in *Interp, a []Value) error {
+	"exp": func(in *Interp, a []value.Value) error {
 		switch x := a[0].(type) {
-		case Integer:
+		case value.Integer:
 			return in.chargeExp(x)
-		case Decimal:
-			return in.chargeExp(x.mant)
+		case value.Decimal:
+			return in.chargeExp(x.Mantissa())
 		}
 		return nil
 	},
-	"ln": func(in *Interp, a []Value) error {
+	"ln": func(in *Interp, a []value.Value) error {
 		switch x := a[0].(type) {
-		case Integer:
+		case value.Integer:
 			return in.chargeLn(x)
-		case Decimal:
+		case value.Decimal:
 			return in.chargeLn(decCeiling(x))
 		}
 		return nil
 	},
-	"sqrt": func(in *Interp, a []Value) error {
+	"sqrt": func(in *Interp, a []value.Value) error {
 		switch x := a[0].(type) {
-		case Integer:
+		case value.Integer:
 			if x.Sign() < 0 {
 				return nil
 			}
 			return in.chargeSqrt(x)
-		case Decimal:
+		case value.Decimal:
 			if x.Sign() < 0 {
 				return nil
 			}
-			return in.chargeSqrt(x.mant)
+			return in.chargeSqrt(x.Mantissa())
 		}
 		return nil
 	},
-	"log": func(in *Interp, a []Value) error {
+	"log": func(in *Interp, a []value.Value) error {
 		if b, x, ok := intPair(a); ok {
-			if b.Equal(NewInt(1)) || b.Sign() < 0 || x.Sign() <= 0 {
+			if b.Equal(value.NewInt(1)) || b.Sign() < 0 || x.Sign() <= 0 {
 				return nil
 			}
 			return in.chargeLogBase(b, x)
 		}
 		if b, x, ok := decPair(a); ok {
-			if b.Cmp(DecimalFromInt(NewInt(1))) == 0 || b.Sign() < 0 || x.Sign() <= 0 {
+			if b.Cmp(value.DecimalFromInt(value.NewInt(1))) == 0 || b.Sign() < 0 || x.Sign() <= 0 {
 				return nil
 			}
 			return in.chargeLogBase(decCeiling(b), decCeiling(x))
@@ -141,22 +142,22 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		return nil
 	},
 	">": chargeLiteralCompare, ">=": chargeLiteralCompare, "<": chargeLiteralCompare, "<=": chargeLiteralCompare,
-	"take": func(in *Interp, a []Value) error {
+	"take": func(in *Interp, a []value.Value) error {
 		switch n := a[0].(type) {
-		case Integer:
+		case value.Integer:
 			switch x := a[1].(type) {
-			case String:
+			case value.String:
 				// Counting only up to the count kept: a whole-string count
 				// would read far more than take charges for.
 				s := string(x)
-				return in.chargeTextConcat(in.takeCharge(n, func(k int) int { return in.chars.charCountUpTo(s, k) }))
-			case List:
+				return in.chargeTextConcat(in.takeCharge(n, func(k int) int { return in.chars.CharCountUpTo(s, k) }))
+			case value.List:
 				return in.chargeListLit(int(in.takeCharge(n, func(k int) int { return min(k, len(x)) })))
 			}
-		case List:
-			if _, ok := a[1].(*Object); ok {
+		case value.List:
+			if _, ok := a[1].(*value.Object); ok {
 				for _, k := range n {
-					if _, ok := k.(String); !ok {
+					if _, ok := k.(value.String); !ok {
 						return nil
 					}
 				}
@@ -165,52 +166,52 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		return nil
 	},
-	"reverse": func(in *Interp, a []Value) error {
+	"reverse": func(in *Interp, a []value.Value) error {
 		switch x := a[0].(type) {
-		case List:
+		case value.List:
 			return in.chargeListLit(len(x))
-		case String:
-			return in.chargeTextConcat(int64(charCount(string(x))))
+		case value.String:
+			return in.chargeTextConcat(int64(value.CharCount(string(x))))
 		}
 		return nil
 	},
-	"concat": func(in *Interp, a []Value) error {
-		l, ok := a[0].(List)
+	"concat": func(in *Interp, a []value.Value) error {
+		l, ok := a[0].(value.List)
 		if !ok || len(l) == 0 {
 			return nil
 		}
 		total := 0
 		for _, v := range l {
-			s, ok := v.(String)
+			s, ok := v.(value.String)
 			if !ok {
 				return nil
 			}
-			total += charCount(string(s))
+			total += value.CharCount(string(s))
 		}
 		return in.chargeTextListConcat(int64(total), int64(len(l)))
 	},
-	"str-to-list": func(in *Interp, a []Value) error {
-		if s, ok := a[0].(String); ok {
-			return in.chargeStrOp("StrOpExplode", charCount(string(s)), 0)
+	"str-to-list": func(in *Interp, a []value.Value) error {
+		if s, ok := a[0].(value.String); ok {
+			return in.chargeStrOp("StrOpExplode", value.CharCount(string(s)), 0)
 		}
 		return nil
 	},
-	"remove": func(in *Interp, a []Value) error {
-		k, ok1 := a[0].(String)
-		o, ok2 := a[1].(*Object)
+	"remove": func(in *Interp, a []value.Value) error {
+		k, ok1 := a[0].(value.String)
+		o, ok2 := a[1].(*value.Object)
 		if ok1 && ok2 {
 			return in.chargeObjRemove(string(k), o.Len())
 		}
 		return nil
 	},
-	"sort": func(in *Interp, a []Value) error {
-		l, ok := a[0].(List)
+	"sort": func(in *Interp, a []value.Value) error {
+		l, ok := a[0].(value.List)
 		if len(a) != 1 || !ok || len(l) == 0 {
 			return nil
 		}
 		var largest uint64
 		for _, v := range l {
-			if v.Kind() == KindClosure {
+			if v.Kind() == value.KindClosure {
 				return nil
 			}
 			sz, err := in.sizeOf(v)
@@ -221,46 +222,46 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		return in.chargeSort(largest, len(l))
 	},
-	"int-to-str": func(in *Interp, a []Value) error {
+	"int-to-str": func(in *Interp, a []value.Value) error {
 		b, x, ok := intPair(a)
 		if !ok || x.Sign() < 0 {
 			return nil
 		}
 		switch {
-		case b.Cmp(NewInt(2)) >= 0 && b.Cmp(NewInt(16)) <= 0:
-			return in.chargeTextConcat(int64(1 + intLogBase(b.small, x)))
-		case b.Equal(NewInt(64)):
-			n := 1 + intLogBase(256, x)
+		case b.Cmp(value.NewInt(2)) >= 0 && b.Cmp(value.NewInt(16)) <= 0:
+			return in.chargeTextConcat(int64(1 + value.IntLogBase(b.Int64(), x)))
+		case b.Equal(value.NewInt(64)):
+			n := 1 + value.IntLogBase(256, x)
 			return in.chargeTextConcat(int64(n * 4 / 3))
 		}
 		return nil
 	},
-	"str-to-int": func(in *Interp, a []Value) error {
+	"str-to-int": func(in *Interp, a []value.Value) error {
 		if len(a) == 1 {
-			if s, ok := a[0].(String); ok {
+			if s, ok := a[0].(value.String); ok {
 				return in.chargeParse(string(s))
 			}
 			return nil
 		}
-		b, ok1 := a[0].(Integer)
-		s, ok2 := a[1].(String)
-		if ok1 && ok2 && (b.Equal(NewInt(64)) || b.Cmp(NewInt(2)) >= 0 && b.Cmp(NewInt(16)) <= 0) {
+		b, ok1 := a[0].(value.Integer)
+		s, ok2 := a[1].(value.String)
+		if ok1 && ok2 && (b.Equal(value.NewInt(64)) || b.Cmp(value.NewInt(2)) >= 0 && b.Cmp(value.NewInt(16)) <= 0) {
 			return in.chargeParse(string(s))
 		}
 		return nil
 	},
-	"enumerate": func(in *Interp, a []Value) error {
-		f, ok1 := a[0].(Integer)
-		t, ok2 := a[1].(Integer)
+	"enumerate": func(in *Interp, a []value.Value) error {
+		f, ok1 := a[0].(value.Integer)
+		t, ok2 := a[1].(value.Integer)
 		if !ok1 || !ok2 {
 			return nil
 		}
-		inc := NewInt(1)
+		inc := value.NewInt(1)
 		if f.Cmp(t) > 0 {
-			inc = NewInt(-1)
+			inc = value.NewInt(-1)
 		}
 		if len(a) == 3 {
-			s, ok := a[2].(Integer)
+			s, ok := a[2].(value.Integer)
 			if !ok {
 				return nil
 			}
@@ -268,21 +269,21 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		switch {
 		case f.Equal(t):
-			return in.chargeMakeList(NewInt(1), intSize(f))
+			return in.chargeMakeList(value.NewInt(1), intSize(f))
 		case inc.IsZero():
 			return nil
 		case f.Cmp(t) < 0 && f.Add(inc).Cmp(f) < 0, f.Cmp(t) > 0 && f.Add(inc).Cmp(f) > 0:
 			return nil // the divergence errors come first
 		}
-		n := f.Sub(t).Abs().DivFloor(inc.Abs()).Add(NewInt(1))
+		n := f.Sub(t).Abs().DivFloor(inc.Abs()).Add(value.NewInt(1))
 		big := f.Abs()
 		if t.Abs().Cmp(big) > 0 {
 			big = t.Abs()
 		}
 		return in.chargeMakeList(n, intSize(big))
 	},
-	"show": func(in *Interp, a []Value) error {
-		if a[0].Kind() == KindClosure {
+	"show": func(in *Interp, a []value.Value) error {
+		if a[0].Kind() == value.KindClosure {
 			return nil
 		}
 		sz, err := in.sizeOf(a[0])
@@ -292,17 +293,17 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		return in.chargeTextConcat(int64(sz))
 	},
 	"keyset-ref-guard": chargeStringParse(0),
-	"at": func(in *Interp, a []Value) error {
-		k, ok1 := a[0].(String)
-		o, ok2 := a[1].(*Object)
+	"at": func(in *Interp, a []value.Value) error {
+		k, ok1 := a[0].(value.String)
+		o, ok2 := a[1].(*value.Object)
 		if ok1 && ok2 {
 			return in.chargeObjLookup(string(k), o.Len())
 		}
 		return nil
 	},
-	"make-list": func(in *Interp, a []Value) error {
-		n, ok := a[0].(Integer)
-		if !ok || a[1].Kind() == KindClosure {
+	"make-list": func(in *Interp, a []value.Value) error {
+		n, ok := a[0].(value.Integer)
+		if !ok || a[1].Kind() == value.KindClosure {
 			return nil
 		}
 		sz, err := in.sizeOf(a[1])
@@ -313,19 +314,19 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 	},
 	"base64-encode": chargeStringParse(0),
 	"base64-decode": chargeStringParse(0),
-	"where": func(in *Interp, a []Value) error {
-		k, ok1 := a[0].(String)
-		o, ok2 := a[2].(*Object)
-		if ok1 && ok2 && a[1].Kind() == KindClosure {
+	"where": func(in *Interp, a []value.Value) error {
+		k, ok1 := a[0].(value.String)
+		o, ok2 := a[2].(*value.Object)
+		if ok1 && ok2 && a[1].Kind() == value.KindClosure {
 			return in.chargeObjLookup(string(k), o.Len())
 		}
 		return nil
 	},
-	"hash": func(in *Interp, a []Value) error {
-		if s, ok := a[0].(String); ok {
+	"hash": func(in *Interp, a []value.Value) error {
+		if s, ok := a[0].(value.String); ok {
 			return in.chargeHash(uint64(len(s)))
 		}
-		if a[0].Kind() == KindClosure {
+		if a[0].Kind() == value.KindClosure {
 			return nil
 		}
 		sz, err := in.sizeOf(a[0])
@@ -334,19 +335,19 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		return in.chargeHash(sz)
 	},
-	"parse-time": func(in *Interp, a []Value) error {
-		f, ok1 := a[0].(String)
-		s, ok2 := a[1].(String)
+	"parse-time": func(in *Interp, a []value.Value) error {
+		f, ok1 := a[0].(value.String)
+		s, ok2 := a[1].(value.String)
 		if ok1 && ok2 {
-			return in.chargeStrOp("StrOpParseTime", charCount(string(f)), charCount(string(s)))
+			return in.chargeStrOp("StrOpParseTime", value.CharCount(string(f)), value.CharCount(string(s)))
 		}
 		return nil
 	},
-	"format-time": func(in *Interp, a []Value) error {
-		f, ok1 := a[0].(String)
-		_, ok2 := a[1].(Time)
+	"format-time": func(in *Interp, a []value.Value) error {
+		f, ok1 := a[0].(value.String)
+		_, ok2 := a[1].(value.Time)
 		if ok1 && ok2 {
-			return in.chargeStrOp("StrOpFormatTime", charCount(string(f)), 0)
+			return in.chargeStrOp("StrOpFormatTime", value.CharCount(string(f)), 0)
 		}
 		return nil
 	},
@@ -355,31 +356,31 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 	"days":             chargeSeconds(86400),
 	"is-principal":     chargeStringParse(0),
 	"typeof-principal": chargeStringParse(0),
-	"is-charset": func(in *Interp, a []Value) error {
-		_, ok1 := a[0].(Integer)
-		s, ok2 := a[1].(String)
+	"is-charset": func(in *Interp, a []value.Value) error {
+		_, ok1 := a[0].(value.Integer)
+		s, ok2 := a[1].(value.String)
 		if ok1 && ok2 {
 			return in.chargeParse(string(s))
 		}
 		return nil
 	},
-	"pairing-check": func(in *Interp, a []Value) error {
-		p1, ok1 := a[0].(List)
-		p2, ok2 := a[1].(List)
+	"pairing-check": func(in *Interp, a []value.Value) error {
+		p1, ok1 := a[0].(value.List)
+		p2, ok2 := a[1].(value.List)
 		if ok1 && ok2 {
 			n := max(len(p1), len(p2))
 			return in.charge(gas.Pairing(n), &gasWhat{k: gkZK, op: "Pairing " + itoa(n)})
 		}
 		return nil
 	},
-	"scalar-mult": func(in *Interp, a []Value) error {
+	"scalar-mult": func(in *Interp, a []value.Value) error {
 		g := zkGroupArg(a)
 		if g == 0 {
 			return nil
 		}
 		return in.charge(gas.ScalarMult(g), &gasWhat{k: gkZK, op: "ScalarMult " + zkGroupName(g)})
 	},
-	"point-add": func(in *Interp, a []Value) error {
+	"point-add": func(in *Interp, a []value.Value) error {
 		g := zkGroupArg(a)
 		if g == 0 {
 			return nil
@@ -388,14 +389,14 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 	},
 	"poseidon-hash-hack-a-chain": chargePoseidon,
 	"hash-poseidon":              chargePoseidon,
-	"hash-keccak256": func(in *Interp, a []Value) error {
-		l, ok := a[0].(List)
+	"hash-keccak256": func(in *Interp, a []value.Value) error {
+		l, ok := a[0].(value.List)
 		if !ok {
 			return nil
 		}
 		lens := make([]int, len(l))
 		for i, v := range l {
-			s, ok := v.(String)
+			s, ok := v.(value.String)
 			if !ok {
 				return nil
 			}
@@ -403,9 +404,9 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 		}
 		return in.charge(gas.Keccak(in.cfg(), lens), &gasWhat{k: gkHash, op: "GHashKeccak", s: keccakShow(lens)})
 	},
-	"hyperlane-decode-token-message": func(in *Interp, a []Value) error {
-		if s, ok := a[0].(String); ok {
-			return in.chargeHyperlaneToken(charCount(string(s)))
+	"hyperlane-decode-token-message": func(in *Interp, a []value.Value) error {
+		if s, ok := a[0].(value.String); ok {
+			return in.chargeHyperlaneToken(value.CharCount(string(s)))
 		}
 		return nil
 	},
@@ -413,31 +414,31 @@ var nativeGasHooks = map[string]func(in *Interp, a []Value) error{
 
 // nativeElements are the natives that build a list from a count at a few
 // milligas per element, and how many elements a call builds.
-var nativeElements = map[string]func(a []Value) int64{
-	"make-list": func(a []Value) int64 {
-		if n, ok := a[0].(Integer); ok {
+var nativeElements = map[string]func(a []value.Value) int64{
+	"make-list": func(a []value.Value) int64 {
+		if n, ok := a[0].(value.Integer); ok {
 			return satInt64(n)
 		}
 		return 0
 	},
-	"enumerate": func(a []Value) int64 {
-		f, ok1 := a[0].(Integer)
-		t, ok2 := a[1].(Integer)
+	"enumerate": func(a []value.Value) int64 {
+		f, ok1 := a[0].(value.Integer)
+		t, ok2 := a[1].(value.Integer)
 		if !ok1 || !ok2 {
 			return 0
 		}
-		step := NewInt(1)
+		step := value.NewInt(1)
 		if len(a) == 3 {
-			s, ok := a[2].(Integer)
+			s, ok := a[2].(value.Integer)
 			if !ok || s.IsZero() {
 				return 0
 			}
 			step = s
 		}
-		return satInt64(f.Sub(t).Abs().DivFloor(step.Abs()).Add(NewInt(1)))
+		return satInt64(f.Sub(t).Abs().DivFloor(step.Abs()).Add(value.NewInt(1)))
 	},
-	"str-to-list": func(a []Value) int64 {
-		if s, ok := a[0].(String); ok {
+	"str-to-list": func(a []value.Value) int64 {
+		if s, ok := a[0].(value.String); ok {
 			return int64(len(s))
 		}
 		return 0
@@ -476,7 +477,7 @@ func keccakShow(lens []int) string {
 // chargePoseidon charges the Poseidon natives, which take their integers
 // as arguments: P5's desugarer gathers them into a list literal (charged as
 // one), and the hash costs by their number.
-func chargePoseidon(in *Interp, a []Value) error {
+func chargePoseidon(in *Interp, a []value.Value) error {
 	if err := in.chargeListLit(len(a)); err != nil {
 		return err
 	}
@@ -484,7 +485,7 @@ func chargePoseidon(in *Interp, a []Value) error {
 		return nil
 	}
 	for _, v := range a {
-		if _, ok := v.(Integer); !ok {
+		if _, ok := v.(value.Integer); !ok {
 			return nil
 		}
 	}
@@ -493,12 +494,12 @@ func chargePoseidon(in *Interp, a []Value) error {
 
 // zkGroupArg is the group a point-add or scalar-mult names (1 or 2), 0 when
 // the arguments are not of its shape.
-func zkGroupArg(a []Value) int {
-	s, ok := a[0].(String)
+func zkGroupArg(a []value.Value) int {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return 0
 	}
-	if _, ok := a[1].(*Object); !ok {
+	if _, ok := a[1].(*value.Object); !ok {
 		return 0
 	}
 	switch strings.ToLower(string(s)) {
@@ -518,9 +519,9 @@ func zkGroupName(g int) string {
 }
 
 // chargeStringParse charges StrOpParse of the string argument i.
-func chargeStringParse(i int) func(in *Interp, a []Value) error {
-	return func(in *Interp, a []Value) error {
-		if s, ok := a[i].(String); ok {
+func chargeStringParse(i int) func(in *Interp, a []value.Value) error {
+	return func(in *Interp, a []value.Value) error {
+		if s, ok := a[i].(value.String); ok {
 			return in.chargeParse(string(s))
 		}
 		return nil
@@ -528,13 +529,13 @@ func chargeStringParse(i int) func(in *Interp, a []Value) error {
 }
 
 // chargeSeconds is minutes', hours' and days' multiplication.
-func chargeSeconds(k int64) func(in *Interp, a []Value) error {
-	return func(in *Interp, a []Value) error {
+func chargeSeconds(k int64) func(in *Interp, a []value.Value) error {
+	return func(in *Interp, a []value.Value) error {
 		switch x := a[0].(type) {
-		case Integer:
-			return in.chargeIntOp(opMul, x, NewInt(k))
-		case Decimal:
-			return in.chargeIntOp(opMul, x.mant, NewInt(k))
+		case value.Integer:
+			return in.chargeIntOp(opMul, x, value.NewInt(k))
+		case value.Decimal:
+			return in.chargeIntOp(opMul, x.Mantissa(), value.NewInt(k))
 		}
 		return nil
 	}
@@ -543,22 +544,22 @@ func chargeSeconds(k int64) func(in *Interp, a []Value) error {
 // chargeLiteralCompare is P5's litCmpGassed for <, <=, > and >=: integers,
 // decimals and strings cost by their size; booleans, units and times are
 // free; mismatched kinds fail without a charge.
-func chargeLiteralCompare(in *Interp, a []Value) error {
+func chargeLiteralCompare(in *Interp, a []value.Value) error {
 	return in.chargeLiteralCmp(a[0], a[1])
 }
 
-func (in *Interp) chargeLiteralCmp(x, y Value) error {
+func (in *Interp) chargeLiteralCmp(x, y value.Value) error {
 	switch x := x.(type) {
-	case Integer:
-		if y, ok := y.(Integer); ok {
+	case value.Integer:
+		if y, ok := y.(value.Integer); ok {
 			return in.chargeIntCmp(x, y)
 		}
-	case Decimal:
-		if y, ok := y.(Decimal); ok {
+	case value.Decimal:
+		if y, ok := y.(value.Decimal); ok {
 			return in.chargeDecCmp(x, y)
 		}
-	case String:
-		if _, ok := y.(String); ok {
+	case value.String:
+		if _, ok := y.(value.String); ok {
 			return in.chargeTextCmp(string(x))
 		}
 	}
@@ -570,49 +571,49 @@ func (in *Interp) chargeLiteralCmp(x, y Value) error {
 // arithmetic computes it. Counted against the budget of an evaluation
 // without gas, it is the work really done (the count kept): P5's figure
 // for a huge negative count is no work at all. upTo(k) is min(k, length).
-func (in *Interp) takeCharge(n Integer, upTo func(k int) int) int64 {
+func (in *Interp) takeCharge(n value.Integer, upTo func(k int) int) int64 {
 	if n.Sign() >= 0 || in.Gas.Budgeted() {
-		return int64(upTo(n.Abs().clampInt()))
+		return int64(upTo(n.Abs().ClampInt()))
 	}
-	return -wrapInt(n)
+	return -value.WrapInt(n)
 }
 
-func intPair(a []Value) (Integer, Integer, bool) {
+func intPair(a []value.Value) (value.Integer, value.Integer, bool) {
 	if len(a) != 2 {
-		return Integer{}, Integer{}, false
+		return value.Integer{}, value.Integer{}, false
 	}
-	x, ok1 := a[0].(Integer)
-	y, ok2 := a[1].(Integer)
+	x, ok1 := a[0].(value.Integer)
+	y, ok2 := a[1].(value.Integer)
 	return x, y, ok1 && ok2
 }
 
 // decPair is two numbers at least one of which is a decimal, the other
 // promoted to a 0-place decimal (P5's Decimal 0 i).
-func decPair(a []Value) (Decimal, Decimal, bool) {
+func decPair(a []value.Value) (value.Decimal, value.Decimal, bool) {
 	if len(a) != 2 {
-		return Decimal{}, Decimal{}, false
+		return value.Decimal{}, value.Decimal{}, false
 	}
-	_, _, x, y, ints, ok := numPair(a[0], a[1])
+	_, _, x, y, ints, ok := value.NumPair(a[0], a[1])
 	return x, y, ok && !ints
 }
 
 // decCeiling is Haskell's ceiling of a decimal.
-func decCeiling(d Decimal) Integer { return d.RoundTo(0, RoundCeiling).mant }
+func decCeiling(d value.Decimal) value.Integer { return d.RoundTo(0, value.RoundCeiling).Mantissa() }
 
 // equalGassed is P5's valEqGassed: structural equality that charges its
 // comparisons. Literals of one kind cost their comparison; lists, objects,
 // capability tokens and the arguments of user and capability guards of one
 // length cost 100 per element and are compared element by element up to the
 // first difference; values of different kinds are unequal for free.
-func (in *Interp) equalGassed(a, b Value) (bool, error) {
+func (in *Interp) equalGassed(a, b value.Value) (bool, error) {
 	if !in.metered() {
-		return Equal(a, b), nil
+		return value.Equal(a, b), nil
 	}
 	// Each literal kind is one Go type, so the kinds match when b has a's
 	// type; booleans and units compare for free.
 	switch x := a.(type) {
-	case Integer:
-		y, ok := b.(Integer)
+	case value.Integer:
+		y, ok := b.(value.Integer)
 		if !ok {
 			return false, nil
 		}
@@ -620,8 +621,8 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return x.Equal(y), nil
-	case Decimal:
-		y, ok := b.(Decimal)
+	case value.Decimal:
+		y, ok := b.(value.Decimal)
 		if !ok {
 			return false, nil
 		}
@@ -629,8 +630,8 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return x.Equal(y), nil
-	case String:
-		y, ok := b.(String)
+	case value.String:
+		y, ok := b.(value.String)
 		if !ok {
 			return false, nil
 		}
@@ -638,14 +639,14 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return x == y, nil
-	case Bool:
-		y, ok := b.(Bool)
+	case value.Bool:
+		y, ok := b.(value.Bool)
 		return ok && x == y, nil
-	case Unit:
-		_, ok := b.(Unit)
+	case value.Unit:
+		_, ok := b.(value.Unit)
 		return ok, nil
-	case List:
-		y, ok := b.(List)
+	case value.List:
+		y, ok := b.(value.List)
 		if !ok || len(x) != len(y) {
 			return false, nil
 		}
@@ -653,22 +654,22 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return in.equalListGassed(x, y)
-	case *Object:
-		y, ok := b.(*Object)
+	case *value.Object:
+		y, ok := b.(*value.Object)
 		if !ok || x.Len() != y.Len() {
 			return false, nil
 		}
 		if err := in.chargeObjCmp(x.Len()); err != nil {
 			return false, err
 		}
-		for i, k := range x.keys {
-			if y.keys[i] != k {
+		for i, k := range x.Keys() {
+			if y.Keys()[i] != k {
 				return false, nil
 			}
 		}
-		return in.equalListGassed(x.vals, y.vals)
-	case *CapToken:
-		y, ok := b.(*CapToken)
+		return in.equalListGassed(x.Values(), y.Values())
+	case *value.CapToken:
+		y, ok := b.(*value.CapToken)
 		if !ok || x.Name != y.Name || len(x.Args) != len(y.Args) {
 			return false, nil
 		}
@@ -676,8 +677,8 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return in.equalListGassed(x.Args, y.Args)
-	case *UserGuard:
-		y, ok := b.(*UserGuard)
+	case *value.UserGuard:
+		y, ok := b.(*value.UserGuard)
 		if !ok || x.Fun != y.Fun || len(x.Args) != len(y.Args) {
 			return false, nil
 		}
@@ -685,8 +686,8 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 			return false, err
 		}
 		return in.equalListGassed(x.Args, y.Args)
-	case *CapabilityGuard:
-		y, ok := b.(*CapabilityGuard)
+	case *value.CapabilityGuard:
+		y, ok := b.(*value.CapabilityGuard)
 		if !ok || x.Name != y.Name || x.HasPactID != y.HasPactID || x.PactID != y.PactID || len(x.Args) != len(y.Args) {
 			return false, nil
 		}
@@ -695,10 +696,10 @@ func (in *Interp) equalGassed(a, b Value) (bool, error) {
 		}
 		return in.equalListGassed(x.Args, y.Args)
 	}
-	return Equal(a, b), nil
+	return value.Equal(a, b), nil
 }
 
-func (in *Interp) equalListGassed(x, y []Value) (bool, error) {
+func (in *Interp) equalListGassed(x, y []value.Value) (bool, error) {
 	for i := range x {
 		eq, err := in.equalGassed(x[i], y[i])
 		if err != nil || !eq {
@@ -713,62 +714,62 @@ func (in *Interp) equalListGassed(x, y []Value) (bool, error) {
 // nativeLength is `length`, which charges a string by its length: counted
 // once, for the charge and the result (P5 prices the count at a hundredth
 // of a milligas a character, less than reading the string costs).
-func nativeLength(c Call, a []Value) (Value, error) {
-	s, ok := a[0].(String)
+func nativeLength(c Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
-		return Length(a[0])
+		return value.Length(a[0])
 	}
-	n := c.in.chars.charCount(string(s))
+	n := c.in.chars.CharCount(string(s))
 	if err := c.in.chargeStrOp("StrOpLength", n, 0); err != nil {
 		return nil, err
 	}
-	return IntValue(int64(n)), nil
+	return value.IntValue(int64(n)), nil
 }
 
 // nativeContains is `contains`: a field of an object and a substring cost
 // by their sizes; an element of a list costs the comparisons made until it
 // is found.
-func nativeContains(c Call, a []Value) (Value, error) {
+func nativeContains(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
 	switch h := a[1].(type) {
-	case *Object:
-		if _, ok := a[0].(String); ok {
+	case *value.Object:
+		if _, ok := a[0].(value.String); ok {
 			if err := in.chargeFieldSearch(h.Len()); err != nil {
 				return nil, err
 			}
 		}
-	case String:
-		if s, ok := a[0].(String); ok {
+	case value.String:
+		if s, ok := a[0].(value.String); ok {
 			if err := in.chargeSubstring(string(s), string(h)); err != nil {
 				return nil, err
 			}
 		}
-	case List:
-		if a[0].Kind() != KindClosure && in.metered() {
+	case value.List:
+		if a[0].Kind() != value.KindClosure && in.metered() {
 			for _, v := range h {
 				eq, err := in.equalGassed(a[0], v)
 				if err != nil {
 					return nil, err
 				}
 				if eq {
-					return True, nil
+					return value.True, nil
 				}
 			}
-			return False, nil
+			return value.False, nil
 		}
 	}
-	return Contains(a[0], a[1])
+	return value.Contains(a[0], a[1])
 }
 
 // nativeDistinct is `distinct`, charged as P5's nubBy: each element kept is
 // compared with every element after it that is still in the list.
-func nativeDistinct(c Call, a []Value) (Value, error) {
-	l, ok := a[0].(List)
+func nativeDistinct(c Call, a []value.Value) (value.Value, error) {
+	l, ok := a[0].(value.List)
 	if !ok || !c.in.metered() {
-		return Distinct(a[0])
+		return value.Distinct(a[0])
 	}
-	rest := append(List(nil), l...)
-	out := make(List, 0, len(l))
+	rest := append(value.List(nil), l...)
+	out := make(value.List, 0, len(l))
 	for len(rest) > 0 {
 		x := rest[0]
 		keep := rest[1:1:1]
@@ -790,12 +791,12 @@ func nativeDistinct(c Call, a []Value) (Value, error) {
 // nativeFormat is `format`: a template without holes costs its parse; one
 // with holes costs the rendering of each non-string argument used, then the
 // length of the result.
-func nativeFormat(c Call, a []Value) (Value, error) {
+func nativeFormat(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
-	t, ok1 := a[0].(String)
-	l, ok2 := a[1].(List)
+	t, ok1 := a[0].(value.String)
+	l, ok2 := a[1].(value.List)
 	if !ok1 || !ok2 || !in.metered() {
-		return Format(a[0], a[1])
+		return value.Format(a[0], a[1])
 	}
 	parts := strings.Split(string(t), "{}")
 	if len(parts) == 1 {
@@ -805,37 +806,37 @@ func nativeFormat(c Call, a []Value) (Value, error) {
 		return t, nil
 	}
 	if len(parts)-len(l) > 1 {
-		return nil, NativeError("format", "not enough arguments for template")
+		return nil, value.NativeError("format", "not enough arguments for template")
 	}
 	total := 0
 	for _, p := range parts {
-		total += charCount(p)
+		total += value.CharCount(p)
 	}
 	// Each argument is rendered once, here, and the result built from
 	// these renderings: a huge integer's digits take as long to write as
 	// all the rest of format.
 	texts := make([]string, len(parts)-1)
 	for i, v := range l[:len(parts)-1] {
-		if s, ok := v.(String); ok {
+		if s, ok := v.(value.String); ok {
 			texts[i] = string(s)
 		} else {
 			if err := in.chargeRender(v); err != nil {
 				return nil, err
 			}
-			texts[i] = Show(v)
+			texts[i] = value.Show(v)
 		}
-		total += charCount(texts[i])
+		total += value.CharCount(texts[i])
 	}
 	if err := in.chargeTextConcat(int64(total)); err != nil {
 		return nil, err
 	}
-	return String(interleave(parts, texts)), nil
+	return value.String(value.Interleave(parts, texts)), nil
 }
 
 // chargeRender is P5's renderPactValue: the value's estimated size as a
 // text concatenation.
-func (in *Interp) chargeRender(v Value) error {
-	if v.Kind() == KindClosure {
+func (in *Interp) chargeRender(v value.Value) error {
+	if v.Kind() == value.KindClosure {
 		return nil
 	}
 	sz, err := in.sizeOf(v)
@@ -849,23 +850,23 @@ func (in *Interp) chargeRender(v Value) error {
 // p: principal or for the hash of a w: one (plus the name of a qualified
 // custom predicate), and the estimated size of a user or capability guard
 // hashed before the 1000 of its u: or c: hash.
-func (in *Interp) chargePrincipal(g Guard) error {
+func (in *Interp) chargePrincipal(g value.Guard) error {
 	if !in.metered() {
 		return nil
 	}
 	switch g := g.(type) {
-	case *KeySet:
-		if len(g.Keys) == 1 && g.Pred == KeysAll && isEd25519HexKey(g.Keys[0]) {
+	case *value.KeySet:
+		if len(g.Keys) == 1 && g.Pred == value.KeysAll && value.IsEd25519HexKey(g.Keys[0]) {
 			return in.chargeConst(1000)
 		}
 		if err := in.chargeConst(1000); err != nil {
 			return err
 		}
 		if i := strings.LastIndexByte(g.Pred, '.'); i >= 0 {
-			return in.chargeTextConcat(int64(charCount(g.Pred) - strings.Count(g.Pred, ".")))
+			return in.chargeTextConcat(int64(value.CharCount(g.Pred) - strings.Count(g.Pred, ".")))
 		}
 		return nil
-	case *UserGuard, *CapabilityGuard:
+	case *value.UserGuard, *value.CapabilityGuard:
 		c := sizeCounter{budget: in.Gas.SizeBudget()}
 		c.guardBody(g)
 		sz, err := c.result(in)
@@ -879,18 +880,18 @@ func (in *Interp) chargePrincipal(g Guard) error {
 	return in.chargeConst(1000)
 }
 
-func nativeCreatePrincipal(c Call, a []Value) (Value, error) {
-	if g, ok := a[0].(Guard); ok {
+func nativeCreatePrincipal(c Call, a []value.Value) (value.Value, error) {
+	if g, ok := a[0].(value.Guard); ok {
 		if err := c.in.chargePrincipal(g); err != nil {
 			return nil, err
 		}
 	}
-	return CreatePrincipal(a[0])
+	return value.CreatePrincipal(a[0])
 }
 
-func nativeValidatePrincipal(c Call, a []Value) (Value, error) {
-	g, ok1 := a[0].(Guard)
-	s, ok2 := a[1].(String)
+func nativeValidatePrincipal(c Call, a []value.Value) (value.Value, error) {
+	g, ok1 := a[0].(value.Guard)
+	s, ok2 := a[1].(value.String)
 	if ok1 && ok2 {
 		if err := c.in.chargePrincipal(g); err != nil {
 			return nil, err
@@ -899,5 +900,5 @@ func nativeValidatePrincipal(c Call, a []Value) (Value, error) {
 			return nil, err
 		}
 	}
-	return ValidatePrincipal(a[0], a[1])
+	return value.ValidatePrincipal(a[0], a[1])
 }

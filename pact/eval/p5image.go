@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"math"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
@@ -19,7 +20,7 @@ import (
 // fqnKey is a fully qualified name: a definition of one version of a
 // module. hash is the module hash's bytes.
 type fqnKey struct {
-	mod  ModuleName
+	mod  value.ModuleName
 	name string
 	hash string
 }
@@ -296,5 +297,5 @@ func (s *fqnSet) sorted() []fqnKey {
 }
 
 func (k fqnKey) String() string {
-	return k.mod.String() + "." + k.name + "{" + EncodeBase64URL([]byte(k.hash)) + "}"
+	return k.mod.String() + "." + k.name + "{" + value.EncodeBase64URL([]byte(k.hash)) + "}"
 }

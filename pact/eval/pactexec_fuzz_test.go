@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func FuzzPactExecFromJSON(f *testing.F) {
 	}
 	in := New(db.NewMemDB())
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := DecodeJSON([]byte(s))
+		v, err := value.DecodeJSON([]byte(s))
 		if err != nil {
 			return
 		}
@@ -45,14 +46,14 @@ func TestPactExecFromJSONNestingBounded(t *testing.T) {
 	for range maxNestedPacts + 1 {
 		deep = state(deep)
 	}
-	v, err := DecodeJSON([]byte(deep))
+	v, err := value.DecodeJSON([]byte(deep))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.PactExecFromJSON(v); err == nil || !strings.Contains(err.Error(), "nests more than") {
 		t.Fatalf("nesting %d deep: %v", maxNestedPacts+1, err)
 	}
-	shallow, _ := DecodeJSON([]byte(state(state(leaf))))
+	shallow, _ := value.DecodeJSON([]byte(state(state(leaf))))
 	pe, err := in.PactExecFromJSON(shallow)
 	if err != nil || pe.Nested["x"] == nil || pe.Nested["x"].Nested["x"] == nil {
 		t.Fatalf("two nested states: %+v %v", pe, err)

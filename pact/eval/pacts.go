@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"maps"
 	"math/big"
 	"strconv"
@@ -21,14 +22,14 @@ type PactExec struct {
 	Yield           *Yield
 	StepHasRollback bool
 	Def             *Def
-	Args            []Value
+	Args            []value.Value
 	// Nested are the nested defpacts started from this one, by id.
 	Nested map[string]*PactExec
 }
 
 // Yield is what a step passed on.
 type Yield struct {
-	Data        *Object
+	Data        *value.Object
 	TargetChain string
 	HasTarget   bool
 	// SourceChain is set when the yield came over SPV.
@@ -65,7 +66,7 @@ func (in *Interp) LastPact() *PactExec { return in.tx.defpact }
 // ClearLastPact forgets it.
 func (in *Interp) ClearLastPact() { in.tx.defpact = nil }
 
-func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error) {
+func (in *Interp) initPact(d *Def, args []value.Value, loc syntax.Span) (value.Value, error) {
 	if len(args) != len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
@@ -79,7 +80,7 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 		return in.applyNested(d, args, ps)
 	}
 	if in.tx.defpact != nil {
-		return nil, EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.defpact.PactID)
+		return nil, value.EvalError("defpact execution context already in the environment:  defpact id: " + in.tx.defpact.PactID)
 	}
 	pe := &PactExec{PactID: in.TxHash, StepCount: len(d.Steps), Def: d, Args: args}
 	return in.runStep(pe, &PactStep{Step: 0, PactID: pe.PactID}, false)
@@ -87,7 +88,7 @@ func (in *Interp) initPact(d *Def, args []Value, loc syntax.Span) (Value, error)
 
 // runStep evaluates one step (or its rollback) of a top-level defpact and
 // records the new state: P5's applyPact.
-func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, error) {
+func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (value.Value, error) {
 	d := pe.Def
 	// P5 reads the defpact's module (getModuleMemberWithHash).
 	if d.Module != nil {
@@ -99,7 +100,7 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	expr := st.Expr
 	if rollback {
 		if st.Rollback == nil {
-			return nil, EvalError("Step has no rollback: defpact id: " + ps.PactID)
+			return nil, value.EvalError("Step has no rollback: defpact id: " + ps.PactID)
 		}
 		expr = st.Rollback
 	}
@@ -122,7 +123,7 @@ func (in *Interp) runStep(pe *PactExec, ps *PactStep, rollback bool) (Value, err
 	}
 	result := in.tx.defpact
 	if notAdvanced(result, ps) {
-		return nil, EvalError("Nested defpact not advanced " + result.PactID)
+		return nil, value.EvalError("Nested defpact not advanced " + result.PactID)
 	}
 	crossYield := false
 	if y := result.Yield; y != nil && y.HasTarget {
@@ -167,39 +168,39 @@ func notAdvanced(pe *PactExec, ps *PactStep) bool {
 
 // nestedPactID is P5's id of a defpact started from within another:
 // the hash of the parent id, ":" and the continuation's stable JSON.
-func nestedPactID(parent string, d *Def, args []Value) string {
+func nestedPactID(parent string, d *Def, args []value.Value) string {
 	buf := append([]byte(parent), `:{"args":`...)
-	buf, err := AppendJSON(buf, List(args))
+	buf, err := value.AppendJSON(buf, value.List(args))
 	if err != nil {
 		return ""
 	}
 	buf = append(buf, `,"def":`...)
 	buf = jsontext.AppendString(buf, d.qualText())
 	buf = append(buf, '}')
-	return HashBytes(buf)
+	return value.HashBytes(buf)
 }
 
 // applyNested runs the step of a nested defpact that matches its parent's
 // step: P5's applyNestedPact.
-func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error) {
+func (in *Interp) applyNested(d *Def, args []value.Value, ps *PactStep) (value.Value, error) {
 	pe := in.tx.defpact
 	if pe == nil {
-		return nil, EvalError("No active defpact execution in the environment")
+		return nil, value.EvalError("No active defpact execution in the environment")
 	}
 	npID := nestedPactID(ps.PactID, d, args)
 	stepCount := len(d.Steps)
 	if ps.Step >= stepCount {
-		return nil, EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(ps.Step) +
+		return nil, value.EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(ps.Step) +
 			" step count:" + strconv.Itoa(pe.StepCount))
 	}
 	st := d.Steps[ps.Step]
 	isRollback := st.Rollback != nil
 	if stepCount != pe.StepCount {
-		return nil, EvalError("Nested defpact execution failed, parameter mismatch: PactId: " + pe.PactID +
+		return nil, value.EvalError("Nested defpact execution failed, parameter mismatch: PactId: " + pe.PactID +
 			" step count: " + strconv.Itoa(stepCount) + " Parent step count: " + strconv.Itoa(pe.StepCount))
 	}
 	if isRollback != pe.StepHasRollback {
-		return nil, EvalError("Nested defpact execution failed, parameter mismatch: defpact id: " + pe.PactID +
+		return nil, value.EvalError("Nested defpact execution failed, parameter mismatch: defpact id: " + pe.PactID +
 			" Rollback: " + strconv.FormatBool(isRollback) + " Parent rollback:" + strconv.FormatBool(pe.StepHasRollback))
 	}
 	var exec PactExec
@@ -207,7 +208,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 	case !ok && ps.Step == 0:
 		exec = PactExec{PactID: npID, StepCount: stepCount, Step: ps.Step, Def: d, Args: args, StepHasRollback: isRollback}
 	case !ok:
-		return nil, EvalError("Requested nested defpact double execution: defpact id: " + npID)
+		return nil, value.EvalError("Requested nested defpact double execution: defpact id: " + npID)
 	case isRollback && npe.Step == ps.Step:
 		exec = *npe
 		exec.StepHasRollback = isRollback
@@ -216,7 +217,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 		exec.Step++
 		exec.StepHasRollback = isRollback
 	default:
-		return nil, EvalError("Requested nested defpact never started: defpact id: " + npID)
+		return nil, value.EvalError("Requested nested defpact never started: defpact id: " + npID)
 	}
 	exec.Nested = maps.Clone(exec.Nested)
 	in.tx.defpact = &exec
@@ -224,7 +225,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 	expr := st.Expr
 	if ps.Rollback {
 		if st.Rollback == nil {
-			return nil, EvalError("Step has no rollback: defpact id: " + npID)
+			return nil, value.EvalError("Step has no rollback: defpact id: " + npID)
 		}
 		expr = st.Rollback
 	}
@@ -243,7 +244,7 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 	}
 	result := in.tx.defpact
 	if notAdvanced(result, ps) {
-		return nil, EvalError("Nested defpact not advanced " + result.PactID)
+		return nil, value.EvalError("Nested defpact not advanced " + result.PactID)
 	}
 	parent := *pe
 	parent.Nested = maps.Clone(pe.Nested)
@@ -257,11 +258,11 @@ func (in *Interp) applyNested(d *Def, args []Value, ps *PactStep) (Value, error)
 
 // ContinuePact runs step of the defpact pactID (the REPL's continue-pact
 // and a `cont` command). resume, when set, replaces the stored yield.
-func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *Object) (Value, error) {
+func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *value.Object) (value.Value, error) {
 	in.forgetModules()
 	if pactID == "" {
 		if in.tx.defpact == nil {
-			return nil, EvalError("No defpact id or execution environment supplied")
+			return nil, value.EvalError("No defpact id or execution environment supplied")
 		}
 		pactID = in.tx.defpact.PactID
 	}
@@ -270,23 +271,23 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 		return nil, dbErr(err)
 	}
 	if !found {
-		return nil, EvalError("No previous defpact execution found for defpact id:  " + pactID)
+		return nil, value.EvalError("No previous defpact execution found for defpact id:  " + pactID)
 	}
 	pe, _ := rec.(*PactExec)
 	if pe == nil {
-		return nil, EvalError("Requested defpact already completed:  defpact id:" + pactID)
+		return nil, value.EvalError("Requested defpact already completed:  defpact id:" + pactID)
 	}
 	if step < 0 || step >= pe.StepCount {
-		return nil, EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(step) +
+		return nil, value.EvalError("DefPactStep does not match defpact properties: requested: " + strconv.Itoa(step) +
 			" step count:" + strconv.Itoa(pe.StepCount))
 	}
 	if rollback {
 		if step != pe.Step {
-			return nil, EvalError("Rollback mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
+			return nil, value.EvalError("Rollback mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
 				" step rollback: true DefPactExec rollback: " + strconv.FormatBool(pe.StepHasRollback))
 		}
 	} else if step != pe.Step+1 {
-		return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
+		return nil, value.EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pactID +
 			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
 	}
 	y := pe.Yield
@@ -301,18 +302,18 @@ func (in *Interp) ContinuePact(step int, rollback bool, pactID string, resume *O
 	return in.runStep(pe, &PactStep{Step: step, Rollback: rollback, PactID: pactID, Resume: y}, rollback)
 }
 
-func nativeYield(c Call, a []Value) (Value, error) {
+func nativeYield(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
-	obj, ok := a[0].(*Object)
+	obj, ok := a[0].(*value.Object)
 	if !ok {
 		return nil, c.argsErr(a)
 	}
 	if in.tx.pactStep == nil {
-		return nil, EvalError("Try to yield a value outside a running defpact execution")
+		return nil, value.EvalError("Try to yield a value outside a running defpact execution")
 	}
 	y := &Yield{Data: obj}
 	if len(a) == 2 {
-		t, ok := a[1].(String)
+		t, ok := a[1].(value.String)
 		if !ok {
 			return nil, c.argsErr(a)
 		}
@@ -331,27 +332,27 @@ func nativeYield(c Call, a []Value) (Value, error) {
 			y.ModuleHash = m.Hash
 		}
 		if in.tx.pactStep.HasRollback {
-			return nil, EvalError("Cross-chain yield not allowed in step with rollback")
+			return nil, value.EvalError("Cross-chain yield not allowed in step with rollback")
 		}
 	}
 	in.tx.defpact.Yield = y
 	return obj, nil
 }
 
-func nativeResume(c Call, a []Value) (Value, error) {
+func nativeResume(c Call, a []value.Value) (value.Value, error) {
 	in := c.in
 	ps := in.tx.pactStep
 	if ps == nil {
-		return nil, EvalError("No active defpact execution in the environment")
+		return nil, value.EvalError("No active defpact execution in the environment")
 	}
 	if ps.Resume == nil {
-		return nil, EvalError("No yield value found from previous pact step. Current step: " + strconv.Itoa(ps.Step) +
+		return nil, value.EvalError("No yield value found from previous pact step. Current step: " + strconv.Itoa(ps.Step) +
 			" defpact Id: " + ps.PactID)
 	}
 	if err := in.enforceProvenance(ps.Resume); err != nil {
 		return nil, err
 	}
-	return in.apply(a[0], []Value{ps.Resume.Data}, c.loc)
+	return in.apply(a[0], []value.Value{ps.Resume.Data}, c.loc)
 }
 
 // enforceProvenance is P5's enforceYield: a yield made for another chain
@@ -371,7 +372,7 @@ func (in *Interp) enforceProvenance(y *Yield) error {
 		ok = m != nil && (m.Hash == y.ModuleHash || m.Blessed[y.ModuleHash])
 	}
 	if !ok {
-		return EvalError("Yield provenance does not match, received Provenance {targetChain: " + in.chainID() +
+		return value.EvalError("Yield provenance does not match, received Provenance {targetChain: " + in.chainID() +
 			"}, expected Provenance {targetChain: " + y.TargetChain + ", moduleHash: " + y.ModuleHash + "}")
 	}
 	return nil
@@ -379,7 +380,7 @@ func (in *Interp) enforceProvenance(y *Yield) error {
 
 func (in *Interp) chainID() string {
 	if v, ok := in.ChainData.Get("chain-id"); ok {
-		if s, ok := v.(String); ok {
+		if s, ok := v.(value.String); ok {
 			return string(s)
 		}
 	}
@@ -392,9 +393,9 @@ func (in *Interp) emitPactEvent(name string, d *Def, pe *PactExec, chain string)
 	if in.Flags["DisablePactEvents"] {
 		return
 	}
-	in.tx.events = append(in.tx.events, Event{
-		Name:       QualifiedName{Module: ModuleName{Name: "pact"}, Name: name},
-		Args:       []Value{String(chain), String(d.qualText()), List(pe.Args)},
+	in.tx.events = append(in.tx.events, value.Event{
+		Name:       value.QualifiedName{Module: value.ModuleName{Name: "pact"}, Name: name},
+		Args:       []value.Value{value.String(chain), value.String(d.qualText()), value.List(pe.Args)},
 		ModuleHash: d.Module.Hash,
 	})
 }
@@ -402,7 +403,7 @@ func (in *Interp) emitPactEvent(name string, d *Def, pe *PactExec, chain string)
 // PactExecFromJSON rebuilds a defpact state from its CommandResult JSON form (the
 // "continuation" of a result, decoded by DecodeJSON), as a cross-chain continuation carries it
 // in an SPV proof: the defpact is looked up by name in this interpreter's database.
-func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
+func (in *Interp) PactExecFromJSON(v value.Value) (*PactExec, error) {
 	return in.pactExecFromJSON(v, 0)
 }
 
@@ -410,14 +411,14 @@ func (in *Interp) PactExecFromJSON(v Value) (*PactExec, error) {
 // one or two deep, and a hostile proof must not recurse without end.
 const maxNestedPacts = 16
 
-func (in *Interp) pactExecFromJSON(v Value, depth int) (*PactExec, error) {
-	o, ok := v.(*Object)
+func (in *Interp) pactExecFromJSON(v value.Value, depth int) (*PactExec, error) {
+	o, ok := v.(*value.Object)
 	if !ok {
-		return nil, EvalError("the proven output has no defpact continuation")
+		return nil, value.EvalError("the proven output has no defpact continuation")
 	}
 	str := func(k string) (string, bool) {
 		x, ok := o.Get(k)
-		s, isStr := x.(String)
+		s, isStr := x.(value.String)
 		return string(s), ok && isStr
 	}
 	// Plain JSON numbers decode as decimals; step numbers must be whole.
@@ -425,9 +426,9 @@ func (in *Interp) pactExecFromJSON(v Value, depth int) (*PactExec, error) {
 		x, ok := o.Get(k)
 		var r *big.Rat
 		switch n := x.(type) {
-		case Integer:
+		case value.Integer:
 			r = new(big.Rat).SetInt(n.Big())
-		case Decimal:
+		case value.Decimal:
 			r = n.Rat()
 		default:
 			return 0, false
@@ -443,75 +444,75 @@ func (in *Interp) pactExecFromJSON(v Value, depth int) (*PactExec, error) {
 	pe.Step, ok2 = num("step")
 	pe.StepCount, ok3 = num("stepCount")
 	if !ok1 || !ok2 || !ok3 {
-		return nil, EvalError("the proven defpact continuation lacks pactId, step or stepCount")
+		return nil, value.EvalError("the proven defpact continuation lacks pactId, step or stepCount")
 	}
 	if b, ok := o.Get("stepHasRollback"); ok {
-		pe.StepHasRollback = b == True
+		pe.StepHasRollback = b == value.True
 	}
 	cont, ok := o.Get("continuation")
-	co, isObj := cont.(*Object)
+	co, isObj := cont.(*value.Object)
 	if !ok || !isObj {
-		return nil, EvalError("the proven defpact continuation has no continuation")
+		return nil, value.EvalError("the proven defpact continuation has no continuation")
 	}
 	defName, _ := co.Get("def")
-	ds, _ := defName.(String)
-	qn, ok := ParseQualifiedName(string(ds))
+	ds, _ := defName.(value.String)
+	qn, ok := value.ParseQualifiedName(string(ds))
 	if !ok {
-		return nil, EvalError("the proven defpact continuation names no defpact: " + string(ds))
+		return nil, value.EvalError("the proven defpact continuation names no defpact: " + string(ds))
 	}
 	m, err := in.loadModule(qn.Module)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, EvalError("Cannot find module: " + qn.Module.String())
+		return nil, value.EvalError("Cannot find module: " + qn.Module.String())
 	}
 	d := m.Defs[qn.Name]
 	if d == nil || d.Kind != DefPactKind {
-		return nil, EvalError("the proven continuation's " + string(ds) + " is not a defpact here")
+		return nil, value.EvalError("the proven continuation's " + string(ds) + " is not a defpact here")
 	}
 	pe.Def = d
 	if args, ok := co.Get("args"); ok {
-		l, isList := args.(List)
+		l, isList := args.(value.List)
 		if !isList {
-			return nil, EvalError("the proven defpact continuation's args are not a list")
+			return nil, value.EvalError("the proven defpact continuation's args are not a list")
 		}
 		pe.Args = l
 	}
-	if y, ok := o.Get("yield"); ok && y != UnitValue {
-		yo, isObj := y.(*Object)
+	if y, ok := o.Get("yield"); ok && y != value.UnitValue {
+		yo, isObj := y.(*value.Object)
 		if !isObj {
-			return nil, EvalError("the proven defpact yield is not an object")
+			return nil, value.EvalError("the proven defpact yield is not an object")
 		}
 		data, _ := yo.Get("data")
-		do, isObj := data.(*Object)
+		do, isObj := data.(*value.Object)
 		if !isObj {
-			return nil, EvalError("the proven defpact yield has no data")
+			return nil, value.EvalError("the proven defpact yield has no data")
 		}
 		pe.Yield = &Yield{Data: do}
 		if prov, ok := yo.Get("provenance"); ok {
-			if po, isObj := prov.(*Object); isObj {
+			if po, isObj := prov.(*value.Object); isObj {
 				t, _ := po.Get("targetChainId")
 				h, _ := po.Get("moduleHash")
-				ts, _ := t.(String)
-				hs, _ := h.(String)
+				ts, _ := t.(value.String)
+				hs, _ := h.(value.String)
 				pe.Yield.TargetChain, pe.Yield.ModuleHash, pe.Yield.HasTarget = string(ts), string(hs), true
 			}
 		}
 		if src, ok := yo.Get("source"); ok {
-			s, _ := src.(String)
+			s, _ := src.(value.String)
 			pe.Yield.SourceChain = string(s)
 		}
 	}
 	// The nested defpacts' states (a nested defpact's cross-chain yield is resumed from
 	// them on this chain).
-	if n, ok := o.Get("nested"); ok && n != UnitValue {
-		no, isObj := n.(*Object)
+	if n, ok := o.Get("nested"); ok && n != value.UnitValue {
+		no, isObj := n.(*value.Object)
 		if !isObj {
-			return nil, EvalError("the proven defpact's nested defpacts are not an object")
+			return nil, value.EvalError("the proven defpact's nested defpacts are not an object")
 		}
 		if depth >= maxNestedPacts {
-			return nil, EvalError("the proven defpact nests more than " + strconv.Itoa(maxNestedPacts) + " defpacts deep")
+			return nil, value.EvalError("the proven defpact nests more than " + strconv.Itoa(maxNestedPacts) + " defpacts deep")
 		}
 		pe.Nested = make(map[string]*PactExec, no.Len())
 		for i := range no.Len() {
@@ -543,7 +544,7 @@ func yieldsAcross(pe *PactExec) bool {
 // step's state, carried by an SPV proof of its output. The step must be the next one, its yield
 // must be meant for this chain (resume checks the provenance), and the defpact must not have
 // run here already: once its last step has run, another continuation with the same id fails.
-func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (Value, error) {
+func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (value.Value, error) {
 	in.forgetModules()
 	rec, found, err := in.DB.Read(db.DefPacts, "", pe.PactID)
 	if err != nil {
@@ -551,18 +552,18 @@ func (in *Interp) ContinueFromProof(pe *PactExec, step int, rollback bool) (Valu
 	}
 	if found {
 		if p, _ := rec.(*PactExec); p == nil {
-			return nil, EvalError("Requested defpact already completed:  defpact id:" + pe.PactID)
+			return nil, value.EvalError("Requested defpact already completed:  defpact id:" + pe.PactID)
 		}
-		return nil, EvalError("defpact " + pe.PactID + " is already running on this chain")
+		return nil, value.EvalError("defpact " + pe.PactID + " is already running on this chain")
 	}
 	if rollback {
-		return nil, EvalError("a cross-chain defpact step cannot be rolled back")
+		return nil, value.EvalError("a cross-chain defpact step cannot be rolled back")
 	}
 	if !yieldsAcross(pe) {
-		return nil, EvalError("the proven defpact step did not yield to another chain")
+		return nil, value.EvalError("the proven defpact step did not yield to another chain")
 	}
 	if step != pe.Step+1 || step >= pe.StepCount {
-		return nil, EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pe.PactID +
+		return nil, value.EvalError("Step mismatch in DefPactStep and defpact execution environment: defpact id: " + pe.PactID +
 			" step: " + strconv.Itoa(step) + " DefPactExec step: " + strconv.Itoa(pe.Step+1))
 	}
 	in.tx.defpact = nil

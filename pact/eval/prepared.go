@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"sync/atomic"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -57,7 +58,7 @@ type compiledForm struct {
 // moduleRead is one module read of name resolution: charged (loadCharged,
 // merging when merge) or not (lookupModule), where, and what it gave.
 type moduleRead struct {
-	name    ModuleName
+	name    value.ModuleName
 	merge   bool
 	charged bool
 	loc     syntax.Span
@@ -86,7 +87,7 @@ func (in *Interp) addTopUse(u useImport) {
 
 // EvalPrepared evaluates p as EvalTopLevel evaluates its form, compiling an
 // expression only when none of its kept compiled forms is valid here.
-func (in *Interp) EvalPrepared(p *Prepared, repl bool) (Value, error) {
+func (in *Interp) EvalPrepared(p *Prepared, repl bool) (value.Value, error) {
 	x, ok := p.item.(syntax.Expr)
 	if !ok || in.Coverage != nil || in.loading != nil {
 		return in.EvalTopLevel(p.item, repl)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
@@ -39,11 +41,11 @@ func prepare(t *testing.T, src string) *Prepared {
 // each gave (the value shown, or the error).
 func evalBoth(t *testing.T, in *Interp, p *Prepared) (prepared, fresh string) {
 	t.Helper()
-	show := func(v Value, err error) string {
+	show := func(v value.Value, err error) string {
 		if err != nil {
 			return showErr(err)
 		}
-		return Show(v)
+		return value.Show(v)
 	}
 	prepared = show(in.EvalPrepared(p, true))
 	fresh = show(in.EvalTopLevel(p.Form(), true))
@@ -174,11 +176,11 @@ func TestPreparedSeesReplDefinitions(t *testing.T) {
 
 func TestPreparedSeesNamespace(t *testing.T) {
 	in := New(db.NewMemDB())
-	data, err := DecodeJSON([]byte(`{"ks": {"keys": [], "pred": "keys-all"}}`))
+	data, err := value.DecodeJSON([]byte(`{"ks": {"keys": [], "pred": "keys-all"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Data = data.(*Object)
+	in.Data = data.(*value.Object)
 	run(t, in, moduleV1+`
 (define-namespace 'ns (read-keyset "ks") (read-keyset "ks"))
 (namespace 'ns)
@@ -264,7 +266,7 @@ func TestPreparedShared(t *testing.T) {
 				in := New(d)
 				in.Gas = gas.NewMeter(gas.Table, gas.FromGas(1000))
 				v, err := in.EvalPrepared(p, false)
-				if err != nil || Show(v) != want {
+				if err != nil || value.Show(v) != want {
 					errs <- fmt.Sprintf("goroutine %d: %v %v, want %s", g, v, err, want)
 					return
 				}

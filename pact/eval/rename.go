@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 	"strings"
 
@@ -46,10 +47,10 @@ type renamer struct {
 	// deps collects the modules the code depends on (only a module's code
 	// records them): for the compiler, what a stored module is compiled
 	// again against (Module.Deps); for the hasher, P5's rsDependencies.
-	deps map[ModuleName]bool
+	deps map[value.ModuleName]bool
 	// stored, when a stored module is compiled again (RestoreModule), is
 	// the set of modules its record lists as dependencies.
-	stored map[ModuleName]bool
+	stored map[value.ModuleName]bool
 	// reads, when not nil, collects the modules read, in turn, for a
 	// Prepared form's compiled form (prepared.go).
 	reads *[]moduleRead
@@ -90,7 +91,7 @@ const (
 )
 
 // replModule is the module P5 gives REPL top-level definitions.
-var replModule = ModuleName{Name: "#repl"}
+var replModule = value.ModuleName{Name: "#repl"}
 
 // A resolution is what the renamer found a name to be.
 type resolution struct {
@@ -107,10 +108,10 @@ type resolution struct {
 	mod *Module
 	// resMember, resModRef: the module's name (a REPL definition's is
 	// replModule).
-	modName ModuleName
+	modName value.ModuleName
 	// resNative: the native; resConst: the value.
 	native *Native
-	value  Value
+	value  value.Value
 	// dynamic says the name was mod::member, the resolution mod's.
 	dynamic bool
 }
@@ -142,13 +143,13 @@ func (s *scope) local(name string, out *resolution) bool {
 	return false
 }
 
-func (r *renamer) dep(m ModuleName) {
+func (r *renamer) dep(m value.ModuleName) {
 	if r.mod == nil {
 		// Only a module records what it depends on.
 		return
 	}
 	if r.deps == nil {
-		r.deps = map[ModuleName]bool{}
+		r.deps = map[value.ModuleName]bool{}
 	}
 	r.deps[m] = true
 }
@@ -158,7 +159,7 @@ func (r *renamer) dep(m ModuleName) {
 // named (an interface's stored dependencies are read from it); the
 // compiler also records these, so that a stored module compiles again to
 // the same names (RestoreModule).
-func (r *renamer) refDep(m ModuleName) {
+func (r *renamer) refDep(m value.ModuleName) {
 	if !r.hashing {
 		r.dep(m)
 	}
@@ -181,7 +182,7 @@ func memberVisible(m *Module, d *Def) bool {
 
 // load reads a module for name resolution: when charged, as P5's renamer
 // reads (lookupModuleData when merge, lookupModule otherwise).
-func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, error) {
+func (r *renamer) load(mn value.ModuleName, merge bool, loc syntax.Span) (*Module, error) {
 	if !r.charged {
 		return r.lookup(mn), nil
 	}
@@ -205,7 +206,7 @@ func (r *renamer) load(mn ModuleName, merge bool, loc syntax.Span) (*Module, err
 }
 
 // lookup reads a module for name resolution, uncharged.
-func (r *renamer) lookup(mn ModuleName) *Module {
+func (r *renamer) lookup(mn value.ModuleName) *Module {
 	m := r.in.lookupModule(mn)
 	if r.reads != nil {
 		*r.reads = append(*r.reads, moduleRead{name: mn, mod: m})
@@ -216,12 +217,12 @@ func (r *renamer) lookup(mn ModuleName) *Module {
 // moduleData is P5's resolveModuleData: the module as named, then (for a
 // name without namespace) in the current namespace; nil when neither is
 // installed.
-func (r *renamer) moduleData(mn ModuleName, loc syntax.Span) (*Module, error) {
+func (r *renamer) moduleData(mn value.ModuleName, loc syntax.Span) (*Module, error) {
 	m, err := r.load(mn, true, loc)
 	if m != nil || err != nil || mn.Namespace != "" || r.in.namespace == "" {
 		return m, err
 	}
-	return r.load(ModuleName{Namespace: r.in.namespace, Name: mn.Name}, true, loc)
+	return r.load(value.ModuleName{Namespace: r.in.namespace, Name: mn.Name}, true, loc)
 }
 
 // rename resolves a name into out.
@@ -332,9 +333,9 @@ func (r *renamer) native(name string, loc syntax.Span) (resolution, bool, error)
 	case "constantly":
 		return resolution{kind: resConstantly}, true, nil
 	case "CHARSET_ASCII":
-		return resolution{kind: resConst, value: NewInt(0)}, true, nil
+		return resolution{kind: resConst, value: value.NewInt(0)}, true, nil
 	case "CHARSET_LATIN1":
-		return resolution{kind: resConst, value: NewInt(1)}, true, nil
+		return resolution{kind: resConst, value: value.NewInt(1)}, true, nil
 	}
 	return resolution{}, false, nil
 }
@@ -343,7 +344,7 @@ func (r *renamer) native(name string, loc syntax.Span) (resolution, bool, error)
 // Not found, it is an error for the hasher; the compiler goes on (and, or,
 // unbound variable).
 func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, error) {
-	mn := ModuleName{Name: name}
+	mn := value.ModuleName{Name: name}
 	// P5 takes a module (never an interface) being defined for its own
 	// name, as written, or in the current namespace once no module of the
 	// name is installed at the root. The compiler takes the module or
@@ -357,7 +358,7 @@ func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, err
 		return resolution{}, false, err
 	}
 	if m == nil && r.in.namespace != "" {
-		ns := ModuleName{Namespace: r.in.namespace, Name: name}
+		ns := value.ModuleName{Namespace: r.in.namespace, Name: name}
 		if p5Self && r.mod.Name == ns {
 			return resolution{kind: resModRef, modName: r.mod.Name}, true, nil
 		}
@@ -386,7 +387,7 @@ func (r *renamer) moduleRef(name string, loc syntax.Span) (resolution, bool, err
 // ns.mod as a module reference, then member of mod in the current
 // namespace.
 func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) {
-	qmn := ModuleName{Namespace: n.Namespace, Name: n.Module}
+	qmn := value.ModuleName{Namespace: n.Namespace, Name: n.Module}
 	if !r.hashing && r.mod != nil && (r.mod.Name == qmn || n.Namespace == "" && r.mod.Name.Name == n.Module) {
 		// The compiler reads mod.member (or ns.mod.member), mod the module
 		// being defined, as its own member, or an error, even when a
@@ -404,7 +405,7 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 		return resolution{}, r.noMember(qmn, n.Name, "Cannot find module: "+qmn.String(), loc)
 	}
 	// ns.mod as a module reference (possibly the module being defined).
-	refName := ModuleName{Namespace: n.Module, Name: n.Name}
+	refName := value.ModuleName{Namespace: n.Module, Name: n.Name}
 	if !r.hashing && r.mod != nil && r.mod.Name == refName {
 		// The compiler names the module being defined so; P5's renamer
 		// reads the database (lookupModule), where it is not installed
@@ -422,7 +423,7 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 		return resolution{kind: resModRef, mod: m, modName: m.Name}, nil
 	}
 	if r.in.namespace != "" {
-		nsName := ModuleName{Namespace: r.in.namespace, Name: n.Module}
+		nsName := value.ModuleName{Namespace: r.in.namespace, Name: n.Module}
 		if res, ok, err := r.baseLookup(nsName, n.Name, loc); ok || err != nil {
 			return res, err
 		}
@@ -434,7 +435,7 @@ func (r *renamer) qualified(n syntax.Name, loc syntax.Span) (resolution, error) 
 // is not installed, missing instead, reading it (uncharged) to know; the
 // hasher's errors are never shown (the compiler reports why a module does
 // not hash), so it does not.
-func (r *renamer) noMember(qmn ModuleName, name, missing string, loc syntax.Span) error {
+func (r *renamer) noMember(qmn value.ModuleName, name, missing string, loc syntax.Span) error {
 	if !r.hashing && r.lookup(qmn) == nil {
 		return compileErr(loc, missing)
 	}
@@ -444,7 +445,7 @@ func (r *renamer) noMember(qmn ModuleName, name, missing string, loc syntax.Span
 // baseLookup is P5's: member name of the module mn (the module being
 // defined first, when it is a module: an interface's renamer has no
 // module-local table), read as name resolution reads.
-func (r *renamer) baseLookup(mn ModuleName, name string, loc syntax.Span) (resolution, bool, error) {
+func (r *renamer) baseLookup(mn value.ModuleName, name string, loc syntax.Span) (resolution, bool, error) {
 	if r.mod != nil && !r.mod.Interface && mn == r.mod.Name {
 		if d, ok := r.mod.Defs[name]; ok {
 			return resolution{kind: resMember, def: d, origin: inSelf, modName: r.mod.Name}, true, nil
@@ -504,34 +505,34 @@ func (r *renamer) dynamic(n syntax.Name, sc *scope, loc syntax.Span) (resolution
 // namespace, the interface itself again. Everywhere else the name is
 // looked up as written, then in the current namespace, and must name an
 // installed interface.
-func (r *renamer) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, error) {
+func (r *renamer) interfaceName(mn value.ModuleName, loc syntax.Span) (value.ModuleName, error) {
 	if r.mod != nil && r.mod.Interface {
 		if mn == r.mod.Name {
 			return mn, nil
 		}
 		m, err := r.load(mn, true, loc)
 		if err != nil {
-			return ModuleName{}, err
+			return value.ModuleName{}, err
 		}
 		// A stored interface compiled again resolves as it did when it
 		// was installed: an interface of the same name installed since
 		// in the root namespace is not the one it meant, and its record
 		// lists the ones it meant among its dependencies.
 		if m != nil && r.stored != nil && !r.stored[m.Name] && mn.Namespace == "" &&
-			(ModuleName{Namespace: r.in.namespace, Name: mn.Name}) == r.mod.Name {
+			(value.ModuleName{Namespace: r.in.namespace, Name: mn.Name}) == r.mod.Name {
 			return r.mod.Name, nil
 		}
 		if m != nil {
 			if !m.Interface {
-				return ModuleName{}, invalidModRef(mn, loc)
+				return value.ModuleName{}, invalidModRef(mn, loc)
 			}
 			r.refDep(m.Name)
 			return m.Name, nil
 		}
 		if mn.Namespace != "" || r.in.namespace == "" {
-			return ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
+			return value.ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
 		}
-		mn = ModuleName{Namespace: r.in.namespace, Name: mn.Name}
+		mn = value.ModuleName{Namespace: r.in.namespace, Name: mn.Name}
 		if mn == r.mod.Name {
 			return mn, nil
 		}
@@ -541,20 +542,20 @@ func (r *renamer) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, err
 		// the current namespace's interface when it was installed (its
 		// record says so) still does, though an interface of that name
 		// may have been installed at the root since.
-		if ns := (ModuleName{Namespace: r.in.namespace, Name: mn.Name}); r.stored[ns] && !r.stored[mn] {
+		if ns := (value.ModuleName{Namespace: r.in.namespace, Name: mn.Name}); r.stored[ns] && !r.stored[mn] {
 			mn = ns
 		}
 	}
 	m, err := r.moduleData(mn, loc)
 	if err != nil {
-		return ModuleName{}, err
+		return value.ModuleName{}, err
 	}
 	// The module being defined is not installed yet: P5 does not find it.
 	if m == nil || m == r.mod {
-		return ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
+		return value.ModuleName{}, compileErr(loc, "Cannot find module: "+mn.String())
 	}
 	if !m.Interface {
-		return ModuleName{}, invalidModRef(mn, loc)
+		return value.ModuleName{}, invalidModRef(mn, loc)
 	}
 	r.refDep(m.Name)
 	return m.Name, nil
@@ -562,20 +563,20 @@ func (r *renamer) interfaceName(mn ModuleName, loc syntax.Span) (ModuleName, err
 
 // invalidModRef is P5's InvalidModuleReference: a module{...} type names a
 // module, not an interface.
-func invalidModRef(mn ModuleName, loc syntax.Span) *Error {
+func invalidModRef(mn value.ModuleName, loc syntax.Span) *value.Error {
 	return compileErr(loc, "Invalid Interface attempted to be used as module reference: "+mn.String())
 }
 
 // renameType is P5's renameType: a type annotation, its schema and
 // interface names resolved. sc is the locals in scope (a local shadows a
 // schema's name for the hasher).
-func (r *renamer) renameType(t syntax.Type, sc *scope) (*Type, error) {
+func (r *renamer) renameType(t syntax.Type, sc *scope) (*value.Type, error) {
 	switch t := t.(type) {
 	case *syntax.PrimType:
 		if t.Prim == syntax.PrimKeyset && r.hashing {
 			// P5's renamer reads keyset as guard; the evaluator checks a
 			// keyset annotation as a keyset.
-			return &Type{Kind: TyPrim, Prim: "guard"}, nil
+			return &value.Type{Kind: value.TyPrim, Prim: "guard"}, nil
 		}
 		return primType(t.Prim), nil
 	case *syntax.ListType:
@@ -584,13 +585,13 @@ func (r *renamer) renameType(t syntax.Type, sc *scope) (*Type, error) {
 			return nil, err
 		}
 		if e == nil {
-			return &Type{Kind: TyAnyList}, nil
+			return &value.Type{Kind: value.TyAnyList}, nil
 		}
-		return &Type{Kind: TyList, Elem: e}, nil
+		return &value.Type{Kind: value.TyList, Elem: e}, nil
 	case *syntax.ModRefType:
-		ms := make([]ModuleName, len(t.Interfaces))
+		ms := make([]value.ModuleName, len(t.Interfaces))
 		for i, m := range t.Interfaces {
-			mn, err := r.interfaceName(ModuleName{Namespace: m.Namespace, Name: m.Name}, t.Loc)
+			mn, err := r.interfaceName(value.ModuleName{Namespace: m.Namespace, Name: m.Name}, t.Loc)
 			if err != nil {
 				return nil, err
 			}
@@ -603,30 +604,30 @@ func (r *renamer) renameType(t syntax.Type, sc *scope) (*Type, error) {
 			return nil, err
 		}
 		if t.Table {
-			return &Type{Kind: TyTable, Schema: s}, nil
+			return &value.Type{Kind: value.TyTable, Schema: s}, nil
 		}
-		return &Type{Kind: TyObject, Schema: s}, nil
+		return &value.Type{Kind: value.TyObject, Schema: s}, nil
 	}
 	return nil, nil
 }
 
 // primType is a primitive type annotation's type: list and object
 // without a parameter are any list and any object.
-func primType(p syntax.Prim) *Type {
+func primType(p syntax.Prim) *value.Type {
 	switch p {
 	case syntax.PrimList:
-		return &Type{Kind: TyAnyList}
+		return &value.Type{Kind: value.TyAnyList}
 	case syntax.PrimObject:
-		return &Type{Kind: TyAnyObject}
+		return &value.Type{Kind: value.TyAnyObject}
 	}
-	return &Type{Kind: TyPrim, Prim: string(p)}
+	return &value.Type{Kind: value.TyPrim, Prim: string(p)}
 }
 
 // modRefType is module{...}: its interfaces sorted and unique, as the
 // runtime check compares them.
-func modRefType(ms []ModuleName) *Type {
-	slices.SortFunc(ms, compareModuleNames)
-	return &Type{Kind: TyModRef, ModRefs: slices.Compact(ms)}
+func modRefType(ms []value.ModuleName) *value.Type {
+	slices.SortFunc(ms, value.CompareModuleNames)
+	return &value.Type{Kind: value.TyModRef, ModRefs: slices.Compact(ms)}
 }
 
 // renameSchema resolves the schema an object{...} or table{...} type or a
@@ -636,7 +637,7 @@ func modRefType(ms []ModuleName) *Type {
 // imported schemas, or a schema of the module the qualified name names;
 // outside a module (REPL lets, lambdas) a schema type it does not find
 // checks only that the value is an object.
-func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*Schema, error) {
+func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*value.Schema, error) {
 	var d *Def
 	if r.hashing {
 		var res resolution
@@ -657,7 +658,7 @@ func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*Sche
 			_, d = r.useMember(n.Name, true)
 		}
 	case syntax.QualifiedName:
-		mn := ModuleName{Namespace: n.Namespace, Name: n.Module}
+		mn := value.ModuleName{Namespace: n.Namespace, Name: n.Module}
 		if r.mod != nil && r.mod.Name.Name == n.Module && n.Namespace == "" {
 			d = r.mod.Defs[n.Name]
 		} else {
@@ -688,7 +689,7 @@ func (r *renamer) renameSchema(n syntax.Name, sc *scope, loc syntax.Span) (*Sche
 // defined, its field types resolved.
 func (r *renamer) buildSchema(d *Def) error {
 	ds := d.fun.(*syntax.DefSchema)
-	s := &Schema{Name: d.QualName()}
+	s := &value.Schema{Name: d.QualName()}
 	d.Schema = s // set first: a schema may mention itself
 	for _, f := range ds.Fields {
 		t, err := r.renameType(f.Type, nil)
@@ -696,9 +697,9 @@ func (r *renamer) buildSchema(d *Def) error {
 			return err
 		}
 		if t == nil {
-			t = &Type{Kind: TyAny}
+			t = &value.Type{Kind: value.TyAny}
 		}
-		s.Fields = append(s.Fields, SchemaField{Name: f.Name, Type: *t})
+		s.Fields = append(s.Fields, value.SchemaField{Name: f.Name, Type: *t})
 	}
 	sortFields(s.Fields)
 	return nil
@@ -706,6 +707,6 @@ func (r *renamer) buildSchema(d *Def) error {
 
 // sortFields orders a schema's fields by name, as the evaluator's checks
 // and P5's Schema (a Map) both keep them.
-func sortFields(fs []SchemaField) {
-	slices.SortFunc(fs, func(a, b SchemaField) int { return strings.Compare(a.Name, b.Name) })
+func sortFields(fs []value.SchemaField) {
+	slices.SortFunc(fs, func(a, b value.SchemaField) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -3,6 +3,8 @@ package eval
 import (
 	"errors"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -11,34 +13,34 @@ import (
 // know: a literal's Value, and a desugaring error as the evaluator's.
 
 // litValue is a literal term's value.
-func litValue(t *resolve.Lit) Value {
+func litValue(t *resolve.Lit) value.Value {
 	switch x := t.Src.(type) {
 	case *syntax.IntLit:
 		return litInt(t)
 	case *syntax.DecimalLit:
-		return NewDecimal(litInt(t), uint8(x.Places()))
+		return value.NewDecimal(litInt(t), uint8(x.Places()))
 	case *syntax.StringLit:
-		return String(x.Value)
+		return value.String(x.Value)
 	case *syntax.BoolLit:
-		return Bool(x.Value)
+		return value.Bool(x.Value)
 	case *syntax.Var:
 		return litInt(t)
 	}
-	return UnitValue
+	return value.UnitValue
 }
 
 // litInt is a numeric literal's integer: its value, or a decimal's
 // unscaled mantissa.
-func litInt(t *resolve.Lit) Integer {
+func litInt(t *resolve.Lit) value.Integer {
 	if t.Int == nil {
-		return NewInt(t.Small)
+		return value.NewInt(t.Small)
 	}
-	return NewIntBig(t.Int)
+	return value.NewIntBig(t.Int)
 }
 
 // desugarErr is a desugaring error as the evaluator reports it: a located
 // evaluation error with the same text.
-func desugarErr(err *resolve.Error) *Error { return compileErr(err.Loc, err.Msg) }
+func desugarErr(err *resolve.Error) *value.Error { return compileErr(err.Loc, err.Msg) }
 
 // desugared passes a term of the desugaring pass on, its error (a
 // *resolve.Error, in P5 mode only) made the evaluator's.
@@ -54,12 +56,12 @@ func desugared[T any](t T, err error) (T, error) {
 }
 
 // termValue is the value of a term made of literals only.
-func termValue(t resolve.Term) (Value, bool) {
+func termValue(t resolve.Term) (value.Value, bool) {
 	switch t := t.(type) {
 	case *resolve.Lit:
 		return litValue(t), !t.Named
 	case *resolve.List:
-		l := make(List, len(t.Elems))
+		l := make(value.List, len(t.Elems))
 		for i, e := range t.Elems {
 			v, ok := termValue(e)
 			if !ok {
@@ -69,15 +71,15 @@ func termValue(t resolve.Term) (Value, bool) {
 		}
 		return l, true
 	case *resolve.Object:
-		fs := make([]Field, len(t.Keys))
+		fs := make([]value.Field, len(t.Keys))
 		for i, k := range t.Keys {
 			v, ok := termValue(t.Vals[i])
 			if !ok {
 				return nil, false
 			}
-			fs[i] = Field{Key: k, Val: v}
+			fs[i] = value.Field{Key: k, Val: v}
 		}
-		return NewObject(fs...), true
+		return value.NewObject(fs...), true
 	}
 	return nil, false
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ledgernode/ledger-node/pact/value"
+
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 )
@@ -31,7 +33,7 @@ import (
 
 // ModuleRecord is the stored form of a module or interface.
 type ModuleRecord struct {
-	Name      ModuleName
+	Name      value.ModuleName
 	Interface bool
 	// Code is Module.Code: the module's source as written.
 	Code   string
@@ -50,7 +52,7 @@ type ModuleRecord struct {
 
 // ModuleDep is one dependency of a stored module.
 type ModuleDep struct {
-	Name ModuleName
+	Name value.ModuleName
 	Hash string
 }
 
@@ -59,7 +61,7 @@ type ModuleDep struct {
 // the dependency versions it was compiled with. found is false when the
 // version is unknown.
 type ModuleVersions interface {
-	ModuleVersion(name ModuleName, hash string) (m *Module, found bool, err error)
+	ModuleVersion(name value.ModuleName, hash string) (m *Module, found bool, err error)
 }
 
 // NewModuleRecord is what a persistent DB stores for m. Dependencies whose
@@ -78,7 +80,7 @@ func NewModuleRecord(m *Module) ModuleRecord {
 		GovCap:    m.GovCap,
 	}
 	rec.Blessed = slices.Sorted(maps.Keys(m.Blessed))
-	pins := map[ModuleName]string{}
+	pins := map[value.ModuleName]string{}
 	for _, name := range m.Order {
 		walkDefRefs(m.Defs[name], func(ref *Def) {
 			if dm := ref.Module; dm != nil && dm != m && dm.Name != m.Name {
@@ -94,7 +96,7 @@ func NewModuleRecord(m *Module) ModuleRecord {
 	for name, h := range pins {
 		rec.Deps = append(rec.Deps, ModuleDep{Name: name, Hash: h})
 	}
-	slices.SortFunc(rec.Deps, func(a, b ModuleDep) int { return compareModuleNames(a.Name, b.Name) })
+	slices.SortFunc(rec.Deps, func(a, b ModuleDep) int { return value.CompareModuleNames(a.Name, b.Name) })
 	return rec
 }
 
@@ -195,7 +197,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 	for _, h := range rec.Blessed {
 		m.Blessed[h] = true
 	}
-	c := &compiler{renamer: renamer{in: in, mod: m, allowRepl: true, stored: make(map[ModuleName]bool, len(rec.Deps))}}
+	c := &compiler{renamer: renamer{in: in, mod: m, allowRepl: true, stored: make(map[value.ModuleName]bool, len(rec.Deps))}}
 	for _, dep := range rec.Deps {
 		c.stored[dep.Name] = true
 	}
@@ -218,7 +220,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 	for dep := range c.deps {
 		m.Deps = append(m.Deps, dep)
 	}
-	slices.SortFunc(m.Deps, compareModuleNames)
+	slices.SortFunc(m.Deps, value.CompareModuleNames)
 	m.image = storedImage(in, x, m)
 	return m, nil
 }
@@ -229,7 +231,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 // whose image cannot be computed (none should) is charged as empty.
 func storedImage(in *Interp, x syntax.Node, m *Module) *p5Image {
 	h := newP5Hasher(in, x, m.Name)
-	hb, err := DecodeBase64URL(m.Hash)
+	hb, err := value.DecodeBase64URL(m.Hash)
 	if err != nil {
 		return nil
 	}

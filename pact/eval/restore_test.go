@@ -7,17 +7,18 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // load evaluates a REPL program and returns the last result.
-func load(t *testing.T, in *eval.Interp, src string) eval.Value {
+func load(t *testing.T, in *eval.Interp, src string) value.Value {
 	t.Helper()
 	f, err := syntax.ParseRepl("test.repl", src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.SetSource("test.repl", src)
-	var last eval.Value
+	var last value.Value
 	for _, item := range f.Items {
 		if last, err = in.EvalTopLevel(item, true); err != nil {
 			t.Fatalf("%v\nin %s", err, src)
@@ -41,7 +42,7 @@ type versions struct {
 	all map[string]*eval.Module // by name and hash
 }
 
-func (v *versions) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, bool, error) {
+func (v *versions) ModuleVersion(name value.ModuleName, hash string) (*eval.Module, bool, error) {
 	m, ok := v.all[name.String()+"@"+hash]
 	return m, ok, nil
 }
@@ -87,8 +88,8 @@ const restoreSrc = `
 func TestRestoreModule(t *testing.T) {
 	mem := db.NewMemDB()
 	in := eval.New(mem)
-	in.Data = eval.NewObject(eval.Field{Key: "gov", Val: eval.List{eval.String("gov-key")}})
-	in.Signers = []eval.Signer{{PubKey: "gov-key"}}
+	in.Data = value.NewObject(value.Field{Key: "gov", Val: value.List{value.String("gov-key")}})
+	in.Signers = []value.Signer{{PubKey: "gov-key"}}
 	load(t, in, restoreSrc)
 
 	for _, name := range []string{"iface", "dep", "mod"} {
@@ -118,7 +119,7 @@ func TestRestoreModule(t *testing.T) {
 				a.Managed != b.Managed || a.Event != b.Event || b.Module != got || a.Abstract != b.Abstract {
 				t.Fatalf("%s.%s: restored %+v, want %+v", name, dn, b, a)
 			}
-			if a.Value != nil && !eval.StructEqual(a.Value, b.Value) {
+			if a.Value != nil && !value.StructEqual(a.Value, b.Value) {
 				t.Fatalf("%s.%s = %v, want %v", name, dn, b.Value, a.Value)
 			}
 			// Not StructEqual: it does not terminate on the self-referential
@@ -134,7 +135,7 @@ func TestRestoreModule(t *testing.T) {
 	// dep is pinned (mod calls it); iface, which it implements, is listed
 	// unpinned.
 	if rec.GovCap != "GOV" || len(rec.Blessed) != 1 || len(rec.Deps) != 2 || rec.Deps[0].Name.Name != "dep" ||
-		rec.Deps[0].Hash != module(t, mem, "dep").Hash || rec.Deps[1] != (eval.ModuleDep{Name: eval.ModuleName{Name: "iface"}}) {
+		rec.Deps[0].Hash != module(t, mem, "dep").Hash || rec.Deps[1] != (eval.ModuleDep{Name: value.ModuleName{Name: "iface"}}) {
 		t.Fatalf("record: %+v", rec)
 	}
 
@@ -155,7 +156,7 @@ func TestRestoreModule(t *testing.T) {
 	}
 	in2 := eval.New(mem2)
 	in2.Signers = in.Signers
-	in2.GrantAdmin(eval.ModuleName{Name: "mod"})
+	in2.GrantAdmin(value.ModuleName{Name: "mod"})
 	for _, c := range [][2]string{
 		{`mod.TEN`, `10`},
 		{`mod.PLACES`, `1.50`},
@@ -167,7 +168,7 @@ func TestRestoreModule(t *testing.T) {
 		{`(create-table mod.rows)`, `"TableCreated"`},
 		{`(keys mod.rows)`, `[]`},
 	} {
-		if got := eval.Pretty(load(t, in2, c[0])); got != c[1] {
+		if got := value.Pretty(load(t, in2, c[0])); got != c[1] {
 			t.Fatalf("%s = %s, want %s", c[0], got, c[1])
 		}
 	}
@@ -178,8 +179,8 @@ func TestRestoreModule(t *testing.T) {
 func TestRestorePinnedDependency(t *testing.T) {
 	v := &versions{MemDB: db.NewMemDB(), all: map[string]*eval.Module{}}
 	in := eval.New(v)
-	in.Data = eval.NewObject(eval.Field{Key: "gov", Val: eval.List{eval.String("gov-key")}})
-	in.Signers = []eval.Signer{{PubKey: "gov-key"}}
+	in.Data = value.NewObject(value.Field{Key: "gov", Val: value.List{value.String("gov-key")}})
+	in.Signers = []value.Signer{{PubKey: "gov-key"}}
 	load(t, in, `(define-keyset 'gov (read-keyset "gov"))
 	  (module dep 'gov (defun who () (+ "dep " "v1")))
 	  (module user 'gov (defun call () (dep.who)) (defun ref () dep))`)
@@ -191,7 +192,7 @@ func TestRestorePinnedDependency(t *testing.T) {
 	if len(rec.Deps) != 1 || rec.Deps[0].Hash == module(t, v, "dep").Hash {
 		t.Fatalf("deps %+v: want dep pinned to v1", rec.Deps)
 	}
-	if got := eval.Pretty(load(t, in, `(user.call)`)); got != `"dep v1"` {
+	if got := value.Pretty(load(t, in, `(user.call)`)); got != `"dep v1"` {
 		t.Fatalf("installed: %s", got)
 	}
 	call := func(d db.DB) string {
@@ -207,7 +208,7 @@ func TestRestorePinnedDependency(t *testing.T) {
 		if err := mem.Write(db.Modules, "", "user", m, db.Write); err != nil {
 			t.Fatal(err)
 		}
-		return eval.Pretty(load(t, eval.New(mem), `(user.call)`))
+		return value.Pretty(load(t, eval.New(mem), `(user.call)`))
 	}
 	if got := call(v); got != `"dep v1"` {
 		t.Fatalf("restored with versions: %s", got)
@@ -227,7 +228,7 @@ func TestRestoreErrors(t *testing.T) {
 	}
 	bad := map[string]func(r *eval.ModuleRecord){
 		"no hash":        func(r *eval.ModuleRecord) { r.Hash = "" },
-		"no name":        func(r *eval.ModuleRecord) { r.Name = eval.ModuleName{} },
+		"no name":        func(r *eval.ModuleRecord) { r.Name = value.ModuleName{} },
 		"other name":     func(r *eval.ModuleRecord) { r.Name.Name = "n" },
 		"interface flag": func(r *eval.ModuleRecord) { r.Interface = true },
 		"parse error":    func(r *eval.ModuleRecord) { r.Code = "(module m G" },
@@ -265,7 +266,7 @@ func TestRestoreReplImports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := eval.Pretty(load(t, eval.New(mem2), `(b.g)`)); got != "42" {
+	if got := value.Pretty(load(t, eval.New(mem2), `(b.g)`)); got != "42" {
 		t.Fatalf("(b.g) = %s", got)
 	}
 }
@@ -277,8 +278,8 @@ func TestRestoreReplImports(t *testing.T) {
 func TestRestoreSelfReferentialInterface(t *testing.T) {
 	mem := db.NewMemDB()
 	in := eval.New(mem)
-	in.Data = eval.NewObject(eval.Field{Key: "ks", Val: eval.List{eval.String("k")}})
-	in.Signers = []eval.Signer{{PubKey: "k"}}
+	in.Data = value.NewObject(value.Field{Key: "ks", Val: value.List{value.String("k")}})
+	in.Signers = []value.Signer{{PubKey: "k"}}
 	load(t, in, `(define-namespace 'ns (read-keyset 'ks) (read-keyset 'ks))
 	  (interface dual (defun f:bool ()))
 	  (namespace 'ns)
@@ -288,56 +289,56 @@ func TestRestoreSelfReferentialInterface(t *testing.T) {
 	  (module impl2 G (defcap G () true) (implements dual) (defun f:bool () true))
 	  (namespace "")
 	  (interface pol (defun g:bool ()))`)
-	fieldRefs := func(m *eval.Module, schema string) []eval.ModuleName {
+	fieldRefs := func(m *eval.Module, schema string) []value.ModuleName {
 		t.Helper()
 		d := m.Defs[schema]
 		if d == nil || d.Schema == nil || len(d.Schema.Fields) != 1 {
 			t.Fatalf("%s.%s: no one-field schema: %+v", m.Name, schema, d)
 		}
 		ty := &d.Schema.Fields[0].Type
-		if ty.Kind == eval.TyList {
+		if ty.Kind == value.TyList {
 			ty = ty.Elem
 		}
 		return ty.ModRefs
 	}
-	nsName := func(n string) eval.ModuleName { return eval.ModuleName{Namespace: "ns", Name: n} }
+	nsName := func(n string) value.ModuleName { return value.ModuleName{Namespace: "ns", Name: n} }
 	for _, c := range []struct {
 		mod, schema string
-		want        eval.ModuleName
+		want        value.ModuleName
 	}{
 		{"pol", "one", nsName("pol")},
 		{"pol", "many", nsName("pol")},
-		{"dual", "one", eval.ModuleName{Name: "dual"}},
+		{"dual", "one", value.ModuleName{Name: "dual"}},
 	} {
 		orig := module(t, mem, "ns."+c.mod)
-		if got := fieldRefs(orig, c.schema); !slices.Equal(got, []eval.ModuleName{c.want}) {
+		if got := fieldRefs(orig, c.schema); !slices.Equal(got, []value.ModuleName{c.want}) {
 			t.Fatalf("installed ns.%s.%s: module{%v}, want %v", c.mod, c.schema, got, c.want)
 		}
 		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if refs := fieldRefs(got, c.schema); !slices.Equal(refs, []eval.ModuleName{c.want}) {
+		if refs := fieldRefs(got, c.schema); !slices.Equal(refs, []value.ModuleName{c.want}) {
 			t.Fatalf("restored ns.%s.%s: module{%v}, want %v", c.mod, c.schema, refs, c.want)
 		}
 	}
 	// Modules: implements and argument types alike.
 	for _, c := range []struct {
 		mod  string
-		want eval.ModuleName
-	}{{"impl", nsName("pol")}, {"impl2", eval.ModuleName{Name: "dual"}}} {
+		want value.ModuleName
+	}{{"impl", nsName("pol")}, {"impl2", value.ModuleName{Name: "dual"}}} {
 		orig := module(t, mem, "ns."+c.mod)
 		got, err := eval.RestoreModule(mem, eval.NewModuleRecord(orig))
 		if err != nil {
 			t.Fatalf("restore ns.%s: %v", c.mod, err)
 		}
 		for _, m := range []*eval.Module{orig, got} {
-			if !slices.Equal(m.Implements, []eval.ModuleName{c.want}) {
+			if !slices.Equal(m.Implements, []value.ModuleName{c.want}) {
 				t.Fatalf("ns.%s implements %v, want %v", c.mod, m.Implements, c.want)
 			}
 		}
 		if c.mod == "impl" {
-			if a := got.Defs["g"].Args[0].Type; a == nil || !slices.Equal(a.ModRefs, []eval.ModuleName{c.want}) {
+			if a := got.Defs["g"].Args[0].Type; a == nil || !slices.Equal(a.ModRefs, []value.ModuleName{c.want}) {
 				t.Fatalf("restored ns.impl.g takes %v, want module{%v}", a, c.want)
 			}
 		}

@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"math/bits"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 )
 
@@ -45,38 +45,7 @@ const (
 
 // intSize is an Integer's size: its bit length rounded to bytes, at least
 // 8 (the estimate of a machine word).
-func intSize(i Integer) uint64 { return uint64(max(64, i.bitLen()) / 8) }
-
-// bitLen is GHC's integerLog2 |i| + 1: the bit length of |i|, 1 for 0.
-func (i Integer) bitLen() int {
-	if i.big == nil {
-		return wordBitLen(i.small)
-	}
-	return i.big.BitLen()
-}
-
-// wordBitLen is the bit length of |v|, 1 for 0: bitLen of a small
-// integer.
-func wordBitLen(v int64) int {
-	if v == 0 {
-		return 1
-	}
-	u := uint64(v)
-	if v < 0 {
-		u = -u // -MinInt64 wraps to 2^63, which is right as unsigned
-	}
-	return bits.Len64(u)
-}
-
-// cmpBits is the bit length upstream's integer comparisons use: 64 for any
-// integer that fits a machine word (GHC's small-integer constructor),
-// otherwise the real bit length.
-func (i Integer) cmpBits() int {
-	if i.big == nil {
-		return 64
-	}
-	return i.big.BitLen()
-}
+func intSize(i value.Integer) uint64 { return uint64(max(64, i.BitLen()) / 8) }
 
 func (c *sizeCounter) text(s string) { c.add(uint64(len(s)) + szText) }
 
@@ -90,13 +59,13 @@ func (c *sizeCounter) maybeText(s string, present bool) {
 	c.add(szADT)
 }
 
-func (c *sizeCounter) moduleName(m ModuleName) {
+func (c *sizeCounter) moduleName(m value.ModuleName) {
 	c.add(szTag)
 	c.text(m.Name)
 	c.maybeText(m.Namespace, m.Namespace != "")
 }
 
-func (c *sizeCounter) qualName(q QualifiedName) {
+func (c *sizeCounter) qualName(q value.QualifiedName) {
 	c.add(szTag)
 	c.text(q.Name)
 	c.moduleName(q.Module)
@@ -106,14 +75,14 @@ func (c *sizeCounter) qualName(q QualifiedName) {
 // + 4.
 func (c *sizeCounter) hash(h string) { c.add(uint64(len(h))*3/4 + szText) }
 
-func (c *sizeCounter) fqn(f FullyQualifiedName) {
+func (c *sizeCounter) fqn(f value.FullyQualifiedName) {
 	c.add(szTag)
 	c.moduleName(f.Module)
 	c.text(f.Name)
 	c.hash(f.Hash)
 }
 
-func (c *sizeCounter) values(vs []Value) {
+func (c *sizeCounter) values(vs []value.Value) {
 	c.add(szArray)
 	for _, v := range vs {
 		if c.over {
@@ -124,39 +93,39 @@ func (c *sizeCounter) values(vs []Value) {
 }
 
 // value sizes a PactValue: a constructor of PactValue (2) and its field.
-func (c *sizeCounter) value(v Value) {
+func (c *sizeCounter) value(v value.Value) {
 	c.add(szADT)
 	switch v := v.(type) {
-	case String:
+	case value.String:
 		c.add(szADT) // PLiteral (LString s)
 		c.text(string(v))
-	case Integer:
+	case value.Integer:
 		c.add(szADT + intSize(v))
-	case Decimal:
+	case value.Decimal:
 		// LDecimal (Decimal places mantissa): a two-field record.
-		c.add(szADT + szTag + szTag + intSize(v.mant))
-	case Unit:
+		c.add(szADT + szTag + szTag + intSize(v.Mantissa()))
+	case value.Unit:
 		c.add(szADT)
-	case Bool:
+	case value.Bool:
 		c.add(szADT + szTag)
-	case Time:
+	case value.Time:
 		c.add(szTime)
-	case List:
+	case value.List:
 		c.values(v)
-	case *Object:
+	case *value.Object:
 		c.fields(v)
-	case Guard:
+	case value.Guard:
 		c.guard(v)
-	case *ModRef:
+	case *value.ModRef:
 		c.add(szTag)
 		c.moduleName(v.Module)
 		c.add(szArray)
 		for _, m := range v.Implemented {
 			c.moduleName(m)
 		}
-	case *CapToken:
+	case *value.CapToken:
 		c.capToken(v)
-	case *Table:
+	case *value.Table:
 		c.add(szTag)
 		c.add(szTag) // TableName
 		c.text(v.Name)
@@ -167,59 +136,59 @@ func (c *sizeCounter) value(v Value) {
 }
 
 // fields sizes a Map Field PactValue: the map overhead and a pair per field.
-func (c *sizeCounter) fields(o *Object) {
+func (c *sizeCounter) fields(o *value.Object) {
 	c.add(szArray)
-	for i, k := range o.keys {
+	for i, k := range o.Keys() {
 		if c.over {
 			return
 		}
 		c.add(szTag)
 		c.text(k)
-		c.value(o.vals[i])
+		c.value(o.Values()[i])
 	}
 }
 
-func (c *sizeCounter) capToken(t *CapToken) {
+func (c *sizeCounter) capToken(t *value.CapToken) {
 	c.add(szTag)
 	c.fqn(t.Name)
 	c.values(t.Args)
 }
 
-func (c *sizeCounter) guard(g Guard) {
+func (c *sizeCounter) guard(g value.Guard) {
 	c.add(szADT)
 	c.guardBody(g)
 }
 
 // guardBody sizes the guard inside its Guard constructor.
-func (c *sizeCounter) guardBody(g Guard) {
+func (c *sizeCounter) guardBody(g value.Guard) {
 	switch g := g.(type) {
-	case *KeySet:
+	case *value.KeySet:
 		c.keySet(g)
-	case *KeySetRef:
+	case *value.KeySetRef:
 		c.add(szTag)
 		c.text(g.Name)
 		c.maybeText(g.Namespace, g.Namespace != "")
-	case *UserGuard:
+	case *value.UserGuard:
 		c.add(szTag)
 		c.qualName(g.Fun)
 		c.values(g.Args)
-	case *CapabilityGuard:
+	case *value.CapabilityGuard:
 		c.add(szTag)
 		c.qualName(g.Name)
 		c.values(g.Args)
 		c.maybeText(g.PactID, g.HasPactID)
-	case *ModuleGuard:
+	case *value.ModuleGuard:
 		c.add(szTag)
 		c.moduleName(g.Module)
 		c.text(g.Name)
-	case *PactGuard:
+	case *value.PactGuard:
 		c.add(szTag)
 		c.text(g.PactID)
 		c.text(g.Name)
 	}
 }
 
-func (c *sizeCounter) keySet(k *KeySet) {
+func (c *sizeCounter) keySet(k *value.KeySet) {
 	c.add(szTag + szArray)
 	for _, key := range k.Keys {
 		c.text(key)
@@ -231,7 +200,7 @@ func (c *sizeCounter) keySet(k *KeySet) {
 // constructors; a custom one holds its parsed name (TQN or TBN).
 func (c *sizeCounter) predicate(p string) {
 	switch p {
-	case KeysAll, KeysAny, "keys-2":
+	case value.KeysAll, value.KeysAny, "keys-2":
 		c.add(szADT)
 		return
 	}
@@ -242,14 +211,14 @@ func (c *sizeCounter) predicate(p string) {
 		return
 	}
 	mod := p[:i]
-	m := ModuleName{Name: mod}
+	m := value.ModuleName{Name: mod}
 	if j := strings.IndexByte(mod, '.'); j >= 0 {
-		m = ModuleName{Namespace: mod[:j], Name: mod[j+1:]}
+		m = value.ModuleName{Namespace: mod[:j], Name: mod[j+1:]}
 	}
-	c.qualName(QualifiedName{Module: m, Name: p[i+1:]})
+	c.qualName(value.QualifiedName{Module: m, Name: p[i+1:]})
 }
 
-func (c *sizeCounter) schema(s *Schema) {
+func (c *sizeCounter) schema(s *value.Schema) {
 	c.add(szTag)
 	c.qualName(s.Name)
 	c.add(szArray)
@@ -260,19 +229,19 @@ func (c *sizeCounter) schema(s *Schema) {
 	}
 }
 
-func (c *sizeCounter) typ(t *Type) {
+func (c *sizeCounter) typ(t *value.Type) {
 	c.add(szADT)
 	switch t.Kind {
-	case TyPrim:
+	case value.TyPrim:
 		c.add(szTag)
-	case TyList:
+	case value.TyList:
 		c.typ(t.Elem)
-	case TyModRef:
+	case value.TyModRef:
 		c.add(szArray)
 		for _, m := range t.ModRefs {
 			c.moduleName(m)
 		}
-	case TyObject, TyTable:
+	case value.TyObject, value.TyTable:
 		if t.Schema != nil {
 			c.schema(t.Schema)
 		}
@@ -283,7 +252,7 @@ func (c *sizeCounter) typ(t *Type) {
 // or, when counting would pass what the remaining gas can pay for at
 // SizeOfBytePenalty per byte, the charge of the bytes counted so far (which
 // fails with GasExceeded).
-func (in *Interp) sizeOf(v Value) (uint64, error) {
+func (in *Interp) sizeOf(v value.Value) (uint64, error) {
 	c := sizeCounter{budget: in.Gas.SizeBudget()}
 	c.value(v)
 	return c.result(in)
@@ -291,7 +260,7 @@ func (in *Interp) sizeOf(v Value) (uint64, error) {
 
 // sizeOfFields is sizeOf of a row (a Map Field PactValue, without the
 // PObject constructor), as database reads and writes measure rows.
-func (in *Interp) sizeOfFields(o *Object) (uint64, error) {
+func (in *Interp) sizeOfFields(o *value.Object) (uint64, error) {
 	c := sizeCounter{budget: in.Gas.SizeBudget()}
 	c.fields(o)
 	return c.result(in)
@@ -358,7 +327,7 @@ func (in *Interp) sizeOfPactExec(p *PactExec) (uint64, error) {
 
 // sizeOfKeySet is sizeOf of a KeySet (not wrapped as a guard or a value),
 // as define-keyset's write is charged.
-func (in *Interp) sizeOfKeySet(k *KeySet) (uint64, error) {
+func (in *Interp) sizeOfKeySet(k *value.KeySet) (uint64, error) {
 	c := sizeCounter{budget: in.Gas.SizeBudget()}
 	c.keySet(k)
 	return c.result(in)
@@ -370,8 +339,8 @@ func (in *Interp) sizeOfNamespace(ns *Namespace) (uint64, error) {
 	c := sizeCounter{budget: in.Gas.SizeBudget()}
 	c.add(szTag)
 	c.text(ns.Name)
-	for _, g := range []Value{ns.User, ns.Admin} {
-		if g, ok := g.(Guard); ok {
+	for _, g := range []value.Value{ns.User, ns.Admin} {
+		if g, ok := g.(value.Guard); ok {
 			c.guard(g)
 		}
 	}

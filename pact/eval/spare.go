@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/resolve"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Spare is the memory an interpreter leaves to the next one: the arena's
@@ -16,7 +17,7 @@ import (
 // used to start from fresh chunks (see NewWith).
 type Spare struct {
 	alloc arena
-	lent  []Value
+	lent  []value.Value
 	topDs resolve.Desugarer
 }
 

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -21,7 +22,7 @@ func evalAll(t *testing.T, in *Interp, src string) []string {
 			out = append(out, "error: "+err.Error())
 			continue
 		}
-		out = append(out, Pretty(v))
+		out = append(out, value.Pretty(v))
 	}
 	return out
 }
@@ -51,7 +52,7 @@ func TestSpareCarriesNoState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keptText := Pretty(keptValue)
+	keptText := value.Pretty(keptValue)
 	sp := a.Release()
 	if a.alloc.vals != nil || a.spare != nil {
 		t.Fatal("Release left memory with the interpreter")
@@ -72,8 +73,8 @@ func TestSpareCarriesNoState(t *testing.T) {
 		sp = b.Release()
 		b = NewWith(db.NewMemDB(), sp)
 	}
-	if Pretty(keptValue) != keptText {
-		t.Fatalf("a value of the first interpreter changed under the next ones:\n%s\nnow\n%s", keptText, Pretty(keptValue))
+	if value.Pretty(keptValue) != keptText {
+		t.Fatalf("a value of the first interpreter changed under the next ones:\n%s\nnow\n%s", keptText, value.Pretty(keptValue))
 	}
 	if len(kept) != 3 || kept[2] != "1680" {
 		t.Fatalf("first interpreter's results: %v", kept)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
@@ -9,7 +10,7 @@ import (
 // The special forms: their arguments are evaluated as the form says, not
 // up front.
 
-func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) evalSpecial(n *nSpecial, e *env) (value.Value, error) {
 	switch n.form {
 	case resolve.FormIf:
 		c, err := in.evalBool(n.args[0], e)
@@ -29,13 +30,13 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 			return nil, err
 		}
 		if c == (n.form == resolve.FormOr) {
-			return Bool(c), nil
+			return value.Bool(c), nil
 		}
 		c, err = in.evalBool(n.args[1], e)
 		if err != nil {
 			return nil, err
 		}
-		return Bool(c), nil
+		return value.Bool(c), nil
 	case resolve.FormEnforce:
 		return in.enforce(n, e)
 	case resolve.FormEnforceOne:
@@ -53,27 +54,27 @@ func (in *Interp) evalSpecial(n *nSpecial, e *env) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, ok := v.(String)
+		s, ok := v.(value.String)
 		if !ok {
-			return nil, EvalError("expected string value, got: " + Pretty(v))
+			return nil, value.EvalError("expected string value, got: " + value.Pretty(v))
 		}
 		// P5 raises a user-recoverable error: try and enforce-one catch it.
-		return nil, UserError(string(s))
+		return nil, value.UserError(string(s))
 	case sfInvalid:
-		return nil, EvalError(string(n.args[0].(*nConst).v.(String)))
+		return nil, value.EvalError(string(n.args[0].(*nConst).v.(value.String)))
 	case resolve.FormPure:
 		in.readOnly++
 		v, err := in.eval(n.args[0], e)
 		in.readOnly--
 		return v, err
 	}
-	return nil, EvalError("unknown special form")
+	return nil, value.EvalError("unknown special form")
 }
 
 // try is P5's: one step, then the body read-only; the default is
 // evaluated only if the body fails recoverably. (Apart from evalSpecial,
 // whose frame would hold the saved state for every form.)
-func (in *Interp) try(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) try(n *nSpecial, e *env) (value.Value, error) {
 	if err := in.chargeUncons(); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (in *Interp) try(n *nSpecial, e *env) (Value, error) {
 	v, err := in.eval(n.args[1], e)
 	in.readOnly--
 	if err != nil {
-		if pe, ok := err.(*Error); ok && pe.Recoverable() {
+		if pe, ok := err.(*value.Error); ok && pe.Recoverable() {
 			in.restore(saved)
 			return in.eval(n.args[0], e)
 		}
@@ -92,7 +93,7 @@ func (in *Interp) try(n *nSpecial, e *env) (Value, error) {
 }
 
 func (in *Interp) evalBool(n node, e *env) (bool, error) {
-	var v Value
+	var v value.Value
 	var err error
 	if a, ok := n.(*nApp); ok && a.plain != nil && in.Coverage == nil {
 		// Most conditions are plain native calls, (>= (length s) 3): eval's
@@ -110,14 +111,14 @@ func (in *Interp) evalBool(n node, e *env) (bool, error) {
 	} else if v, err = in.eval(n, e); err != nil {
 		return false, err
 	}
-	b, ok := v.(Bool)
+	b, ok := v.(value.Bool)
 	if !ok {
-		return false, located(EvalError("expected bool value, got "+Pretty(v)), n.span())
+		return false, located(value.EvalError("expected bool value, got "+value.Pretty(v)), n.span())
 	}
 	return bool(b), nil
 }
 
-func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) enforce(n *nSpecial, e *env) (value.Value, error) {
 	// The condition runs read-only (P5).
 	in.readOnly++
 	c, err := in.evalBool(n.args[0], e)
@@ -126,38 +127,38 @@ func (in *Interp) enforce(n *nSpecial, e *env) (Value, error) {
 		return nil, err
 	}
 	if c {
-		return True, nil
+		return value.True, nil
 	}
 	m, err := in.eval(n.args[1], e)
 	if err != nil {
 		return nil, err
 	}
-	s, ok := m.(String)
+	s, ok := m.(value.String)
 	if !ok {
-		return nil, EvalError("expected string value, got: " + Pretty(m))
+		return nil, value.EvalError("expected string value, got: " + value.Pretty(m))
 	}
-	return nil, UserError(string(s))
+	return nil, value.UserError(string(s))
 }
 
 // enforceOne is enforce-one: the first condition that holds wins;
 // recoverable failures count as false. The message is evaluated only when
 // every condition failed. P5's chainweb evaluator charges one step for the
 // whole list; the REPL's direct evaluator one per condition tried.
-func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) enforceOne(n *nSpecial, e *env) (value.Value, error) {
 	var conds []node
 	switch l := n.args[1].(type) {
 	case *nList:
 		conds = l.elems
 	case *nConst:
-		lv, ok := l.v.(List)
+		lv, ok := l.v.(value.List)
 		if !ok {
-			return nil, EvalError("enforce-one: expected a list of conditions")
+			return nil, value.EvalError("enforce-one: expected a list of conditions")
 		}
 		for _, v := range lv {
 			conds = append(conds, &nConst{v: v, loc: l.loc})
 		}
 	default:
-		return nil, EvalError("enforce-one: expected a list of conditions")
+		return nil, value.EvalError("enforce-one: expected a list of conditions")
 	}
 	if len(conds) > 0 && !in.ReplEvaluator {
 		if err := in.chargeUncons(); err != nil {
@@ -170,7 +171,7 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 		v, err := in.eval(c, e)
 		in.readOnly--
 		if err != nil {
-			if pe, ok := err.(*Error); ok && pe.Recoverable() {
+			if pe, ok := err.(*value.Error); ok && pe.Recoverable() {
 				in.restore(saved)
 				if in.ReplEvaluator {
 					if err := in.chargeUncons(); err != nil {
@@ -181,9 +182,9 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 			}
 			return nil, err
 		}
-		b, ok := v.(Bool)
+		b, ok := v.(value.Bool)
 		if !ok {
-			return nil, EvalError("expected bool value, got " + Pretty(v))
+			return nil, value.EvalError("expected bool value, got " + value.Pretty(v))
 		}
 		if in.ReplEvaluator {
 			if err := in.chargeUncons(); err != nil {
@@ -191,24 +192,24 @@ func (in *Interp) enforceOne(n *nSpecial, e *env) (Value, error) {
 			}
 		}
 		if b {
-			return True, nil
+			return value.True, nil
 		}
 	}
 	m, err := in.eval(n.args[0], e)
 	if err != nil {
 		return nil, err
 	}
-	msg, ok := m.(String)
+	msg, ok := m.(value.String)
 	if !ok {
-		return nil, ArgsError("enforce-one", m)
+		return nil, value.ArgsError("enforce-one", m)
 	}
-	return nil, UserError(string(msg))
+	return nil, value.UserError(string(msg))
 }
 
-func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
+func (in *Interp) createUserGuard(n *nSpecial, e *env) (value.Value, error) {
 	app, ok := n.args[0].(*nApp)
 	if !ok {
-		return nil, EvalError("create-user-guard: expected function application of a top-level function")
+		return nil, value.EvalError("create-user-guard: expected function application of a top-level function")
 	}
 	var d *Def
 	switch f := app.fn.(type) {
@@ -221,10 +222,10 @@ func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
 		}
 	}
 	if d == nil {
-		return nil, EvalError("create-user-guard: expected function application of a top-level function")
+		return nil, value.EvalError("create-user-guard: expected function application of a top-level function")
 	}
 	if d.Kind != DefFun || d.Module == nil {
-		return nil, EvalError("User guard closure " + d.qualText() + " must be defun, got" + d.Kind.String())
+		return nil, value.EvalError("User guard closure " + d.qualText() + " must be defun, got" + d.Kind.String())
 	}
 	args, err := in.evalArgs(app.args, e)
 	if err != nil {
@@ -238,7 +239,7 @@ func (in *Interp) createUserGuard(n *nSpecial, e *env) (Value, error) {
 	if len(args) != len(d.Args) {
 		return nil, invalidNumArgs(d, len(args))
 	}
-	return &UserGuard{Fun: d.QualName(), Args: args}, nil
+	return &value.UserGuard{Fun: d.QualName(), Args: args}, nil
 }
 
 // savedState is what try and expect-failure restore after a caught error.
@@ -284,22 +285,22 @@ func (in *Interp) Restore(s State) {
 	in.restore(s.s)
 	in.namespace = s.namespace
 }
-func partialError(p *Partial) *Error { return partialErr(p.fn, len(p.args)) }
+func partialError(p *Partial) *value.Error { return partialErr(p.fn, len(p.args)) }
 
-func partialErr(fn Value, got int) *Error {
+func partialErr(fn value.Value, got int) *value.Error {
 	switch f := fn.(type) {
 	case *NativeFn:
-		return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for native function " +
+		return value.EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for native function " +
 			f.n.Name + " supplied; expected (" + strconv.Itoa(f.n.Min) + ")")
 	case *Closure:
 		if f.def != nil {
-			return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for function " +
+			return value.EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for function " +
 				f.def.fqn().String() + " supplied; expected (" + strconv.Itoa(len(f.params)) + ")")
 		}
-		return EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for lambda supplied; expected (" +
+		return value.EvalError("Incorrect number of arguments (" + strconv.Itoa(got) + ") for lambda supplied; expected (" +
 			strconv.Itoa(len(f.params)) + ")")
 	case *Partial:
 		return partialErr(f.fn, got+len(f.args))
 	}
-	return EvalError("Attempted to apply a closure outside of native callsite")
+	return value.EvalError("Attempted to apply a closure outside of native callsite")
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -42,7 +43,7 @@ func TestTopLevelDesugarerRecycled(t *testing.T) {
 	for src, want := range srcs {
 		in.startTopLevel()
 		v, err := in.eval(nodes[src], nil)
-		if err != nil || Show(v) != want {
+		if err != nil || value.Show(v) != want {
 			t.Errorf("%s = %v (%v), want %s", src, v, err, want)
 		}
 	}

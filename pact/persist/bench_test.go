@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // BenchmarkInsertRead1000 is pact/db's benchmark of the same name on DB:
@@ -22,10 +22,10 @@ func BenchmarkInsertRead1000(b *testing.B) {
 	rows := make([]any, 1000)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%04d", i)
-		ints[i] = eval.NewInt(int64(i))
-		rows[i] = eval.NewObject(
-			eval.Field{Key: "balance", Val: eval.NewDecimal(eval.NewInt(int64(i)*1000+5), 3)},
-			eval.Field{Key: "guard", Val: eval.NewKeySet([]string{fmt.Sprintf("%064x", i)}, "")},
+		ints[i] = value.NewInt(int64(i))
+		rows[i] = value.NewObject(
+			value.Field{Key: "balance", Val: value.NewDecimal(value.NewInt(int64(i)*1000+5), 3)},
+			value.Field{Key: "guard", Val: value.NewKeySet([]string{fmt.Sprintf("%064x", i)}, "")},
 		)
 	}
 	open := func(b *testing.B) *DB {
@@ -61,7 +61,7 @@ func BenchmarkInsertRead1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range 10000 {
-			if err := d.Write(db.UserTable, "t", fmt.Sprintf("base-%05d", i), eval.NewInt(int64(i)), db.Insert); err != nil {
+			if err := d.Write(db.UserTable, "t", fmt.Sprintf("base-%05d", i), value.NewInt(int64(i)), db.Insert); err != nil {
 				b.Fatal(err)
 			}
 		}

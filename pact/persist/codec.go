@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The value codec: a compact tagged binary format for everything the
@@ -95,7 +96,7 @@ type encoder struct {
 	depth int
 	// schemas numbers the schemas met so far, so that shared and
 	// self-referential schemas are written once.
-	schemas map[*eval.Schema]int
+	schemas map[*value.Schema]int
 	// record turns a module into what is stored for it.
 	record func(*eval.Module) (eval.ModuleRecord, error)
 }
@@ -144,7 +145,7 @@ func (e *encoder) entry(v any) error {
 		}
 		e.byte(entryModule)
 		e.moduleRecord(&rec)
-	case eval.Value:
+	case value.Value:
 		e.byte(entryValue)
 		return e.value(x)
 	default:
@@ -153,11 +154,11 @@ func (e *encoder) entry(v any) error {
 	return nil
 }
 
-func (e *encoder) byte(b byte)               { e.buf = append(e.buf, b) }
-func (e *encoder) uvarint(n uint64)          { e.buf = binary.AppendUvarint(e.buf, n) }
-func (e *encoder) varint(n int64)            { e.buf = binary.AppendVarint(e.buf, n) }
-func (e *encoder) str(s string)              { e.uvarint(uint64(len(s))); e.buf = append(e.buf, s...) }
-func (e *encoder) modName(m eval.ModuleName) { e.str(m.Name); e.str(m.Namespace) }
+func (e *encoder) byte(b byte)                { e.buf = append(e.buf, b) }
+func (e *encoder) uvarint(n uint64)           { e.buf = binary.AppendUvarint(e.buf, n) }
+func (e *encoder) varint(n int64)             { e.buf = binary.AppendVarint(e.buf, n) }
+func (e *encoder) str(s string)               { e.uvarint(uint64(len(s))); e.buf = append(e.buf, s...) }
+func (e *encoder) modName(m value.ModuleName) { e.str(m.Name); e.str(m.Namespace) }
 
 func (e *encoder) bool(b bool) {
 	if b {
@@ -167,7 +168,7 @@ func (e *encoder) bool(b bool) {
 	}
 }
 
-func (e *encoder) qualName(q eval.QualifiedName) {
+func (e *encoder) qualName(q value.QualifiedName) {
 	e.modName(q.Module)
 	e.str(q.Name)
 }
@@ -180,7 +181,7 @@ func (e *encoder) enter() error {
 	return nil
 }
 
-func (e *encoder) optValue(v eval.Value) error {
+func (e *encoder) optValue(v value.Value) error {
 	if v == nil {
 		e.byte(tagNone)
 		return nil
@@ -188,7 +189,7 @@ func (e *encoder) optValue(v eval.Value) error {
 	return e.value(v)
 }
 
-func (e *encoder) values(vs []eval.Value) error {
+func (e *encoder) values(vs []value.Value) error {
 	e.uvarint(uint64(len(vs)))
 	for _, v := range vs {
 		if v == nil {
@@ -201,7 +202,7 @@ func (e *encoder) values(vs []eval.Value) error {
 	return nil
 }
 
-func (e *encoder) integer(i eval.Integer) {
+func (e *encoder) integer(i value.Integer) {
 	if i.IsSmall() {
 		e.byte(tagInt)
 		e.varint(i.Int64())
@@ -219,36 +220,36 @@ func (e *encoder) integer(i eval.Integer) {
 	e.buf = append(e.buf, mag...)
 }
 
-func (e *encoder) value(v eval.Value) error {
+func (e *encoder) value(v value.Value) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
 	defer func() { e.depth-- }()
 	switch x := v.(type) {
-	case eval.Integer:
+	case value.Integer:
 		e.integer(x)
-	case eval.Decimal:
+	case value.Decimal:
 		e.byte(tagDecimal)
 		e.byte(x.Places())
 		e.integer(x.Mantissa())
-	case eval.String:
+	case value.String:
 		e.byte(tagString)
 		e.str(string(x))
-	case eval.Bool:
+	case value.Bool:
 		if x {
 			e.byte(tagTrue)
 		} else {
 			e.byte(tagFalse)
 		}
-	case eval.Unit:
+	case value.Unit:
 		e.byte(tagUnit)
-	case eval.Time:
+	case value.Time:
 		e.byte(tagTime)
 		e.varint(x.Micros())
-	case eval.List:
+	case value.List:
 		e.byte(tagList)
 		return e.values(x)
-	case *eval.Object:
+	case *value.Object:
 		if x == nil {
 			return errNilPtr
 		}
@@ -264,7 +265,7 @@ func (e *encoder) value(v eval.Value) error {
 				return err
 			}
 		}
-	case *eval.KeySet:
+	case *value.KeySet:
 		if x == nil {
 			return errNilPtr
 		}
@@ -274,21 +275,21 @@ func (e *encoder) value(v eval.Value) error {
 			e.str(k)
 		}
 		e.str(x.Pred)
-	case *eval.KeySetRef:
+	case *value.KeySetRef:
 		if x == nil {
 			return errNilPtr
 		}
 		e.byte(tagKeySetRef)
 		e.str(x.Name)
 		e.str(x.Namespace)
-	case *eval.UserGuard:
+	case *value.UserGuard:
 		if x == nil {
 			return errNilPtr
 		}
 		e.byte(tagUserGuard)
 		e.qualName(x.Fun)
 		return e.values(x.Args)
-	case *eval.CapabilityGuard:
+	case *value.CapabilityGuard:
 		if x == nil {
 			return errNilPtr
 		}
@@ -297,21 +298,21 @@ func (e *encoder) value(v eval.Value) error {
 		e.bool(x.HasPactID)
 		e.str(x.PactID)
 		return e.values(x.Args)
-	case *eval.ModuleGuard:
+	case *value.ModuleGuard:
 		if x == nil {
 			return errNilPtr
 		}
 		e.byte(tagModuleGuard)
 		e.modName(x.Module)
 		e.str(x.Name)
-	case *eval.PactGuard:
+	case *value.PactGuard:
 		if x == nil {
 			return errNilPtr
 		}
 		e.byte(tagPactGuard)
 		e.str(x.PactID)
 		e.str(x.Name)
-	case *eval.ModRef:
+	case *value.ModRef:
 		if x == nil {
 			return errNilPtr
 		}
@@ -321,7 +322,7 @@ func (e *encoder) value(v eval.Value) error {
 		for _, m := range x.Implemented {
 			e.modName(m)
 		}
-	case *eval.CapToken:
+	case *value.CapToken:
 		if x == nil {
 			return errNilPtr
 		}
@@ -330,7 +331,7 @@ func (e *encoder) value(v eval.Value) error {
 		e.str(x.Name.Name)
 		e.str(x.Name.Hash)
 		return e.values(x.Args)
-	case *eval.Table:
+	case *value.Table:
 		if x == nil {
 			return errNilPtr
 		}
@@ -340,7 +341,7 @@ func (e *encoder) value(v eval.Value) error {
 		e.str(x.Hash)
 		return e.schemaBody(&x.Schema)
 	default:
-		if v.Kind() == eval.KindClosure {
+		if v.Kind() == value.KindClosure {
 			return errors.New("cannot store a function value")
 		}
 		return fmt.Errorf("cannot store a %T", v)
@@ -348,7 +349,7 @@ func (e *encoder) value(v eval.Value) error {
 	return nil
 }
 
-func (e *encoder) schemaBody(s *eval.Schema) error {
+func (e *encoder) schemaBody(s *value.Schema) error {
 	e.qualName(s.Name)
 	e.uvarint(uint64(len(s.Fields)))
 	for i := range s.Fields {
@@ -360,7 +361,7 @@ func (e *encoder) schemaBody(s *eval.Schema) error {
 	return nil
 }
 
-func (e *encoder) typ(t *eval.Type) error {
+func (e *encoder) typ(t *value.Type) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
@@ -385,7 +386,7 @@ func (e *encoder) typ(t *eval.Type) error {
 			break
 		}
 		if e.schemas == nil {
-			e.schemas = map[*eval.Schema]int{}
+			e.schemas = map[*value.Schema]int{}
 		}
 		e.schemas[s] = len(e.schemas)
 		e.byte(schemaInline)
@@ -479,7 +480,7 @@ func (e *encoder) moduleRecord(r *eval.ModuleRecord) {
 // hash and its own name.
 type Resolver interface {
 	RestoreModule(rec eval.ModuleRecord) (*eval.Module, error)
-	PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error)
+	PactDef(mod value.ModuleName, name, hash string) (*eval.Def, error)
 }
 
 // decoder reads one entry. The first error sticks: later reads return
@@ -490,7 +491,7 @@ type decoder struct {
 	pos     int
 	depth   int
 	err     error
-	schemas []*eval.Schema
+	schemas []*value.Schema
 	res     Resolver
 }
 
@@ -647,14 +648,14 @@ func (d *decoder) str() string {
 	return s
 }
 
-func (d *decoder) modName() eval.ModuleName {
+func (d *decoder) modName() value.ModuleName {
 	name := d.str()
-	return eval.ModuleName{Name: name, Namespace: d.str()}
+	return value.ModuleName{Name: name, Namespace: d.str()}
 }
 
-func (d *decoder) qualName() eval.QualifiedName {
+func (d *decoder) qualName() value.QualifiedName {
 	m := d.modName()
-	return eval.QualifiedName{Module: m, Name: d.str()}
+	return value.QualifiedName{Module: m, Name: d.str()}
 }
 
 func (d *decoder) enter() bool {
@@ -666,7 +667,7 @@ func (d *decoder) enter() bool {
 	return d.err == nil
 }
 
-func (d *decoder) optValue() eval.Value {
+func (d *decoder) optValue() value.Value {
 	if d.err != nil {
 		return nil
 	}
@@ -677,12 +678,12 @@ func (d *decoder) optValue() eval.Value {
 	return d.value()
 }
 
-func (d *decoder) values() []eval.Value {
+func (d *decoder) values() []value.Value {
 	n := d.count()
 	if d.err != nil {
 		return nil
 	}
-	vs := make([]eval.Value, n)
+	vs := make([]value.Value, n)
 	for i := range vs {
 		if vs[i] = d.value(); d.err != nil {
 			return nil
@@ -692,21 +693,21 @@ func (d *decoder) values() []eval.Value {
 }
 
 // integer reads an integer whose tag has already been read.
-func (d *decoder) integer(tag byte) eval.Integer {
+func (d *decoder) integer(tag byte) value.Integer {
 	switch tag {
 	case tagInt:
-		return eval.NewInt(d.varint())
+		return value.NewInt(d.varint())
 	case tagBigInt:
 		neg := d.bool()
 		n := d.count()
 		if d.err != nil {
-			return eval.Integer{}
+			return value.Integer{}
 		}
 		mag := d.b[d.pos : d.pos+n]
 		d.pos += n
 		if n == 0 || mag[0] == 0 {
 			d.fail("big integer not minimally encoded")
-			return eval.Integer{}
+			return value.Integer{}
 		}
 		b := new(big.Int).SetBytes(mag)
 		if neg {
@@ -714,15 +715,15 @@ func (d *decoder) integer(tag byte) eval.Integer {
 		}
 		if b.IsInt64() {
 			d.fail("big integer fits 64 bits")
-			return eval.Integer{}
+			return value.Integer{}
 		}
-		return eval.NewIntBig(b)
+		return value.NewIntBig(b)
 	}
 	d.fail("want an integer, got tag %d", tag)
-	return eval.Integer{}
+	return value.Integer{}
 }
 
-func (d *decoder) value() eval.Value {
+func (d *decoder) value() value.Value {
 	if !d.enter() {
 		return nil
 	}
@@ -731,25 +732,25 @@ func (d *decoder) value() eval.Value {
 	if d.err != nil {
 		return nil
 	}
-	var v eval.Value
+	var v value.Value
 	switch tag {
 	case tagInt, tagBigInt:
 		v = d.integer(tag)
 	case tagDecimal:
 		places := d.byte()
-		v = eval.NewDecimal(d.integer(d.byte()), places)
+		v = value.NewDecimal(d.integer(d.byte()), places)
 	case tagString:
-		v = eval.String(d.str())
+		v = value.String(d.str())
 	case tagTrue:
-		v = eval.True
+		v = value.True
 	case tagFalse:
-		v = eval.False
+		v = value.False
 	case tagUnit:
-		v = eval.UnitValue
+		v = value.UnitValue
 	case tagTime:
-		v = eval.TimeFromMicros(d.varint())
+		v = value.TimeFromMicros(d.varint())
 	case tagList:
-		v = eval.List(d.values())
+		v = value.List(d.values())
 	case tagObject:
 		v = d.object()
 	case tagKeySet:
@@ -758,42 +759,42 @@ func (d *decoder) value() eval.Value {
 		for i := 0; i < n && d.err == nil; i++ {
 			keys = append(keys, d.str())
 		}
-		v = &eval.KeySet{Keys: keys, Pred: d.str()}
+		v = &value.KeySet{Keys: keys, Pred: d.str()}
 	case tagKeySetRef:
 		name := d.str()
-		v = &eval.KeySetRef{Name: name, Namespace: d.str()}
+		v = &value.KeySetRef{Name: name, Namespace: d.str()}
 	case tagUserGuard:
 		fun := d.qualName()
-		v = &eval.UserGuard{Fun: fun, Args: d.values()}
+		v = &value.UserGuard{Fun: fun, Args: d.values()}
 	case tagCapGuard:
-		g := &eval.CapabilityGuard{Name: d.qualName()}
+		g := &value.CapabilityGuard{Name: d.qualName()}
 		g.HasPactID = d.bool()
 		g.PactID = d.str()
 		g.Args = d.values()
 		v = g
 	case tagModuleGuard:
 		m := d.modName()
-		v = &eval.ModuleGuard{Module: m, Name: d.str()}
+		v = &value.ModuleGuard{Module: m, Name: d.str()}
 	case tagPactGuard:
 		id := d.str()
-		v = &eval.PactGuard{PactID: id, Name: d.str()}
+		v = &value.PactGuard{PactID: id, Name: d.str()}
 	case tagModRef:
-		r := &eval.ModRef{Module: d.modName()}
+		r := &value.ModRef{Module: d.modName()}
 		n := d.count()
-		r.Implemented = make([]eval.ModuleName, 0, n)
+		r.Implemented = make([]value.ModuleName, 0, n)
 		for i := 0; i < n && d.err == nil; i++ {
 			r.Implemented = append(r.Implemented, d.modName())
 		}
 		v = r
 	case tagCapToken:
-		t := &eval.CapToken{}
+		t := &value.CapToken{}
 		t.Name.Module = d.modName()
 		t.Name.Name = d.str()
 		t.Name.Hash = d.str()
 		t.Args = d.values()
 		v = t
 	case tagTableRef:
-		t := &eval.Table{Name: d.str()}
+		t := &value.Table{Name: d.str()}
 		t.Module = d.modName()
 		t.Hash = d.str()
 		d.schemaBody(&t.Schema)
@@ -807,12 +808,12 @@ func (d *decoder) value() eval.Value {
 	return v
 }
 
-func (d *decoder) object() eval.Value {
+func (d *decoder) object() value.Value {
 	n := d.count()
 	if d.err != nil {
 		return nil
 	}
-	fields := make([]eval.Field, n)
+	fields := make([]value.Field, n)
 	for i := range fields {
 		k := d.str()
 		if d.err != nil {
@@ -822,21 +823,21 @@ func (d *decoder) object() eval.Value {
 			d.fail("object keys out of order")
 			return nil
 		}
-		fields[i] = eval.Field{Key: k, Val: d.value()}
+		fields[i] = value.Field{Key: k, Val: d.value()}
 		if d.err != nil {
 			return nil
 		}
 	}
-	return eval.NewObject(fields...)
+	return value.NewObject(fields...)
 }
 
-func (d *decoder) schemaBody(s *eval.Schema) {
+func (d *decoder) schemaBody(s *value.Schema) {
 	s.Name = d.qualName()
 	n := d.count()
 	if d.err != nil {
 		return
 	}
-	s.Fields = make([]eval.SchemaField, n)
+	s.Fields = make([]value.SchemaField, n)
 	for i := range s.Fields {
 		s.Fields[i].Name = d.str()
 		d.typ(&s.Fields[i].Type)
@@ -846,25 +847,25 @@ func (d *decoder) schemaBody(s *eval.Schema) {
 	}
 }
 
-func (d *decoder) typ(t *eval.Type) {
+func (d *decoder) typ(t *value.Type) {
 	if !d.enter() {
 		return
 	}
 	defer func() { d.depth-- }()
-	t.Kind = eval.TypeKind(d.byte())
-	if d.err == nil && t.Kind > eval.TyAny {
+	t.Kind = value.TypeKind(d.byte())
+	if d.err == nil && t.Kind > value.TyAny {
 		d.fail("unknown type kind %d", t.Kind)
 		return
 	}
 	t.Prim = d.str()
 	if d.bool() {
-		t.Elem = &eval.Type{}
+		t.Elem = &value.Type{}
 		d.typ(t.Elem)
 	}
 	switch c := d.byte(); c {
 	case schemaNone:
 	case schemaInline:
-		s := &eval.Schema{}
+		s := &value.Schema{}
 		d.schemas = append(d.schemas, s)
 		d.schemaBody(s)
 		t.Schema = s
@@ -886,7 +887,7 @@ func (d *decoder) typ(t *eval.Type) {
 	if d.err != nil || n == 0 {
 		return
 	}
-	t.ModRefs = make([]eval.ModuleName, 0, n)
+	t.ModRefs = make([]value.ModuleName, 0, n)
 	for i := 0; i < n && d.err == nil; i++ {
 		t.ModRefs = append(t.ModRefs, d.modName())
 	}
@@ -903,7 +904,7 @@ func (d *decoder) pact() *eval.PactExec {
 	if d.bool() {
 		y := &eval.Yield{}
 		if v := d.optValue(); v != nil {
-			o, ok := v.(*eval.Object)
+			o, ok := v.(*value.Object)
 			if !ok {
 				d.fail("yield data is not an object")
 				return nil
@@ -1007,7 +1008,7 @@ func (d *decoder) moduleRecord() eval.ModuleRecord {
 
 // compareModuleNames is eval's order on module names: the name, then the
 // namespace.
-func compareModuleNames(a, b eval.ModuleName) int {
+func compareModuleNames(a, b value.ModuleName) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}

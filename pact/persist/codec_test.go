@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // stubResolver stands in for the database: modules are placeholders that
@@ -25,7 +26,7 @@ func (s *stubResolver) RestoreModule(rec eval.ModuleRecord) (*eval.Module, error
 	return m, nil
 }
 
-func (s *stubResolver) PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+func (s *stubResolver) PactDef(mod value.ModuleName, name, hash string) (*eval.Def, error) {
 	m := &eval.Module{Name: mod, Hash: hash}
 	return &eval.Def{Kind: eval.DefPactKind, Name: name, Module: m}, nil
 }
@@ -71,28 +72,28 @@ func TestRoundTripValues(t *testing.T) {
 		}
 		// Decimal places, big integers and times survive exactly.
 		switch x := v.(type) {
-		case eval.Decimal:
-			if y := got.(eval.Decimal); y.Places() != x.Places() || y.Mantissa().Cmp(x.Mantissa()) != 0 {
+		case value.Decimal:
+			if y := got.(value.Decimal); y.Places() != x.Places() || y.Mantissa().Cmp(x.Mantissa()) != 0 {
 				t.Errorf("decimal %v gave %v", x, y)
 			}
-		case eval.Time:
-			if got.(eval.Time).Micros() != x.Micros() {
-				t.Errorf("time %d gave %d", x.Micros(), got.(eval.Time).Micros())
+		case value.Time:
+			if got.(value.Time).Micros() != x.Micros() {
+				t.Errorf("time %d gave %d", x.Micros(), got.(value.Time).Micros())
 			}
 		}
 	}
 }
 
 func TestRoundTripRecursiveSchema(t *testing.T) {
-	mn := eval.ModuleName{Name: "m"}
-	node := &eval.Schema{Name: eval.QualifiedName{Module: mn, Name: "node"}}
-	node.Fields = []eval.SchemaField{
-		{Name: "next", Type: eval.Type{Kind: eval.TyObject, Schema: node}},
-		{Name: "kids", Type: eval.Type{Kind: eval.TyList, Elem: &eval.Type{Kind: eval.TyObject, Schema: node}}},
-		{Name: "v", Type: eval.Type{Kind: eval.TyPrim, Prim: "integer"}},
+	mn := value.ModuleName{Name: "m"}
+	node := &value.Schema{Name: value.QualifiedName{Module: mn, Name: "node"}}
+	node.Fields = []value.SchemaField{
+		{Name: "next", Type: value.Type{Kind: value.TyObject, Schema: node}},
+		{Name: "kids", Type: value.Type{Kind: value.TyList, Elem: &value.Type{Kind: value.TyObject, Schema: node}}},
+		{Name: "v", Type: value.Type{Kind: value.TyPrim, Prim: "integer"}},
 	}
-	tbl := &eval.Table{Name: "nodes", Module: mn, Hash: "h", Schema: *node}
-	got := roundTrip(t, tbl).(*eval.Table)
+	tbl := &value.Table{Name: "nodes", Module: mn, Hash: "h", Schema: *node}
+	got := roundTrip(t, tbl).(*value.Table)
 	s := got.Schema.Fields[0].Type.Schema
 	if s == nil || s.Name != node.Name || len(s.Fields) != 3 {
 		t.Fatalf("schema: %+v", s)
@@ -103,23 +104,23 @@ func TestRoundTripRecursiveSchema(t *testing.T) {
 }
 
 func TestRoundTripPactAndNamespace(t *testing.T) {
-	mn := eval.ModuleName{Name: "m", Namespace: "free"}
+	mn := value.ModuleName{Name: "m", Namespace: "free"}
 	def := &eval.Def{Kind: eval.DefPactKind, Name: "transfer", Module: &eval.Module{Name: mn, Hash: "h1"}}
-	data := eval.NewObject(eval.Field{Key: "amount", Val: eval.NewDecimal(eval.NewInt(1000), 3)})
+	data := value.NewObject(value.Field{Key: "amount", Val: value.NewDecimal(value.NewInt(1000), 3)})
 	pe := &eval.PactExec{
 		PactID: "pid", StepCount: 3, Step: 1, StepHasRollback: true, Def: def,
 		Yield: &eval.Yield{Data: data, TargetChain: "1", HasTarget: true, SourceChain: "0", ModuleHash: "mh"},
-		Args:  []eval.Value{eval.String("a"), eval.NewInt(7)},
+		Args:  []value.Value{value.String("a"), value.NewInt(7)},
 		Nested: map[string]*eval.PactExec{
-			"n2": {PactID: "n2", StepCount: 3, Step: 1, Def: def, Args: []eval.Value{}, Nested: map[string]*eval.PactExec{}},
-			"n1": {PactID: "n1", StepCount: 3, Def: def, Yield: &eval.Yield{}, Args: []eval.Value{}},
+			"n2": {PactID: "n2", StepCount: 3, Step: 1, Def: def, Args: []value.Value{}, Nested: map[string]*eval.PactExec{}},
+			"n1": {PactID: "n1", StepCount: 3, Def: def, Yield: &eval.Yield{}, Args: []value.Value{}},
 		},
 	}
 	got := roundTrip(t, pe).(*eval.PactExec)
 	if got.PactID != "pid" || got.StepCount != 3 || got.Step != 1 || !got.StepHasRollback ||
 		got.Def.Name != "transfer" || got.Def.Module.Name != mn || got.Def.Module.Hash != "h1" ||
-		!eval.StructEqual(got.Yield.Data, data) || got.Yield.TargetChain != "1" || !got.Yield.HasTarget || got.Yield.SourceChain != "0" || got.Yield.ModuleHash != "mh" ||
-		!eval.StructEqual(eval.List(got.Args), eval.List(pe.Args)) || len(got.Nested) != 2 {
+		!value.StructEqual(got.Yield.Data, data) || got.Yield.TargetChain != "1" || !got.Yield.HasTarget || got.Yield.SourceChain != "0" || got.Yield.ModuleHash != "mh" ||
+		!value.StructEqual(value.List(got.Args), value.List(pe.Args)) || len(got.Nested) != 2 {
 		t.Fatalf("defpact: %+v", got)
 	}
 	if n := got.Nested["n2"]; n.Nested == nil || len(n.Nested) != 0 || n.Yield != nil {
@@ -133,18 +134,18 @@ func TestRoundTripPactAndNamespace(t *testing.T) {
 	}
 	roundTrip(t, &eval.PactExec{PactID: "no def"})
 
-	ns := &eval.Namespace{Name: "free", User: eval.NewKeySet([]string{"k"}, "")}
+	ns := &eval.Namespace{Name: "free", User: value.NewKeySet([]string{"k"}, "")}
 	gotNS := roundTrip(t, ns).(*eval.Namespace)
-	if gotNS.Name != "free" || !eval.StructEqual(gotNS.User, ns.User) || gotNS.Admin != nil {
+	if gotNS.Name != "free" || !value.StructEqual(gotNS.User, ns.User) || gotNS.Admin != nil {
 		t.Fatalf("namespace: %+v", gotNS)
 	}
 }
 
 func TestRoundTripModuleRecord(t *testing.T) {
 	rec := eval.ModuleRecord{
-		Name: eval.ModuleName{Name: "coin"}, Code: "(module coin GOV (defcap GOV () true))", Hash: "h2", TxHash: "tx",
+		Name: value.ModuleName{Name: "coin"}, Code: "(module coin GOV (defcap GOV () true))", Hash: "h2", TxHash: "tx",
 		Blessed: []string{"a", "b"}, GovCap: "GOV",
-		Deps: []eval.ModuleDep{{Name: eval.ModuleName{Name: "a", Namespace: "z"}, Hash: "x"}, {Name: eval.ModuleName{Name: "b"}}, {Name: eval.ModuleName{Name: "b", Namespace: "free"}, Hash: "y"}},
+		Deps: []eval.ModuleDep{{Name: value.ModuleName{Name: "a", Namespace: "z"}, Hash: "x"}, {Name: value.ModuleName{Name: "b"}}, {Name: value.ModuleName{Name: "b", Namespace: "free"}, Hash: "y"}},
 	}
 	s := newStub()
 	m, _ := s.RestoreModule(rec)
@@ -216,12 +217,12 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 func TestDepthLimit(t *testing.T) {
-	v := eval.Value(eval.UnitValue)
+	v := value.Value(value.UnitValue)
 	for range maxDepth - 1 {
-		v = eval.List{v}
+		v = value.List{v}
 	}
 	roundTrip(t, v)
-	if _, err := EncodeEntry(nil, eval.List{v}, nil); !errors.Is(err, errTooDeep) {
+	if _, err := EncodeEntry(nil, value.List{v}, nil); !errors.Is(err, errTooDeep) {
 		t.Fatalf("encode too deep: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Errors. The returned errors wrap them; test with errors.Is.
@@ -480,7 +481,7 @@ func (d *DB) decode(k, b []byte) (any, error) {
 // installed at any time, rebuilding it if needed: eval.RestoreModule uses
 // it to compile a module against the dependency versions it was compiled
 // against. found is false for a version never written.
-func (d *DB) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, bool, error) {
+func (d *DB) ModuleVersion(name value.ModuleName, hash string) (*eval.Module, bool, error) {
 	vk := versionKey(name.String(), hash)
 	var b []byte
 	if d.tx != nil {
@@ -518,7 +519,7 @@ func (r *dbResolver) RestoreModule(rec eval.ModuleRecord) (*eval.Module, error) 
 	return d.mods.Restore(d, rec, d.restoring)
 }
 
-func (r *dbResolver) PactDef(mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+func (r *dbResolver) PactDef(mod value.ModuleName, name, hash string) (*eval.Def, error) {
 	return PactDef((*DB)(r), mod, name, hash)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // openTest opens a database in a fresh directory, closed at the end of
@@ -106,11 +107,11 @@ func TestUnstorableValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	fn := &eval.Closure{}
-	deep := eval.Value(eval.List{})
+	deep := value.Value(value.List{})
 	for range maxDepth + 1 {
-		deep = eval.List{deep}
+		deep = value.List{deep}
 	}
-	for _, v := range []any{fn, eval.List{eval.NewInt(1), fn}, deep, 42, (*eval.Object)(nil)} {
+	for _, v := range []any{fn, value.List{value.NewInt(1), fn}, deep, 42, (*value.Object)(nil)} {
 		if err := d.Write(db.UserTable, "t", "k", v, db.Write); err == nil {
 			t.Fatalf("Write of %T succeeded", v)
 		}
@@ -137,7 +138,7 @@ func TestReadCache(t *testing.T) {
 	if err := d.CreateTable("t"); err != nil {
 		t.Fatal(err)
 	}
-	row := eval.NewObject(eval.Field{Key: "a", Val: eval.NewInt(1)})
+	row := value.NewObject(value.Field{Key: "a", Val: value.NewInt(1)})
 	if err := d.Write(db.UserTable, "t", "k", row, db.Insert); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestReadCache(t *testing.T) {
 	if read() != first {
 		t.Fatal("the same row decoded twice")
 	}
-	row2 := row.Set("a", eval.NewInt(2))
+	row2 := row.Set("a", value.NewInt(2))
 	if err := d.Write(db.UserTable, "t", "k", row2, db.Update); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestReadCache(t *testing.T) {
 
 func TestNamespaceAndPactEntries(t *testing.T) {
 	d := openTest(t, 16)
-	ns := &eval.Namespace{Name: "free", User: eval.NewKeySet([]string{"u"}, ""), Admin: &eval.KeySetRef{Name: "admin", Namespace: "free"}}
+	ns := &eval.Namespace{Name: "free", User: value.NewKeySet([]string{"u"}, ""), Admin: &value.KeySetRef{Name: "admin", Namespace: "free"}}
 	if err := d.Write(db.Namespaces, "", "free", ns, db.Write); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestNamespaceAndPactEntries(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	got, isNS := v.(*eval.Namespace)
-	if !isNS || got.Name != "free" || !eval.StructEqual(got.User, ns.User) || !eval.StructEqual(got.Admin, ns.Admin) {
+	if !isNS || got.Name != "free" || !value.StructEqual(got.User, ns.User) || !value.StructEqual(got.Admin, ns.Admin) {
 		t.Fatalf("namespace: %#v", v)
 	}
 	v, ok, err = d.Read(db.DefPacts, "", "done")
@@ -238,7 +239,7 @@ func TestKeysOfEmptyTable(t *testing.T) {
 		if err := d.CreateTable(name); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Write(db.UserTable, name, "k", eval.String(name), db.Insert); err != nil {
+		if err := d.Write(db.UserTable, name, "k", value.String(name), db.Insert); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,7 +259,7 @@ func TestKeysOfEmptyTable(t *testing.T) {
 func TestSelfReferentialEntries(t *testing.T) {
 	d := openTest(t, 16)
 	defer d.Close()
-	mn := eval.ModuleName{Name: "m"}
+	mn := value.ModuleName{Name: "m"}
 	def := &eval.Def{Kind: eval.DefPactKind, Name: "p", Module: &eval.Module{Name: mn, Hash: "h"}}
 	pact, err := EncodeEntry(nil, &eval.PactExec{PactID: "x", Def: def}, nil)
 	if err != nil {

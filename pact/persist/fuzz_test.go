@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // fuzzSeeds are the encodings of every sample value and of each other kind
@@ -18,15 +19,15 @@ func fuzzSeeds(f *testing.F) {
 	for _, v := range dbtest.SampleValues() {
 		f.Add(encode(f, v, s))
 	}
-	mn := eval.ModuleName{Name: "m", Namespace: "free"}
+	mn := value.ModuleName{Name: "m", Namespace: "free"}
 	def := &eval.Def{Kind: eval.DefPactKind, Name: "p", Module: &eval.Module{Name: mn, Hash: "h"}}
-	f.Add(encode(f, &eval.PactExec{PactID: "id", StepCount: 2, Def: def, Args: []eval.Value{eval.NewInt(1)},
-		Yield:  &eval.Yield{Data: eval.NewObject(eval.Field{Key: "a", Val: eval.True})},
+	f.Add(encode(f, &eval.PactExec{PactID: "id", StepCount: 2, Def: def, Args: []value.Value{value.NewInt(1)},
+		Yield:  &eval.Yield{Data: value.NewObject(value.Field{Key: "a", Val: value.True})},
 		Nested: map[string]*eval.PactExec{"n": {PactID: "n", Def: def}}}, s))
 	f.Add(encode(f, (*eval.PactExec)(nil), s))
-	f.Add(encode(f, &eval.Namespace{Name: "ns", User: eval.NewKeySet([]string{"k"}, ""), Admin: &eval.KeySetRef{Name: "a"}}, s))
+	f.Add(encode(f, &eval.Namespace{Name: "ns", User: value.NewKeySet([]string{"k"}, ""), Admin: &value.KeySetRef{Name: "a"}}, s))
 	m, _ := s.RestoreModule(eval.ModuleRecord{Name: mn, Code: "(module m g)", Hash: "h", Blessed: []string{"x"}, GovKeyset: "g",
-		Deps: []eval.ModuleDep{{Name: eval.ModuleName{Name: "coin"}, Hash: "c"}}})
+		Deps: []eval.ModuleDep{{Name: value.ModuleName{Name: "coin"}, Hash: "c"}}})
 	f.Add(encode(f, m, s))
 	f.Add(encode(f, nil, s))
 }
@@ -82,6 +83,6 @@ func FuzzReadRow(f *testing.F) {
 		d.Read(0, "t", "k")
 		d.Read(3, "", "m")
 		d.Read(4, "", "m")
-		d.ModuleVersion(eval.ModuleName{Name: "m", Namespace: "free"}, "h")
+		d.ModuleVersion(value.ModuleName{Name: "m", Namespace: "free"}, "h")
 	})
 }

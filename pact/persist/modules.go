@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // State is what the module helpers need from a state (DB, or block
@@ -114,7 +115,7 @@ func EncodeRow(s State, value any) ([]byte, *eval.ModuleRecord, error) {
 // module version it was started with (the current one when it has that
 // hash, else the stored version), or, when that version is unknown, in the
 // current one.
-func PactDef(s State, mod eval.ModuleName, name, hash string) (*eval.Def, error) {
+func PactDef(s State, mod value.ModuleName, name, hash string) (*eval.Def, error) {
 	var cur *eval.Module
 	v, ok, err := s.Read(db.Modules, "", mod.String())
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // session is an interpreter over a DB in dir, driven the way the REPL
@@ -38,7 +39,7 @@ func (s *session) close() {
 }
 
 // run evaluates a program and returns the last result, or the first error.
-func (s *session) run(src string) (eval.Value, error) {
+func (s *session) run(src string) (value.Value, error) {
 	s.n++
 	name := fmt.Sprintf("input-%d.repl", s.n)
 	f, err := syntax.ParseRepl(name, src)
@@ -46,7 +47,7 @@ func (s *session) run(src string) (eval.Value, error) {
 		return nil, err
 	}
 	s.in.SetSource(name, src)
-	var last eval.Value
+	var last value.Value
 	for _, item := range f.Items {
 		if last, err = s.in.EvalTopLevel(item, true); err != nil {
 			return nil, err
@@ -56,7 +57,7 @@ func (s *session) run(src string) (eval.Value, error) {
 }
 
 // ok evaluates src, which must succeed.
-func (s *session) ok(src string) eval.Value {
+func (s *session) ok(src string) value.Value {
 	s.t.Helper()
 	v, err := s.run(src)
 	if err != nil {
@@ -72,7 +73,7 @@ func (s *session) want(src, want string) {
 	if err != nil {
 		s.t.Fatalf("%s: %v", src, err)
 	}
-	if got := eval.Pretty(v); got != want {
+	if got := value.Pretty(v); got != want {
 		s.t.Fatalf("%s = %s, want %s", src, got, want)
 	}
 }
@@ -92,7 +93,7 @@ func (s *session) fails(src, msg string) {
 func (s *session) keys(keys ...string) {
 	s.in.Signers = nil
 	for _, k := range keys {
-		s.in.Signers = append(s.in.Signers, eval.Signer{PubKey: k})
+		s.in.Signers = append(s.in.Signers, value.Signer{PubKey: k})
 	}
 }
 
@@ -116,9 +117,9 @@ func (s *session) commit() {
 }
 
 // loadedHash is the hash in "Loaded module NAME, hash HASH".
-func loadedHash(t *testing.T, v eval.Value) string {
+func loadedHash(t *testing.T, v value.Value) string {
 	t.Helper()
-	s, ok := v.(eval.String)
+	s, ok := v.(value.String)
 	_, h, found := strings.Cut(string(s), ", hash ")
 	if !ok || !found {
 		t.Fatalf("load result %v", v)
@@ -144,7 +145,7 @@ func TestRestart(t *testing.T) {
 
 	// A defpact started before the restart, continued after it.
 	s.begin(1)
-	s.in.TxHash = eval.HashBytes([]byte("pact-1"))
+	s.in.TxHash = value.HashBytes([]byte("pact-1"))
 	s.keys("alice-key")
 	s.want(`(free.bank.transfer "alice" "bob" 10.5)`, `"debited"`)
 	s.commit()
@@ -225,11 +226,11 @@ func TestRestart(t *testing.T) {
 
 	// The defpact continues where it stopped.
 	s.keys()
-	v, err := s.in.ContinuePact(1, false, eval.HashBytes([]byte("pact-1")), nil)
+	v, err := s.in.ContinuePact(1, false, value.HashBytes([]byte("pact-1")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eval.Pretty(v) != `"credited"` {
+	if value.Pretty(v) != `"credited"` {
 		t.Fatalf("step 1: %v", v)
 	}
 	s.want(`(free.bank.balance "bob")`, `10.5`)
@@ -241,7 +242,7 @@ func TestRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2, _, _ := s.db.Read(db.Modules, "", "free.bank")
-	v3, _, _ := s.db.ModuleVersion(eval.ModuleName{Name: "bank", Namespace: "free"}, m1.(*eval.Module).Hash)
+	v3, _, _ := s.db.ModuleVersion(value.ModuleName{Name: "bank", Namespace: "free"}, m1.(*eval.Module).Hash)
 	if m1 != m2 || any(v3) != m1 {
 		t.Fatal("a module was rebuilt twice")
 	}
@@ -255,7 +256,7 @@ func TestRestart(t *testing.T) {
 	s.want(`(free.extra.f)`, `4.0`)
 	s.want(`(sq.get-entry "b1")`, `1`)
 	upgraded(s, "2")
-	if _, err := s.in.ContinuePact(1, false, eval.HashBytes([]byte("pact-1")), nil); err == nil ||
+	if _, err := s.in.ContinuePact(1, false, value.HashBytes([]byte("pact-1")), nil); err == nil ||
 		!strings.Contains(err.Error(), "already completed") {
 		t.Fatalf("completed defpact: %v", err)
 	}
@@ -276,7 +277,7 @@ func TestRestartDefpactAcrossUpgrade(t *testing.T) {
 	s.keys("gov-key")
 	s.ok(`(define-keyset 'gov-ks (read-keyset "gov"))`)
 	s.ok(fmt.Sprintf(src, "v1", "v1"))
-	s.in.TxHash = eval.HashBytes([]byte("p"))
+	s.in.TxHash = value.HashBytes([]byte("p"))
 	s.want(`(pp.two 7)`, `"v1 step 0 7"`)
 	s.in.ClearLastPact()
 	s.ok(fmt.Sprintf(src, "v2", "v2"))
@@ -284,14 +285,14 @@ func TestRestartDefpactAcrossUpgrade(t *testing.T) {
 
 	s = openSession(t, dir)
 	defer s.close()
-	v, err := s.in.ContinuePact(1, false, eval.HashBytes([]byte("p")), nil)
+	v, err := s.in.ContinuePact(1, false, value.HashBytes([]byte("p")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := eval.Pretty(v); got != `"v1 step 1 7"` {
+	if got := value.Pretty(v); got != `"v1 step 1 7"` {
 		t.Fatalf("step 1 after upgrade and restart: %s", got)
 	}
-	s.in.TxHash = eval.HashBytes([]byte("q"))
+	s.in.TxHash = value.HashBytes([]byte("q"))
 	s.in.ClearLastPact()
 	s.want(`(pp.two 8)`, `"v2 step 0 8"`)
 }

@@ -1,15 +1,16 @@
 package repl_test
 
 import (
-	"github.com/ledgernode/ledger-node/internal/pactbench"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/internal/pactbench"
+
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Benchmarks of the interpreter on three workloads, each next to a plain Go
@@ -63,8 +64,8 @@ func parseForms(tb testing.TB, src string) []syntax.TopLevel {
 	return f.Items
 }
 
-func evalForms(tb testing.TB, r *repl.Runner, forms []syntax.TopLevel) eval.Value {
-	var v eval.Value
+func evalForms(tb testing.TB, r *repl.Runner, forms []syntax.TopLevel) value.Value {
+	var v value.Value
 	for _, item := range forms {
 		var err error
 		if v, err = r.In.EvalTopLevel(item, true); err != nil {
@@ -81,7 +82,7 @@ func perOp(b *testing.B, ops int, unit string) {
 func BenchmarkFold(b *testing.B) {
 	r := newRunner(b, "")
 	forms := parseForms(b, "(fold (+) 0 (enumerate 1 10000))")
-	if v := evalForms(b, r, forms); !eval.Equal(v, eval.NewInt(50005000)) {
+	if v := evalForms(b, r, forms); !value.Equal(v, value.NewInt(50005000)) {
 		b.Fatalf("fold = %v", v)
 	}
 	b.ReportAllocs()
@@ -94,14 +95,14 @@ func BenchmarkFold(b *testing.B) {
 func BenchmarkFoldGo(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		l := make(eval.List, foldElems)
+		l := make(value.List, foldElems)
 		for i := range l {
-			l[i] = eval.NewInt(int64(i + 1))
+			l[i] = value.NewInt(int64(i + 1))
 		}
-		var acc eval.Value = eval.NewInt(0)
+		var acc value.Value = value.NewInt(0)
 		for _, x := range l {
 			var err error
-			if acc, err = eval.Add(acc, x); err != nil {
+			if acc, err = value.Add(acc, x); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -124,7 +125,7 @@ func BenchmarkTableInsert(b *testing.B) {
 func BenchmarkTableRead(b *testing.B) {
 	r := newRunner(b, tableModule+"(begin-tx) (map (bench.put) (enumerate 1 1000)) (commit-tx)")
 	forms := parseForms(b, "(begin-tx) (fold (+) 0 (map (bench.get) (enumerate 1 1000))) (commit-tx)")
-	if v := evalForms(b, r, forms[:2]); !eval.Equal(v, eval.NewInt(500500)) {
+	if v := evalForms(b, r, forms[:2]); !value.Equal(v, value.NewInt(500500)) {
 		b.Fatalf("sum of reads = %v", v)
 	}
 	evalForms(b, r, forms[2:])
@@ -135,14 +136,14 @@ func BenchmarkTableRead(b *testing.B) {
 	perOp(b, tableRows, "ns/row")
 }
 
-func row(i int) *eval.Object {
-	return eval.NewObject(eval.Field{Key: "n", Val: eval.NewInt(int64(i))}, eval.Field{Key: "owner", Val: eval.String("alice")})
+func row(i int) *value.Object {
+	return value.NewObject(value.Field{Key: "n", Val: value.NewInt(int64(i))}, value.Field{Key: "owner", Val: value.String("alice")})
 }
 
 func BenchmarkMapInsertGo(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		m := make(map[string]*eval.Object)
+		m := make(map[string]*value.Object)
 		for i := 1; i <= tableRows; i++ {
 			k := strconv.Itoa(i)
 			if _, ok := m[k]; ok {
@@ -155,19 +156,19 @@ func BenchmarkMapInsertGo(b *testing.B) {
 }
 
 func BenchmarkMapReadGo(b *testing.B) {
-	m := make(map[string]*eval.Object)
+	m := make(map[string]*value.Object)
 	for i := 1; i <= tableRows; i++ {
 		m[strconv.Itoa(i)] = row(i)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		var acc eval.Value = eval.NewInt(0)
+		var acc value.Value = value.NewInt(0)
 		for i := 1; i <= tableRows; i++ {
 			v, err := m[strconv.Itoa(i)].At("n")
 			if err != nil {
 				b.Fatal(err)
 			}
-			if acc, err = eval.Add(acc, v); err != nil {
+			if acc, err = value.Add(acc, v); err != nil {
 				b.Fatal(err)
 			}
 		}

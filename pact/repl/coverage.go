@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Coverage collects what `pact -c` reports, per source file: lines,
@@ -117,7 +118,7 @@ func (c *Coverage) function(d *eval.Def) *fnCov {
 	}
 	name := d.Name
 	if d.Module != nil {
-		name = eval.FullyQualifiedName{Module: d.Module.Name, Name: d.Name, Hash: d.Module.Hash}.String()
+		name = value.FullyQualifiedName{Module: d.Module.Name, Name: d.Name, Hash: d.Module.Hash}.String()
 	}
 	f := c.file(d.Loc.File)
 	r, ok := f.fns[name]
@@ -318,16 +319,16 @@ func (r *Runner) Install(h Hooks) {
 			r.In.Coverage = h.Coverage
 		}
 		if h.TracePrint {
-			r.In.Register(native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+			r.In.Register(native("print", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 				loc := c.Loc()
-				fmt.Fprintf(r.Out, "%s:%d:%d:Print: %s\n", loc.File, loc.Start.Line, loc.Start.Col, eval.Pretty(a[0]))
-				return eval.UnitValue, nil
+				fmt.Fprintf(r.Out, "%s:%d:%d:Print: %s\n", loc.File, loc.Start.Line, loc.Start.Col, value.Pretty(a[0]))
+				return value.UnitValue, nil
 			}))
 		}
 		r.In.Register(load)
 	}
-	load = native("load", 1, 2, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-		s, ok := a[0].(eval.String)
+	load = native("load", 1, 2, func(c eval.Call, a []value.Value) (value.Value, error) {
+		s, ok := a[0].(value.String)
 		if !ok {
 			return r.load(c, a)
 		}
@@ -339,7 +340,7 @@ func (r *Runner) Install(h Hooks) {
 			h.Coverage.AddFile(path)
 		}
 		if len(a) == 2 {
-			if b, ok := a[1].(eval.Bool); ok && bool(b) {
+			if b, ok := a[1].(value.Bool); ok && bool(b) {
 				// What r.load does for a reset, then the hooks again.
 				results, out, trace := r.Results, r.Out, r.Trace
 				r.reset()

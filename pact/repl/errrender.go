@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // P5Interactive is the name P5's REPL gives interactive input in the errors
@@ -65,8 +65,8 @@ func (r *Runner) RenderError(err error) string {
 }
 
 // errorParts takes apart an error that has a position.
-func errorParts(err error) (loc syntax.Span, msg string, stack []eval.StackFrame, ok bool) {
-	var ee *eval.Error
+func errorParts(err error) (loc syntax.Span, msg string, stack []value.StackFrame, ok bool) {
+	var ee *value.Error
 	if errors.As(err, &ee) {
 		return ee.Loc, ee.Msg, ee.Stack, ee.Located
 	}
@@ -129,7 +129,7 @@ func spanText(s syntax.Span) string {
 // frameText renders a stack frame as P5 pretty prints it: the function's
 // fully qualified name applied to its arguments, each abbreviated
 // (AbbrevPretty).
-func frameText(f eval.StackFrame) string {
+func frameText(f value.StackFrame) string {
 	var b strings.Builder
 	b.WriteString("(" + f.Name())
 	for _, a := range f.Args {
@@ -141,40 +141,40 @@ func frameText(f eval.StackFrame) string {
 
 // abbrev renders a value as P5's AbbrevPretty: strings of 15 characters
 // or more, long numbers, lists and objects are cut short with "...".
-func abbrev(v eval.Value) string {
+func abbrev(v value.Value) string {
 	switch x := v.(type) {
-	case eval.String:
+	case value.String:
 		s := string(x)
 		if utf8.RuneCountInString(s) < 15 {
 			return `"` + s + `"`
 		}
 		return `"` + takeRunes(s, 12) + `..."`
-	case eval.Integer:
-		return cutText(15, eval.Pretty(x))
-	case eval.Decimal:
-		s := eval.Pretty(x)
+	case value.Integer:
+		return cutText(15, value.Pretty(x))
+	case value.Decimal:
+		s := value.Pretty(x)
 		if strings.HasSuffix(s, ".0") { // integral: never cut
 			return s
 		}
 		return cutText(15, s)
-	case eval.List:
+	case value.List:
 		parts := make([]string, 0, min(len(x), 10))
 		for _, e := range x[:min(len(x), 10)] {
 			parts = append(parts, abbrev(e))
 		}
 		return "[" + cutText(15, strings.Join(parts, " ")) + "]"
-	case *eval.Object:
+	case *value.Object:
 		parts := make([]string, x.Len())
 		for i := range parts {
-			parts[i] = `"` + x.Key(i) + `": ` + eval.Pretty(x.Val(i))
+			parts[i] = `"` + x.Key(i) + `": ` + value.Pretty(x.Val(i))
 		}
 		return "{" + cutText(15, strings.Join(parts, ",")) + "}"
-	case eval.Time:
-		return eval.FormatTime("%Y-%m-%d %H:%M:%S%Q %Z", x)
-	case *eval.Table:
-		return cutText(20, eval.Pretty(x))
+	case value.Time:
+		return value.FormatTime("%Y-%m-%d %H:%M:%S%Q %Z", x)
+	case *value.Table:
+		return cutText(20, value.Pretty(x))
 	}
-	return eval.Pretty(v)
+	return value.Pretty(v)
 }
 
 // cutText is P5's prettyAbbrevText: text longer than lim-3 characters

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The expected texts below are P5's replError worked out by hand: the
@@ -120,7 +120,7 @@ func loadedModuleHash(t *testing.T, r *Runner, name string) string {
 	if err != nil || len(vals) != 1 {
 		t.Fatalf("describe-module: %v", err)
 	}
-	s, ok := vals[0].(eval.String)
+	s, ok := vals[0].(value.String)
 	if !ok {
 		t.Fatalf("hash %v", vals[0])
 	}

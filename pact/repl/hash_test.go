@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The check values of shared/spec/pact.md §2.4 and §2.6, evaluated through
@@ -24,8 +24,8 @@ func TestHashCheckValues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.src, err)
 		}
-		if got := vs[len(vs)-1]; !eval.Equal(got, eval.String(c.want)) {
-			t.Errorf("%s = %s, want %q", c.src, eval.Pretty(got), c.want)
+		if got := vs[len(vs)-1]; !value.Equal(got, value.String(c.want)) {
+			t.Errorf("%s = %s, want %q", c.src, value.Pretty(got), c.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The prompts of the interactive loop, as P5 prints them.
@@ -229,8 +229,8 @@ func (r *Runner) evalInteractive(src string, w, ew *errWriter) bool {
 	vals, err := r.EvalSource(InteractiveName, src, true)
 	r.evaluating.Store(false)
 	for _, v := range vals {
-		if _, unit := v.(eval.Unit); !unit {
-			w.print(eval.Pretty(v) + "\n")
+		if _, unit := v.(value.Unit); !unit {
+			w.print(value.Pretty(v) + "\n")
 		}
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 func interactive(t *testing.T, in string) string {
@@ -209,12 +210,12 @@ func TestInterruptStopsTheEvaluationNotTheSession(t *testing.T) {
 	// A native that presses Ctrl-C when called, so the interrupt comes mid-evaluation at a
 	// point the test chooses, not at a moment it races for.
 	r.In.Register(&eval.Native{Name: "press-ctrl-c", Min: 0, Max: 0, Repl: true,
-		Fn: func(eval.Call, []eval.Value) (eval.Value, error) {
+		Fn: func(eval.Call, []value.Value) (value.Value, error) {
 			if !r.Evaluating() {
 				t.Error("Evaluating is false during an evaluation")
 			}
 			flag.Store(true)
-			return eval.UnitValue, nil
+			return value.UnitValue, nil
 		}})
 	flag.Store(true) // a stray interrupt before the first form
 	in := "(defun sq (x) (* x x))\n" +

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/typecheck"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // ReplNativeNames is P5's order of the REPL natives, as `pact -b` prints
@@ -30,15 +31,15 @@ var ExecFlags = []string{
 	"DisablePact52", "DisablePact53", "DisablePact54", "DisableReentrancyCheck",
 }
 
-type fn = func(c eval.Call, a []eval.Value) (eval.Value, error)
+type fn = func(c eval.Call, a []value.Value) (value.Value, error)
 
 func native(name string, min, max int, f fn) *eval.Native {
 	return &eval.Native{Name: name, Min: min, Max: max, Fn: f, Repl: true}
 }
 
-func argsErr(c eval.Call, a []eval.Value) error { return eval.ArgsError(c.Native.Name, a...) }
+func argsErr(c eval.Call, a []value.Value) error { return value.ArgsError(c.Native.Name, a...) }
 
-func str(s string) eval.Value { return eval.String(s) }
+func str(s string) value.Value { return value.String(s) }
 
 func (r *Runner) record(doc string, passed bool, msg string, c eval.Call) {
 	r.Results = append(r.Results, TestResult{Doc: doc, Passed: passed, Msg: msg, Loc: c.Loc()})
@@ -50,34 +51,34 @@ func (r *Runner) natives() []*eval.Native {
 		{Name: "expect", Min: 3, Max: 3, Repl: true, Special: r.expect},
 		{Name: "expect-failure", Min: 2, Max: 3, Repl: true, Special: r.expectFailure},
 		native("expect-that", 3, 3, r.expectThat),
-		native("print", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			in().Print(eval.Pretty(a[0]))
-			return eval.UnitValue, nil
+		native("print", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			in().Print(value.Pretty(a[0]))
+			return value.UnitValue, nil
 		}),
-		native("pact-state", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("pact-state", 0, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 			pe := in().LastPact()
 			if pe == nil {
-				return nil, eval.UserError("pact-state: no pact exec in context")
+				return nil, value.UserError("pact-state: no pact exec in context")
 			}
 			if len(a) == 1 {
-				if b, ok := a[0].(eval.Bool); ok && bool(b) {
+				if b, ok := a[0].(value.Bool); ok && bool(b) {
 					in().ClearLastPact()
 				}
 			}
-			var y eval.Value = eval.False
+			var y value.Value = value.False
 			if pe.Yield != nil {
 				y = pe.Yield.Data
 			}
-			return eval.NewObject(eval.Field{Key: "pactId", Val: str(pe.PactID)}, eval.Field{Key: "step", Val: eval.NewInt(int64(pe.Step))},
-				eval.Field{Key: "yield", Val: y}), nil
+			return value.NewObject(value.Field{Key: "pactId", Val: str(pe.PactID)}, value.Field{Key: "step", Val: value.NewInt(int64(pe.Step))},
+				value.Field{Key: "yield", Val: y}), nil
 		}),
-		native("env-stackframe", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return eval.List{}, nil }),
+		native("env-stackframe", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) { return value.List{}, nil }),
 		native("env-chain-data", 1, 1, r.envChainData),
-		native("env-data", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-data", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 			// P5 round-trips the data through JSON, as on chain.
-			b, err := eval.EncodeJSON(a[0])
+			b, err := value.EncodeJSON(a[0])
 			if err == nil {
-				if v, err := eval.DecodeJSON(b); err == nil {
+				if v, err := value.DecodeJSON(b); err == nil {
 					in().Data = v
 					return str("Setting transaction data"), nil
 				}
@@ -85,87 +86,87 @@ func (r *Runner) natives() []*eval.Native {
 			in().Data = a[0]
 			return str("Setting transaction data"), nil
 		}),
-		native("env-events", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			clear, ok := a[0].(eval.Bool)
+		native("env-events", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			clear, ok := a[0].(value.Bool)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
 			evs := in().Events(bool(clear))
-			out := make(eval.List, len(evs))
+			out := make(value.List, len(evs))
 			for i, e := range evs {
-				out[i] = eval.NewObject(eval.Field{Key: "name", Val: str(e.Name.String())}, eval.Field{Key: "params", Val: eval.List(e.Args)},
-					eval.Field{Key: "module-hash", Val: str(e.ModuleHash)})
+				out[i] = value.NewObject(value.Field{Key: "name", Val: str(e.Name.String())}, value.Field{Key: "params", Val: value.List(e.Args)},
+					value.Field{Key: "module-hash", Val: str(e.ModuleHash)})
 			}
 			return out, nil
 		}),
-		native("env-hash", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			s, ok := a[0].(eval.String)
+		native("env-hash", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			s, ok := a[0].(value.String)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			if _, err := eval.DecodeBase64URL(string(s)); err != nil {
-				return nil, eval.UserError(err.Error())
+			if _, err := value.DecodeBase64URL(string(s)); err != nil {
+				return nil, value.UserError(err.Error())
 			}
 			in().TxHash = string(s)
 			return str("Set tx hash to " + string(s)), nil
 		}),
-		native("env-keys", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			l, ok := a[0].(eval.List)
+		native("env-keys", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			l, ok := a[0].(value.List)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			var sigs []eval.Signer
+			var sigs []value.Signer
 			for _, k := range l {
-				s, ok := k.(eval.String)
+				s, ok := k.(value.String)
 				if !ok {
 					return nil, argsErr(c, a)
 				}
-				sigs = append(sigs, eval.Signer{PubKey: string(s)})
+				sigs = append(sigs, value.Signer{PubKey: string(s)})
 			}
 			in().Signers = sigs
 			return str("Setting transaction keys"), nil
 		}),
 		native("env-sigs", 1, 1, r.envSigs),
 		native("begin-tx", 0, 1, r.beginTx),
-		native("commit-tx", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(true) }),
-		native("rollback-tx", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return r.endTx(false) }),
-		native("sig-keyset", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("commit-tx", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) { return r.endTx(true) }),
+		native("rollback-tx", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) { return r.endTx(false) }),
+		native("sig-keyset", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) {
 			var keys []string
 			for _, s := range in().Signers {
 				keys = append(keys, s.PubKey)
 			}
-			return eval.NewKeySet(keys, eval.KeysAll), nil
+			return value.NewKeySet(keys, value.KeysAll), nil
 		}),
-		native("test-capability", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("test-capability", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 			return in().TestCapability(a[0])
 		}),
 		native("continue-pact", 1, 4, r.continuePact),
 		native("env-exec-config", 0, 1, r.envExecConfig),
-		native("env-namespace-policy", 2, 2, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			allow, ok := a[0].(eval.Bool)
-			if !ok || a[1].Kind() != eval.KindClosure {
+		native("env-namespace-policy", 2, 2, func(c eval.Call, a []value.Value) (value.Value, error) {
+			allow, ok := a[0].(value.Bool)
+			if !ok || a[1].Kind() != value.KindClosure {
 				return nil, argsErr(c, a)
 			}
 			in().NamespacePolicy = eval.NamespacePolicy{AllowRoot: bool(allow), Fn: a[1]}
 			return str("Installed namespace policy"), nil
 		}),
-		native("env-gas", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gas", 0, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 			g := &in().Gas
 			if len(a) == 0 {
 				return gasInteger(g.Used().Gas()), nil
 			}
-			n, ok := a[0].(eval.Integer)
+			n, ok := a[0].(value.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
 			g.SetUsed(gas.FromGas(satWord(n)))
 			return str("Set gas to " + n.Text()), nil
 		}),
-		native("env-milligas", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-milligas", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) {
 			return gasInteger(uint64(in().Gas.Used())), nil
 		}),
-		native("env-set-milligas", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			n, ok := a[0].(eval.Integer)
+		native("env-set-milligas", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			n, ok := a[0].(value.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
@@ -173,48 +174,48 @@ func (r *Runner) natives() []*eval.Native {
 			// The pact binary's direct evaluator prints no space here.
 			return str("Set milligas to" + n.Text()), nil
 		}),
-		native("env-gaslimit", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			n, ok := a[0].(eval.Integer)
+		native("env-gaslimit", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			n, ok := a[0].(value.Integer)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
 			in().Gas.SetLimit(gas.FromGas(satWord(n)))
 			return str("Set gas limit to " + n.Text()), nil
 		}),
-		native("env-gaslog", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gaslog", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) {
 			g := &in().Gas
 			if !g.LogEnabled() {
 				g.StartLog()
-				return eval.List{str("Enabled gas log")}, nil
+				return value.List{str("Enabled gas log")}, nil
 			}
 			entries := g.TakeLog()
 			var total gas.MilliGas
 			for _, e := range entries {
 				total = total.Add(e.Cost)
 			}
-			out := make(eval.List, 0, len(entries)+1)
+			out := make(value.List, 0, len(entries)+1)
 			out = append(out, str("TOTAL: "+total.String()))
 			for _, e := range entries {
 				out = append(out, str(e.What+": "+e.Cost.String()))
 			}
 			return out, nil
 		}),
-		native("env-gasmodel", 0, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
+		native("env-gasmodel", 0, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
 			g := &in().Gas
 			if len(a) == 0 {
 				m := g.Model()
 				return str("Current gas model is '" + m.Name + "': " + m.Desc), nil
 			}
-			if s, ok := a[0].(eval.String); !ok || s != "table" {
+			if s, ok := a[0].(value.String); !ok || s != "table" {
 				return nil, argsErr(c, a)
 			}
 			g.SetModel(gas.Table)
 			return str("Set gas model to " + gas.Table.Desc), nil
 		}),
-		native("pact-version", 0, 0, func(c eval.Call, a []eval.Value) (eval.Value, error) { return str(Version), nil }),
+		native("pact-version", 0, 0, func(c eval.Call, a []value.Value) (value.Value, error) { return str(Version), nil }),
 		{Name: "enforce-pact-version", Min: 1, Max: 2, Fn: enforcePactVersion, Repl: true, TopLevelOnly: true},
-		native("env-enable-repl-natives", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			b, ok := a[0].(eval.Bool)
+		native("env-enable-repl-natives", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			b, ok := a[0].(value.Bool)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
@@ -224,8 +225,8 @@ func (r *Runner) natives() []*eval.Native {
 			}
 			return str("repl natives disabled"), nil
 		}),
-		native("env-module-admin", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			m, ok := a[0].(*eval.ModRef)
+		native("env-module-admin", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			m, ok := a[0].(*value.ModRef)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
@@ -233,58 +234,58 @@ func (r *Runner) natives() []*eval.Native {
 			return str("Acquired module admin for: " + m.Module.String()), nil
 		}),
 		native("env-verifiers", 1, 1, r.envVerifiers),
-		native("env-set-debug-flag", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			s, ok := a[0].(eval.String)
+		native("env-set-debug-flag", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			s, ok := a[0].(value.String)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
 			switch f := strings.TrimSpace(string(s)); f {
 			case "lexer", "parser", "desugar", "all", "none":
 				// Accepted; we have no debug output to switch.
-				return eval.UnitValue, nil
+				return value.UnitValue, nil
 			default:
-				return nil, eval.NativeError("env-set-debug-flag", "unrecognized flag in env-set-debug: "+f)
+				return nil, value.NativeError("env-set-debug-flag", "unrecognized flag in env-set-debug: "+f)
 			}
 		}),
 		native("load", 1, 2, r.load),
-		native("typecheck", 1, 1, func(c eval.Call, a []eval.Value) (eval.Value, error) {
-			s, ok := a[0].(eval.String)
+		native("typecheck", 1, 1, func(c eval.Call, a []value.Value) (value.Value, error) {
+			s, ok := a[0].(value.String)
 			if !ok {
 				return nil, argsErr(c, a)
 			}
-			if _, ok := eval.ParseModuleName(string(s)); !ok {
-				return nil, eval.NativeError("typecheck", "invalid module name format")
+			if _, ok := value.ParseModuleName(string(s)); !ok {
+				return nil, value.NativeError("typecheck", "invalid module name format")
 			}
 			m := in().LookupModule(string(s))
 			if m == nil {
-				return nil, eval.EvalError("Cannot find module: " + string(s))
+				return nil, value.EvalError("Cannot find module: " + string(s))
 			}
 			rep, err := typecheck.Check(in(), m)
 			if err != nil {
-				return nil, eval.EvalError(err.Error())
+				return nil, value.EvalError(err.Error())
 			}
 			switch {
 			case rep.Failed():
-				return nil, eval.EvalError(rep.ErrorText())
+				return nil, value.EvalError(rep.ErrorText())
 			case len(rep.Undecided) > 0:
 				// Never "successful" for checks that did not decide (DECISIONS.md).
 				in().Warn(rep.UndecidedText())
 			default:
 				in().Print("Typechecking successful for module " + m.Name.String())
 			}
-			return eval.UnitValue, nil
+			return value.UnitValue, nil
 		}),
 	}
 }
 
-func (r *Runner) expect(c eval.Call, a []eval.Thunk) (eval.Value, error) {
+func (r *Runner) expect(c eval.Call, a []eval.Thunk) (value.Value, error) {
 	dv, err := a[0].Eval()
 	if err != nil {
 		return nil, err
 	}
-	doc, ok := dv.(eval.String)
+	doc, ok := dv.(value.String)
 	if !ok {
-		return nil, eval.ArgsError("expect", dv)
+		return nil, value.ArgsError("expect", dv)
 	}
 	saved := r.In.Save()
 	actual, err := a[2].Eval()
@@ -294,17 +295,17 @@ func (r *Runner) expect(c eval.Call, a []eval.Thunk) (eval.Value, error) {
 		r.record(string(doc), false, msg, c)
 		return str(msg), nil
 	}
-	if actual.Kind() == eval.KindClosure {
+	if actual.Kind() == value.KindClosure {
 		msg := "FAILURE: expect expression did not return a pact value for comparison"
 		r.record(string(doc), false, msg, c)
-		return nil, eval.UserError(msg)
+		return nil, value.UserError(msg)
 	}
 	expected, err := a[1].Eval()
 	if err != nil {
 		return nil, err
 	}
-	if !eval.Equal(expected, actual) {
-		msg := "FAILURE: " + string(doc) + " expected: " + eval.Pretty(expected) + ", received: " + eval.Pretty(actual)
+	if !value.Equal(expected, actual) {
+		msg := "FAILURE: " + string(doc) + " expected: " + value.Pretty(expected) + ", received: " + value.Pretty(actual)
 		r.record(string(doc), false, msg, c)
 		return str(msg), nil
 	}
@@ -313,20 +314,20 @@ func (r *Runner) expect(c eval.Call, a []eval.Thunk) (eval.Value, error) {
 }
 
 func errText(err error) string {
-	if e, ok := err.(*eval.Error); ok {
+	if e, ok := err.(*value.Error); ok {
 		return e.Msg
 	}
 	return err.Error()
 }
 
-func (r *Runner) expectFailure(c eval.Call, a []eval.Thunk) (eval.Value, error) {
+func (r *Runner) expectFailure(c eval.Call, a []eval.Thunk) (value.Value, error) {
 	dv, err := a[0].Eval()
 	if err != nil {
 		return nil, err
 	}
-	doc, ok := dv.(eval.String)
+	doc, ok := dv.(value.String)
 	if !ok {
-		return nil, eval.ArgsError("expect-failure", dv)
+		return nil, value.ArgsError("expect-failure", dv)
 	}
 	var match string
 	body := a[1]
@@ -335,9 +336,9 @@ func (r *Runner) expectFailure(c eval.Call, a []eval.Thunk) (eval.Value, error) 
 		if err != nil {
 			return nil, err
 		}
-		m, ok := mv.(eval.String)
+		m, ok := mv.(value.String)
 		if !ok {
-			return nil, eval.ArgsError("expect-failure", dv, mv)
+			return nil, value.ArgsError("expect-failure", dv, mv)
 		}
 		match, body = string(m), a[2]
 	}
@@ -356,14 +357,14 @@ func (r *Runner) expectFailure(c eval.Call, a []eval.Thunk) (eval.Value, error) 
 	}
 	msg := "FAILURE: " + string(doc) + ": expected failure, got result"
 	if len(a) == 3 {
-		msg = "FAILURE: " + match + ": expected failure, got result: " + eval.Pretty(v)
+		msg = "FAILURE: " + match + ": expected failure, got result: " + value.Pretty(v)
 	}
 	r.record(string(doc), false, msg, c)
 	return str(msg), nil
 }
 
-func (r *Runner) expectThat(c eval.Call, a []eval.Value) (eval.Value, error) {
-	doc, ok := a[0].(eval.String)
+func (r *Runner) expectThat(c eval.Call, a []value.Value) (value.Value, error) {
+	doc, ok := a[0].(value.String)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
@@ -371,10 +372,10 @@ func (r *Runner) expectThat(c eval.Call, a []eval.Value) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, ok := v.(eval.Bool)
+	b, ok := v.(value.Bool)
 	if !ok {
 		r.record(string(doc), false, "FAILURE: expect-that expression did not return a boolean", c)
-		return nil, eval.NativeError("expect-that", "Expect-that: condition did not return a boolean")
+		return nil, value.NativeError("expect-that", "Expect-that: condition did not return a boolean")
 	}
 	if !b {
 		msg := "FAILURE: Expect-that: Did not satisfy condition: " + string(doc)
@@ -385,8 +386,8 @@ func (r *Runner) expectThat(c eval.Call, a []eval.Value) (eval.Value, error) {
 	return str("Expect-that: success " + string(doc)), nil
 }
 
-func (r *Runner) envChainData(c eval.Call, a []eval.Value) (eval.Value, error) {
-	o, ok := a[0].(*eval.Object)
+func (r *Runner) envChainData(c eval.Call, a []value.Value) (value.Value, error) {
+	o, ok := a[0].(*value.Object)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
@@ -396,16 +397,16 @@ func (r *Runner) envChainData(c eval.Call, a []eval.Value) (eval.Value, error) {
 		good := false
 		switch k {
 		case "gas-limit", "block-height":
-			good = v.Kind() == eval.KindInteger
+			good = v.Kind() == value.KindInteger
 		case "gas-price":
-			good = v.Kind() == eval.KindDecimal
+			good = v.Kind() == value.KindDecimal
 		case "chain-id", "sender", "prev-block-hash":
-			good = v.Kind() == eval.KindString
+			good = v.Kind() == value.KindString
 		case "block-time":
-			good = v.Kind() == eval.KindTime
+			good = v.Kind() == value.KindTime
 		}
 		if !good {
-			return nil, eval.UserError("envChainData: bad public metadata value for key: " + k)
+			return nil, value.UserError("envChainData: bad public metadata value for key: " + k)
 		}
 		cd = cd.Set(k, v)
 	}
@@ -413,14 +414,14 @@ func (r *Runner) envChainData(c eval.Call, a []eval.Value) (eval.Value, error) {
 	return str("Updated public metadata"), nil
 }
 
-func capList(v eval.Value) ([]*eval.CapToken, bool) {
-	l, ok := v.(eval.List)
+func capList(v value.Value) ([]*value.CapToken, bool) {
+	l, ok := v.(value.List)
 	if !ok {
 		return nil, false
 	}
-	out := make([]*eval.CapToken, len(l))
+	out := make([]*value.CapToken, len(l))
 	for i, x := range l {
-		t, ok := x.(*eval.CapToken)
+		t, ok := x.(*value.CapToken)
 		if !ok {
 			return nil, false
 		}
@@ -429,51 +430,51 @@ func capList(v eval.Value) ([]*eval.CapToken, bool) {
 	return out, true
 }
 
-func (r *Runner) envSigs(c eval.Call, a []eval.Value) (eval.Value, error) {
-	l, ok := a[0].(eval.List)
+func (r *Runner) envSigs(c eval.Call, a []value.Value) (value.Value, error) {
+	l, ok := a[0].(value.List)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
-	bad := eval.UserError("env-sigs: Expected object with 'key': string, 'caps': [capability]")
-	var sigs []eval.Signer
+	bad := value.UserError("env-sigs: Expected object with 'key': string, 'caps': [capability]")
+	var sigs []value.Signer
 	for _, x := range l {
-		o, ok := x.(*eval.Object)
+		o, ok := x.(*value.Object)
 		if !ok {
 			return nil, bad
 		}
 		k, ok1 := o.Get("key")
 		cv, ok2 := o.Get("caps")
-		ks, ok3 := k.(eval.String)
+		ks, ok3 := k.(value.String)
 		caps, ok4 := capList(cv)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return nil, bad
 		}
-		sigs = append(sigs, eval.Signer{PubKey: string(ks), Caps: caps})
+		sigs = append(sigs, value.Signer{PubKey: string(ks), Caps: caps})
 	}
 	r.In.Signers = sigs
 	return str("Setting transaction signatures/caps"), nil
 }
 
-func (r *Runner) envVerifiers(c eval.Call, a []eval.Value) (eval.Value, error) {
-	l, ok := a[0].(eval.List)
+func (r *Runner) envVerifiers(c eval.Call, a []value.Value) (value.Value, error) {
+	l, ok := a[0].(value.List)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
-	bad := eval.NativeError("env-verifiers", "Expected object with 'name': string, 'caps': [capability]")
-	var vs []eval.Verifier
+	bad := value.NativeError("env-verifiers", "Expected object with 'name': string, 'caps': [capability]")
+	var vs []value.Verifier
 	for _, x := range l {
-		o, ok := x.(*eval.Object)
+		o, ok := x.(*value.Object)
 		if !ok {
 			return nil, bad
 		}
 		n, ok1 := o.Get("name")
 		cv, ok2 := o.Get("caps")
-		ns, ok3 := n.(eval.String)
+		ns, ok3 := n.(value.String)
 		caps, ok4 := capList(cv)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return nil, bad
 		}
-		vs = append(vs, eval.Verifier{Name: string(ns), Caps: caps})
+		vs = append(vs, value.Verifier{Name: string(ns), Caps: caps})
 	}
 	r.In.Verifiers = vs
 	return str("Setting transaction verifiers/caps"), nil
@@ -490,10 +491,10 @@ func txText(start string, t *txInfo) string {
 	return string(b)
 }
 
-func (r *Runner) beginTx(c eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) beginTx(c eval.Call, a []value.Value) (value.Value, error) {
 	name := ""
 	if len(a) == 1 {
-		s, ok := a[0].(eval.String)
+		s, ok := a[0].(value.String)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
@@ -501,13 +502,13 @@ func (r *Runner) beginTx(c eval.Call, a []eval.Value) (eval.Value, error) {
 	}
 	id, err := r.DB.BeginTx(db.Transactional)
 	if err != nil {
-		return nil, eval.UserError("tx-function failure Begin Tx")
+		return nil, value.UserError("tx-function failure Begin Tx")
 	}
 	r.tx = &txInfo{id: id, name: name}
 	return str(txText("Begin Tx", r.tx)), nil
 }
 
-func (r *Runner) endTx(commit bool) (eval.Value, error) {
+func (r *Runner) endTx(commit bool) (value.Value, error) {
 	start := "Rollback Tx"
 	var err error
 	if commit {
@@ -517,42 +518,42 @@ func (r *Runner) endTx(commit bool) (eval.Value, error) {
 		err = r.DB.RollbackTx()
 	}
 	if err != nil {
-		return nil, &eval.Error{Kind: eval.ErrDB, Msg: "Error during database operation: No Transaction currently in progress, cannot execute \"" +
+		return nil, &value.Error{Kind: value.ErrDB, Msg: "Error during database operation: No Transaction currently in progress, cannot execute \"" +
 			map[bool]string{true: "commit", false: "rollback"}[commit] + "\""}
 	}
 	r.In.ResetTx()
 	t := r.tx
 	r.tx = nil
 	if t == nil {
-		return nil, eval.UserError("tx-function failure " + start)
+		return nil, value.UserError("tx-function failure " + start)
 	}
 	return str(txText(start, t)), nil
 }
 
-func (r *Runner) continuePact(c eval.Call, a []eval.Value) (eval.Value, error) {
-	step, ok := a[0].(eval.Integer)
+func (r *Runner) continuePact(c eval.Call, a []value.Value) (value.Value, error) {
+	step, ok := a[0].(value.Integer)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
 	rollback := false
 	pactID := ""
-	var resume *eval.Object
+	var resume *value.Object
 	if len(a) > 1 {
-		b, ok := a[1].(eval.Bool)
+		b, ok := a[1].(value.Bool)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
 		rollback = bool(b)
 	}
 	if len(a) > 2 {
-		s, ok := a[2].(eval.String)
+		s, ok := a[2].(value.String)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
 		pactID = string(s)
 	}
 	if len(a) > 3 {
-		o, ok := a[3].(*eval.Object)
+		o, ok := a[3].(*value.Object)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
@@ -561,9 +562,9 @@ func (r *Runner) continuePact(c eval.Call, a []eval.Value) (eval.Value, error) {
 	return r.In.ContinuePact(int(step.Int64()), rollback, pactID, resume)
 }
 
-func (r *Runner) envExecConfig(c eval.Call, a []eval.Value) (eval.Value, error) {
+func (r *Runner) envExecConfig(c eval.Call, a []value.Value) (value.Value, error) {
 	if len(a) == 0 {
-		out := eval.List{}
+		out := value.List{}
 		for _, f := range ExecFlags {
 			if r.In.Flags[f] {
 				out = append(out, str(f))
@@ -571,14 +572,14 @@ func (r *Runner) envExecConfig(c eval.Call, a []eval.Value) (eval.Value, error) 
 		}
 		return out, nil
 	}
-	l, ok := a[0].(eval.List)
+	l, ok := a[0].(value.List)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
 	flags := map[string]bool{}
-	out := eval.List{}
+	out := value.List{}
 	for _, x := range l {
-		s, ok := x.(eval.String)
+		s, ok := x.(value.String)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
@@ -632,37 +633,37 @@ func cmpVersion(a, b []int) int {
 	return len(a) - len(b)
 }
 
-func enforcePactVersion(c eval.Call, a []eval.Value) (eval.Value, error) {
+func enforcePactVersion(c eval.Call, a []value.Value) (value.Value, error) {
 	cur, _ := parseVersion(Version)
 	var bounds [][]int
 	for _, v := range a {
-		s, ok := v.(eval.String)
+		s, ok := v.(value.String)
 		if !ok {
 			return nil, argsErr(c, a)
 		}
 		b, ok := parseVersion(string(s))
 		if !ok {
-			return nil, eval.EvalError("Enforce pact-version failed: Could not parse " + string(s) + ", expect list of dot-separated integers")
+			return nil, value.EvalError("Enforce pact-version failed: Could not parse " + string(s) + ", expect list of dot-separated integers")
 		}
 		bounds = append(bounds, b)
 	}
 	if cmpVersion(bounds[0], cur) <= 0 && (len(bounds) == 1 || cmpVersion(cur, bounds[1]) <= 0) {
-		return eval.True, nil
+		return value.True, nil
 	}
-	msg := "Enforce pact-version failed: Current Version: " + Version + " Minimum Version: " + string(a[0].(eval.String))
+	msg := "Enforce pact-version failed: Current Version: " + Version + " Minimum Version: " + string(a[0].(value.String))
 	if len(a) == 2 {
-		msg += " Maximum Version: " + string(a[1].(eval.String))
+		msg += " Maximum Version: " + string(a[1].(value.String))
 	}
-	return nil, eval.EvalError(msg)
+	return nil, value.EvalError(msg)
 }
 
-func (r *Runner) load(c eval.Call, a []eval.Value) (eval.Value, error) {
-	s, ok := a[0].(eval.String)
+func (r *Runner) load(c eval.Call, a []value.Value) (value.Value, error) {
+	s, ok := a[0].(value.String)
 	if !ok {
 		return nil, argsErr(c, a)
 	}
 	if len(a) == 2 {
-		if b, ok := a[1].(eval.Bool); ok && bool(b) {
+		if b, ok := a[1].(value.Bool); ok && bool(b) {
 			results, out, trace := r.Results, r.Out, r.Trace
 			r.reset()
 			r.Results, r.Out, r.Trace = results, out, trace
@@ -679,12 +680,12 @@ func (r *Runner) load(c eval.Call, a []eval.Value) (eval.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eval.UnitValue, nil
+	return value.UnitValue, nil
 }
 
 // satWord is an integer as upstream's SatWord: negative values are 0,
 // values past 2^64-1 saturate.
-func satWord(n eval.Integer) uint64 {
+func satWord(n value.Integer) uint64 {
 	if n.Sign() < 0 {
 		return 0
 	}
@@ -696,6 +697,6 @@ func satWord(n eval.Integer) uint64 {
 }
 
 // gasInteger is a gas amount as a Pact integer.
-func gasInteger(g uint64) eval.Integer {
-	return eval.NewIntBig(new(big.Int).SetUint64(g))
+func gasInteger(g uint64) value.Integer {
+	return value.NewIntBig(new(big.Int).SetUint64(g))
 }

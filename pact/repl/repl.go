@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Version is the Pact version we implement and report.
@@ -105,7 +106,7 @@ func (r *Runner) LoadFile(path string) error {
 
 // EvalSource parses and evaluates a program, returning each top-level
 // result.
-func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
+func (r *Runner) EvalSource(name, src string, repl bool) ([]value.Value, error) {
 	r.remember(name, src)
 	var f *syntax.File
 	var err error
@@ -120,7 +121,7 @@ func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
 	r.In.SetSource(name, src)
 	r.files = append(r.files, name)
 	defer func() { r.files = r.files[:len(r.files)-1] }()
-	var out []eval.Value
+	var out []value.Value
 	for _, item := range f.Items {
 		v, err := r.In.EvalTopLevel(item, repl)
 		if err != nil {
@@ -128,7 +129,7 @@ func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
 		}
 		if r.Trace {
 			loc := item.Span()
-			fmt.Fprintf(r.Out, "%s:%d:%d:Trace: %s\n", loc.File, loc.Start.Line, loc.Start.Col, eval.Pretty(v))
+			fmt.Fprintf(r.Out, "%s:%d:%d:Trace: %s\n", loc.File, loc.Start.Line, loc.Start.Col, value.Pretty(v))
 		}
 		out = append(out, v)
 	}
@@ -140,7 +141,7 @@ func (r *Runner) EvalSource(name, src string, repl bool) ([]eval.Value, error) {
 // (the REPL and `pact FILE` print RenderError's P5 layout instead).
 func FormatError(err error) string {
 	switch e := err.(type) {
-	case *eval.Error:
+	case *value.Error:
 		if e.Located {
 			return fmt.Sprintf("%s:%d:%d: %s", e.Loc.File, e.Loc.Start.Line, e.Loc.Start.Col, e.Msg)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/crypto"
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/jsontext"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // hashTxLogsStreamed is HashTxLogs the slow way: each write hashed as it is
@@ -33,10 +33,10 @@ func TestTxLogsHash(t *testing.T) {
 	var logs []db.TxLog
 	for n := 0; n <= 40; n++ {
 		if n%7 == 3 {
-			logs = append(logs, db.TxLog{Domain: db.KeySets, Key: fmt.Sprint("ks", n), Value: eval.String("a keyset stand-in")})
+			logs = append(logs, db.TxLog{Domain: db.KeySets, Key: fmt.Sprint("ks", n), Value: value.String("a keyset stand-in")})
 		} else if n > 0 {
 			logs = append(logs, db.TxLog{Domain: db.UserTable, Table: "coin_coin-table", Key: fmt.Sprint("k", n),
-				Value: eval.NewObject(eval.Field{Key: "balance", Val: eval.NewInt(int64(n))})})
+				Value: value.NewObject(value.Field{Key: "balance", Val: value.NewInt(int64(n))})})
 		}
 		want := hashTxLogsStreamed(logs)
 		if got := HashTxLogs(logs); got != want {

@@ -14,18 +14,19 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Outcome is what executing one command produced.
 type Outcome struct {
 	Gas int64
 	// Exactly one of Value and Fail is set.
-	Value eval.Value
+	Value value.Value
 	Fail  *Error
 	// Logs are the committed writes; HasLogs is false for a failure.
 	Logs    []db.TxLog
 	HasLogs bool
-	Events  []eval.Event
+	Events  []value.Event
 	Pact    *eval.PactExec
 	// TxID is nil in Local mode and on failure.
 	TxID *db.TxID
@@ -65,7 +66,7 @@ func ErrorOf(err error) *Error {
 	if errors.As(err, &se) {
 		return &Error{Type: TypeSyntax, Message: se.Msg, Info: topLevelInfo(se.Loc)}
 	}
-	var ee *eval.Error
+	var ee *value.Error
 	if errors.As(err, &ee) {
 		t := TypeEval
 		if ee.Recoverable() {
@@ -113,7 +114,7 @@ func Append(buf []byte, rk api.Hash, o *Outcome) []byte {
 	buf = strconv.AppendInt(buf, o.Gas, 10)
 	buf = append(buf, `,"result":`...)
 	if o.Fail == nil {
-		data, err := eval.AppendJSON(append(buf, `{"status":"success","data":`...), o.Value)
+		data, err := value.AppendJSON(append(buf, `{"status":"success","data":`...), o.Value)
 		if err == nil {
 			buf = append(data, '}')
 		} else {
@@ -190,15 +191,15 @@ func AppendString(buf []byte, s string) []byte {
 	return jsontext.AppendString(buf, s)
 }
 
-func AppendValue(buf []byte, v eval.Value) []byte {
-	out, err := eval.AppendJSON(buf, v)
+func AppendValue(buf []byte, v value.Value) []byte {
+	out, err := value.AppendJSON(buf, v)
 	if err != nil {
 		return append(buf, "null"...)
 	}
 	return out
 }
 
-func appendModuleName(buf []byte, m eval.ModuleName) []byte {
+func appendModuleName(buf []byte, m value.ModuleName) []byte {
 	buf = append(buf, `{"namespace":`...)
 	if m.Namespace == "" {
 		buf = append(buf, "null"...)
@@ -211,7 +212,7 @@ func appendModuleName(buf []byte, m eval.ModuleName) []byte {
 }
 
 // AppendEvent appends {"params","name","module","moduleHash"}.
-func AppendEvent(buf []byte, ev eval.Event) []byte {
+func AppendEvent(buf []byte, ev value.Event) []byte {
 	buf = append(buf, `{"params":[`...)
 	for i, a := range ev.Args {
 		if i > 0 {
@@ -360,7 +361,7 @@ func appendTxLogsHash(buf []byte, logs []db.TxLog) []byte {
 // once the defpact is done).
 func appendSystemValue(buf []byte, v any) []byte {
 	switch x := v.(type) {
-	case eval.Value:
+	case value.Value:
 		return AppendValue(buf, x)
 	case *eval.Module:
 		buf = append(buf, `{"name":`...)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Size bounds of results. A result's JSON can be far larger than the memory its values take:
@@ -52,15 +53,15 @@ func (c *sizeCounter) over() bool { return c.n > c.limit }
 
 func (c *sizeCounter) add(k int) { c.n += k }
 
-func (c *sizeCounter) value(v eval.Value) {
+func (c *sizeCounter) value(v value.Value) {
 	if c.over() {
 		return
 	}
 	c.visits++
 	switch x := v.(type) {
-	case eval.String:
+	case value.String:
 		c.add(len(x) + 2)
-	case eval.List:
+	case value.List:
 		c.add(2 + max(len(x)-1, 0)) // brackets and commas
 		for _, e := range x {
 			if c.over() {
@@ -68,7 +69,7 @@ func (c *sizeCounter) value(v eval.Value) {
 			}
 			c.value(e)
 		}
-	case *eval.Object:
+	case *value.Object:
 		c.add(2 + max(x.Len()-1, 0))
 		for i := range x.Len() {
 			if c.over() {
@@ -77,25 +78,25 @@ func (c *sizeCounter) value(v eval.Value) {
 			c.add(len(x.Key(i)) + 3) // quotes and colon
 			c.value(x.Val(i))
 		}
-	case eval.Integer:
+	case value.Integer:
 		c.add(intDigits(x))
-	case eval.Decimal:
+	case value.Decimal:
 		c.add(intDigits(x.Mantissa()))
-	case *eval.KeySet:
+	case *value.KeySet:
 		for _, k := range x.Keys {
 			c.add(len(k) + 3)
 		}
 		c.add(len(x.Pred))
-	case *eval.UserGuard:
+	case *value.UserGuard:
 		c.list(x.Args)
-	case *eval.CapabilityGuard:
+	case *value.CapabilityGuard:
 		c.list(x.Args)
 	default:
 		c.add(1)
 	}
 }
 
-func (c *sizeCounter) list(vs []eval.Value) {
+func (c *sizeCounter) list(vs []value.Value) {
 	for _, v := range vs {
 		if c.over() {
 			return
@@ -120,7 +121,7 @@ func (c *sizeCounter) pact(pe *eval.PactExec) {
 
 // intDigits is a lower bound of the decimal digits of i: one for a machine-size integer,
 // floor(bits × 0.3) for a larger one (log10 2 ≈ 0.30103).
-func intDigits(i eval.Integer) int {
+func intDigits(i value.Integer) int {
 	if i.IsSmall() {
 		return 1
 	}

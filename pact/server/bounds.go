@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Bounds of evaluation that hold whatever the gas settings (DECISIONS.md,
@@ -121,8 +122,8 @@ func (e *Engine) budgetError(in *eval.Interp, err error) error {
 	if l, limited := in.Gas.Limit(); in.Gas.Model() != gas.Table || !limited || l != limit {
 		return err
 	}
-	var ee *eval.Error
-	if !errors.As(err, &ee) || ee.Kind != eval.ErrGas ||
+	var ee *value.Error
+	if !errors.As(err, &ee) || ee.Kind != value.ErrGas ||
 		!strings.HasPrefix(ee.Msg, `Gas limit "`+strconv.FormatUint(limit.Gas(), 10)+`"exceeded`) {
 		return err
 	}
@@ -143,7 +144,7 @@ func budgetText(limit gas.MilliGas) string {
 // byte, so it visits at most limit values: a value that holds its
 // predecessor twice, 64 levels deep, has 2^64 leaves to encode but is
 // rejected after a million.
-func resultTooLarge(v eval.Value, events []eval.Event, pe *eval.PactExec, limit int) bool {
+func resultTooLarge(v value.Value, events []value.Event, pe *eval.PactExec, limit int) bool {
 	w := sizeWalk{left: limit}
 	if v != nil {
 		w.value(v)
@@ -167,7 +168,7 @@ func (w *sizeWalk) over() bool { return w.left < 0 }
 
 func (w *sizeWalk) add(n int) { w.left -= n }
 
-func (w *sizeWalk) values(vs []eval.Value) {
+func (w *sizeWalk) values(vs []value.Value) {
 	w.add(2 + max(len(vs)-1, 0)) // brackets and commas
 	for _, v := range vs {
 		if w.over() {
@@ -177,32 +178,32 @@ func (w *sizeWalk) values(vs []eval.Value) {
 	}
 }
 
-func (w *sizeWalk) value(v eval.Value) {
+func (w *sizeWalk) value(v value.Value) {
 	if w.over() {
 		return
 	}
 	switch x := v.(type) {
-	case eval.String:
+	case value.String:
 		w.add(jsonStringSize(string(x)))
-	case eval.List:
+	case value.List:
 		w.values(x)
-	case *eval.Object:
+	case *value.Object:
 		w.add(2 + max(x.Len()-1, 0))
 		for i := 0; i < x.Len() && !w.over(); i++ {
 			w.add(jsonStringSize(x.Key(i)) + 1)
 			w.value(x.Val(i))
 		}
-	case *eval.UserGuard:
+	case *value.UserGuard:
 		g := *x
 		g.Args = nil
 		w.shell(&g)
 		w.values(x.Args)
-	case *eval.CapabilityGuard:
+	case *value.CapabilityGuard:
 		g := *x
 		g.Args = nil
 		w.shell(&g)
 		w.values(x.Args)
-	case *eval.CapToken:
+	case *value.CapToken:
 		t := *x
 		t.Args = nil
 		w.shell(&t)
@@ -214,15 +215,15 @@ func (w *sizeWalk) value(v eval.Value) {
 
 // shell measures a value with arguments encoded without them ("[]"), so
 // that adding the arguments' size gives the whole.
-func (w *sizeWalk) shell(v eval.Value) {
+func (w *sizeWalk) shell(v value.Value) {
 	w.leaf(v)
 	w.add(-2)
 }
 
 // leaf measures a value that holds no other values by encoding it. A value
 // with no JSON form (a closure) is written as null by the result writer.
-func (w *sizeWalk) leaf(v eval.Value) {
-	b, err := eval.AppendJSON(w.scratch[:0], v)
+func (w *sizeWalk) leaf(v value.Value) {
+	b, err := value.AppendJSON(w.scratch[:0], v)
 	if err != nil {
 		w.add(len("null"))
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
@@ -93,9 +94,9 @@ func TestMaxElements(t *testing.T) {
 
 // resultSize is the size the cap measures: the JSON of the value as the
 // result writer encodes it.
-func resultSize(t *testing.T, v eval.Value) int {
+func resultSize(t *testing.T, v value.Value) int {
 	t.Helper()
-	b, err := eval.AppendJSON(nil, v)
+	b, err := value.AppendJSON(nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func resultSize(t *testing.T, v eval.Value) int {
 func TestResultSizeIsExact(t *testing.T) {
 	e := open(t, Config{})
 	in := eval.New(e.state)
-	evalCode := func(code string) eval.Value {
+	evalCode := func(code string) value.Value {
 		t.Helper()
 		c := build(t, cmdSpec{code: code, nonce: code})
 		pc, err := api.VerifyCommand(c)
@@ -134,7 +135,7 @@ func TestResultSizeIsExact(t *testing.T) {
 		`(create-capability-guard (ug.C "arg"))`,
 		`(fold (lambda (l i) [l l]) ["leaf"] (enumerate 1 8))`,
 	}
-	in.Data = eval.NewObject(eval.Field{Key: "ks", Val: eval.NewKeySet([]string{strings.Repeat("ab", 32)}, eval.KeysAll)})
+	in.Data = value.NewObject(value.Field{Key: "ks", Val: value.NewKeySet([]string{strings.Repeat("ab", 32)}, value.KeysAll)})
 	evalCode(`(module ug G (defcap G () true) (defcap C (s:string) true) (defun g:bool (x:list) true))`)
 	for _, code := range codes {
 		v := evalCode(code)
@@ -148,7 +149,7 @@ func TestResultSizeIsExact(t *testing.T) {
 	}
 	// Invalid UTF-8 (which Pact strings cannot hold, but Go values can)
 	// may only be overstated.
-	bad := eval.String("a\xffb")
+	bad := value.String("a\xffb")
 	if n := resultSize(t, bad); resultTooLarge(bad, nil, nil, n+4) || !resultTooLarge(bad, nil, nil, n-1) {
 		t.Errorf("invalid UTF-8 measured wrong (encoded size %d)", n)
 	}

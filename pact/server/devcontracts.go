@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The project's development contracts on `pact -s` (Config.DevContracts).
@@ -59,7 +59,7 @@ var unknownModule = regexp.MustCompile(`^(?:Cannot resolve module |Cannot find m
 // of the development contracts and the server does not load them, why the
 // module is missing and how to have it.
 func (e *Engine) devContractsHint(err error) error {
-	var ee *eval.Error
+	var ee *value.Error
 	if e.cfg.DevContracts != nil || !errors.As(err, &ee) {
 		return err
 	}

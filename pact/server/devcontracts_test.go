@@ -9,7 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // devGenesis is what pact -s's preloadDevContracts wires (cmd/pact): block execution's
@@ -49,8 +49,8 @@ func TestDevContracts(t *testing.T) {
 func transfer(t *testing.T) *api.Command {
 	k := mustKey(contracts.TestKeys[0].Secret)
 	return build(t, cmdSpec{code: `(coin.transfer "sender00" "sender01" 1.0)`, nonce: "transfer", signers: []*api.KeyPair{k},
-		caps: []api.SigCapability{{Name: "coin.TRANSFER", Args: []eval.Value{eval.String("sender00"), eval.String("sender01"),
-			eval.NewDecimal(eval.NewInt(1), 0)}}}})
+		caps: []api.SigCapability{{Name: "coin.TRANSFER", Args: []value.Value{value.String("sender00"), value.String("sender01"),
+			value.NewDecimal(value.NewInt(1), 0)}}}})
 }
 
 // Without them, naming one of their modules says why it is missing and

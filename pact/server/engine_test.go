@@ -11,7 +11,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
@@ -47,9 +47,9 @@ func build(t testing.TB, s cmdSpec) *api.Command {
 	if s.cont != nil {
 		p.Cont = s.cont
 	} else {
-		var data eval.Value = eval.UnitValue
+		var data value.Value = value.UnitValue
 		if s.data != "" {
-			v, err := eval.DecodeJSON([]byte(s.data))
+			v, err := value.DecodeJSON([]byte(s.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestSendPollLocal(t *testing.T) {
 		`","stepHasRollback":false,"step":0,"yield":{"data":{"x":{"int":7}},"provenance":null},"continuation":{"args":[{"int":7}],"def":"m.two-steps"},"stepCount":2}`) {
 		t.Errorf("continuation %s", r.Continuation)
 	}
-	r = sendOne(t, e, build(t, cmdSpec{nonce: "cont", cont: &api.ContMsg{PactID: pactID, Step: 1, Data: eval.UnitValue}}))
+	r = sendOne(t, e, build(t, cmdSpec{nonce: "cont", cont: &api.ContMsg{PactID: pactID, Step: 1, Data: value.UnitValue}}))
 	if r.Result.Status != "success" || string(r.Result.Data) != `"got 7"` {
 		t.Errorf("continuation step: %+v %s", r, r.Result.Data)
 	}
@@ -304,9 +304,9 @@ func TestVerification(t *testing.T) {
 		cap    api.SigCapability
 		status string
 	}{
-		{api.SigCapability{Name: "m.SIGNED", Args: []eval.Value{eval.String("x")}}, "success"},
-		{api.SigCapability{Name: "m.SIGNED", Args: []eval.Value{eval.String("y")}}, "failure"},
-		{api.SigCapability{Name: "m.PAID", Args: []eval.Value{eval.String("x"), eval.NewInt(1)}}, "failure"},
+		{api.SigCapability{Name: "m.SIGNED", Args: []value.Value{value.String("x")}}, "success"},
+		{api.SigCapability{Name: "m.SIGNED", Args: []value.Value{value.String("y")}}, "failure"},
+		{api.SigCapability{Name: "m.PAID", Args: []value.Value{value.String("x"), value.NewInt(1)}}, "failure"},
 	} {
 		capped := build(t, cmdSpec{code: `(m.signed "x")`, data: ks, nonce: "cap" + tc.cap.Name + tc.cap.Args[0].String(),
 			signers: []*api.KeyPair{alice}, caps: []api.SigCapability{tc.cap}})
@@ -505,7 +505,7 @@ func TestRestart(t *testing.T) {
 		t.Errorf("row lost: %+v %s", r.Result.Error, r.Result.Data)
 	}
 	// The defpact continues, and transaction ids go on.
-	r := sendOne(t, e, build(t, cmdSpec{nonce: "cont", cont: &api.ContMsg{PactID: start.Hash.String(), Step: 1, Data: eval.UnitValue}}))
+	r := sendOne(t, e, build(t, cmdSpec{nonce: "cont", cont: &api.ContMsg{PactID: start.Hash.String(), Step: 1, Data: value.UnitValue}}))
 	if string(r.Result.Data) != `"got 3"` || r.TxID == nil || *r.TxID != 3 {
 		t.Errorf("continuation after restart: %+v %s", r, r.Result.Data)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
@@ -109,14 +110,14 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 	}
 	v, err := run(in, c.pc)
 	used := e.gasUsed(in)
-	var events []eval.Event
+	var events []value.Event
 	var pe *eval.PactExec
 	if err == nil {
 		// The result is measured before the commit: a command whose answer
 		// is too large to send fails as a whole, its writes with it.
 		events, pe = in.Events(false), in.LastPact()
 		if limit := e.maxResultSize(); resultTooLarge(v, events, pe, limit) {
-			err = eval.EvalError("Result too large: the command's value, events and continuation encode to more than " +
+			err = value.EvalError("Result too large: the command's value, events and continuation encode to more than " +
 				strconv.Itoa(limit) + " bytes of JSON (maxResultSize)")
 		}
 	}
@@ -139,12 +140,12 @@ func (e *Engine) execute(c *checked, mode db.Mode, gasLimit uint64) (*result.Out
 
 // run evaluates the command: every top-level form of an exec, whose
 // result is the last value; or the requested step of a defpact.
-func run(in *eval.Interp, pc *api.ParsedCommand) (eval.Value, error) {
+func run(in *eval.Interp, pc *api.ParsedCommand) (value.Value, error) {
 	p := pc.Payload
 	if p.Cont != nil {
 		c := p.Cont
 		if c.Proof != nil {
-			return nil, eval.EvalError("SPV continuation proofs are not supported by this server")
+			return nil, value.EvalError("SPV continuation proofs are not supported by this server")
 		}
 		return in.ContinuePact(int(c.Step), c.Rollback, c.PactID, nil)
 	}
@@ -176,19 +177,19 @@ func (e *Engine) prepare(c *checked, mode db.Mode) {
 	}
 }
 
-func chainData(m *api.PublicMeta) *eval.Object {
+func chainData(m *api.PublicMeta) *value.Object {
 	gl := m.GasLimit
 	if gl > math.MaxInt64 {
 		gl = math.MaxInt64
 	}
-	return eval.NewObject(
-		eval.Field{Key: "chain-id", Val: eval.String(m.ChainID)},
-		eval.Field{Key: "block-height", Val: eval.NewInt(0)},
-		eval.Field{Key: "block-time", Val: eval.TimeFromMicros(0)},
-		eval.Field{Key: "prev-block-hash", Val: eval.String("")},
-		eval.Field{Key: "sender", Val: eval.String(m.Sender)},
-		eval.Field{Key: "gas-limit", Val: eval.NewInt(int64(gl))},
-		eval.Field{Key: "gas-price", Val: m.GasPrice},
+	return value.NewObject(
+		value.Field{Key: "chain-id", Val: value.String(m.ChainID)},
+		value.Field{Key: "block-height", Val: value.NewInt(0)},
+		value.Field{Key: "block-time", Val: value.TimeFromMicros(0)},
+		value.Field{Key: "prev-block-hash", Val: value.String("")},
+		value.Field{Key: "sender", Val: value.String(m.Sender)},
+		value.Field{Key: "gas-limit", Val: value.NewInt(int64(gl))},
+		value.Field{Key: "gas-price", Val: m.GasPrice},
 	)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/typecheck"
+	"github.com/ledgernode/ledger-node/pact/value"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
@@ -87,9 +88,9 @@ func (e *Engine) Verify(ctx context.Context, body []byte) ([]byte, error) {
 	if len(sources) == 0 {
 		return nil, contractapi.Reject(`Malformed request body: "modules" is missing or empty`)
 	}
-	var data eval.Value = eval.NewObject()
+	var data value.Value = value.NewObject()
 	if len(req.Data) > 0 && string(req.Data) != "null" {
-		v, err := eval.DecodeJSON(req.Data)
+		v, err := value.DecodeJSON(req.Data)
 		if err != nil {
 			return nil, contractapi.Reject("Malformed request body: data: %v", err)
 		}
@@ -115,13 +116,13 @@ func (e *Engine) Verify(ctx context.Context, body []byte) ([]byte, error) {
 // work budget and element limit (all sources share one budget; verify
 // charges no gas, so the gas rate plays no part), and collects the
 // findings.
-func verifySources(sources []string, data eval.Value, flags map[string]bool, e *Engine) []finding {
+func verifySources(sources []string, data value.Value, flags map[string]bool, e *Engine) []finding {
 	mem := db.NewMemDB()
 	in := eval.New(mem)
 	e.budget(in)
 	in.Data = data
 	in.Flags = flags
-	in.Signers = []eval.Signer{{PubKey: standInKey}}
+	in.Signers = []value.Signer{{PubKey: standInKey}}
 	var out []finding
 	var current syntax.Span
 	in.Warn = func(s string) { out = append(out, newFinding("Warning", s, current)) }
@@ -154,7 +155,7 @@ func verifySources(sources []string, data eval.Value, flags map[string]bool, e *
 				err = e.budgetError(in, err)
 				loc := item.Span()
 				msg := err.Error()
-				if ee, ok := err.(*eval.Error); ok {
+				if ee, ok := err.(*value.Error); ok {
 					msg = ee.Msg
 					if ee.Located {
 						loc = ee.Loc
@@ -228,7 +229,7 @@ func newFinding(typ, text string, loc syntax.Span) finding {
 // provide creates the stand-ins a form needs: the governance keyset of a
 // module, the namespace of (namespace N).
 func provide(in *eval.Interp, mem *db.MemDB, item syntax.TopLevel) {
-	standIn := eval.NewKeySet([]string{standInKey}, eval.KeysAll)
+	standIn := value.NewKeySet([]string{standInKey}, value.KeysAll)
 	switch x := item.(type) {
 	case *syntax.Module:
 		if x.Gov.Cap {

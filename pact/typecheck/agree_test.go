@@ -10,6 +10,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // sample is a value of a type, written as Pact.
@@ -89,8 +90,8 @@ func TestSignaturesAgreeWithRuntime(t *testing.T) {
 				checkerOK := accepts(alts, args)
 				src := "(" + name + " " + strings.Join(srcs, " ") + ")"
 				err := evalSource(in, src)
-				var e *eval.Error
-				runtimeRefused := errors.As(err, &e) && e.Kind == eval.ErrArgs
+				var e *value.Error
+				runtimeRefused := errors.As(err, &e) && e.Kind == value.ErrArgs
 				if !checkerOK && !runtimeRefused {
 					t.Errorf("%s: the checker refuses it, the interpreter runs it (%v)", src, err)
 				}

@@ -9,13 +9,14 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Env is what the checker reads of the interpreter that loaded the module.
 type Env interface {
 	// ModuleNamed is the installed module or interface of that full
 	// name, or nil.
-	ModuleNamed(mn eval.ModuleName) *eval.Module
+	ModuleNamed(mn value.ModuleName) *eval.Module
 	// Native is the interpreter's native of that name, or nil.
 	Native(name string) *eval.Native
 }
@@ -37,7 +38,7 @@ func (f Finding) String() string {
 
 // Report is what checking one module found.
 type Report struct {
-	Module eval.ModuleName
+	Module value.ModuleName
 	// Errors are the type errors: each fails at run time when reached.
 	Errors []Finding
 	// Undecided are the checks that could not be decided, in source
@@ -71,7 +72,7 @@ func Check(env Env, m *eval.Module) (*Report, error) {
 	}
 	for _, d := range decls {
 		if u, ok := d.(*syntax.Use); ok {
-			if um := c.module(eval.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}); um != nil {
+			if um := c.module(value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name}); um != nil {
 				c.uses = append(c.uses, imported{um, u.HasImports, u.Imports})
 			}
 		}
@@ -218,7 +219,7 @@ func (c *checker) decl(d syntax.Decl) {
 
 // body checks a member's body with its parameters in scope, and its last
 // expression against ret.
-func (c *checker) body(def *eval.Def, xs []syntax.Expr, ret *eval.Type) *ty {
+func (c *checker) body(def *eval.Def, xs []syntax.Expr, ret *value.Type) *ty {
 	if len(xs) == 0 {
 		return tAny
 	}
@@ -407,9 +408,9 @@ func (c *checker) declared(t syntax.Type) *ty {
 	case *syntax.ListType:
 		return listOf(c.declared(x.Elem))
 	case *syntax.ModRefType:
-		ifaces := make([]eval.ModuleName, 0, len(x.Interfaces))
+		ifaces := make([]value.ModuleName, 0, len(x.Interfaces))
 		for _, i := range x.Interfaces {
-			mn := eval.ModuleName{Namespace: i.Namespace, Name: i.Name}
+			mn := value.ModuleName{Namespace: i.Namespace, Name: i.Name}
 			m := c.module(mn)
 			if m == nil {
 				return &ty{kind: kModRef}
@@ -435,9 +436,9 @@ func (c *checker) declared(t syntax.Type) *ty {
 
 // module reads a module by a name as written in the checked module: in
 // its namespace first, then in root.
-func (c *checker) module(mn eval.ModuleName) *eval.Module {
+func (c *checker) module(mn value.ModuleName) *eval.Module {
 	if mn.Namespace == "" && c.mod.Name.Namespace != "" {
-		if m := c.env.ModuleNamed(eval.ModuleName{Namespace: c.mod.Name.Namespace, Name: mn.Name}); m != nil {
+		if m := c.env.ModuleNamed(value.ModuleName{Namespace: c.mod.Name.Namespace, Name: mn.Name}); m != nil {
 			return m
 		}
 	}
@@ -460,7 +461,7 @@ func (c *checker) member(n syntax.Name) *eval.Def {
 			}
 		}
 	case syntax.QualifiedName:
-		mn := eval.ModuleName{Namespace: n.Namespace, Name: n.Module}
+		mn := value.ModuleName{Namespace: n.Namespace, Name: n.Module}
 		if mn == c.mod.Name || (mn.Namespace == "" && mn.Name == c.mod.Name.Name) {
 			return c.mod.Defs[n.Name]
 		}
@@ -490,7 +491,7 @@ func (c *checker) name(n syntax.Name) *ty {
 		if d := c.member(n); d != nil {
 			return c.defType(d)
 		}
-		if m := c.module(eval.ModuleName{Name: n.Name}); m != nil {
+		if m := c.module(value.ModuleName{Name: n.Name}); m != nil {
 			return modRefOf(m)
 		}
 		if c.env.Native(n.Name) != nil {
@@ -501,7 +502,7 @@ func (c *checker) name(n syntax.Name) *ty {
 			return c.defType(d)
 		}
 		if n.Namespace == "" {
-			if m := c.env.ModuleNamed(eval.ModuleName{Namespace: n.Module, Name: n.Name}); m != nil {
+			if m := c.env.ModuleNamed(value.ModuleName{Namespace: n.Module, Name: n.Name}); m != nil {
 				return modRefOf(m)
 			}
 		}

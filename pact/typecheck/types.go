@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // kind is what the checker knows of a value's type.
@@ -51,8 +51,8 @@ type ty struct {
 	kind    kind
 	elem    *ty
 	row     *row
-	ifaces  []eval.ModuleName
-	module  *eval.ModuleName
+	ifaces  []value.ModuleName
+	module  *value.ModuleName
 	params  []*ty
 	result  *ty
 	unknown bool
@@ -183,12 +183,12 @@ func same(a, b *ty) bool {
 
 // fromDeclared is a declared type (a parameter's, a result's, a schema
 // field's): nil, written nothing, is unknown.
-func fromDeclared(t *eval.Type) *ty {
+func fromDeclared(t *value.Type) *ty {
 	if t == nil {
 		return tAny
 	}
 	switch t.Kind {
-	case eval.TyPrim:
+	case value.TyPrim:
 		switch t.Prim {
 		case "integer":
 			return tInt
@@ -206,32 +206,32 @@ func fromDeclared(t *eval.Type) *ty {
 			return tGuard
 		}
 		return tAny
-	case eval.TyList:
+	case value.TyList:
 		return listOf(fromDeclared(t.Elem))
-	case eval.TyAnyList:
+	case value.TyAnyList:
 		return tAnyList
-	case eval.TyObject:
+	case value.TyObject:
 		return objectOf(schemaRow(t.Schema))
-	case eval.TyAnyObject:
+	case value.TyAnyObject:
 		return tAnyObj
-	case eval.TyTable:
+	case value.TyTable:
 		return &ty{kind: kTable, row: schemaRow(t.Schema)}
-	case eval.TyCapToken:
+	case value.TyCapToken:
 		return tCapToken
-	case eval.TyModRef:
+	case value.TyModRef:
 		return &ty{kind: kModRef, ifaces: t.ModRefs}
 	}
 	return tAny
 }
 
 // schemaRow is a schema's fields as a row (nil, unknown, without one).
-func schemaRow(s *eval.Schema) *row {
+func schemaRow(s *value.Schema) *row {
 	if s == nil {
 		return nil
 	}
 	r := &row{schema: s.Name.Name}
 	fields := slices.Clone(s.Fields)
-	slices.SortFunc(fields, func(a, b eval.SchemaField) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(fields, func(a, b value.SchemaField) int { return strings.Compare(a.Name, b.Name) })
 	for _, f := range fields {
 		r.names = append(r.names, f.Name)
 		ft := f.Type
@@ -241,20 +241,20 @@ func schemaRow(s *eval.Schema) *row {
 }
 
 // fromValue is the type of a value known at load time (a constant's).
-func fromValue(v eval.Value) *ty {
+func fromValue(v value.Value) *ty {
 	switch x := v.(type) {
-	case *eval.ModRef:
+	case *value.ModRef:
 		mn := x.Module
 		return &ty{kind: kModRef, ifaces: x.Implemented, module: &mn}
-	case *eval.Table:
+	case *value.Table:
 		return &ty{kind: kTable, row: schemaRow(&x.Schema)}
-	case eval.List:
+	case value.List:
 		ts := make([]*ty, len(x))
 		for i, e := range x {
 			ts[i] = fromValue(e)
 		}
 		return listOf(union(ts...))
-	case *eval.Object:
+	case *value.Object:
 		r := &row{names: slices.Clone(x.Keys())}
 		for i := range r.names {
 			r.types = append(r.types, fromValue(x.Val(i)))
@@ -262,23 +262,23 @@ func fromValue(v eval.Value) *ty {
 		return objectOf(r)
 	}
 	switch v.Kind() {
-	case eval.KindInteger:
+	case value.KindInteger:
 		return tInt
-	case eval.KindDecimal:
+	case value.KindDecimal:
 		return tDec
-	case eval.KindString:
+	case value.KindString:
 		return tStr
-	case eval.KindBool:
+	case value.KindBool:
 		return tBool
-	case eval.KindUnit:
+	case value.KindUnit:
 		return tUnit
-	case eval.KindTime:
+	case value.KindTime:
 		return tTime
-	case eval.KindGuard:
+	case value.KindGuard:
 		return tGuard
-	case eval.KindCapToken:
+	case value.KindCapToken:
 		return tCapToken
-	case eval.KindClosure:
+	case value.KindClosure:
 		return tAnyFun
 	}
 	return tAny

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Impl is an implementation under test.
@@ -141,16 +141,16 @@ func (h *harness) Log(got, want []db.TxLog) {
 // Same compares stored values: eval values structurally and by rendering,
 // anything else with reflect.DeepEqual.
 func Same(a, b any) bool {
-	va, ok1 := a.(eval.Value)
-	vb, ok2 := b.(eval.Value)
+	va, ok1 := a.(value.Value)
+	vb, ok2 := b.(value.Value)
 	if ok1 && ok2 {
-		return eval.StructEqual(va, vb) && eval.Pretty(va) == eval.Pretty(vb)
+		return value.StructEqual(va, vb) && value.Pretty(va) == value.Pretty(vb)
 	}
 	return reflect.DeepEqual(a, b)
 }
 
 // s is a short way to write a string value.
-func s(x string) eval.Value { return eval.String(x) }
+func s(x string) value.Value { return value.String(x) }
 
 func errorsScenario(h *harness) {
 	m := h.DB

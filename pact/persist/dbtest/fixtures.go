@@ -1,14 +1,14 @@
 package dbtest
 
-import "github.com/ledgernode/ledger-node/pact/eval"
+import "github.com/ledgernode/ledger-node/pact/value"
 
 // KeysetData is the data of keysets: pairs of a name and its one key.
-func KeysetData(kv ...string) *eval.Object {
-	var fs []eval.Field
+func KeysetData(kv ...string) *value.Object {
+	var fs []value.Field
 	for i := 0; i < len(kv); i += 2 {
-		fs = append(fs, eval.Field{Key: kv[i], Val: eval.List{eval.String(kv[i+1])}})
+		fs = append(fs, value.Field{Key: kv[i], Val: value.List{value.String(kv[i+1])}})
 	}
-	return eval.NewObject(fs...)
+	return value.NewObject(fs...)
 }
 
 // BankSrc installs a keyset, a namespace, an interface and a module with a table, a
