@@ -2,8 +2,9 @@ package api
 
 import (
 	"crypto/ed25519"
-	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // BenchmarkVerifyCommand decodes and verifies a one-signer transfer:

@@ -1,10 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"math/big"
 	"math/rand"
 	"testing"
+
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // A decimal made a Value through the arena's table is that decimal,

@@ -3,10 +3,9 @@ package eval
 import (
 	"strings"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Capabilities (spec §3.5): tokens, the granted stack, managed caps, events.

@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // compiler turns syntax into the resolved tree of ir.go: the desugaring

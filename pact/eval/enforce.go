@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Guards, keysets and module admin (spec §3.6, §3.7).

@@ -4,9 +4,9 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
-	"github.com/ledgernode/ledger-node/pact/value"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Function values. All have Kind() == KindClosure.

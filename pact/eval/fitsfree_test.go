@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // fitsFree never accepts what P5's check refuses, and accepts every value

@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Metering. Interp.Gas is the meter (package gas); every charging point of

@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // A module that reached the state with neither a governance keyset nor a capability (as one

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -10,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Interp is one Pact interpreter: the environment a transaction runs in

@@ -1,13 +1,13 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // An interrupted evaluation stops at its next charge, try does not catch the stop, and the

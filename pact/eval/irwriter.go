@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"math/big"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // irW writes Pact 5's IR of a module as two measures at once: its CBOR, as

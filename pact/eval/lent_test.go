@@ -1,12 +1,12 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // TestLentArgs evaluates calls of natives whose argument lists are lent

@@ -1,13 +1,13 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Top-level forms: modules, interfaces, uses, REPL definitions and

@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // evalOne evaluates one REPL expression and shows its value or error.

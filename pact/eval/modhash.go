@@ -7,12 +7,11 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Pact 5 module hashes.

@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // P5 module hashes, checked against hashes pinned in the upstream Pact 5

@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The variable costs of the natives whose cost depends only on their

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // randomInt is a random non-negative integer of up to maxBits bits.

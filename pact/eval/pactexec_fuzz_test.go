@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // FuzzPactExecFromJSON feeds PactExecFromJSON, the reader of the defpact state an SPV proof

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"maps"
 	"math/big"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/jsontext"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Defpacts (spec §3.7): multi-step transactions whose state is kept in the

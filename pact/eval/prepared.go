@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"sync/atomic"
 
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // A Prepared is a top-level form parsed once and evaluated again and again,

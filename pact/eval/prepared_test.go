@@ -7,11 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/gas"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // run evaluates a REPL program on in.

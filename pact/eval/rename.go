@@ -1,12 +1,12 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"slices"
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Name resolution, as P5's renamer (Pact.Core.IR.Desugar: resolveBare,

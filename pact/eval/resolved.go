@@ -3,10 +3,9 @@ package eval
 import (
 	"errors"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // What the evaluator reads of package resolve's terms that resolve cannot

@@ -6,10 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ledgernode/ledger-node/pact/value"
-
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Restoring modules from a persistent database.

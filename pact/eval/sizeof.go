@@ -1,8 +1,9 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strings"
+
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // Byte-size estimates of values: P5's SizeOf (pact/Pact/Core/SizeOf.hs,

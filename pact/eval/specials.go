@@ -1,10 +1,10 @@
 package eval
 
 import (
-	"github.com/ledgernode/ledger-node/pact/value"
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/resolve"
+	"github.com/ledgernode/ledger-node/pact/value"
 )
 
 // The special forms: their arguments are evaluated as the form says, not
