@@ -10,7 +10,7 @@ import (
 const module = "github.com/ledgernode/ledger-node/"
 
 // language is the Pact language's packages: they know nothing of blocks.
-var language = []string{"pact/syntax", "pact/resolve", "pact/value", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
+var language = []string{"pact/syntax", "pact/resolve", "pact/value", "pact/p5", "pact/eval", "pact/gas", "pact/db", "pact/crypto", "pact/api",
 	"pact/result", "pact/contracts", "pact/persist", "pact/repl", "pact/keyorder", "pact/jsontext",
 	"pact/timefmt", "pact/pretty", "pact/typecheck"}
 
@@ -32,6 +32,9 @@ var rules = map[string][]string{
 	// The values and their pure operations, JSON and rendering: what api, result and mempool
 	// read and write. Below the evaluator, so it knows nothing of it.
 	"pact/value": {"pact/syntax", "pact/crypto", "pact/jsontext", "pact/keyorder", "pact/pretty", "pact/timefmt"},
+	// Pact 5's stored forms of a module (the IR writer, images and their measures): below the
+	// evaluator, whose module hasher writes through it.
+	"pact/p5": {"pact/syntax", "pact/value", "pact/gas"},
 	// Key order imports nothing: the JSON writers of every layer use it.
 	"pact/keyorder": {},
 	// The one JSON parser (and string escaper), shared by api and eval, imports nothing.

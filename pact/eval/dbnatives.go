@@ -485,7 +485,7 @@ func nativeStaticRedeploy(c Call, a []value.Value) (value.Value, error) {
 		return nil, value.EvalError("Cannot find module: " + string(s))
 	}
 	if c.in.metered() && m.image != nil {
-		sz := m.image.dataSize
+		sz := m.image.DataSize
 		if budget := c.in.Gas.SizeBudget(); sz > budget {
 			return nil, c.in.chargeConst(gasMul(budget+1, c.in.cfg().SizeOfBytePenalty))
 		}

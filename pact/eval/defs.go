@@ -1,7 +1,10 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/value"
-import "github.com/ledgernode/ledger-node/pact/syntax"
+import (
+	"github.com/ledgernode/ledger-node/pact/p5"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
+)
 
 // DefKind is the kind of a module member.
 type DefKind uint8
@@ -133,8 +136,8 @@ type Module struct {
 	// Deps are the modules this one refers to.
 	Deps []value.ModuleName
 
-	// image is the module as P5 stores it, measured for gas (p5image.go).
-	image *p5Image
+	// image is the module as P5 stores it, measured for gas (package p5).
+	image *p5.Image
 }
 
 // ModRefValue is the module as a value.

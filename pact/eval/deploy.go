@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/value"
 )
@@ -19,7 +20,7 @@ import (
 // transaction that installs it and its hash, from P5's steps up to the hash
 // (p5Install), or, where those do not run to the end (code that does not
 // resolve, which the compiler then reports), the hash of the formatted code.
-func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5Image, h *p5Hasher, charged bool, err error) {
+func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5.Image, h *p5Hasher, charged bool, err error) {
 	m.Code = in.source(x)
 	m.TxHash = in.TxHash
 	hash, img, h, charged, err := in.p5Install(x, m.Name)
@@ -36,7 +37,7 @@ func (in *Interp) beginInstall(x syntax.Node, m *Module) (img *p5Image, h *p5Has
 // p5Install runs the steps up to the hash: it returns the module's hash and
 // its image (the stored record, without its dependency map). charged is
 // false when the code does not resolve: the compiler then reports why.
-func (in *Interp) p5Install(x syntax.Node, mn value.ModuleName) (hash string, img *p5Image, h *p5Hasher, charged bool, err error) {
+func (in *Interp) p5Install(x syntax.Node, mn value.ModuleName) (hash string, img *p5.Image, h *p5Hasher, charged bool, err error) {
 	h = newP5Hasher(in, x, mn)
 	txh := txHashBytes(in.TxHash)
 	if in.metered() {
@@ -93,60 +94,51 @@ func txHashBytes(s string) []byte {
 	return b
 }
 
-// ownKeys are the fully qualified names of a module's own definitions.
-func (img *p5Image) ownKeys(mn value.ModuleName) []fqnKey {
-	keys := make([]fqnKey, len(img.order))
-	for i, name := range img.order {
-		keys[i] = fqnKey{mod: mn, name: name, hash: img.hash}
-	}
-	return keys
-}
-
 // installDeps completes a module's image with its dependencies and, when
 // charged, pays for the search and for the write. A module's dependencies
 // are the definitions its own reach, transitively (P5 5.1); an interface's
 // are the loaded definitions of the modules its code names.
-func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool) error {
+func (in *Interp) installDeps(m *Module, img *p5.Image, h *p5Hasher, charged bool) error {
 	if img == nil {
 		return nil
 	}
 	if m.Interface {
 		if charged {
 			for k, d := range in.loaded.defMap() {
-				if h.depMods[k.mod] {
-					img.deps = append(img.deps, p5Dep{key: k, def: d})
+				if h.depMods[k.Module] {
+					img.Deps = append(img.Deps, p5.Dep{Key: k, Def: d})
 				}
 			}
-			sortDeps(img.deps)
+			sortDeps(img.Deps)
 		}
 	} else if charged {
 		loadedDefs := in.loaded.defMap()
-		loaded := make(map[fqnKey]*p5DefImage, len(loadedDefs)+len(img.order)+len(in.replDefs))
+		loaded := make(map[p5.DefKey]*p5.DefImage, len(loadedDefs)+len(img.Order)+len(in.replDefs))
 		for k, d := range loadedDefs {
 			loaded[k] = d
 		}
-		own := img.ownKeys(m.Name)
+		own := img.OwnKeys(m.Name)
 		for i, k := range own {
-			loaded[k] = img.defs[img.order[i]]
+			loaded[k] = img.Defs[img.Order[i]]
 		}
 		// The REPL's top-level definitions are among the loaded ones.
 		for name := range in.replDefs {
-			loaded[fqnKey{mod: value.ModuleName{Name: "#repl"}, name: name}] = &p5DefImage{}
+			loaded[p5.DefKey{Module: value.ModuleName{Name: "#repl"}, Name: name}] = &p5.DefImage{}
 		}
-		deps, cost, ok := transitiveDeps(own, loaded, in.Gas.Remaining())
+		deps, cost, ok := p5.TransitiveDeps(own, loaded, in.Gas.Remaining())
 		if err := in.chargeModuleOp("MOpFindTransitiveDep", cost, int64(cost), 0); err != nil {
 			return err
 		}
 		if !ok {
 			return &value.Error{Kind: value.ErrGas, Msg: in.Gas.ExceededText()}
 		}
-		img.deps = deps
+		img.Deps = deps
 	} else {
-		img.deps = in.depClosure(m, img)
+		img.Deps = in.depClosure(m, img)
 	}
-	img.finish()
+	img.Finish()
 	if charged {
-		sz := img.dataSize
+		sz := img.DataSize
 		if budget := in.Gas.SizeBudget(); sz > budget {
 			// P5 stops estimating past what the gas left can pay for, and
 			// charges what it counted; that fails.
@@ -161,32 +153,32 @@ func (in *Interp) installDeps(m *Module, img *p5Image, h *p5Hasher, charged bool
 // transaction's loaded definitions (when installing without gas, or
 // rebuilding a stored module): the definitions reached from its own, found
 // among its own and in the images of the modules they name.
-func (in *Interp) depClosure(m *Module, img *p5Image) []p5Dep {
-	known := map[fqnKey]*p5DefImage{}
-	own := img.ownKeys(m.Name)
+func (in *Interp) depClosure(m *Module, img *p5.Image) []p5.Dep {
+	known := map[p5.DefKey]*p5.DefImage{}
+	own := img.OwnKeys(m.Name)
 	for i, k := range own {
-		known[k] = img.defs[img.order[i]]
+		known[k] = img.Defs[img.Order[i]]
 	}
 	seenMod := map[value.ModuleName]bool{m.Name: true}
-	provide := func(k fqnKey) *p5DefImage {
+	provide := func(k p5.DefKey) *p5.DefImage {
 		if d, ok := known[k]; ok {
 			return d
 		}
-		if !seenMod[k.mod] {
-			seenMod[k.mod] = true
-			if dm := in.lookupModule(k.mod); dm != nil && dm.image != nil {
-				for _, kk := range dm.image.ownKeys(dm.Name) {
-					known[kk] = dm.image.defs[kk.name]
+		if !seenMod[k.Module] {
+			seenMod[k.Module] = true
+			if dm := in.lookupModule(k.Module); dm != nil && dm.image != nil {
+				for _, kk := range dm.image.OwnKeys(dm.Name) {
+					known[kk] = dm.image.Defs[kk.Name]
 				}
-				for _, dep := range dm.image.deps {
-					known[dep.key] = dep.def
+				for _, dep := range dm.image.Deps {
+					known[dep.Key] = dep.Def
 				}
 			}
 		}
 		return known[k]
 	}
-	reached := map[fqnKey]bool{}
-	work := append([]fqnKey(nil), own...)
+	reached := map[p5.DefKey]bool{}
+	work := append([]p5.DefKey(nil), own...)
 	for _, k := range own {
 		reached[k] = true
 	}
@@ -194,36 +186,36 @@ func (in *Interp) depClosure(m *Module, img *p5Image) []p5Dep {
 		k := work[len(work)-1]
 		work = work[:len(work)-1]
 		d := provide(k)
-		if d == nil || !d.walked {
+		if d == nil || !d.Walked {
 			continue
 		}
-		for _, r := range d.trace.refs {
+		for _, r := range d.Trace.Refs {
 			if !reached[r] {
 				reached[r] = true
 				work = append(work, r)
 			}
 		}
 	}
-	ownSet := map[fqnKey]bool{}
+	ownSet := map[p5.DefKey]bool{}
 	for _, k := range own {
 		ownSet[k] = true
 	}
-	var deps []p5Dep
+	var deps []p5.Dep
 	for k := range reached {
 		if ownSet[k] {
 			continue
 		}
 		if d := provide(k); d != nil {
-			deps = append(deps, p5Dep{key: k, def: d})
+			deps = append(deps, p5.Dep{Key: k, Def: d})
 		}
 	}
 	sortDeps(deps)
 	return deps
 }
 
-func sortDeps(deps []p5Dep) {
+func sortDeps(deps []p5.Dep) {
 	for i := 1; i < len(deps); i++ {
-		for j := i; j > 0 && deps[j].key.less(deps[j-1].key); j-- {
+		for j := i; j > 0 && deps[j].Key.Less(deps[j-1].Key); j-- {
 			deps[j], deps[j-1] = deps[j-1], deps[j]
 		}
 	}

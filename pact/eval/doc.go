@@ -7,7 +7,7 @@
 // (natives.go); Interp.Register adds more (the REPL's).
 //
 // Evaluation is metered as P5's is (gas.go, nativegas.go, sizeof.go, and
-// the module costs of irwriter.go, p5image.go and modload.go): Interp.Gas
+// the module costs of modload.go over package p5's measures): Interp.Gas
 // charges Pact 5's table model (package gas) at P5's charging points and in
 // P5's order, so totals, the gas log and out-of-gas errors match upstream.
 // Without a gas limit an evaluation is still bounded: an evaluation budget
@@ -29,7 +29,8 @@
 //     rename.go, compile.go (the terms, their names resolved, made the
 //     evaluator's nodes), load.go, ir.go, modhash.go (P5's module hashes:
 //     the same terms written as their lowering into P5's IR, renamed and
-//     CBOR-encoded), irwriter.go and p5image.go (P5's stored images),
+//     CBOR-encoded through package p5's IR writer, which also measures
+//     P5's stored images),
 //     restore.go, modload.go, deploy.go, and prepared.go (top-level forms
 //     evaluated again and again, their compiled forms kept while what
 //     compiling read is unchanged);
@@ -41,5 +42,5 @@
 //     pact not yet moved to package value.
 //
 // It imports the language's other packages only: syntax, resolve, value,
-// gas, db and jsontext.
+// p5, gas, db and jsontext.
 package eval

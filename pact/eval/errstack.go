@@ -1,7 +1,9 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/value"
-import "github.com/ledgernode/ledger-node/pact/syntax"
+import (
+	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/pact/value"
+)
 
 // FrameName renders d as a stack frame names it, P5's FullyQualifiedName:
 // "ns.module.name.{hash}" (a definition outside any module has its bare

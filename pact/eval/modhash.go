@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/blake2b"
 
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/resolve"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/value"
@@ -82,7 +83,7 @@ func newP5Hasher(in *Interp, x syntax.Node, mn value.ModuleName) *p5Hasher {
 }
 
 // encodeTop writes x as the current pass wants it.
-func (h *p5Hasher) encodeTop(w *irW, x syntax.Node) error {
+func (h *p5Hasher) encodeTop(w *p5.Writer, x syntax.Node) error {
 	switch x := x.(type) {
 	case *syntax.Module:
 		return h.module(w, x)
@@ -110,7 +111,7 @@ func (h *p5Hasher) desugarPass(x syntax.Node, txHash []byte) (uint64, error) {
 	defer func() { h.charged = false }()
 	h.self = h.placeholder
 	h.pass = p5Pass{constTerms: true, hash: h.placeholder, txHash: txHash}
-	w := irW{builtinSize: h.builtinSize()}
+	w := p5.Writer{BuiltinSize: h.builtinSize()}
 	err := h.encodeTop(&w, x)
 	if h.loadErr != nil {
 		return 0, h.loadErr
@@ -118,7 +119,7 @@ func (h *p5Hasher) desugarPass(x syntax.Node, txHash []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return w.size, nil
+	return w.Size, nil
 }
 
 // hashPass computes the module hash (the BLAKE2b-256 of the CBOR with
@@ -128,31 +129,31 @@ func (h *p5Hasher) desugarPass(x syntax.Node, txHash []byte) (uint64, error) {
 func (h *p5Hasher) hashPass(x syntax.Node) (string, uint64, error) {
 	h.self = h.placeholder
 	h.pass = p5Pass{}
-	w := irW{cbor: true, builtinSize: h.builtinSize()}
+	w := p5.Writer{CBOR: true, BuiltinSize: h.builtinSize()}
 	if err := h.encodeTop(&w, x); err != nil {
 		return "", 0, err
 	}
-	sum := blake2b.Sum256(w.b)
-	return value.EncodeBase64URL(sum[:]), w.size, nil
+	sum := blake2b.Sum256(w.Buf)
+	return value.EncodeBase64URL(sum[:]), w.Size, nil
 }
 
 // imagePass measures the module as it is stored: the real hash, infos,
 // constants evaluated; it records each definition's image.
-func (h *p5Hasher) imagePass(x syntax.Node, hash, txHash []byte) (*p5Image, error) {
+func (h *p5Hasher) imagePass(x syntax.Node, hash, txHash []byte) (*p5.Image, error) {
 	h.self = hash
 	h.pass = p5Pass{hash: hash, txHash: txHash}
-	infos := infoLine
+	infos := p5.InfoLine
 	if h.in.ReplEvaluator {
-		infos = infoSpan
+		infos = p5.InfoSpan
 	}
-	h.img = &p5Image{hash: string(hash)}
+	h.img = &p5.Image{Hash: string(hash)}
 	defer func() { h.img = nil }()
-	w := irW{cbor: true, infos: infos, builtinSize: h.builtinSize()}
+	w := p5.Writer{CBOR: true, Infos: infos, BuiltinSize: h.builtinSize()}
 	if err := h.encodeTop(&w, x); err != nil {
 		return nil, err
 	}
 	img := h.img
-	img.size, img.cbor = w.size, len(w.b)
+	img.Size, img.CBOR = w.Size, len(w.Buf)
 	return img, nil
 }
 
@@ -804,8 +805,8 @@ type p5Hasher struct {
 	pass p5Pass
 	// img, during the image pass, collects the definitions' images; trace
 	// is the current definition's walk.
-	img   *p5Image
-	trace *defTrace
+	img   *p5.Image
+	trace *p5.DefTrace
 	// defs (in dependency order), uses, blessed hashes and implements
 	// declarations are desugared once for every pass.
 	defs      []*p5Def
@@ -958,130 +959,130 @@ var p5PrimIndex = map[string]uint64{
 	"integer": 0, "decimal": 1, "bool": 2, "string": 3, "guard": 4, "keyset": 4, "time": 5, "unit": 6,
 }
 
-func (h *p5Hasher) encType(w *irW, t *value.Type) {
+func (h *p5Hasher) encType(w *p5.Writer, t *value.Type) {
 	switch t.Kind {
 	case value.TyPrim:
-		w.con(0, 1)
-		w.word(p5PrimIndex[t.Prim], szTag)
+		w.Con(0, 1)
+		w.Word(p5PrimIndex[t.Prim], p5.SizeTag)
 	case value.TyList:
-		w.con(1, 1)
+		w.Con(1, 1)
 		h.encType(w, t.Elem)
 	case value.TyAnyList:
-		w.con(2, 0)
+		w.Con(2, 0)
 	case value.TyModRef:
-		w.con(3, 1)
-		w.array(len(t.ModRefs))
+		w.Con(3, 1)
+		w.Array(len(t.ModRefs))
 		for _, m := range t.ModRefs {
-			w.moduleName(m)
+			w.ModuleName(m)
 		}
 	case value.TyObject:
-		w.con(4, 1)
+		w.Con(4, 1)
 		h.encSchema(w, t.Schema)
 	case value.TyAnyObject:
-		w.con(5, 0)
+		w.Con(5, 0)
 	case value.TyTable:
-		w.con(6, 1)
+		w.Con(6, 1)
 		h.encSchema(w, t.Schema)
 	case value.TyCapToken:
-		w.con(7, 0)
+		w.Con(7, 0)
 	default:
-		w.con(8, 0)
+		w.Con(8, 0)
 	}
 }
 
-func (h *p5Hasher) encSchema(w *irW, s *value.Schema) {
-	w.rec(2)
-	w.qualName(s.Name)
+func (h *p5Hasher) encSchema(w *p5.Writer, s *value.Schema) {
+	w.Rec(2)
+	w.QualName(s.Name)
 	h.encFields(w, s.Fields)
 }
 
-func (h *p5Hasher) encFields(w *irW, fs []value.SchemaField) {
-	w.mapHead(len(fs))
+func (h *p5Hasher) encFields(w *p5.Writer, fs []value.SchemaField) {
+	w.MapHead(len(fs))
 	for i := range fs {
-		w.entry()
-		w.text(fs[i].Name)
+		w.Entry()
+		w.Text(fs[i].Name)
 		h.encType(w, &fs[i].Type)
 	}
 }
 
-func (h *p5Hasher) encArg(w *irW, a dsArg, env *scope, loc syntax.Span) error {
-	w.rec(3)
-	w.text(a.Name)
+func (h *p5Hasher) encArg(w *p5.Writer, a dsArg, env *scope, loc syntax.Span) error {
+	w.Rec(3)
+	w.Text(a.Name)
 	if a.Type == nil {
-		w.maybe(false, nil)
+		w.Maybe(false, nil)
 	} else {
 		t, err := h.renameType(a.Type, env)
 		if err != nil {
 			return err
 		}
-		w.maybe(true, func() { h.encType(w, t) })
+		w.Maybe(true, func() { h.encType(w, t) })
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func (h *p5Hasher) encArgs(w *irW, as []dsArg, env *scope, loc syntax.Span) error {
-	return w.hlist(len(as), func(i int) error { return h.encArg(w, as[i], env, loc) })
+func (h *p5Hasher) encArgs(w *p5.Writer, as []dsArg, env *scope, loc syntax.Span) error {
+	return w.HList(len(as), func(i int) error { return h.encArg(w, as[i], env, loc) })
 }
 
 // encRef writes a Name: its text and its NameKind. A reference to a
 // top-level member is recorded for the transitive-dependency walk.
-func (h *p5Hasher) encRef(w *irW, r *p5Ref) {
-	w.rec(2)
-	w.text(r.name)
+func (h *p5Hasher) encRef(w *p5.Writer, r *p5Ref) {
+	w.Rec(2)
+	w.Text(r.name)
 	switch r.kind {
 	case nkBound:
-		w.con(0, 1)
-		w.word(r.idx, szWord64)
+		w.Con(0, 1)
+		w.Word(r.idx, p5.SizeWord64)
 	case nkTopLevel:
-		w.con(1, 2)
-		w.moduleName(r.mod)
-		w.hash(r.hash)
-		h.trace.ref(fqnKey{mod: r.mod, name: r.name, hash: string(r.hash)})
+		w.Con(1, 2)
+		w.ModuleName(r.mod)
+		w.Hash(r.hash)
+		h.trace.Ref(p5.DefKey{Module: r.mod, Name: r.name, Hash: string(r.hash)})
 	case nkModRef:
-		w.con(2, 2)
-		w.moduleName(r.mod)
-		w.moduleNames(r.imps)
+		w.Con(2, 2)
+		w.ModuleName(r.mod)
+		w.ModuleNames(r.imps)
 	case nkDynRef:
-		w.con(3, 1)
-		w.rec(2)
-		w.text(r.arg)
-		w.word(r.idx, szWord64)
+		w.Con(3, 1)
+		w.Rec(2)
+		w.Text(r.arg)
+		w.Word(r.idx, p5.SizeWord64)
 	}
 }
 
-func encLiteral(w *irW, v value.Value) {
+func encLiteral(w *p5.Writer, v value.Value) {
 	switch v := v.(type) {
 	case value.String:
-		w.con(0, 1)
-		w.text(string(v))
+		w.Con(0, 1)
+		w.Text(string(v))
 	case value.Integer:
-		w.con(1, 1)
-		w.integer(v)
+		w.Con(1, 1)
+		w.Integer(v)
 	case value.Decimal:
-		w.con(2, 1)
-		w.rec(2)
-		w.word(uint64(v.Places()), szTag)
-		w.integer(v.Mantissa())
+		w.Con(2, 1)
+		w.Rec(2)
+		w.Word(uint64(v.Places()), p5.SizeTag)
+		w.Integer(v.Mantissa())
 	case value.Unit:
-		w.con(3, 0)
+		w.Con(3, 0)
 	case value.Bool:
-		w.con(4, 1)
-		w.boolean(bool(v))
+		w.Con(4, 1)
+		w.Boolean(bool(v))
 	}
 }
 
 // encTerm renames t in env and writes it: a term of the desugaring pass
 // (encDesugared), a body, or a node of the lowered shape. Every node of
 // the lowered shape is one node of the transitive-dependency walk.
-func (h *p5Hasher) encTerm(w *irW, t dsTerm, env *scope, loc syntax.Span) error {
+func (h *p5Hasher) encTerm(w *p5.Writer, t dsTerm, env *scope, loc syntax.Span) error {
 	switch t := t.(type) {
 	case resolve.Term:
 		return h.encDesugared(w, t, env, loc)
 	case dsBlock:
 		return encSeq(h, w, t, env, loc)
 	}
-	h.trace.node()
+	h.trace.Node()
 	switch t := t.(type) {
 	case dsVar:
 		return h.encVar(w, t.n, env, loc)
@@ -1110,37 +1111,37 @@ func (h *p5Hasher) encTerm(w *irW, t dsTerm, env *scope, loc syntax.Span) error 
 // Nullary, a binding form a lambda of lets over `at`, a special form its
 // BuiltinForm, a native its arity overload) would be written; the rarer
 // shapes it lowers (lowered).
-func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env *scope, loc syntax.Span) error {
+func (h *p5Hasher) encDesugared(w *p5.Writer, t resolve.Term, env *scope, loc syntax.Span) error {
 	switch t := t.(type) {
 	case *resolve.Var:
-		h.trace.node()
+		h.trace.Node()
 		return h.encVar(w, t.Name, env, loc)
 	case *resolve.Lit:
-		h.trace.node()
+		h.trace.Node()
 		encLitTerm(w, t, loc)
 		return nil
 	case *resolve.Builtin:
-		h.trace.node()
+		h.trace.Node()
 		encBuiltin(w, t.Name.Name, loc)
 		return nil
 	case *resolve.List:
-		h.trace.node()
+		h.trace.Node()
 		return encList(h, w, t.Elems, env, loc)
 	case *resolve.Object:
-		h.trace.node()
-		w.con(10, 2)
-		err := w.hlist(len(t.Keys), func(i int) error {
-			w.rec(2)
-			w.text(t.Keys[i])
+		h.trace.Node()
+		w.Con(10, 2)
+		err := w.HList(len(t.Keys), func(i int) error {
+			w.Rec(2)
+			w.Text(t.Keys[i])
 			return h.encDesugared(w, t.Vals[i], env, loc)
 		})
 		if err != nil {
 			return err
 		}
-		w.info(loc)
+		w.Info(loc)
 		return nil
 	case *resolve.Lam:
-		h.trace.node()
+		h.trace.Node()
 		if len(t.Args) == 0 {
 			return h.encNullary(w, dsBlock(t.Body), env, loc)
 		}
@@ -1148,7 +1149,7 @@ func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env *scope, loc syntax.S
 	case *resolve.Let:
 		return h.encLets(w, t.Binders, t.Body, env, loc)
 	case *resolve.Binding:
-		h.trace.node()
+		h.trace.Node()
 		return h.encLam(w, []dsArg{{Name: bindObject}}, t, env, loc)
 	case *resolve.App:
 		fn := dsTerm(t.Fn)
@@ -1161,21 +1162,21 @@ func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env *scope, loc syntax.S
 				fn = dsBuiltin{name}
 			}
 		}
-		h.trace.node()
+		h.trace.Node()
 		return encApp(h, w, fn, t.Args, env, loc)
 	case *resolve.Special:
 		switch t.Form {
 		case resolve.FormDo:
 			return encSeq(h, w, t.Args, env, loc)
 		case resolve.FormWithCapability:
-			h.trace.node()
+			h.trace.Node()
 			return encForm(h, w, formWithCapability, []dsTerm{t.Args[0], dsBlock(t.Args[1:])}, env, loc)
 		case resolve.FormAnd, resolve.FormOr, resolve.FormEnforce:
 			if len(t.Args) != 2 {
 				return h.encTerm(w, h.lowered(t), env, loc)
 			}
 		}
-		h.trace.node()
+		h.trace.Node()
 		return encForm(h, w, p5FormTags[t.Form], t.Args, env, loc)
 	}
 	return h.encTerm(w, h.lowered(t), env, loc)
@@ -1185,7 +1186,7 @@ func (h *p5Hasher) encDesugared(w *irW, t resolve.Term, env *scope, loc syntax.S
 const bindObject = "#bindObject"
 
 // encLets writes a let's binders, each a Let over the rest, then its body.
-func (h *p5Hasher) encLets(w *irW, bs []resolve.Binder, body []resolve.Term, env *scope, loc syntax.Span) error {
+func (h *p5Hasher) encLets(w *p5.Writer, bs []resolve.Binder, body []resolve.Term, env *scope, loc syntax.Span) error {
 	if len(bs) == 0 {
 		return encSeq(h, w, body, env, loc)
 	}
@@ -1196,7 +1197,7 @@ func (h *p5Hasher) encLets(w *irW, bs []resolve.Binder, body []resolve.Term, env
 
 // encBindings writes a binding form's variables, each a Let of the
 // object's field (at "key" obj) over the rest, then its body.
-func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env *scope, loc syntax.Span) error {
+func (h *p5Hasher) encBindings(w *p5.Writer, t *resolve.Binding, i int, env *scope, loc syntax.Span) error {
 	if i == len(t.Vars) {
 		return encSeq(h, w, t.Body, env, loc)
 	}
@@ -1207,9 +1208,9 @@ func (h *p5Hasher) encBindings(w *irW, t *resolve.Binding, i int, env *scope, lo
 }
 
 // encLet writes a Let of arg to val over what body writes.
-func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env *scope, loc syntax.Span, body func(*scope) error) error {
-	h.trace.node()
-	w.con(2, 4)
+func (h *p5Hasher) encLet(w *p5.Writer, arg dsArg, val dsTerm, env *scope, loc syntax.Span, body func(*scope) error) error {
+	h.trace.Node()
+	w.Con(2, 4)
 	if err := h.encArg(w, arg, env, loc); err != nil {
 		return err
 	}
@@ -1219,11 +1220,11 @@ func (h *p5Hasher) encLet(w *irW, arg dsArg, val dsTerm, env *scope, loc syntax.
 	if err := body(env.bind(arg.Name)); err != nil {
 		return err
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func (h *p5Hasher) encVar(w *irW, n syntax.Name, env *scope, loc syntax.Span) error {
+func (h *p5Hasher) encVar(w *p5.Writer, n syntax.Name, env *scope, loc syntax.Span) error {
 	r, err := h.ref(n, env, loc)
 	if err != nil {
 		return err
@@ -1231,16 +1232,16 @@ func (h *p5Hasher) encVar(w *irW, n syntax.Name, env *scope, loc syntax.Span) er
 	if r.kind == nkTopLevel && r.defKind == DefSchemaKind {
 		return compileErr(loc, "Invalid definition in term variable position: "+n.String())
 	}
-	w.con(0, 2)
+	w.Con(0, 2)
 	h.encRef(w, &r)
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
 // encLam writes a Lam; body is written in env with args bound, a binding
 // form's as encBindings writes them.
-func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env *scope, loc syntax.Span) error {
-	w.con(1, 3)
+func (h *p5Hasher) encLam(w *p5.Writer, args []dsArg, body dsTerm, env *scope, loc syntax.Span) error {
+	w.Con(1, 3)
 	if err := h.encArgs(w, args, env, loc); err != nil {
 		return err
 	}
@@ -1254,36 +1255,36 @@ func (h *p5Hasher) encLam(w *irW, args []dsArg, body dsTerm, env *scope, loc syn
 	if err != nil {
 		return err
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func (h *p5Hasher) encNullary(w *irW, body dsTerm, env *scope, loc syntax.Span) error {
-	w.con(5, 2)
+func (h *p5Hasher) encNullary(w *p5.Writer, body dsTerm, env *scope, loc syntax.Span) error {
+	w.Con(5, 2)
 	if err := h.encTerm(w, body, env, loc); err != nil {
 		return err
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func encBuiltin(w *irW, name string, loc syntax.Span) {
-	w.con(7, 2)
-	w.builtin(uint64(p5BuiltinIndex[name]))
-	w.info(loc)
+func encBuiltin(w *p5.Writer, name string, loc syntax.Span) {
+	w.Con(7, 2)
+	w.Builtin(uint64(p5BuiltinIndex[name]))
+	w.Info(loc)
 }
 
-func encLit(w *irW, v value.Value, loc syntax.Span) {
-	w.con(8, 2)
+func encLit(w *p5.Writer, v value.Value, loc syntax.Span) {
+	w.Con(8, 2)
 	encLiteral(w, v)
-	w.info(loc)
+	w.Info(loc)
 }
 
 // encLitTerm writes a literal term as encLit writes its value, the value
 // made where it is written so that it is not boxed (litValue's would be):
 // the hasher writes every literal of every module it hashes.
-func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
-	w.con(8, 2)
+func encLitTerm(w *p5.Writer, t *resolve.Lit, loc syntax.Span) {
+	w.Con(8, 2)
 	switch x := t.Src.(type) {
 	case *syntax.IntLit, *syntax.Var:
 		encLiteral(w, litInt(t))
@@ -1294,67 +1295,67 @@ func encLitTerm(w *irW, t *resolve.Lit, loc syntax.Span) {
 	default:
 		encLiteral(w, litValue(t))
 	}
-	w.info(loc)
+	w.Info(loc)
 }
 
 // The writers below take the terms of the pass or lowered nodes alike.
 
 // encSeq writes ts as nested Sequences (one term alone).
-func encSeq[T dsTerm](h *p5Hasher, w *irW, ts []T, env *scope, loc syntax.Span) error {
+func encSeq[T dsTerm](h *p5Hasher, w *p5.Writer, ts []T, env *scope, loc syntax.Span) error {
 	for i, t := range ts {
 		if i < len(ts)-1 {
-			h.trace.node()
-			w.con(4, 3)
+			h.trace.Node()
+			w.Con(4, 3)
 		}
 		if err := h.encTerm(w, t, env, loc); err != nil {
 			return err
 		}
 	}
 	for range len(ts) - 1 {
-		w.info(loc)
+		w.Info(loc)
 	}
 	return nil
 }
 
-func encApp[T dsTerm](h *p5Hasher, w *irW, fn dsTerm, args []T, env *scope, loc syntax.Span) error {
-	w.con(3, 3)
+func encApp[T dsTerm](h *p5Hasher, w *p5.Writer, fn dsTerm, args []T, env *scope, loc syntax.Span) error {
+	w.Con(3, 3)
 	if err := h.encTerm(w, fn, env, loc); err != nil {
 		return err
 	}
 	if err := encTerms(h, w, args, env, loc); err != nil {
 		return err
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func encForm[T dsTerm](h *p5Hasher, w *irW, tag uint64, args []T, env *scope, loc syntax.Span) error {
-	w.con(6, 2)
-	w.con(tag, len(args))
+func encForm[T dsTerm](h *p5Hasher, w *p5.Writer, tag uint64, args []T, env *scope, loc syntax.Span) error {
+	w.Con(6, 2)
+	w.Con(tag, len(args))
 	for _, a := range args {
 		if err := h.encTerm(w, a, env, loc); err != nil {
 			return err
 		}
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func encList[T dsTerm](h *p5Hasher, w *irW, elems []T, env *scope, loc syntax.Span) error {
-	w.con(9, 2)
+func encList[T dsTerm](h *p5Hasher, w *p5.Writer, elems []T, env *scope, loc syntax.Span) error {
+	w.Con(9, 2)
 	if err := encTerms(h, w, elems, env, loc); err != nil {
 		return err
 	}
-	w.info(loc)
+	w.Info(loc)
 	return nil
 }
 
-func encTerms[T dsTerm](h *p5Hasher, w *irW, ts []T, env *scope, loc syntax.Span) error {
-	return w.hlist(len(ts), func(i int) error { return h.encTerm(w, ts[i], env, loc) })
+func encTerms[T dsTerm](h *p5Hasher, w *p5.Writer, ts []T, env *scope, loc syntax.Span) error {
+	return w.HList(len(ts), func(i int) error { return h.encTerm(w, ts[i], env, loc) })
 }
 
 // encSpec writes a definition's name and return type (an Arg).
-func (h *p5Hasher) encSpec(w *irW, d *p5Def) error {
+func (h *p5Hasher) encSpec(w *p5.Writer, d *p5Def) error {
 	return h.encArg(w, dsArg{Name: d.name, Type: d.ret}, nil, d.loc)
 }
 
@@ -1392,24 +1393,24 @@ func (h *p5Hasher) ownSchema(d *p5Def) (*value.Schema, error) {
 // encDef renames and writes one definition (Def, or IfDef in an
 // interface) and records it as in scope for those that follow. The walk
 // of its body for transitive dependencies is traced into h.trace.
-func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
+func (h *p5Hasher) encDef(w *p5.Writer, d *p5Def) error {
 	var schema *value.Schema
 	loc := d.loc
 	switch d.kind {
 	case DefFun:
-		w.con(0, 1) // Dfun, IfDfun
+		w.Con(0, 1) // Dfun, IfDfun
 		if d.sig {
-			w.rec(3)
+			w.Rec(3)
 			if err := h.encSpec(w, d); err != nil {
 				return err
 			}
 			if err := h.encArgs(w, d.args, nil, loc); err != nil {
 				return err
 			}
-			w.info(loc)
+			w.Info(loc)
 			break
 		}
-		w.rec(4)
+		w.Rec(4)
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
@@ -1419,15 +1420,15 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		if err := h.encTerm(w, d.term, nil, loc); err != nil {
 			return err
 		}
-		w.info(loc)
+		w.Info(loc)
 	case DefConstant:
-		w.con(1, 1)
-		w.rec(3)
+		w.Con(1, 1)
+		w.Rec(3)
 		if err := h.encSpec(w, d); err != nil {
 			return err
 		}
 		if h.pass.constTerms {
-			w.con(0, 1) // TermConst
+			w.Con(0, 1) // TermConst
 			saved := h.trace
 			h.trace = nil // a constant's term is not walked for dependencies
 			err := h.encTerm(w, d.term, nil, loc)
@@ -1440,18 +1441,18 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 			if err != nil {
 				return err
 			}
-			w.con(1, 1) // EvaledConst
+			w.Con(1, 1) // EvaledConst
 			if err := h.encPactValue(w, v); err != nil {
 				return err
 			}
 		}
-		w.info(loc)
+		w.Info(loc)
 	case DefCapability:
-		w.con(2, 1)
+		w.Con(2, 1)
 		if d.sig {
-			w.rec(4)
+			w.Rec(4)
 		} else {
-			w.rec(5)
+			w.Rec(5)
 		}
 		if err := h.encSpec(w, d); err != nil {
 			return err
@@ -1461,7 +1462,7 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		}
 		if !d.sig {
 			managed := d.meta != nil && !d.meta.Event && d.meta.Manager != nil
-			mark := h.trace.mark()
+			mark := h.trace.Mark()
 			if err := h.encTerm(w, d.term, &scope{names: argNames(d.args)}, loc); err != nil {
 				return err
 			}
@@ -1470,44 +1471,44 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 			}
 			if managed {
 				// The walk checks a managed cap's manager before its body.
-				h.trace.lastRefFirst(mark)
+				h.trace.LastRefFirst(mark)
 			}
 		} else if err := h.encCapMeta(w, d); err != nil {
 			return err
 		}
-		w.info(loc)
+		w.Info(loc)
 	case DefSchemaKind:
-		w.con(3, 1)
+		w.Con(3, 1)
 		s, err := h.ownSchema(d)
 		if err != nil {
 			return err
 		}
 		schema = s
-		w.rec(3)
-		w.text(d.name)
+		w.Rec(3)
+		w.Text(d.name)
 		h.encFields(w, s.Fields)
-		w.info(loc)
+		w.Info(loc)
 	case DefTableKind:
-		w.con(4, 1)
+		w.Con(4, 1)
 		s, err := h.renameSchema(d.schema, nil, d.loc)
 		if err != nil {
 			return err
 		}
-		w.rec(3)
-		w.text(d.name)
-		w.extra(szADT) // TableSchema's ResolvedTable tag
+		w.Rec(3)
+		w.Text(d.name)
+		w.Extra(p5.SizeADT) // TableSchema's ResolvedTable tag
 		h.encSchema(w, s)
-		w.info(loc)
+		w.Info(loc)
 	case DefPactKind:
 		if h.iface {
-			w.con(4, 1) // IfDPact
+			w.Con(4, 1) // IfDPact
 		} else {
-			w.con(5, 1)
+			w.Con(5, 1)
 		}
 		if d.sig {
-			w.rec(3)
+			w.Rec(3)
 		} else {
-			w.rec(4)
+			w.Rec(4)
 		}
 		if err := h.encSpec(w, d); err != nil {
 			return err
@@ -1517,9 +1518,9 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 		}
 		if !d.sig {
 			env := &scope{names: argNames(d.args)}
-			err := w.hlist(len(d.steps), func(i int) error {
+			err := w.HList(len(d.steps), func(i int) error {
 				s := d.steps[i]
-				w.con(uint64(len(s)-1), len(s))
+				w.Con(uint64(len(s)-1), len(s))
 				for _, t := range s {
 					if err := h.encTerm(w, t, env, loc); err != nil {
 						return err
@@ -1531,7 +1532,7 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 				return err
 			}
 		}
-		w.info(loc)
+		w.Info(loc)
 	}
 	if !h.iface || d.kind == DefConstant || d.kind == DefSchemaKind {
 		h.mod.Defs[d.name] = &Def{Kind: d.kind, Name: d.name, Schema: schema}
@@ -1539,18 +1540,18 @@ func (h *p5Hasher) encDef(w *irW, d *p5Def) error {
 	return nil
 }
 
-func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
+func (h *p5Hasher) encCapMeta(w *p5.Writer, d *p5Def) error {
 	m := d.meta
 	switch {
 	case m == nil:
-		w.con(2, 0) // Unmanaged
+		w.Con(2, 0) // Unmanaged
 		return nil
 	case m.Event:
-		w.con(0, 0)
+		w.Con(0, 0)
 		return nil
 	case m.Manager == nil:
-		w.con(1, 1)
-		w.con(1, 0) // AutoManagedMeta
+		w.Con(1, 1)
+		w.Con(1, 0) // AutoManagedMeta
 		return nil
 	}
 	idx := -1
@@ -1560,13 +1561,13 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 			break
 		}
 	}
-	w.con(1, 1)
-	w.con(0, 2)
-	w.rec(2) // the (Int, Text) pair
-	w.int(int64(idx))
-	w.text(m.Param)
+	w.Con(1, 1)
+	w.Con(0, 2)
+	w.Rec(2) // the (Int, Text) pair
+	w.Int(int64(idx))
+	w.Text(m.Param)
 	if h.iface {
-		w.text(m.Manager.Name)
+		w.Text(m.Manager.Name)
 		return nil
 	}
 	r, err := h.ref(*m.Manager, nil, m.Loc)
@@ -1579,9 +1580,9 @@ func (h *p5Hasher) encCapMeta(w *irW, d *p5Def) error {
 	if !h.noPact51 && r.defKind != DefFun {
 		return compileErr(m.Loc, "Invalid managed capability manager function "+m.Manager.String())
 	}
-	w.extra(szADT) // FQNameRef's FQName tag
-	w.fqn(r.mod, r.name, r.hash)
-	h.trace.ref(fqnKey{mod: r.mod, name: r.name, hash: string(r.hash)})
+	w.Extra(p5.SizeADT) // FQNameRef's FQName tag
+	w.FQN(r.mod, r.name, r.hash)
+	h.trace.Ref(p5.DefKey{Module: r.mod, Name: r.name, Hash: string(r.hash)})
 	return nil
 }
 
@@ -1652,57 +1653,57 @@ func (h *p5Hasher) evalConsts(charged bool) (map[string]value.Value, error) {
 }
 
 // encPactValue writes a PactValue.
-func (h *p5Hasher) encPactValue(w *irW, v value.Value) error {
+func (h *p5Hasher) encPactValue(w *p5.Writer, v value.Value) error {
 	switch v := v.(type) {
 	case value.String, value.Integer, value.Decimal, value.Unit, value.Bool:
-		w.con(0, 1)
+		w.Con(0, 1)
 		encLiteral(w, v)
 	case value.List:
-		w.con(1, 1)
-		w.array(len(v))
+		w.Con(1, 1)
+		w.Array(len(v))
 		for _, e := range v {
 			if err := h.encPactValue(w, e); err != nil {
 				return err
 			}
 		}
 	case value.Guard:
-		w.con(2, 1)
+		w.Con(2, 1)
 		return h.encGuard(w, v)
 	case *value.Object:
-		w.con(3, 1)
-		w.mapHead(v.Len())
+		w.Con(3, 1)
+		w.MapHead(v.Len())
 		for i := 0; i < v.Len(); i++ {
-			w.entry()
-			w.text(v.Key(i))
+			w.Entry()
+			w.Text(v.Key(i))
 			if err := h.encPactValue(w, v.Val(i)); err != nil {
 				return err
 			}
 		}
 	case *value.ModRef:
-		w.con(4, 1)
-		w.rec(2)
-		w.moduleName(v.Module)
-		w.array(len(v.Implemented))
+		w.Con(4, 1)
+		w.Rec(2)
+		w.ModuleName(v.Module)
+		w.Array(len(v.Implemented))
 		for _, m := range v.Implemented {
-			w.moduleName(m)
+			w.ModuleName(m)
 		}
 	case *value.CapToken:
-		w.con(5, 1)
-		w.rec(2)
+		w.Con(5, 1)
+		w.Rec(2)
 		hb, _ := value.DecodeBase64URL(v.Name.Hash)
-		w.fqn(v.Name.Module, v.Name.Name, hb)
+		w.FQN(v.Name.Module, v.Name.Name, hb)
 		return h.encValues(w, v.Args)
 	case value.Time:
-		w.con(6, 1)
-		w.time(v.MjdMicros())
+		w.Con(6, 1)
+		w.Time(v.MjdMicros())
 	case *value.Table:
-		w.con(7, 1)
-		w.rec(3)
-		w.rec(2)
-		w.text(v.Name)
-		w.moduleName(v.Module)
+		w.Con(7, 1)
+		w.Rec(3)
+		w.Rec(2)
+		w.Text(v.Name)
+		w.ModuleName(v.Module)
 		hb, _ := value.DecodeBase64URL(v.Hash)
-		w.hash(hb)
+		w.Hash(hb)
 		s := v.Schema
 		h.encSchema(w, &s)
 	default:
@@ -1711,67 +1712,67 @@ func (h *p5Hasher) encPactValue(w *irW, v value.Value) error {
 	return nil
 }
 
-func (h *p5Hasher) encValues(w *irW, vs []value.Value) error {
-	return w.hlist(len(vs), func(i int) error { return h.encPactValue(w, vs[i]) })
+func (h *p5Hasher) encValues(w *p5.Writer, vs []value.Value) error {
+	return w.HList(len(vs), func(i int) error { return h.encPactValue(w, vs[i]) })
 }
 
-func (h *p5Hasher) encGuard(w *irW, g value.Guard) error {
+func (h *p5Hasher) encGuard(w *p5.Writer, g value.Guard) error {
 	switch g := g.(type) {
 	case *value.KeySet:
-		w.con(0, 1)
-		w.rec(2)
+		w.Con(0, 1)
+		w.Rec(2)
 		keys := slices.Clone(g.Keys)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		w.array(len(keys))
+		w.Array(len(keys))
 		for _, k := range keys {
-			w.text(k)
+			w.Text(k)
 		}
 		switch g.Pred {
 		case value.KeysAll, "":
-			w.con(0, 0)
+			w.Con(0, 0)
 		case value.Keys2:
-			w.con(1, 0)
+			w.Con(1, 0)
 		case value.KeysAny:
-			w.con(2, 0)
+			w.Con(2, 0)
 		default:
-			w.con(3, 1)
+			w.Con(3, 1)
 			if q, ok := value.ParseQualifiedName(g.Pred); ok {
-				w.con(0, 1)
-				w.qualName(q)
+				w.Con(0, 1)
+				w.QualName(q)
 			} else {
-				w.con(1, 1)
-				w.text(g.Pred)
+				w.Con(1, 1)
+				w.Text(g.Pred)
 			}
 		}
 	case *value.KeySetRef:
-		w.con(1, 1)
-		w.rec(2)
-		w.text(g.Name)
-		w.maybe(g.Namespace != "", func() { w.text(g.Namespace) })
+		w.Con(1, 1)
+		w.Rec(2)
+		w.Text(g.Name)
+		w.Maybe(g.Namespace != "", func() { w.Text(g.Namespace) })
 	case *value.UserGuard:
-		w.con(2, 1)
-		w.rec(2)
-		w.qualName(g.Fun)
+		w.Con(2, 1)
+		w.Rec(2)
+		w.QualName(g.Fun)
 		return h.encValues(w, g.Args)
 	case *value.CapabilityGuard:
-		w.con(3, 1)
-		w.rec(3)
-		w.qualName(g.Name)
+		w.Con(3, 1)
+		w.Rec(3)
+		w.QualName(g.Name)
 		if err := h.encValues(w, g.Args); err != nil {
 			return err
 		}
-		w.maybe(g.HasPactID, func() { w.text(g.PactID) })
+		w.Maybe(g.HasPactID, func() { w.Text(g.PactID) })
 	case *value.ModuleGuard:
-		w.con(4, 1)
-		w.rec(2)
-		w.moduleName(g.Module)
-		w.text(g.Name)
+		w.Con(4, 1)
+		w.Rec(2)
+		w.ModuleName(g.Module)
+		w.Text(g.Name)
 	case *value.PactGuard:
-		w.con(5, 1)
-		w.rec(2)
-		w.text(g.PactID)
-		w.text(g.Name)
+		w.Con(5, 1)
+		w.Rec(2)
+		w.Text(g.PactID)
+		w.Text(g.Name)
 	default:
 		return value.EvalError("module hash: unknown guard")
 	}
@@ -1793,7 +1794,7 @@ func parseModuleHashText(s string, loc syntax.Span) ([]byte, error) {
 // encImports resolves the module's uses (handleImport) into h.uses and
 // writes their Import list into w (a separate writer: imports are renamed
 // before the definitions but written after them).
-func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
+func (h *p5Hasher) encImports(w *p5.Writer, uses []*syntax.Use) error {
 	type imp struct {
 		u    *syntax.Use
 		hash []byte
@@ -1835,13 +1836,13 @@ func (h *p5Hasher) encImports(w *irW, uses []*syntax.Use) error {
 		}
 		h.uses = append(h.uses, imp)
 	}
-	return w.hlist(len(imps), func(i int) error {
+	return w.HList(len(imps), func(i int) error {
 		u := imps[i].u
-		w.rec(3)
-		w.moduleName(value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name})
-		w.maybe(imps[i].hash != nil, func() { w.hash(imps[i].hash) })
-		w.maybe(u.HasImports, func() {
-			_ = w.hlist(len(u.Imports), func(j int) error { w.text(u.Imports[j]); return nil })
+		w.Rec(3)
+		w.ModuleName(value.ModuleName{Namespace: u.Module.Namespace, Name: u.Module.Name})
+		w.Maybe(imps[i].hash != nil, func() { w.Hash(imps[i].hash) })
+		w.Maybe(u.HasImports, func() {
+			_ = w.HList(len(u.Imports), func(j int) error { w.Text(u.Imports[j]); return nil })
 		})
 		return nil
 	})
@@ -1868,16 +1869,21 @@ func (h *p5Hasher) desugarDefs(body []syntax.Decl) ([]*p5Def, []*syntax.Use, err
 
 // encDefs writes the definitions in dependency order, each measured on its
 // own (what a dependent module's stored dependencies repeat of it).
-func (h *p5Hasher) encDefs(w *irW, defs []*p5Def) error {
-	return w.hlist(len(defs), func(i int) error {
+func (h *p5Hasher) encDefs(w *p5.Writer, defs []*p5Def) error {
+	return w.HList(len(defs), func(i int) error {
 		d := defs[i]
-		size, n := w.size, len(w.b)
+		size, n := w.Size, len(w.Buf)
 		if h.img != nil {
-			h.trace = &defTrace{}
+			h.trace = &p5.DefTrace{}
 		}
 		err := h.encDef(w, d)
 		if h.img != nil {
-			h.img.addDef(d, h.iface, h.trace, w.size-size, len(w.b)-n)
+			// Of an interface only the constants and schemas are
+			// definitions others can load (P5's ifDefToDef).
+			if !h.iface || d.kind == DefConstant || d.kind == DefSchemaKind {
+				walked := !d.sig && (d.kind == DefFun || d.kind == DefCapability || d.kind == DefPactKind)
+				h.img.AddDef(d.name, walked, h.trace, w.Size-size, len(w.Buf)-n)
+			}
 			h.trace = nil
 		}
 		return err
@@ -1900,7 +1906,7 @@ func (h *p5Hasher) prepareDefs(body []syntax.Decl) error {
 }
 
 // module writes the Module record of x as the current pass wants it.
-func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
+func (h *p5Hasher) module(w *p5.Writer, x *syntax.Module) error {
 	if h.defs == nil {
 		if err := h.prepareDefs(x.Body); err != nil {
 			return err
@@ -1923,8 +1929,8 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 	h.mod.Defs, h.uses, h.implements = map[string]*Def{}, h.uses[:0], nil
 	// The renamer resolves the imports, then the interfaces implemented,
 	// then the definitions.
-	var importsW irW
-	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
+	var importsW p5.Writer
+	importsW.CBOR, importsW.Infos, importsW.BuiltinSize = w.CBOR, w.Infos, w.BuiltinSize
 	if err := h.encImports(&importsW, h.useDecls); err != nil {
 		return err
 	}
@@ -1936,8 +1942,8 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 		h.implements = append(h.implements, mn)
 	}
 
-	w.rec(9) // ten fields; the code is not serialised
-	w.moduleName(h.mn)
+	w.Rec(9) // ten fields; the code is not serialised
+	w.ModuleName(h.mn)
 	// governance
 	if x.Gov.Cap {
 		var gov *p5Def
@@ -1950,57 +1956,57 @@ func (h *p5Hasher) module(w *irW, x *syntax.Module) error {
 		if gov == nil || gov.kind != DefCapability || len(gov.args) != 0 {
 			return compileErr(x.Gov.Loc, "Invalid governance: "+x.Gov.Name)
 		}
-		w.con(1, 1)
-		w.extra(szADT) // FQNameRef's FQName tag
-		w.fqn(h.mn, gov.name, h.self)
+		w.Con(1, 1)
+		w.Extra(p5.SizeADT) // FQNameRef's FQName tag
+		w.FQN(h.mn, gov.name, h.self)
 	} else {
 		ns, name, ok := parseKeysetName(x.Gov.Name)
 		if !ok {
 			return compileErr(x.Gov.Loc, "Invalid keyset name format: "+x.Gov.Name)
 		}
-		w.con(0, 1)
-		w.rec(2)
-		w.text(name)
-		w.maybe(ns != "", func() { w.text(ns) })
+		w.Con(0, 1)
+		w.Rec(2)
+		w.Text(name)
+		w.Maybe(ns != "", func() { w.Text(ns) })
 	}
 	if err := h.encDefs(w, h.defs); err != nil {
 		return err
 	}
-	w.array(len(h.blessed))
+	w.Array(len(h.blessed))
 	for _, b := range h.blessed {
-		w.hash(b)
+		w.Hash(b)
 	}
-	w.raw(importsW.b...)
-	w.size += importsW.size
-	w.moduleNames(h.implements)
-	w.hash(h.pass.hash)
-	w.hash(h.pass.txHash)
-	w.info(x.Loc)
+	w.Raw(importsW.Buf...)
+	w.Size += importsW.Size
+	w.ModuleNames(h.implements)
+	w.Hash(h.pass.hash)
+	w.Hash(h.pass.txHash)
+	w.Info(x.Loc)
 	return nil
 }
 
-func (h *p5Hasher) iface_(w *irW, x *syntax.Interface) error {
+func (h *p5Hasher) iface_(w *p5.Writer, x *syntax.Interface) error {
 	if h.defs == nil {
 		if err := h.prepareDefs(x.Body); err != nil {
 			return err
 		}
 	}
 	h.mod.Defs, h.uses = map[string]*Def{}, h.uses[:0]
-	var importsW irW
-	importsW.cbor, importsW.infos, importsW.builtinSize = w.cbor, w.infos, w.builtinSize
+	var importsW p5.Writer
+	importsW.CBOR, importsW.Infos, importsW.BuiltinSize = w.CBOR, w.Infos, w.BuiltinSize
 	if err := h.encImports(&importsW, h.useDecls); err != nil {
 		return err
 	}
-	w.rec(6) // seven fields; the code is not serialised
-	w.moduleName(h.mn)
+	w.Rec(6) // seven fields; the code is not serialised
+	w.ModuleName(h.mn)
 	if err := h.encDefs(w, h.defs); err != nil {
 		return err
 	}
-	w.raw(importsW.b...)
-	w.size += importsW.size
-	w.hash(h.pass.hash)
-	w.hash(h.pass.txHash)
-	w.info(x.Loc)
+	w.Raw(importsW.Buf...)
+	w.Size += importsW.Size
+	w.Hash(h.pass.hash)
+	w.Hash(h.pass.txHash)
+	w.Info(x.Loc)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/value"
 )
@@ -24,12 +25,12 @@ type txLoaded struct {
 	mods []loadedMod
 	// count is the number of distinct definitions loaded.
 	count int
-	defs  map[fqnKey]*p5DefImage
+	defs  map[p5.DefKey]*p5.DefImage
 }
 
 type loadedMod struct {
 	name value.ModuleName
-	img  *p5Image
+	img  *p5.Image
 }
 
 func (l *txLoaded) reset() {
@@ -48,9 +49,9 @@ func (l *txLoaded) has(mn value.ModuleName) bool {
 }
 
 // add records a module as loaded, with its definitions and dependencies.
-func (l *txLoaded) add(mn value.ModuleName, img *p5Image) {
+func (l *txLoaded) add(mn value.ModuleName, img *p5.Image) {
 	if len(l.mods) == 0 && img != nil {
-		l.count = img.entries()
+		l.count = img.Entries()
 	} else if img != nil {
 		defs := l.defMap()
 		addImage(defs, mn, img)
@@ -61,9 +62,9 @@ func (l *txLoaded) add(mn value.ModuleName, img *p5Image) {
 
 // defMap is P5's loAllLoaded: every loaded definition by its fully
 // qualified name.
-func (l *txLoaded) defMap() map[fqnKey]*p5DefImage {
+func (l *txLoaded) defMap() map[p5.DefKey]*p5.DefImage {
 	if l.defs == nil {
-		l.defs = map[fqnKey]*p5DefImage{}
+		l.defs = map[p5.DefKey]*p5.DefImage{}
 		for _, m := range l.mods {
 			addImage(l.defs, m.name, m.img)
 		}
@@ -71,15 +72,15 @@ func (l *txLoaded) defMap() map[fqnKey]*p5DefImage {
 	return l.defs
 }
 
-func addImage(defs map[fqnKey]*p5DefImage, mn value.ModuleName, img *p5Image) {
+func addImage(defs map[p5.DefKey]*p5.DefImage, mn value.ModuleName, img *p5.Image) {
 	if img == nil {
 		return
 	}
-	for _, name := range img.order {
-		defs[fqnKey{mod: mn, name: name, hash: img.hash}] = img.defs[name]
+	for _, name := range img.Order {
+		defs[p5.DefKey{Module: mn, Name: name, Hash: img.Hash}] = img.Defs[name]
 	}
-	for _, d := range img.deps {
-		defs[d.key] = d.def
+	for _, d := range img.Deps {
+		defs[d.Key] = d.Def
 	}
 }
 
@@ -114,7 +115,7 @@ func (in *Interp) loadCharged(mn value.ModuleName, merge bool) (*Module, error) 
 	img := m.image
 	encoded, entries := 0, 0
 	if img != nil {
-		encoded, entries = img.encoded, img.entries()
+		encoded, entries = img.Encoded, img.Entries()
 	}
 	if err := in.chargeModuleOp("MOpLoadModule", gas.ModuleLoad(in.cfg(), encoded), int64(encoded), 0); err != nil {
 		return nil, err

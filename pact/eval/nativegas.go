@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ledgernode/ledger-node/pact/gas"
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/value"
 )
 
@@ -269,7 +270,7 @@ var nativeGasHooks = map[string]func(in *Interp, a []value.Value) error{
 		}
 		switch {
 		case f.Equal(t):
-			return in.chargeMakeList(value.NewInt(1), intSize(f))
+			return in.chargeMakeList(value.NewInt(1), p5.IntSize(f))
 		case inc.IsZero():
 			return nil
 		case f.Cmp(t) < 0 && f.Add(inc).Cmp(f) < 0, f.Cmp(t) > 0 && f.Add(inc).Cmp(f) > 0:
@@ -280,7 +281,7 @@ var nativeGasHooks = map[string]func(in *Interp, a []value.Value) error{
 		if t.Abs().Cmp(big) > 0 {
 			big = t.Abs()
 		}
-		return in.chargeMakeList(n, intSize(big))
+		return in.chargeMakeList(n, p5.IntSize(big))
 	},
 	"show": func(in *Interp, a []value.Value) error {
 		if a[0].Kind() == value.KindClosure {

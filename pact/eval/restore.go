@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/syntax"
 	"github.com/ledgernode/ledger-node/pact/value"
 )
@@ -228,7 +229,7 @@ func compileStored(d db.DB, rec ModuleRecord, x syntax.Node, body []syntax.Decl,
 // reading it, and of installing modules that depend on it). It is computed
 // as installing computed it, against the pinned dependencies; a module
 // whose image cannot be computed (none should) is charged as empty.
-func storedImage(in *Interp, x syntax.Node, m *Module) *p5Image {
+func storedImage(in *Interp, x syntax.Node, m *Module) *p5.Image {
 	h := newP5Hasher(in, x, m.Name)
 	hb, err := value.DecodeBase64URL(m.Hash)
 	if err != nil {
@@ -239,32 +240,32 @@ func storedImage(in *Interp, x syntax.Node, m *Module) *p5Image {
 		return nil
 	}
 	if !m.Interface {
-		img.deps = in.depClosure(m, img)
+		img.Deps = in.depClosure(m, img)
 	} else {
 		// An interface stored the loaded definitions of the modules its
 		// code names: those modules' own and their dependencies.
-		seen := map[fqnKey]bool{}
+		seen := map[p5.DefKey]bool{}
 		for mn := range h.depMods {
 			dm := in.lookupModule(mn)
 			if dm == nil || dm.image == nil {
 				continue
 			}
-			for _, k := range dm.image.ownKeys(dm.Name) {
+			for _, k := range dm.image.OwnKeys(dm.Name) {
 				if !seen[k] {
 					seen[k] = true
-					img.deps = append(img.deps, p5Dep{key: k, def: dm.image.defs[k.name]})
+					img.Deps = append(img.Deps, p5.Dep{Key: k, Def: dm.image.Defs[k.Name]})
 				}
 			}
-			for _, d := range dm.image.deps {
-				if !seen[d.key] {
-					seen[d.key] = true
-					img.deps = append(img.deps, d)
+			for _, d := range dm.image.Deps {
+				if !seen[d.Key] {
+					seen[d.Key] = true
+					img.Deps = append(img.Deps, d)
 				}
 			}
 		}
-		sortDeps(img.deps)
+		sortDeps(img.Deps)
 	}
-	img.finish()
+	img.Finish()
 	return img
 }
 

@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 
+	"github.com/ledgernode/ledger-node/pact/p5"
 	"github.com/ledgernode/ledger-node/pact/value"
 )
 
@@ -33,58 +34,43 @@ func (c *sizeCounter) add(b uint64) {
 	}
 }
 
-const (
-	szTag    = 1 // a small CBOR tag: one-constructor records, Word8, Bool
-	szADT    = 2 // a constructor of a type with several
-	szArray  = 5 // the overhead of a list, vector, set or map
-	szText   = 4 // added to a text's UTF-8 length
-	szInt    = 5 // a machine Int
-	szWord64 = 9 // an Int64 or Word64
-	szTime   = 8
-	szHash   = 32 + szText // a BLAKE2b-256 hash (ModuleHash, Hash)
-)
-
-// intSize is an Integer's size: its bit length rounded to bytes, at least
-// 8 (the estimate of a machine word).
-func intSize(i value.Integer) uint64 { return uint64(max(64, i.BitLen()) / 8) }
-
-func (c *sizeCounter) text(s string) { c.add(uint64(len(s)) + szText) }
+func (c *sizeCounter) text(s string) { c.add(uint64(len(s)) + p5.SizeText) }
 
 // namespace is a Maybe NamespaceName.
 func (c *sizeCounter) maybeText(s string, present bool) {
 	if present {
-		c.add(szADT)
+		c.add(p5.SizeADT)
 		c.text(s)
 		return
 	}
-	c.add(szADT)
+	c.add(p5.SizeADT)
 }
 
 func (c *sizeCounter) moduleName(m value.ModuleName) {
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.text(m.Name)
 	c.maybeText(m.Namespace, m.Namespace != "")
 }
 
 func (c *sizeCounter) qualName(q value.QualifiedName) {
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.text(q.Name)
 	c.moduleName(q.Module)
 }
 
 // hash is a ModuleHash given as unpadded base64url text: its decoded length
 // + 4.
-func (c *sizeCounter) hash(h string) { c.add(uint64(len(h))*3/4 + szText) }
+func (c *sizeCounter) hash(h string) { c.add(uint64(len(h))*3/4 + p5.SizeText) }
 
 func (c *sizeCounter) fqn(f value.FullyQualifiedName) {
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.moduleName(f.Module)
 	c.text(f.Name)
 	c.hash(f.Hash)
 }
 
 func (c *sizeCounter) values(vs []value.Value) {
-	c.add(szArray)
+	c.add(p5.SizeArray)
 	for _, v := range vs {
 		if c.over {
 			return
@@ -95,22 +81,22 @@ func (c *sizeCounter) values(vs []value.Value) {
 
 // value sizes a PactValue: a constructor of PactValue (2) and its field.
 func (c *sizeCounter) value(v value.Value) {
-	c.add(szADT)
+	c.add(p5.SizeADT)
 	switch v := v.(type) {
 	case value.String:
-		c.add(szADT) // PLiteral (LString s)
+		c.add(p5.SizeADT) // PLiteral (LString s)
 		c.text(string(v))
 	case value.Integer:
-		c.add(szADT + intSize(v))
+		c.add(p5.SizeADT + p5.IntSize(v))
 	case value.Decimal:
 		// LDecimal (Decimal places mantissa): a two-field record.
-		c.add(szADT + szTag + szTag + intSize(v.Mantissa()))
+		c.add(p5.SizeADT + p5.SizeTag + p5.SizeTag + p5.IntSize(v.Mantissa()))
 	case value.Unit:
-		c.add(szADT)
+		c.add(p5.SizeADT)
 	case value.Bool:
-		c.add(szADT + szTag)
+		c.add(p5.SizeADT + p5.SizeTag)
 	case value.Time:
-		c.add(szTime)
+		c.add(p5.SizeTime)
 	case value.List:
 		c.values(v)
 	case *value.Object:
@@ -118,17 +104,17 @@ func (c *sizeCounter) value(v value.Value) {
 	case value.Guard:
 		c.guard(v)
 	case *value.ModRef:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.moduleName(v.Module)
-		c.add(szArray)
+		c.add(p5.SizeArray)
 		for _, m := range v.Implemented {
 			c.moduleName(m)
 		}
 	case *value.CapToken:
 		c.capToken(v)
 	case *value.Table:
-		c.add(szTag)
-		c.add(szTag) // TableName
+		c.add(p5.SizeTag)
+		c.add(p5.SizeTag) // TableName
 		c.text(v.Name)
 		c.moduleName(v.Module)
 		c.hash(v.Hash)
@@ -138,25 +124,25 @@ func (c *sizeCounter) value(v value.Value) {
 
 // fields sizes a Map Field PactValue: the map overhead and a pair per field.
 func (c *sizeCounter) fields(o *value.Object) {
-	c.add(szArray)
+	c.add(p5.SizeArray)
 	for i, k := range o.Keys() {
 		if c.over {
 			return
 		}
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.text(k)
 		c.value(o.Values()[i])
 	}
 }
 
 func (c *sizeCounter) capToken(t *value.CapToken) {
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.fqn(t.Name)
 	c.values(t.Args)
 }
 
 func (c *sizeCounter) guard(g value.Guard) {
-	c.add(szADT)
+	c.add(p5.SizeADT)
 	c.guardBody(g)
 }
 
@@ -166,31 +152,31 @@ func (c *sizeCounter) guardBody(g value.Guard) {
 	case *value.KeySet:
 		c.keySet(g)
 	case *value.KeySetRef:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.text(g.Name)
 		c.maybeText(g.Namespace, g.Namespace != "")
 	case *value.UserGuard:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.qualName(g.Fun)
 		c.values(g.Args)
 	case *value.CapabilityGuard:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.qualName(g.Name)
 		c.values(g.Args)
 		c.maybeText(g.PactID, g.HasPactID)
 	case *value.ModuleGuard:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.moduleName(g.Module)
 		c.text(g.Name)
 	case *value.PactGuard:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.text(g.PactID)
 		c.text(g.Name)
 	}
 }
 
 func (c *sizeCounter) keySet(k *value.KeySet) {
-	c.add(szTag + szArray)
+	c.add(p5.SizeTag + p5.SizeArray)
 	for _, key := range k.Keys {
 		c.text(key)
 	}
@@ -202,10 +188,10 @@ func (c *sizeCounter) keySet(k *value.KeySet) {
 func (c *sizeCounter) predicate(p string) {
 	switch p {
 	case value.KeysAll, value.KeysAny, "keys-2":
-		c.add(szADT)
+		c.add(p5.SizeADT)
 		return
 	}
-	c.add(szADT + szADT) // CustomPredicate, then TQN or TBN
+	c.add(p5.SizeADT + p5.SizeADT) // CustomPredicate, then TQN or TBN
 	i := strings.LastIndexByte(p, '.')
 	if i < 0 {
 		c.text(p) // TBN (BareName)
@@ -220,25 +206,25 @@ func (c *sizeCounter) predicate(p string) {
 }
 
 func (c *sizeCounter) schema(s *value.Schema) {
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.qualName(s.Name)
-	c.add(szArray)
+	c.add(p5.SizeArray)
 	for i := range s.Fields {
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.text(s.Fields[i].Name)
 		c.typ(&s.Fields[i].Type)
 	}
 }
 
 func (c *sizeCounter) typ(t *value.Type) {
-	c.add(szADT)
+	c.add(p5.SizeADT)
 	switch t.Kind {
 	case value.TyPrim:
-		c.add(szTag)
+		c.add(p5.SizeTag)
 	case value.TyList:
 		c.typ(t.Elem)
 	case value.TyModRef:
-		c.add(szArray)
+		c.add(p5.SizeArray)
 		for _, m := range t.ModRefs {
 			c.moduleName(m)
 		}
@@ -281,19 +267,19 @@ func (c *sizeCounter) result(in *Interp) (uint64, error) {
 // no step-has-rollback field), as a completed defpact step's write is
 // charged.
 func (c *sizeCounter) pactExec(p *PactExec, nested bool) {
-	c.add(szTag + szInt)
+	c.add(p5.SizeTag + p5.SizeInt)
 	c.yield(p.Yield)
-	c.add(szInt)
+	c.add(p5.SizeInt)
 	c.text(p.PactID)
-	c.add(szTag) // DefPactContinuation
+	c.add(p5.SizeTag) // DefPactContinuation
 	c.qualName(p.Def.QualName())
 	c.values(p.Args)
 	if !nested {
-		c.add(szTag) // Bool
+		c.add(p5.SizeTag) // Bool
 	}
-	c.add(szArray)
+	c.add(p5.SizeArray)
 	for id, n := range p.Nested {
-		c.add(szTag)
+		c.add(p5.SizeTag)
 		c.text(id)
 		c.pactExec(n, true)
 	}
@@ -302,20 +288,20 @@ func (c *sizeCounter) pactExec(p *PactExec, nested bool) {
 // yield sizes a Maybe Yield: its data, its provenance (target chain and
 // module hash) and its source chain, both present only across chains.
 func (c *sizeCounter) yield(y *Yield) {
-	c.add(szADT)
+	c.add(p5.SizeADT)
 	if y == nil {
 		return
 	}
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.fields(y.Data)
 	if y.HasTarget {
-		c.add(szADT + szTag)
+		c.add(p5.SizeADT + p5.SizeTag)
 		c.text(y.TargetChain)
 		c.hash(y.ModuleHash)
-		c.add(szADT)
+		c.add(p5.SizeADT)
 		c.text(y.SourceChain)
 	} else {
-		c.add(szADT + szADT)
+		c.add(p5.SizeADT + p5.SizeADT)
 	}
 }
 
@@ -338,7 +324,7 @@ func (in *Interp) sizeOfKeySet(k *value.KeySet) (uint64, error) {
 // guards.
 func (in *Interp) sizeOfNamespace(ns *Namespace) (uint64, error) {
 	c := sizeCounter{budget: in.Gas.SizeBudget()}
-	c.add(szTag)
+	c.add(p5.SizeTag)
 	c.text(ns.Name)
 	for _, g := range []value.Value{ns.User, ns.Admin} {
 		if g, ok := g.(value.Guard); ok {

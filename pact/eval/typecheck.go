@@ -1,7 +1,10 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/value"
-import "slices"
+import (
+	"slices"
+
+	"github.com/ledgernode/ledger-node/pact/value"
+)
 
 // typeCheck is P5's gassedRuntimeTypecheck of a value against a type: a
 // list of k elements costs k ticks and every element is checked (no short

@@ -13,7 +13,7 @@ import (
 // seconds at that size. Digits are read by syntax.ParseDigits and written
 // by math/big (whose conversion divides by halves, not by digits).
 
-// intLogBase is GHC's integerLogBase b x: the floor of log_b x, 0 for
+// IntLogBase is GHC's integerLogBase b x: the floor of log_b x, 0 for
 // x <= 0. int-to-str charges by it before converting. For a power-of-two
 // base it is the bit length's quotient; otherwise the logarithm of x's
 // leading 64 bits decides it, unless x lies within a hair of a power of b,

@@ -34,7 +34,7 @@ func load64(s string, i int) uint64 {
 // UTF-8 continuation byte: bit 7 set and bit 6 clear.
 func continuations(w uint64) uint64 { return w &^ (w << 1) & hiBits }
 
-// charCount is the number of characters of s.
+// CharCount is the number of characters of s.
 func CharCount(s string) int {
 	n := len(s)
 	i := 0
@@ -247,7 +247,7 @@ func (v charView) chars() (first, n int) {
 	return first, v.x.startsBefore(v.end) - first
 }
 
-// charIndexCache is an interpreter's indexes, the newest replacing the
+// CharIndexCache is an interpreter's indexes, the newest replacing the
 // oldest.
 type CharIndexCache struct {
 	xs   [charIndexes]*charIndex
@@ -279,7 +279,7 @@ func (c *CharIndexCache) view(t string) (v charView, ok bool) {
 	return charView{x, 0, len(t)}, true
 }
 
-// charCount is charCount(s), through an index for a long string.
+// CharCount is charCount(s), through an index for a long string.
 func (c *CharIndexCache) CharCount(s string) int {
 	if v, ok := c.view(s); ok {
 		_, n := v.chars()
@@ -318,7 +318,7 @@ func (c *CharIndexCache) charOffsetFromEnd(s string, n int) int {
 	return v.x.offsetOf(first+count-n) - v.a
 }
 
-// charCountUpTo is charCountUpTo(s, limit), through an index for a long
+// CharCountUpTo is charCountUpTo(s, limit), through an index for a long
 // string.
 func (c *CharIndexCache) CharCountUpTo(s string, limit int) int {
 	if len(s) < charIndexMin || limit <= 0 {

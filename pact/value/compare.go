@@ -102,7 +102,7 @@ func equalSchemas(a, b *Schema) bool {
 	return true
 }
 
-// equalTypes compares field types. A schema named inside a type is
+// EqualTypes compares field types. A schema named inside a type is
 // compared by name only: schemas may refer to themselves
 // (`next:object{row}` in row), and a field-by-field walk would not end.
 func EqualTypes(a, b *Type) bool {

@@ -137,7 +137,7 @@ func EvalError(msg string) *Error {
 	return &Error{Kind: ErrEval, Msg: msg}
 }
 
-// budgetError is the failure of an evaluation that used up one of the
+// BudgetError is the failure of an evaluation that used up one of the
 // bounds every evaluation runs under whatever its gas: steps, call depth,
 // allocation. Like running out of gas it cannot be caught by try.
 func BudgetError(what string, limit int64) *Error {

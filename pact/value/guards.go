@@ -25,7 +25,7 @@ func (m ModuleName) String() string {
 	return m.Namespace + "." + m.Name
 }
 
-// compareModuleNames is Haskell's derived Ord for ModuleName: the name
+// CompareModuleNames is Haskell's derived Ord for ModuleName: the name
 // first, then the namespace (root before any namespace).
 func CompareModuleNames(a, b ModuleName) int {
 	switch {

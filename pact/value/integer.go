@@ -346,7 +346,7 @@ func (i Integer) Pow(e Integer) (Integer, error) {
 	return NewIntBig(new(big.Int).Exp(i.Big(), e.Big(), nil)), nil
 }
 
-// toWord8 is Haskell's fromIntegral :: Integer -> Word8, the low 8 bits of
+// ToWord8 is Haskell's fromIntegral :: Integer -> Word8, the low 8 bits of
 // the two's-complement representation. P5 converts `round` precisions this
 // way, so -1 becomes 255.
 func (i Integer) ToWord8() uint8 {
@@ -356,7 +356,7 @@ func (i Integer) ToWord8() uint8 {
 	return uint8(new(big.Int).And(i.big, big.NewInt(255)).Int64())
 }
 
-// clampInt converts to int, saturating at the int range. List and string
+// ClampInt converts to int, saturating at the int range. List and string
 // counts are clamped against lengths afterwards, so saturation is exact.
 func (i Integer) ClampInt() int {
 	if i.big == nil {
@@ -374,7 +374,7 @@ func (i Integer) ClampInt() int {
 	return math.MaxInt
 }
 
-// bitLen is GHC's integerLog2 |i| + 1: the bit length of |i|, 1 for 0.
+// BitLen is GHC's integerLog2 |i| + 1: the bit length of |i|, 1 for 0.
 func (i Integer) BitLen() int {
 	if i.big == nil {
 		return WordBitLen(i.small)
@@ -382,7 +382,7 @@ func (i Integer) BitLen() int {
 	return i.big.BitLen()
 }
 
-// wordBitLen is the bit length of |v|, 1 for 0: bitLen of a small
+// WordBitLen is the bit length of |v|, 1 for 0: bitLen of a small
 // integer.
 func WordBitLen(v int64) int {
 	if v == 0 {
@@ -395,7 +395,7 @@ func WordBitLen(v int64) int {
 	return bits.Len64(u)
 }
 
-// cmpBits is the bit length upstream's integer comparisons use: 64 for any
+// CmpBits is the bit length upstream's integer comparisons use: 64 for any
 // integer that fits a machine word (GHC's small-integer constructor),
 // otherwise the real bit length.
 func (i Integer) CmpBits() int {

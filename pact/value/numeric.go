@@ -5,7 +5,7 @@ package value
 // follows P5's CoreBuiltin: integer op integer stays integer; any decimal
 // operand promotes the other (an integer becomes a 0-place decimal).
 
-// numPair classifies two numeric arguments: both integers, or both
+// NumPair classifies two numeric arguments: both integers, or both
 // decimals after promotion. ok is false if either is not a number.
 func NumPair(a, b Value) (ai, bi Integer, ad, bd Decimal, ints, ok bool) {
 	switch x := a.(type) {

@@ -134,7 +134,7 @@ func (o *Object) Remove(k string) *Object {
 // shares that key list, and its values come with it in one allocation.
 func (o *Object) Union(p *Object) *Object { return o.UnionIn(p, nil) }
 
-// union is Union, the result cut from a's cells when a is not nil.
+// UnionIn is Union, the result cut from a's cells when a is not nil.
 func (o *Object) UnionIn(p *Object, a *ObjectCells) *Object {
 	n, onlyO, onlyP := 0, 0, 0
 	for i, j := 0, 0; i < len(o.keys) || j < len(p.keys); n++ {
@@ -276,7 +276,7 @@ func (a *ObjectCells) Cell(n int) *Object {
 	return &c.obj
 }
 
-// object returns an object over keys (sorted and unique) and its values
+// Object returns an object over keys (sorted and unique) and its values
 // to fill in, zeroed: cut from a chunk when they fit a cell.
 func (a *ObjectCells) Object(keys []string) (*Object, []Value) {
 	if len(keys) > len(objectCell{}.buf) {

@@ -124,7 +124,7 @@ func principalOf(g Guard) (string, error) {
 	return "", ArgsError("create-principal", g)
 }
 
-// isEd25519HexKey is P5's ed25519HexFormat: 64 lower-case hex digits.
+// IsEd25519HexKey is P5's ed25519HexFormat: 64 lower-case hex digits.
 func IsEd25519HexKey(k string) bool {
 	if len(k) != 64 {
 		return false

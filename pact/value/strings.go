@@ -18,7 +18,7 @@ import (
 // absurd count here would take the node down, so it is an error instead.
 const maxBuiltLength = 1 << 24
 
-// runePrefix returns the first n characters of s (all of s if it has
+// RunePrefix returns the first n characters of s (all of s if it has
 // fewer).
 func RunePrefix(s string, n int) string { return s[:charOffset(s, n)] }
 
@@ -198,7 +198,7 @@ func Remove(k, o Value) (Value, error) {
 	return obj.Remove(string(s)), nil
 }
 
-// wrapInt is Haskell's fromIntegral :: Integer -> Int: the low 64 bits.
+// WrapInt is Haskell's fromIntegral :: Integer -> Int: the low 64 bits.
 func WrapInt(i Integer) int64 {
 	if i.IsSmall() {
 		return i.small
@@ -314,7 +314,7 @@ func Format(tmpl, args Value) (Value, error) {
 	return String(Interleave(parts, texts)), nil
 }
 
-// interleave joins a template's pieces and the texts that fill its holes,
+// Interleave joins a template's pieces and the texts that fill its holes,
 // texts[i] after parts[i].
 func Interleave(parts, texts []string) string {
 	n := 0

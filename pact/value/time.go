@@ -26,7 +26,7 @@ const (
 	posixEpochMJD = 40587
 )
 
-// mjdMicros is the pact-time internal representation.
+// MjdMicros is the pact-time internal representation.
 func (t Time) MjdMicros() int64 { return t.micros + posixEpochMJD*microsPerDay }
 
 // ISO8601 is the format of `time`, of the {"time": ...} JSON form and of

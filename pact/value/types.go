@@ -37,7 +37,7 @@ func (t *Type) String() string {
 	return "?"
 }
 
-// primName is a primitive type's P5 name: keyset is the guard type.
+// PrimName is a primitive type's P5 name: keyset is the guard type.
 func PrimName(p string) string {
 	if p == "keyset" {
 		return "guard"
@@ -45,6 +45,7 @@ func PrimName(p string) string {
 	return p
 }
 
+// LookupSchemaField is the field of s named name, nil if it has none.
 func LookupSchemaField(s *Schema, name string) *SchemaField {
 	for i := range s.Fields {
 		if s.Fields[i].Name == name {

@@ -60,7 +60,7 @@ var (
 	UnitValue Value = Unit{}
 )
 
-// isLiteral reports whether v is one of P5's literal kinds (string,
+// IsLiteral reports whether v is one of P5's literal kinds (string,
 // integer, decimal, unit, bool), the only kinds `<` and friends accept
 // besides times.
 func IsLiteral(v Value) bool {

@@ -1,4 +1,4 @@
-package eval
+package p5
 
 import (
 	"math"
@@ -17,154 +17,159 @@ import (
 // so the image is computed from the desugared IR (modhash.go) when a module
 // is installed or rebuilt, and kept with the compiled module.
 
-// fqnKey is a fully qualified name: a definition of one version of a
-// module. hash is the module hash's bytes.
-type fqnKey struct {
-	mod  value.ModuleName
-	name string
-	hash string
+// DefKey is a fully qualified name: a definition of one version of a
+// module. Hash is the module hash's bytes.
+type DefKey struct {
+	Module value.ModuleName
+	Name   string
+	Hash   string
 }
 
-// less is P5's derived order on FullyQualifiedName: module name, then
+// Less is P5's derived order on FullyQualifiedName: module name, then
 // namespace (none first), then the definition's name, then the hash.
-func (a fqnKey) less(b fqnKey) bool {
-	if a.mod.Name != b.mod.Name {
-		return a.mod.Name < b.mod.Name
+func (a DefKey) Less(b DefKey) bool {
+	if a.Module.Name != b.Module.Name {
+		return a.Module.Name < b.Module.Name
 	}
-	if a.mod.Namespace != b.mod.Namespace {
-		if a.mod.Namespace == "" || b.mod.Namespace == "" {
-			return a.mod.Namespace == ""
+	if a.Module.Namespace != b.Module.Namespace {
+		if a.Module.Namespace == "" || b.Module.Namespace == "" {
+			return a.Module.Namespace == ""
 		}
-		return a.mod.Namespace < b.mod.Namespace
+		return a.Module.Namespace < b.Module.Namespace
 	}
-	if a.name != b.name {
-		return a.name < b.name
+	if a.Name != b.Name {
+		return a.Name < b.Name
 	}
-	return a.hash < b.hash
+	return a.Hash < b.Hash
 }
 
-// defTrace is what P5's transitive-dependency walk does in a definition's
+// DefTrace is what P5's transitive-dependency walk does in a definition's
 // body: a tick per term, and a check of each top-level name referenced, in
 // the order met (a managed capability's manager first).
-type defTrace struct {
+type DefTrace struct {
 	nodes int
-	refs  []fqnKey
+	Refs  []DefKey
 }
 
-func (t *defTrace) node() {
+func (t *DefTrace) Node() {
 	if t != nil {
 		t.nodes++
 	}
 }
 
-func (t *defTrace) ref(k fqnKey) {
+func (t *DefTrace) Ref(k DefKey) {
 	if t != nil {
-		t.refs = append(t.refs, k)
+		t.Refs = append(t.Refs, k)
 	}
 }
 
-func (t *defTrace) mark() int {
+func (t *DefTrace) Mark() int {
 	if t == nil {
 		return 0
 	}
-	return len(t.refs)
+	return len(t.Refs)
 }
 
-// lastRefFirst moves the last reference to position mark.
-func (t *defTrace) lastRefFirst(mark int) {
-	if t == nil || len(t.refs) <= mark {
+// LastRefFirst moves the last reference to position mark.
+func (t *DefTrace) LastRefFirst(mark int) {
+	if t == nil || len(t.Refs) <= mark {
 		return
 	}
-	last := t.refs[len(t.refs)-1]
-	copy(t.refs[mark+1:], t.refs[mark:len(t.refs)-1])
-	t.refs[mark] = last
+	last := t.Refs[len(t.Refs)-1]
+	copy(t.Refs[mark+1:], t.Refs[mark:len(t.Refs)-1])
+	t.Refs[mark] = last
 }
 
-// p5DefImage is one definition as P5 stores it.
-type p5DefImage struct {
-	kind DefKind
+// DefImage is one definition as P5 stores it.
+type DefImage struct {
 	// walked says the transitive walk enters it (defun, defcap, defpact).
-	walked bool
-	trace  defTrace
+	Walked bool
+	Trace  DefTrace
 	// size is the estimated size of the Def with its infos; cbor the length
 	// of its CBOR encoding.
 	size uint64
 	cbor int
 }
 
-// p5Dep is one entry of a module's dependency map.
-type p5Dep struct {
-	key fqnKey
-	def *p5DefImage
+// Dep is one entry of a module's dependency map.
+type Dep struct {
+	Key DefKey
+	Def *DefImage
 }
 
-// p5Image is a module's or interface's stored data, measured.
-type p5Image struct {
-	hash  string // the module hash's bytes
-	defs  map[string]*p5DefImage
-	order []string
-	deps  []p5Dep
+// Image is a module's or interface's stored data, measured.
+type Image struct {
+	Hash  string // the module hash's bytes
+	Defs  map[string]*DefImage
+	Order []string
+	Deps  []Dep
 	// size and cbor measure the Module (or Interface) record with infos.
-	size uint64
-	cbor int
+	Size uint64
+	CBOR int
 	// encoded is the length of the stored document: what a read of the
 	// module is charged by.
-	encoded int
+	Encoded int
 	// dataSize is the estimated size of the whole ModuleData (module and
 	// dependency map): what its installation is charged by.
-	dataSize uint64
+	DataSize uint64
 }
 
-// addDef records a definition. Of an interface only the constants and
-// schemas are definitions others can load (P5's ifDefToDef).
-func (img *p5Image) addDef(d *p5Def, iface bool, t *defTrace, size uint64, cbor int) {
-	if iface && d.kind != DefConstant && d.kind != DefSchemaKind {
-		return
-	}
-	di := &p5DefImage{kind: d.kind, size: size, cbor: cbor}
+// AddDef records the definition name, its measures and what P5's
+// transitive-dependency walk does in it; walked says the walk enters it
+// (a defun, defcap or defpact that is not an interface's signature).
+func (img *Image) AddDef(name string, walked bool, t *DefTrace, size uint64, cbor int) {
+	di := &DefImage{Walked: walked, size: size, cbor: cbor}
 	if t != nil {
-		di.trace = *t
+		di.Trace = *t
 	}
-	di.walked = !d.sig && (d.kind == DefFun || d.kind == DefCapability || d.kind == DefPactKind)
-	if img.defs == nil {
-		img.defs = map[string]*p5DefImage{}
+	if img.Defs == nil {
+		img.Defs = map[string]*DefImage{}
 	}
-	img.defs[d.name] = di
-	img.order = append(img.order, d.name)
+	img.Defs[name] = di
+	img.Order = append(img.Order, name)
 }
 
-// entries is the number of definitions loading the module adds to a
+// OwnKeys are the fully qualified names of a module's own definitions.
+func (img *Image) OwnKeys(mn value.ModuleName) []DefKey {
+	keys := make([]DefKey, len(img.Order))
+	for i, name := range img.Order {
+		keys[i] = DefKey{Module: mn, Name: name, Hash: img.Hash}
+	}
+	return keys
+}
+
+// Entries is the number of definitions loading the module adds to a
 // transaction's loaded definitions (its own and its dependencies):
 // P5's merge cost counts them.
-func (img *p5Image) entries() int { return len(img.defs) + len(img.deps) }
+func (img *Image) Entries() int { return len(img.Defs) + len(img.Deps) }
 
 // fqnSize and fqnCBOR measure a FullyQualifiedName, a dependency map key.
-func fqnSize(k fqnKey) uint64 {
-	var w irW
-	w.fqn(k.mod, k.name, []byte(k.hash))
-	return w.size
+func fqnSize(k DefKey) uint64 {
+	var w Writer
+	w.FQN(k.Module, k.Name, []byte(k.Hash))
+	return w.Size
 }
 
-func fqnCBOR(k fqnKey) int {
-	w := irW{cbor: true}
-	w.fqn(k.mod, k.name, []byte(k.hash))
-	return len(w.b)
+func fqnCBOR(k DefKey) int {
+	w := Writer{CBOR: true}
+	w.FQN(k.Module, k.Name, []byte(k.Hash))
+	return len(w.Buf)
 }
 
-// finish computes the measures of the whole ModuleData from the module's
+// Finish computes the measures of the whole ModuleData from the module's
 // record and its dependencies: the ModuleData (or InterfaceData)
 // constructor, the record, and the map of dependencies.
-func (img *p5Image) finish() {
-	size := uint64(szADT) + img.size + szArray
-	n := 2 + img.cbor // list(2), the constructor's tag word, the record
-	n += cborHeadLen(uint64(len(img.deps)))
-	for _, d := range img.deps {
-		size += szTag + fqnSize(d.key) + d.def.size
-		n += fqnCBOR(d.key) + d.def.cbor
+func (img *Image) Finish() {
+	size := uint64(SizeADT) + img.Size + SizeArray
+	n := 2 + img.CBOR // list(2), the constructor's tag word, the record
+	n += cborHeadLen(uint64(len(img.Deps)))
+	for _, d := range img.Deps {
+		size += SizeTag + fqnSize(d.Key) + d.Def.size
+		n += fqnCBOR(d.Key) + d.Def.cbor
 	}
-	img.dataSize = size
+	img.DataSize = size
 	// The document: the version word, then the encoding as a byte string.
-	img.encoded = 1 + cborHeadLen(uint64(n)) + n
+	img.Encoded = 1 + cborHeadLen(uint64(n)) + n
 }
 
 func cborHeadLen(n uint64) int {
@@ -181,7 +186,7 @@ func cborHeadLen(n uint64) int {
 	return 9
 }
 
-// transitiveDeps is P5's getAllTransitiveDependencies for a module being
+// TransitiveDeps is P5's getAllTransitiveDependencies for a module being
 // installed: starting from its own definitions, it walks the bodies of the
 // definitions found in loaded (which holds the module's own ones too),
 // collecting every fully qualified name reached. It returns the
@@ -191,10 +196,10 @@ func cborHeadLen(n uint64) int {
 // definitions (n of them) to the m names reached. budget bounds the walk
 // (upstream fails it as soon as it passes the gas left); past it, the cost
 // so far is returned with ok false.
-func transitiveDeps(own []fqnKey, loaded map[fqnKey]*p5DefImage, budget gas.MilliGas) (deps []p5Dep, cost gas.MilliGas, ok bool) {
+func TransitiveDeps(own []DefKey, loaded map[DefKey]*DefImage, budget gas.MilliGas) (deps []Dep, cost gas.MilliGas, ok bool) {
 	dep := newFQNSet(own)
 	work := newFQNSet(own)
-	ownSet := make(map[fqnKey]bool, len(own))
+	ownSet := make(map[DefKey]bool, len(own))
 	for _, k := range own {
 		ownSet[k] = true
 	}
@@ -209,7 +214,7 @@ func transitiveDeps(own []fqnKey, loaded map[fqnKey]*p5DefImage, budget gas.Mill
 		}
 		return over(uint64(math.Ceil(math.Log(float64(s.len())))) * 200)
 	}
-	check := func(k fqnKey) bool {
+	check := func(k DefKey) bool {
 		if search(dep) {
 			return true
 		}
@@ -225,16 +230,16 @@ func transitiveDeps(own []fqnKey, loaded map[fqnKey]*p5DefImage, budget gas.Mill
 	for work.len() > 0 {
 		k := work.popMin()
 		d, found := loaded[k]
-		if !found || !d.walked {
+		if !found || !d.Walked {
 			continue
 		}
-		t := &d.trace
+		t := &d.Trace
 		// The walk's ticks and checks interleave; only their sum and the
 		// sets' sizes at each check matter, so the ticks are added first.
 		if over(uint64(t.nodes) * 5) {
 			return nil, spent, false
 		}
-		for _, r := range t.refs {
+		for _, r := range t.Refs {
 			if check(r) {
 				return nil, spent, false
 			}
@@ -248,7 +253,7 @@ func transitiveDeps(own []fqnKey, loaded map[fqnKey]*p5DefImage, budget gas.Mill
 		// A name not among the loaded definitions (none should be) has
 		// nothing to store.
 		if d := loaded[k]; d != nil && !ownSet[k] {
-			deps = append(deps, p5Dep{key: k, def: d})
+			deps = append(deps, Dep{Key: k, Def: d})
 		}
 	}
 	return deps, spent, true
@@ -256,11 +261,11 @@ func transitiveDeps(own []fqnKey, loaded map[fqnKey]*p5DefImage, budget gas.Mill
 
 // fqnSet is a set of names that pops its smallest (P5's Set.minView).
 type fqnSet struct {
-	m map[fqnKey]bool
+	m map[DefKey]bool
 }
 
-func newFQNSet(ks []fqnKey) *fqnSet {
-	s := &fqnSet{m: make(map[fqnKey]bool, len(ks))}
+func newFQNSet(ks []DefKey) *fqnSet {
+	s := &fqnSet{m: make(map[DefKey]bool, len(ks))}
 	for _, k := range ks {
 		s.m[k] = true
 	}
@@ -268,14 +273,14 @@ func newFQNSet(ks []fqnKey) *fqnSet {
 }
 
 func (s *fqnSet) len() int          { return len(s.m) }
-func (s *fqnSet) has(k fqnKey) bool { return s.m[k] }
-func (s *fqnSet) add(k fqnKey)      { s.m[k] = true }
+func (s *fqnSet) has(k DefKey) bool { return s.m[k] }
+func (s *fqnSet) add(k DefKey)      { s.m[k] = true }
 
-func (s *fqnSet) popMin() fqnKey {
-	var min fqnKey
+func (s *fqnSet) popMin() DefKey {
+	var min DefKey
 	first := true
 	for k := range s.m {
-		if first || k.less(min) {
+		if first || k.Less(min) {
 			min, first = k, false
 		}
 	}
@@ -283,19 +288,19 @@ func (s *fqnSet) popMin() fqnKey {
 	return min
 }
 
-func (s *fqnSet) sorted() []fqnKey {
-	out := make([]fqnKey, 0, len(s.m))
+func (s *fqnSet) sorted() []DefKey {
+	out := make([]DefKey, 0, len(s.m))
 	for k := range s.m {
 		out = append(out, k)
 	}
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].less(out[j-1]); j-- {
+		for j := i; j > 0 && out[j].Less(out[j-1]); j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
 }
 
-func (k fqnKey) String() string {
-	return k.mod.String() + "." + k.name + "{" + value.EncodeBase64URL([]byte(k.hash)) + "}"
+func (k DefKey) String() string {
+	return k.Module.String() + "." + k.Name + "{" + value.EncodeBase64URL([]byte(k.Hash)) + "}"
 }
