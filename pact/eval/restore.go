@@ -45,7 +45,7 @@ type ModuleRecord struct {
 	GovKeyset string
 	GovCap    string
 	// Deps are the modules the code refers to, sorted by name (ns first
-	// as compareModuleNames orders them), each with the hash of the version
+	// as value.CompareModuleNames orders them), each with the hash of the version
 	// it was compiled against; an empty Hash means "the current version".
 	Deps []ModuleDep
 }

@@ -56,7 +56,7 @@ func CharCount(s string) int {
 // runeLen is the number of characters of s.
 func runeLen(s string) int { return CharCount(s) }
 
-// charCountUpTo is min(limit, charCount(s)), reading about limit
+// charCountUpTo is min(limit, CharCount(s)), reading about limit
 // characters' bytes rather than all of s.
 func charCountUpTo(s string, limit int) int {
 	if limit <= 0 {
@@ -241,7 +241,7 @@ type charView struct {
 }
 
 // chars is the view's number of characters (of character starts, for a
-// view cut inside a character, as charCount counts).
+// view cut inside a character, as CharCount counts).
 func (v charView) chars() (first, n int) {
 	first = v.x.startsBefore(v.a)
 	return first, v.x.startsBefore(v.end) - first
@@ -279,7 +279,7 @@ func (c *CharIndexCache) view(t string) (v charView, ok bool) {
 	return charView{x, 0, len(t)}, true
 }
 
-// CharCount is charCount(s), through an index for a long string.
+// CharCount is CharCount(s), through an index for a long string.
 func (c *CharIndexCache) CharCount(s string) int {
 	if v, ok := c.view(s); ok {
 		_, n := v.chars()

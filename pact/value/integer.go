@@ -382,7 +382,7 @@ func (i Integer) BitLen() int {
 	return i.big.BitLen()
 }
 
-// WordBitLen is the bit length of |v|, 1 for 0: bitLen of a small
+// WordBitLen is the bit length of |v|, 1 for 0: BitLen of a small
 // integer.
 func WordBitLen(v int64) int {
 	if v == 0 {

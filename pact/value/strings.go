@@ -62,7 +62,7 @@ func stringKeys(native string, l List) ([]string, error) {
 }
 
 // charFinder finds characters in strings: by scanning (scanChars), or
-// through an interpreter's indexes of long strings (charIndexCache).
+// through an interpreter's indexes of long strings (CharIndexCache).
 type charFinder interface {
 	charOffset(s string, n int) int
 	charOffsetFromEnd(s string, n int) int
