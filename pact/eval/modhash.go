@@ -955,56 +955,6 @@ func (h *p5Hasher) ref(n syntax.Name, env *scope, loc syntax.Span) (p5Ref, error
 // ---------------------------------------------------------------------------
 // Encoding the renamed IR
 
-var p5PrimIndex = map[string]uint64{
-	"integer": 0, "decimal": 1, "bool": 2, "string": 3, "guard": 4, "keyset": 4, "time": 5, "unit": 6,
-}
-
-func (h *p5Hasher) encType(w *p5.Writer, t *value.Type) {
-	switch t.Kind {
-	case value.TyPrim:
-		w.Con(0, 1)
-		w.Word(p5PrimIndex[t.Prim], p5.SizeTag)
-	case value.TyList:
-		w.Con(1, 1)
-		h.encType(w, t.Elem)
-	case value.TyAnyList:
-		w.Con(2, 0)
-	case value.TyModRef:
-		w.Con(3, 1)
-		w.Array(len(t.ModRefs))
-		for _, m := range t.ModRefs {
-			w.ModuleName(m)
-		}
-	case value.TyObject:
-		w.Con(4, 1)
-		h.encSchema(w, t.Schema)
-	case value.TyAnyObject:
-		w.Con(5, 0)
-	case value.TyTable:
-		w.Con(6, 1)
-		h.encSchema(w, t.Schema)
-	case value.TyCapToken:
-		w.Con(7, 0)
-	default:
-		w.Con(8, 0)
-	}
-}
-
-func (h *p5Hasher) encSchema(w *p5.Writer, s *value.Schema) {
-	w.Rec(2)
-	w.QualName(s.Name)
-	h.encFields(w, s.Fields)
-}
-
-func (h *p5Hasher) encFields(w *p5.Writer, fs []value.SchemaField) {
-	w.MapHead(len(fs))
-	for i := range fs {
-		w.Entry()
-		w.Text(fs[i].Name)
-		h.encType(w, &fs[i].Type)
-	}
-}
-
 func (h *p5Hasher) encArg(w *p5.Writer, a dsArg, env *scope, loc syntax.Span) error {
 	w.Rec(3)
 	w.Text(a.Name)
@@ -1015,7 +965,7 @@ func (h *p5Hasher) encArg(w *p5.Writer, a dsArg, env *scope, loc syntax.Span) er
 		if err != nil {
 			return err
 		}
-		w.Maybe(true, func() { h.encType(w, t) })
+		w.Maybe(true, func() { w.Type(t) })
 	}
 	w.Info(loc)
 	return nil
@@ -1048,27 +998,6 @@ func (h *p5Hasher) encRef(w *p5.Writer, r *p5Ref) {
 		w.Rec(2)
 		w.Text(r.arg)
 		w.Word(r.idx, p5.SizeWord64)
-	}
-}
-
-func encLiteral(w *p5.Writer, v value.Value) {
-	switch v := v.(type) {
-	case value.String:
-		w.Con(0, 1)
-		w.Text(string(v))
-	case value.Integer:
-		w.Con(1, 1)
-		w.Integer(v)
-	case value.Decimal:
-		w.Con(2, 1)
-		w.Rec(2)
-		w.Word(uint64(v.Places()), p5.SizeTag)
-		w.Integer(v.Mantissa())
-	case value.Unit:
-		w.Con(3, 0)
-	case value.Bool:
-		w.Con(4, 1)
-		w.Boolean(bool(v))
 	}
 }
 
@@ -1276,7 +1205,7 @@ func encBuiltin(w *p5.Writer, name string, loc syntax.Span) {
 
 func encLit(w *p5.Writer, v value.Value, loc syntax.Span) {
 	w.Con(8, 2)
-	encLiteral(w, v)
+	w.Literal(v)
 	w.Info(loc)
 }
 
@@ -1287,13 +1216,13 @@ func encLitTerm(w *p5.Writer, t *resolve.Lit, loc syntax.Span) {
 	w.Con(8, 2)
 	switch x := t.Src.(type) {
 	case *syntax.IntLit, *syntax.Var:
-		encLiteral(w, litInt(t))
+		w.Literal(litInt(t))
 	case *syntax.DecimalLit:
-		encLiteral(w, value.NewDecimal(litInt(t), uint8(x.Places())))
+		w.Literal(value.NewDecimal(litInt(t), uint8(x.Places())))
 	case *syntax.StringLit:
-		encLiteral(w, value.String(x.Value))
+		w.Literal(value.String(x.Value))
 	default:
-		encLiteral(w, litValue(t))
+		w.Literal(litValue(t))
 	}
 	w.Info(loc)
 }
@@ -1442,7 +1371,7 @@ func (h *p5Hasher) encDef(w *p5.Writer, d *p5Def) error {
 				return err
 			}
 			w.Con(1, 1) // EvaledConst
-			if err := h.encPactValue(w, v); err != nil {
+			if err := w.PactValue(v); err != nil {
 				return err
 			}
 		}
@@ -1486,7 +1415,7 @@ func (h *p5Hasher) encDef(w *p5.Writer, d *p5Def) error {
 		schema = s
 		w.Rec(3)
 		w.Text(d.name)
-		h.encFields(w, s.Fields)
+		w.Fields(s.Fields)
 		w.Info(loc)
 	case DefTableKind:
 		w.Con(4, 1)
@@ -1497,7 +1426,7 @@ func (h *p5Hasher) encDef(w *p5.Writer, d *p5Def) error {
 		w.Rec(3)
 		w.Text(d.name)
 		w.Extra(p5.SizeADT) // TableSchema's ResolvedTable tag
-		h.encSchema(w, s)
+		w.Schema(s)
 		w.Info(loc)
 	case DefPactKind:
 		if h.iface {
@@ -1650,133 +1579,6 @@ func (h *p5Hasher) evalConsts(charged bool) (map[string]value.Value, error) {
 		}
 	}
 	return out, nil
-}
-
-// encPactValue writes a PactValue.
-func (h *p5Hasher) encPactValue(w *p5.Writer, v value.Value) error {
-	switch v := v.(type) {
-	case value.String, value.Integer, value.Decimal, value.Unit, value.Bool:
-		w.Con(0, 1)
-		encLiteral(w, v)
-	case value.List:
-		w.Con(1, 1)
-		w.Array(len(v))
-		for _, e := range v {
-			if err := h.encPactValue(w, e); err != nil {
-				return err
-			}
-		}
-	case value.Guard:
-		w.Con(2, 1)
-		return h.encGuard(w, v)
-	case *value.Object:
-		w.Con(3, 1)
-		w.MapHead(v.Len())
-		for i := 0; i < v.Len(); i++ {
-			w.Entry()
-			w.Text(v.Key(i))
-			if err := h.encPactValue(w, v.Val(i)); err != nil {
-				return err
-			}
-		}
-	case *value.ModRef:
-		w.Con(4, 1)
-		w.Rec(2)
-		w.ModuleName(v.Module)
-		w.Array(len(v.Implemented))
-		for _, m := range v.Implemented {
-			w.ModuleName(m)
-		}
-	case *value.CapToken:
-		w.Con(5, 1)
-		w.Rec(2)
-		hb, _ := value.DecodeBase64URL(v.Name.Hash)
-		w.FQN(v.Name.Module, v.Name.Name, hb)
-		return h.encValues(w, v.Args)
-	case value.Time:
-		w.Con(6, 1)
-		w.Time(v.MjdMicros())
-	case *value.Table:
-		w.Con(7, 1)
-		w.Rec(3)
-		w.Rec(2)
-		w.Text(v.Name)
-		w.ModuleName(v.Module)
-		hb, _ := value.DecodeBase64URL(v.Hash)
-		w.Hash(hb)
-		s := v.Schema
-		h.encSchema(w, &s)
-	default:
-		return value.EvalError("module hash: a constant's value cannot be serialised: " + v.String())
-	}
-	return nil
-}
-
-func (h *p5Hasher) encValues(w *p5.Writer, vs []value.Value) error {
-	return w.HList(len(vs), func(i int) error { return h.encPactValue(w, vs[i]) })
-}
-
-func (h *p5Hasher) encGuard(w *p5.Writer, g value.Guard) error {
-	switch g := g.(type) {
-	case *value.KeySet:
-		w.Con(0, 1)
-		w.Rec(2)
-		keys := slices.Clone(g.Keys)
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		w.Array(len(keys))
-		for _, k := range keys {
-			w.Text(k)
-		}
-		switch g.Pred {
-		case value.KeysAll, "":
-			w.Con(0, 0)
-		case value.Keys2:
-			w.Con(1, 0)
-		case value.KeysAny:
-			w.Con(2, 0)
-		default:
-			w.Con(3, 1)
-			if q, ok := value.ParseQualifiedName(g.Pred); ok {
-				w.Con(0, 1)
-				w.QualName(q)
-			} else {
-				w.Con(1, 1)
-				w.Text(g.Pred)
-			}
-		}
-	case *value.KeySetRef:
-		w.Con(1, 1)
-		w.Rec(2)
-		w.Text(g.Name)
-		w.Maybe(g.Namespace != "", func() { w.Text(g.Namespace) })
-	case *value.UserGuard:
-		w.Con(2, 1)
-		w.Rec(2)
-		w.QualName(g.Fun)
-		return h.encValues(w, g.Args)
-	case *value.CapabilityGuard:
-		w.Con(3, 1)
-		w.Rec(3)
-		w.QualName(g.Name)
-		if err := h.encValues(w, g.Args); err != nil {
-			return err
-		}
-		w.Maybe(g.HasPactID, func() { w.Text(g.PactID) })
-	case *value.ModuleGuard:
-		w.Con(4, 1)
-		w.Rec(2)
-		w.ModuleName(g.Module)
-		w.Text(g.Name)
-	case *value.PactGuard:
-		w.Con(5, 1)
-		w.Rec(2)
-		w.Text(g.PactID)
-		w.Text(g.Name)
-	default:
-		return value.EvalError("module hash: unknown guard")
-	}
-	return nil
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 // other modules it depends on, measured as P5's gas charges need it).
 //
 // Its files: irwriter.go (Writer: both measures at once, in the shape of
-// P5's Haskell types), image.go (Image, its definitions and dependencies,
+// P5's Haskell types), values.go (types, literals and Pact values as the
+// IR writes them), image.go (Image, its definitions and dependencies,
 // and the transitive-dependency walk P5 charges for), sizes.go (SizeOf's
 // sizes of the pieces of an encoding, which package eval's value sizes
 // are made of too).
