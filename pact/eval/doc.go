@@ -7,7 +7,7 @@
 // (natives.go); Interp.Register adds more (the REPL's).
 //
 // Evaluation is metered as P5's is (gas.go, nativegas.go, sizeof.go, and
-// the module costs of modload.go over package p5's measures): Interp.Gas
+// the module costs of modload.go, over package p5's measures): Interp.Gas
 // charges Pact 5's table model (package gas) at P5's charging points and in
 // P5's order, so totals, the gas log and out-of-gas errors match upstream.
 // Without a gas limit an evaluation is still bounded: an evaluation budget

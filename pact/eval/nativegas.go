@@ -868,9 +868,9 @@ func (in *Interp) chargePrincipal(g value.Guard) error {
 		}
 		return nil
 	case *value.UserGuard, *value.CapabilityGuard:
-		c := sizeCounter{budget: in.Gas.SizeBudget()}
-		c.guardBody(g)
-		sz, err := c.result(in)
+		c := p5.NewSizeCounter(in.Gas.SizeBudget())
+		c.GuardBody(g)
+		sz, err := sizeResult(in, &c)
 		if err != nil {
 			return err
 		}

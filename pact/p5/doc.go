@@ -9,8 +9,9 @@
 // P5's Haskell types), values.go (types, literals and Pact values as the
 // IR writes them), image.go (Image, its definitions and dependencies,
 // and the transitive-dependency walk P5 charges for), sizes.go (SizeOf's
-// sizes of the pieces of an encoding, which package eval's value sizes
-// are made of too).
+// sizes of the pieces of an encoding) and valuesize.go (SizeCounter:
+// SizeOf of values, which package eval charges writes, reads, hashes and
+// the rest by).
 //
 // What is written comes from package eval: its module hasher (modhash.go)
 // lowers, renames and walks a module's terms, with the renamer its
