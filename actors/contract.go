@@ -19,7 +19,7 @@ import (
 )
 
 // The reads of a chain's executor, and ChainContract, the contract endpoints of a chain
-// (transport.ContractAPI) over its mempool and executor. Nothing here goes through an actor
+// (contracthttp.API) over its mempool and executor. Nothing here goes through an actor
 // but /send's insert: results, local and the gas payer check read views of the state.
 
 // CanPay is the mempool's gas payer check (mempool.GasPayer): whether the command's sender can

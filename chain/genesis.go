@@ -29,23 +29,3 @@ func GenesisPayload(r *txexec.Runner, c ledger.ChainID, network string) (*ledger
 	}
 	return ledger.NewPayloadWithOutputs(ledger.NoMinerData, ledger.NoCoinbaseOutput(), txs), nil
 }
-
-// RunDevelopmentGenesis runs chain c's development genesis transactions on st, as chainweb runs
-// genesis (unsigned, free of gas, root definitions allowed) and with no execution flags:
-// `pact -s`'s preloadDevContracts, which gives a local server the state a node's chain starts
-// from. The flags a server has are for the commands it serves (RequireKeysetNs, say, would
-// refuse the genesis's root keysets).
-func RunDevelopmentGenesis(st db.DB, c ledger.ChainID, network string) error {
-	cmds, err := txexec.GenesisCommands(contracts.DevelopmentGenesis(int(c)), ChainIDText(c), network)
-	if err != nil {
-		return err
-	}
-	r := txexec.New(txexec.Config{})
-	b := &txexec.Block{ChainID: ChainIDText(c)}
-	for _, cmd := range cmds {
-		if _, err := r.Genesis(st, b, cmd); err != nil {
-			return err
-		}
-	}
-	return nil
-}

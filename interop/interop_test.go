@@ -13,7 +13,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/pactsrvtest"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 type check struct {
@@ -116,7 +116,7 @@ func runScript(t *testing.T, node, script string, args ...string) report {
 }
 
 // startServer runs the pact -s server (engine and HTTP) on a free port.
-func startServer(t *testing.T) (string, *transport.ContractServer) { return pactsrvtest.Start(t) }
+func startServer(t *testing.T) (string, *contracthttp.ContractServer) { return pactsrvtest.Start(t) }
 
 // Commands built and signed by @kadena/client: the server accepts them,
 // runs them, and computes the request keys the client computed; Go's

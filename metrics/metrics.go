@@ -12,6 +12,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // Prefix starts the name of every family of the node's own.
@@ -30,7 +31,7 @@ type Sources struct {
 	// Mining says whether the node mines: the mining families are only there if so.
 	Mining bool
 	// Listeners are the APIs' guarded listeners, by API name ("service", "peer").
-	Listeners map[string]*transport.GuardedListener
+	Listeners map[string]*connguard.GuardedListener
 	// Build names the node's release (build_info's version label); the revision and the Go
 	// version are read from the binary.
 	Build string

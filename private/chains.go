@@ -16,8 +16,8 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/transport"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 // Config is what Open needs: where the private state lives and who the entities are.
@@ -134,7 +134,7 @@ func (p *Chains) engine(c ledger.ChainID, create bool) (*server.Engine, error) {
 	ec := server.Config{PersistDir: dir, Entity: p.entity, EntitySecret: &secret, Entities: p.entities,
 		Logger: p.log.With("component", "private", "chain", c)}
 	if len(urls) > 0 {
-		ec.Deliver = transport.PrivateDeliverer(urls, 10*time.Second)
+		ec.Deliver = contracthttp.PrivateDeliverer(urls, 10*time.Second)
 	}
 	e, err := server.Open(ec)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
-	"github.com/ledgernode/ledger-node/transport"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 // Contract is a chain's contract API: the executor's, with private commands added.
@@ -19,7 +19,7 @@ type Contract struct {
 	slots *actors.EvalSlots
 }
 
-var _ transport.ContractAPI = Contract{}
+var _ contracthttp.API = Contract{}
 
 // Contract returns chain c's contract API: cc, the chain's own, with private commands added;
 // a private command takes one of slots, the evaluation slots local takes too.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The transfers of an account (the explorer's account history), read from each chain's index
@@ -65,7 +66,7 @@ func parseTransfersCursor(v *ledger.Version, b []byte) (transfersCursor, error) 
 		if !ok || !v.HasChain(c) {
 			return nil, errors.New("no chain " + strconv.Quote(string(part[:i])) + " in cursor item " + strconv.Quote(string(part)))
 		}
-		n, ok, _ := parseUint(part[i+1:])
+		n, ok, _ := httpkit.ParseUint(part[i+1:])
 		if !ok || n == 0 || (len(part) > i+2 && part[i+1] == '0') {
 			return nil, errors.New("bad count in cursor item " + strconv.Quote(string(part)))
 		}
@@ -120,14 +121,14 @@ type transfersQuery struct {
 }
 
 // parseTransfersQuery reads limit and next, in that order.
-func parseTransfersQuery(v *ledger.Version, args *fasthttp.Args) (transfersQuery, *paramError) {
+func parseTransfersQuery(v *ledger.Version, args *fasthttp.Args) (transfersQuery, *httpkit.ParamError) {
 	q := transfersQuery{limit: maxTransfersLimit}
 	if b := args.Peek("limit"); b != nil {
-		n, ok, overflow := parseUint(b)
+		n, ok, overflow := httpkit.ParseUint(b)
 		switch {
 		case overflow:
 		case !ok:
-			return q, &paramError{"limit", uintReason(b, false)}
+			return q, &httpkit.ParamError{Name: "limit", Reason: httpkit.UintReason(b, false)}
 		case n < maxTransfersLimit:
 			q.limit = int(n)
 		}
@@ -135,7 +136,7 @@ func parseTransfersQuery(v *ledger.Version, args *fasthttp.Args) (transfersQuery
 	if b := args.Peek("next"); b != nil {
 		c, err := parseTransfersCursor(v, b)
 		if err != nil {
-			return q, &paramError{"next", err.Error()}
+			return q, &httpkit.ParamError{Name: "next", Reason: err.Error()}
 		}
 		q.cursor = c
 	}
@@ -228,13 +229,13 @@ func transfersPageOf(v *ledger.Version, idx TransferIndex, account string, q tra
 
 func (s *Service) getTransfers(ctx *fasthttp.RequestCtx, p params) {
 	if why := checkAccount(p.text); why != "" {
-		writeText(ctx, fasthttp.StatusBadRequest, "Error parsing path parameter account failed: "+why)
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "Error parsing path parameter account failed: "+why)
 		return
 	}
 	account := p.text
 	q, perr := parseTransfersQuery(s.cfg.Version, ctx.QueryArgs())
 	if perr != nil {
-		perr.write(ctx)
+		perr.Write(ctx)
 		return
 	}
 	page, err := transfersPageOf(s.cfg.Version, s.cfg.Transfers, account, q)
@@ -249,5 +250,5 @@ func (s *Service) getTransfers(ctx *fasthttp.RequestCtx, p params) {
 		s.internalError(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The backup endpoints (interface.md "Backup endpoints", DECISIONS.md): served under
@@ -36,20 +37,20 @@ var argBackupPact = []byte("backupPact")
 func (s *Service) makeBackup(ctx *fasthttp.RequestCtx, _ params) {
 	pact, ok := queryFlag(ctx.QueryArgs().PeekBytes(argBackupPact), ctx.QueryArgs().HasBytes(argBackupPact))
 	if !ok {
-		badQueryParam(ctx, "backupPact", "want no value, true or false")
+		httpkit.BadQueryParam(ctx, "backupPact", "want no value, true or false")
 		return
 	}
 	id, err := s.cfg.Backup.Start(pact)
 	if errors.Is(err, store.ErrBackupRunning) {
-		writeText(ctx, fasthttp.StatusConflict, "a backup is running: "+id+" (GET check-backup/"+id+" tells when it ends)")
+		httpkit.WriteText(ctx, fasthttp.StatusConflict, "a backup is running: "+id+" (GET check-backup/"+id+" tells when it ends)")
 		return
 	}
 	if err != nil {
 		// Not a bug and not the client's fault: the node is going away.
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "cannot start a backup: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "cannot start a backup: "+err.Error())
 		return
 	}
-	writeText(ctx, fasthttp.StatusOK, id)
+	httpkit.WriteText(ctx, fasthttp.StatusOK, id)
 }
 
 // queryFlag reads a servant QueryFlag: present with no value, "true" or "1" is true; "false" or
@@ -72,8 +73,8 @@ func (s *Service) checkBackup(ctx *fasthttp.RequestCtx, p params) {
 	id := strconv.FormatUint(p.id, 10)
 	state, ok := s.cfg.Backup.Status(id)
 	if !ok {
-		writeText(ctx, fasthttp.StatusNotFound, "no backup job with id "+id)
+		httpkit.WriteText(ctx, fasthttp.StatusNotFound, "no backup job with id "+id)
 		return
 	}
-	writeText(ctx, fasthttp.StatusOK, state)
+	httpkit.WriteText(ctx, fasthttp.StatusOK, state)
 }

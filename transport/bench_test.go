@@ -4,6 +4,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -77,7 +78,7 @@ func BenchmarkConstantBody(b *testing.B) {
 	f.svc.Handler()(ctx)
 	body := append([]byte(nil), ctx.Response.Body()...)
 	benchHandler(b, func(ctx *fasthttp.RequestCtx) {
-		ctx.Response.Header.SetContentTypeBytes(ctJSON)
+		ctx.Response.Header.SetContentTypeBytes(httpkit.ContentTypeJSON)
 		ctx.Response.SetBody(body)
 	}, ctx)
 }

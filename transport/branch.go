@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // branchBounds is the body of the branch endpoints. Upstream parses both lists into sets, so
@@ -53,7 +54,7 @@ func dedupe(hs []ledger.Hash) []ledger.Hash {
 
 // branchLimitBody is the 400 body for too many bounds: a JSON string, upstream's wording.
 func branchLimitBody(which string, limit int) []byte {
-	return appendJSONString(nil, which+" branch bound limit exceeded. Only "+strconv.Itoa(limit)+" values are supported.")
+	return httpkit.AppendJSONString(nil, which+" branch bound limit exceeded. Only "+strconv.Itoa(limit)+" values are supported.")
 }
 
 // ancestorAt walks h down to its ancestor at the given height; nil when h is lower than that or

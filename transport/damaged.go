@@ -9,6 +9,8 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // Damaged data on disk is no bug of the node's and no fault of the request: the service API and
@@ -47,8 +49,31 @@ func damagedText(err error, log *slog.Logger) (string, bool) {
 	return "", false
 }
 
+// damagedRetryAfter is the Retry-After of an answer to damaged data: an hour, time enough to
+// repair it.
+const damagedRetryAfter = "3600"
+
 // writeDamaged writes the 503 answer to damaged data.
 func writeDamaged(ctx *fasthttp.RequestCtx, text string) {
-	ctx.Response.Header.Set("Retry-After", "3600")
-	writeText(ctx, fasthttp.StatusServiceUnavailable, text)
+	ctx.Response.Header.Set("Retry-After", damagedRetryAfter)
+	httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, text)
+}
+
+// unavailable is the node's contracthttp.ContractConfig.Unavailable: the backend errors that
+// are a 503, because the node cannot serve the request now through no fault of the request and
+// no bug of its own.
+func unavailable(err error, log *slog.Logger) (contracthttp.Refusal, bool) {
+	var busy *actors.BusyError
+	switch {
+	case errors.As(err, &busy):
+		// Every evaluation slot is taken by other requests (actors.EvalSlots): the node is
+		// fine and the request may well succeed a moment later.
+		return contracthttp.Refusal{Text: busy.Error(), RetryAfter: "1"}, true
+	case errors.Is(err, actors.ErrMempoolStopped) || errors.Is(err, actors.ErrExecutorStopped):
+		return contracthttp.Refusal{Text: contracthttp.ShuttingDownText}, true
+	}
+	if text, ok := damagedText(err, log); ok {
+		return contracthttp.Refusal{Text: text, RetryAfter: damagedRetryAfter}, true // as the service API answers it
+	}
+	return contracthttp.Refusal{}, false
 }

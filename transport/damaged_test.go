@@ -33,9 +33,11 @@ func TestDamagedDataAnswersAlike(t *testing.T) {
 					s.internalError(&ctx, err)
 					internal = s.internalErrors.Load()
 				case "contract":
-					c := &Contract{log: quiet}
-					c.fail(&ctx, "poll", err)
-					internal = c.internalErrors.Load()
+					r, ok := unavailable(err, quiet)
+					if !ok || r.RetryAfter != damagedRetryAfter {
+						t.Fatalf("contract API: %+v, %v", r, ok)
+					}
+					writeDamaged(&ctx, r.Text)
 				}
 				body := string(ctx.Response.Body())
 				if ctx.Response.StatusCode() != fasthttp.StatusServiceUnavailable ||

@@ -2,8 +2,8 @@
 // hashes, headers, blocks, payloads, cut, node info), served with fasthttp straight from the
 // store.
 //
-// It is built from small shared pieces so the later APIs (contract endpoints, backups, the peer
-// API on its own port) can reuse them:
+// It is built from small shared pieces, which the service API, the peer API (on its own port),
+// the contract endpoints and the backups share:
 //
 //	router.go      route table: literal segments and parsed {chain}/{…Hash}/{account} captures, matched
 //	               against the raw path with each segment percent-decoded on its own (no
@@ -12,7 +12,8 @@
 //	               first, answering exactly as the general lookup would
 //	middleware.go  common headers, panic guard, CORS preflight, routing failures (each 4xx
 //	               with a text/plain reason; servant's are empty)
-//	respond.go     response helpers: content types, error and not-found bodies
+//	respond.go     the common headers and the not-found bodies (answers are written with
+//	               transport/httpkit, which pact -s's server shares)
 //	limits.go      requests fasthttp refuses (413 and friends), with the common headers
 //	negotiate.go   Accept and Content-Type handling
 //	query.go       paging parameters; cursor.go the `next` cursor
@@ -37,17 +38,16 @@
 //	accounts.go    GET …/account/{account}/transfers: an account's transfers across chains,
 //	               newest first, paged with per-chain cursors, over a TransferIndex
 //	               (actors.Runtime reading chain/transfers.go's index)
-//	contract.go    the contract endpoints (the ContractAPI interface); contract_server.go the
-//	               `pact -s` server; transport/contractapi the API's types, which the node and
-//	               pact/server implement
+//	service.go     the service API's routes; the contract endpoints are transport/contracthttp's
+//	               handlers (which pact -s serves too), mounted per chain, over the
+//	               ServiceConfig.Contract backends; transport/contractapi the API's types
+//	damaged.go     the 503s for what the node cannot serve now: damaged data, busy evaluation
+//	               slots, a stopping node (unavailable, the contract endpoints' mapping)
 //	requests.go    RequestStats: requests counted by route class and status, with latency
 //	               histograms (metrics/hist), for the metrics; the handler of GET /metrics
 //	               itself comes from package metrics through ServiceConfig.Metrics
 //	store.go       the read interface the handlers use over store.DB
-//	connlimit.go   GuardListener: connections held under a global and a per-address limit,
-//	               accepts that fail for want of descriptors retried instead of ending the
-//	               server, TLS on top for the peer API (SetTLS: a plain-HTTP request is told the
-//	               port speaks HTTPS); fdlimit_*.go reads the descriptor limit the defaults
-//	               come from; deadline.go the lazy read deadlines of every served connection
-//	               (fasthttp's timeouts without re-arming a timer twice per request)
+//
+// Connections come in through transport/connguard (the connection limits, lazy read deadlines
+// and TLS of the peer API), which pact -s uses too.
 package transport

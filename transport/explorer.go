@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/explorer"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The explorer page (package explorer) on the service API, when ServiceConfig.Explorer is set:
@@ -36,20 +37,20 @@ func serveExplorerFile(name string) handlerFunc {
 }
 
 func (s *Service) explorerStatus(ctx *fasthttp.RequestCtx, _ params) {
-	writeJSON(ctx, fasthttp.StatusOK, s.cfg.Explorer().JSON())
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, s.cfg.Explorer().JSON())
 }
 
 func (s *Service) explorerBlock(ctx *fasthttp.RequestCtx, p params) {
 	h, err := s.db.Header(p.hash)
 	switch {
 	case isNotFound(err):
-		writeJSON(ctx, fasthttp.StatusOK, []byte("null"))
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, []byte("null"))
 	case err != nil:
 		s.internalError(ctx, err)
 	default:
 		b := append([]byte(`{"chain":`), strconv.FormatUint(uint64(h.ChainID), 10)...)
 		b = append(b, `,"height":`...)
 		b = strconv.AppendUint(b, h.Height, 10)
-		writeJSON(ctx, fasthttp.StatusOK, append(b, '}'))
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, append(b, '}'))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // hotPattern is the route the router matches on a fast path: GET …/chain/{c}/header/{hash},
@@ -53,9 +54,9 @@ func (r *router) pickHot(pattern string) {
 }
 
 // fastMatchable: fastLookup handles literals, {chain} and {…Hash} captures, and no more than
-// maxSegments segments in all (the general lookup refuses deeper paths).
+// httpkit.MaxSegments segments in all (the general lookup refuses deeper paths).
 func fastMatchable(segs []segment) bool {
-	if len(segs)+3 > maxSegments {
+	if len(segs)+3 > httpkit.MaxSegments {
 		return false
 	}
 	for _, s := range segs {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // serveRaw runs one raw HTTP request through h as fasthttp would hand it over and returns the
@@ -211,7 +212,7 @@ func TestPeerAddrPerConnection(t *testing.T) {
 		}
 		var served net.Listener = ln
 		if guarded {
-			served = GuardListener(ln, ConnLimits{Max: 10, PerAddress: 2}, "test", quietLog)
+			served = connguard.GuardListener(ln, connguard.ConnLimits{Max: 10, PerAddress: 2}, "test", quietLog)
 		}
 		go svc.Serve(served)
 		path := "/chainweb/0.0/" + f.v.Name + "/chain/0/header/" + f.named["m3"].Hash.String()

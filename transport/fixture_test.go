@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -324,3 +325,6 @@ func (f *fixture) names(hs []ledger.Hash) []string {
 	}
 	return out
 }
+
+// quietLog discards what the code under test logs.
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))

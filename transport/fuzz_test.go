@@ -84,7 +84,7 @@ func FuzzParseListQuery(f *testing.F) {
 		args.Parse(s)
 		q, err := parseListQuery(&args, 360)
 		if err != nil {
-			if err.name == "" || err.reason == "" {
+			if err.Name == "" || err.Reason == "" {
 				t.Fatalf("empty parameter error for %q", s)
 			}
 			return

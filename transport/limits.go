@@ -1,10 +1,7 @@
 package transport
 
 import (
-	"errors"
-	"net"
-	"strconv"
-
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -15,19 +12,7 @@ import (
 func (s *Service) requestError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.Response.Reset()
 	s.headers.set(ctx)
-	var netErr net.Error
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(s.cfg.MaxBodyBytes, ctx.Request.Header.ContentLength()))
-	case errors.As(err, &small):
-		writeText(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge,
-			"Request line and headers too large to be processed. The maximum size is "+strconv.Itoa(readBufferSize)+" bytes.")
-	case errors.As(err, &netErr) && netErr.Timeout():
-		writeText(ctx, fasthttp.StatusRequestTimeout, "Request timed out.")
-	default:
-		writeText(ctx, fasthttp.StatusBadRequest, "Malformed HTTP request: "+err.Error())
-	}
+	httpkit.AnswerUnreadable(ctx, err, s.cfg.MaxBodyBytes)
 	if s.refused != nil {
 		s.refused.countStatus(ctx)
 	}
@@ -42,14 +27,4 @@ func (s *Service) expectContinue(ctx *fasthttp.RequestCtx) int {
 		return fasthttp.StatusRequestEntityTooLarge
 	}
 	return fasthttp.StatusContinue
-}
-
-// tooLargeText is the 413 body. A chunked body (contentLength < 0) has no declared size, so the
-// text says it exceeded the limit while arriving, as upstream's limiter words it.
-func tooLargeText(limit, contentLength int) string {
-	msg := "Request body too large to be processed. The maximum size is " + strconv.Itoa(limit) + " bytes; your request body was "
-	if contentLength > 0 {
-		return msg + strconv.Itoa(contentLength) + " bytes."
-	}
-	return msg + "split into chunks, whose total size is unknown, but exceeded the limit."
 }

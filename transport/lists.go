@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // getList serves GET …/chain/{c}/hash, /header and /block: every stored block of the chain,
@@ -22,7 +23,7 @@ func (s *Service) getList(k listKind) handlerFunc {
 		}
 		q, perr := parseListQuery(ctx.QueryArgs(), s.limits.pageMax(k))
 		if perr != nil {
-			perr.write(ctx)
+			perr.Write(ctx)
 			return
 		}
 		pg, release := s.newPager(k, enc, q.limit)
@@ -75,25 +76,25 @@ func (s *Service) getList(k listKind) handlerFunc {
 func (s *Service) postBranch(k listKind) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, p params) {
 		enc, ok := acceptEncoding(ctx, s.listOffers(k))
-		if !ok || !requireJSONBody(ctx) {
+		if !ok || !httpkit.RequireJSONBody(ctx) {
 			return
 		}
 		q, perr := parseListQuery(ctx.QueryArgs(), s.limits.pageMax(k))
 		if perr != nil {
-			perr.write(ctx)
+			perr.Write(ctx)
 			return
 		}
 		bounds, err := parseBranchBody(ctx.PostBody())
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
 		switch {
 		case len(bounds.upper) > s.limits.bounds:
-			writeJSON(ctx, fasthttp.StatusBadRequest, branchLimitBody("upper", s.limits.bounds))
+			httpkit.WriteJSON(ctx, fasthttp.StatusBadRequest, branchLimitBody("upper", s.limits.bounds))
 			return
 		case len(bounds.lower) > s.limits.bounds:
-			writeJSON(ctx, fasthttp.StatusBadRequest, branchLimitBody("lower", s.limits.bounds))
+			httpkit.WriteJSON(ctx, fasthttp.StatusBadRequest, branchLimitBody("lower", s.limits.bounds))
 			return
 		}
 		pg, release := s.newPager(k, enc, q.limit)

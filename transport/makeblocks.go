@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // POST /make-blocks, on-demand mining's one request (chainweb-mining-and-config.md §2.4): the
@@ -30,7 +31,7 @@ var bodyUnit = []byte("[]")
 func makeBlocks(ctx *fasthttp.RequestCtx, ask MakeBlocksFunc) {
 	blocks, err := ParseMakeBlocks(ctx.PostBody())
 	if err != nil {
-		writeText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+err.Error())
 		return
 	}
 	var asked *actors.BlocksAskedError
@@ -40,11 +41,11 @@ func makeBlocks(ctx *fasthttp.RequestCtx, ask MakeBlocksFunc) {
 		ctx.Response.Header.SetContentType("text/plain")
 		ctx.Response.SetBody(bodyUnit)
 	case errors.Is(err, actors.ErrNotOnDemand):
-		writeText(ctx, fasthttp.StatusNotFound, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusNotFound, err.Error())
 	case errors.As(err, &asked):
-		writeText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+asked.Msg)
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+asked.Msg)
 	default: // the node is stopping
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "cannot ask for blocks: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "cannot ask for blocks: "+err.Error())
 	}
 }
 
@@ -85,7 +86,7 @@ func ParseMakeBlocks(body []byte) (map[ledger.ChainID]uint64, error) {
 func MakeBlocksHandler(ask MakeBlocksFunc) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if string(ctx.Path()) != "/make-blocks" {
-			writeText(ctx, fasthttp.StatusNotFound, "The on-demand worker's only endpoint is /make-block")
+			httpkit.WriteText(ctx, fasthttp.StatusNotFound, "The on-demand worker's only endpoint is /make-block")
 			return
 		}
 		switch string(ctx.Method()) {
@@ -93,10 +94,10 @@ func MakeBlocksHandler(ask MakeBlocksFunc) fasthttp.RequestHandler {
 			makeBlocks(ctx, ask)
 		case fasthttp.MethodOptions:
 			ctx.Response.Header.Set("Allow", "POST")
-			writeEmpty(ctx, fasthttp.StatusNoContent)
+			httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 		default:
 			ctx.Response.Header.Set("Allow", "POST")
-			writeText(ctx, fasthttp.StatusMethodNotAllowed, "make-blocks takes POST")
+			httpkit.WriteText(ctx, fasthttp.StatusMethodNotAllowed, "make-blocks takes POST")
 		}
 	}
 }

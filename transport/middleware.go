@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -36,7 +37,7 @@ func (s *Service) dispatch(ctx *fasthttp.RequestCtx) (c *routeClass) {
 	// slash, a percent-encoded letter) escapes its class.
 	if s.throttle != nil && !s.throttle.allow(ctx, rt) {
 		ctx.Response.Header.Set("Retry-After", "1")
-		writeText(ctx, fasthttp.StatusTooManyRequests, "Too many requests: this peer limits the request rate per client address.")
+		httpkit.WriteText(ctx, fasthttp.StatusTooManyRequests, "Too many requests: this peer limits the request rate per client address.")
 		if rt != nil {
 			return rt.stats
 		}
@@ -88,7 +89,7 @@ func (s *Service) internalError(ctx *fasthttp.RequestCtx, err error) {
 func (s *Service) somethingWentWrong(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Reset()
 	s.headers.set(ctx)
-	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
+	httpkit.WriteText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
 }
 
 // answerMiss answers a request no route took, in servant's priority order (400 for a malformed
@@ -97,15 +98,15 @@ func (s *Service) somethingWentWrong(ctx *fasthttp.RequestCtx) {
 func (r *router) answerMiss(ctx *fasthttp.RequestCtx, m miss) {
 	switch {
 	case m.badCapture != "":
-		writeText(ctx, fasthttp.StatusBadRequest, m.badCapture)
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, m.badCapture)
 	case m.wrongMethod:
 		path := ctx.URI().PathOriginal()
 		allow := strings.Join(r.allowedMethods(path), ", ")
 		ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
-		writeText(ctx, fasthttp.StatusMethodNotAllowed,
-			"method "+quoteSeg(ctx.Method())+" is not allowed on "+quotePath(path)+"; allowed: "+allow)
+		httpkit.WriteText(ctx, fasthttp.StatusMethodNotAllowed,
+			"method "+httpkit.Echo(ctx.Method())+" is not allowed on "+httpkit.Echo(path)+"; allowed: "+allow)
 	default:
-		writeText(ctx, fasthttp.StatusNotFound, m.notFound)
+		httpkit.WriteText(ctx, fasthttp.StatusNotFound, m.notFound)
 	}
 }
 
@@ -118,9 +119,9 @@ func (r *router) preflightMiss(ctx *fasthttp.RequestCtx) {
 		why = m.badCapture
 	}
 	if why == "" {
-		why = "no route for " + quotePath(ctx.URI().PathOriginal())
+		why = "no route for " + httpkit.Echo(ctx.URI().PathOriginal())
 	}
-	writeText(ctx, fasthttp.StatusNotFound, why)
+	httpkit.WriteText(ctx, fasthttp.StatusNotFound, why)
 }
 
 // preflight answers CORS OPTIONS requests for any existing path, as wai-cors does in front of
@@ -139,5 +140,5 @@ func (s *Service) preflight(ctx *fasthttp.RequestCtx) {
 	h.Set(fasthttp.HeaderAccessControlAllowMethods, allow)
 	h.Set(fasthttp.HeaderAccessControlAllowHeaders, "Accept, Accept-Language, Content-Language, Content-Type")
 	h.Set(fasthttp.HeaderAccessControlMaxAge, "86400")
-	writeEmpty(ctx, fasthttp.StatusNoContent)
+	httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The mining API for external miners (chainweb-mining-and-config.md §1), over an
@@ -116,14 +117,14 @@ func (s *Service) miningRoutes() {
 }
 
 func (s *Service) getWork(ctx *fasthttp.RequestCtx, _ params) {
-	if !requireJSONBody(ctx) {
+	if !httpkit.RequireJSONBody(ctx) {
 		return
 	}
 	var suggest *ledger.ChainID
 	if q := ctx.QueryArgs().Peek("chain"); q != nil {
 		c, err := strconv.ParseUint(string(q), 10, 32)
 		if err != nil {
-			badQueryParam(ctx, "chain", "not a chain id: "+echoText(q, true))
+			httpkit.BadQueryParam(ctx, "chain", "not a chain id: "+httpkit.EchoText(q, true))
 			return
 		}
 		id := ledger.ChainID(c)
@@ -131,7 +132,7 @@ func (s *Service) getWork(ctx *fasthttp.RequestCtx, _ params) {
 	}
 	m, err := DecodeMiner(ctx.Request.Body())
 	if err != nil {
-		writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 		return
 	}
 	w, err := s.cfg.Mining.Work(m, suggest)
@@ -139,13 +140,13 @@ func (s *Service) getWork(ctx *fasthttp.RequestCtx, _ params) {
 	switch {
 	case err == nil:
 	case errors.As(err, &unauthorized):
-		writeText(ctx, fasthttp.StatusForbidden, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusForbidden, err.Error())
 		return
 	case errors.Is(err, actors.ErrTooManyWorkRequests):
-		writeText(ctx, fasthttp.StatusServiceUnavailable, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, err.Error())
 		return
 	case errors.Is(err, actors.ErrNoWork), errors.Is(err, actors.ErrCoordinatorStopped):
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "No work: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "No work: "+err.Error())
 		return
 	default:
 		s.internalError(ctx, err)
@@ -159,7 +160,7 @@ func (s *Service) getWork(ctx *fasthttp.RequestCtx, _ params) {
 func (s *Service) postSolved(ctx *fasthttp.RequestCtx, _ params) {
 	h, err := DecodeSolved(ctx.Request.Body())
 	if err != nil {
-		writeText(ctx, fasthttp.StatusBadRequest, "Decoding error: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "Decoding error: "+err.Error())
 		return
 	}
 	_, err = s.cfg.Mining.Solve(h)
@@ -171,11 +172,11 @@ func (s *Service) postSolved(ctx *fasthttp.RequestCtx, _ params) {
 		ctx.Response.ResetBody()
 		ctx.Response.Header.SetContentLength(0)
 	case errors.Is(err, actors.ErrNoAssociatedPayload):
-		writeText(ctx, fasthttp.StatusNotFound, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusNotFound, err.Error())
 	case errors.As(err, &invalid):
-		writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 	case errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrWriteFailed):
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "The block cannot be stored now: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "The block cannot be stored now: "+err.Error())
 	default:
 		s.internalError(ctx, err)
 	}
@@ -189,12 +190,12 @@ var (
 func (s *Service) getMiningUpdates(ctx *fasthttp.RequestCtx, _ params) {
 	c, err := DecodeChainBytes(ctx.Request.Body())
 	if err != nil {
-		writeText(ctx, fasthttp.StatusBadRequest, "Decoding error: "+err.Error())
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "Decoding error: "+err.Error())
 		return
 	}
 	if !s.cfg.Version.HasChain(c) {
 		// Upstream waits for work that never comes, holding a stream slot.
-		writeText(ctx, fasthttp.StatusBadRequest, fmt.Sprintf("Decoding error: chain %d is not a chain of %s", c, s.cfg.Version.Name))
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, fmt.Sprintf("Decoding error: chain %d is not a chain of %s", c, s.cfg.Version.Name))
 		return
 	}
 	u, err := s.cfg.Mining.Updates(c)

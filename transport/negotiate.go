@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -69,7 +70,7 @@ func offerQuality(accept []byte, o encoding) int {
 // matchRange matches one media range against offer o, returning the range's quality and its
 // specificity (wildcards count less than a full type, parameters add to it).
 func matchRange(r []byte, o encoding) (q, spec int, ok bool) {
-	mt, params := cutParam(r)
+	mt, params := httpkit.CutParam(r)
 	slash := bytes.IndexByte(mt, '/')
 	if slash <= 0 || slash == len(mt)-1 {
 		return 0, 0, false
@@ -96,7 +97,7 @@ func matchRange(r []byte, o encoding) (q, spec int, ok bool) {
 	q = 1000
 	for len(params) > 0 {
 		var p []byte
-		p, params = cutParam(params)
+		p, params = httpkit.CutParam(params)
 		k, v, _ := bytes.Cut(p, []byte("="))
 		k = bytes.TrimSpace(k)
 		v = bytes.Trim(bytes.TrimSpace(v), `"`)
@@ -116,14 +117,6 @@ func matchRange(r []byte, o encoding) (q, spec int, ok bool) {
 		}
 	}
 	return q, spec, true
-}
-
-// cutParam splits "a;b;c" into the trimmed "a" and the rest "b;c".
-func cutParam(b []byte) (head, rest []byte) {
-	if i := bytes.IndexByte(b, ';'); i >= 0 {
-		return bytes.TrimSpace(b[:i]), b[i+1:]
-	}
-	return bytes.TrimSpace(b), nil
 }
 
 // parseQuality parses an RFC 9110 qvalue ("0", "0.5", "1.000") into thousandths.
@@ -158,18 +151,6 @@ func acceptEncoding(ctx *fasthttp.RequestCtx, offers []encoding) (encoding, bool
 	return e, ok
 }
 
-// requireJSONBody checks that a POST declares a JSON body; false means a 415 was sent. Servant
-// demands the header (a missing one counts as application/octet-stream); parameters such as
-// charset are allowed.
-func requireJSONBody(ctx *fasthttp.RequestCtx) bool {
-	mt, _ := cutParam(ctx.Request.Header.ContentType())
-	if !bytes.EqualFold(mt, []byte("application/json")) {
-		unsupportedMediaType(ctx)
-		return false
-	}
-	return true
-}
-
 // contentTypeOf is the response Content-Type of an encoding.
 func contentTypeOf(e encoding) []byte {
 	switch e {
@@ -178,5 +159,5 @@ func contentTypeOf(e encoding) []byte {
 	case encOctet:
 		return ctOctet
 	}
-	return ctJSON
+	return httpkit.ContentTypeJSON
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // healthCheck serves GET /health-check (chainweb-api.md §8.1).
 func (s *Service) healthCheck(ctx *fasthttp.RequestCtx, _ params) {
-	writeText(ctx, fasthttp.StatusOK, "Health check OK.\n")
+	httpkit.WriteText(ctx, fasthttp.StatusOK, "Health check OK.\n")
 }
 
 // getCut serves GET …/cut[?maxheight=N] on the service and the peer API: the node's current
@@ -25,15 +26,15 @@ func (s *Service) getCut(ctx *fasthttp.RequestCtx, _ params) {
 	if _, ok := acceptEncoding(ctx, offersJSON); !ok {
 		return
 	}
-	maxHeight, hasMax, perr := optUint(ctx.QueryArgs(), "maxheight")
+	maxHeight, hasMax, perr := httpkit.OptUint(ctx.QueryArgs(), "maxheight")
 	if perr != nil {
-		perr.write(ctx)
+		perr.Write(ctx)
 		return
 	}
 	c := s.cfg.Cut()
 	if c == nil {
 		// Only possible before the node has assembled its first cut.
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "The node has no cut yet.")
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "The node has no cut yet.")
 		return
 	}
 	if hasMax {
@@ -45,7 +46,7 @@ func (s *Service) getCut(ctx *fasthttp.RequestCtx, _ params) {
 	}
 	buf := getBuf()
 	out := c.AppendJSON((*buf)[:0])
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, out)
 	putBuf(buf, out)
 }
 
@@ -142,7 +143,7 @@ func (s *Service) getInfo(ctx *fasthttp.RequestCtx, _ params) {
 	if _, ok := acceptEncoding(ctx, offersJSON); !ok {
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, s.info[s.currentGraph()])
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, s.info[s.currentGraph()])
 }
 
 // currentGraph is the chain graph in force at the current cut's highest block, which decides
@@ -203,15 +204,15 @@ func (s *Service) infoJSON(current *ledger.Graph) []byte {
 	b = append(b, `,"nodeNumberOfChains":`...)
 	b = strconv.AppendInt(b, int64(len(chains)), 10)
 	b = append(b, `,"nodePackageVersion":`...)
-	b = appendJSONString(b, s.cfg.PackageVersion)
+	b = httpkit.AppendJSONString(b, s.cfg.PackageVersion)
 	b = append(b, `,"nodeServiceDate":`...)
 	if s.cfg.ServiceDate == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, s.cfg.ServiceDate)
+		b = httpkit.AppendJSONString(b, s.cfg.ServiceDate)
 	}
 	b = append(b, `,"nodeVersion":`...)
-	b = appendJSONString(b, v.Name)
+	b = httpkit.AppendJSONString(b, v.Name)
 	return append(b, '}')
 }
 

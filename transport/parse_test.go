@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -52,7 +53,7 @@ func TestParseUint(t *testing.T) {
 		{"18446744073709551616", 0, false, true}, {"99999999999999999999999", 0, false, true},
 		{"", 0, false, false}, {"-1", 0, false, false}, {"1a", 0, false, false}, {" 1", 0, false, false},
 	} {
-		v, ok, of := parseUint([]byte(c.in))
+		v, ok, of := httpkit.ParseUint([]byte(c.in))
 		if v != c.v || ok != c.ok || of != c.overflow {
 			t.Errorf("%q: %d %v %v", c.in, v, ok, of)
 		}
@@ -79,7 +80,7 @@ func TestParseCursorMessages(t *testing.T) {
 }
 
 func TestSplitPath(t *testing.T) {
-	var buf [maxSegments][]byte
+	var buf [httpkit.MaxSegments][]byte
 	for in, want := range map[string]string{
 		"/":                          "",
 		"/info":                      "info",
@@ -92,7 +93,7 @@ func TestSplitPath(t *testing.T) {
 		"/a/b/c/d/e/f/g/h/i/j/k/l":   "a|b|c|d|e|f|g|h|i|j|k|l",
 		"/a/b/c/d/e/f/g/h/i/j/k/l/m": "!",
 	} {
-		segs, ok := splitPath([]byte(in), &buf)
+		segs, ok := httpkit.SplitPath([]byte(in), &buf)
 		got := "!"
 		if ok {
 			parts := make([]string, len(segs))
@@ -112,7 +113,7 @@ func TestAppendJSONString(t *testing.T) {
 		`plain`: `"plain"`, `a"b\c`: `"a\"b\\c"`, "tab\tnl\n\x01": `"tab\tnl\n\u0001"`,
 		"é✓": `"é✓"`, "bad\xffutf8": `"bad\ufffdutf8"`,
 	} {
-		if got := string(appendJSONString(nil, in)); got != want {
+		if got := string(httpkit.AppendJSONString(nil, in)); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // errBatchBody is upstream's 400 text for a batch body of any other shape.
@@ -23,8 +24,8 @@ func (s *Service) getPayload(outputs bool) handlerFunc {
 		if _, ok := acceptEncoding(ctx, offersJSON); !ok {
 			return
 		}
-		if _, _, perr := optUint(ctx.QueryArgs(), "height"); perr != nil {
-			perr.write(ctx)
+		if _, _, perr := httpkit.OptUint(ctx.QueryArgs(), "height"); perr != nil {
+			perr.Write(ctx)
 			return
 		}
 		body, err := s.payloadJSON(nil, p.hash, outputs)
@@ -32,7 +33,7 @@ func (s *Service) getPayload(outputs bool) handlerFunc {
 			s.lookupFailed(ctx, p.hash, err)
 			return
 		}
-		writeJSON(ctx, fasthttp.StatusOK, body)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, body)
 	}
 }
 
@@ -63,12 +64,12 @@ func (s *Service) payloadJSON(dst []byte, h ledger.Hash, outputs bool) ([]byte, 
 // in request order, unknown ones left out, 200 [] when none is found (DECISIONS.md).
 func (s *Service) postPayloadBatch(outputs bool) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, p params) {
-		if _, ok := acceptEncoding(ctx, offersJSON); !ok || !requireJSONBody(ctx) {
+		if _, ok := acceptEncoding(ctx, offersJSON); !ok || !httpkit.RequireJSONBody(ctx) {
 			return
 		}
 		hashes, err := parsePayloadBatch(ctx.PostBody(), s.cfg.PayloadBatchLimit)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
 		buf := getBuf()
@@ -92,7 +93,7 @@ func (s *Service) postPayloadBatch(outputs bool) handlerFunc {
 			n++
 		}
 		out = append(out, ']')
-		writeJSON(ctx, fasthttp.StatusOK, out)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, out)
 		putBuf(buf, out)
 	}
 }

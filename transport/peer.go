@@ -18,6 +18,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The peer API (chainweb-api.md §1.1 and §1.3, the P2P column): what nodes ask one another
@@ -130,7 +131,7 @@ func (s *Service) getConfig(body []byte) handlerFunc {
 		if _, ok := acceptEncoding(ctx, offersJSON); !ok {
 			return
 		}
-		writeJSON(ctx, fasthttp.StatusOK, body)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, body)
 	}
 }
 
@@ -164,13 +165,13 @@ func ParsePeerInfo(s string) (PeerInfo, error) {
 	id, addr, hasID := splitPeerInfo(s)
 	if hasID {
 		if err := CheckPeerID(id); err != nil {
-			return PeerInfo{}, fmt.Errorf("peer info %s: %w", echo([]byte(s)), err)
+			return PeerInfo{}, fmt.Errorf("peer info %s: %w", httpkit.Echo([]byte(s)), err)
 		}
 	}
 	p, err := ParsePeerAddr(addr)
 	if err != nil {
 		if hasID {
-			return PeerInfo{}, fmt.Errorf("peer info %s: %w", echo([]byte(s)), err)
+			return PeerInfo{}, fmt.Errorf("peer info %s: %w", httpkit.Echo([]byte(s)), err)
 		}
 		return PeerInfo{}, err
 	}
@@ -224,14 +225,14 @@ func CheckHostname(h string) error {
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == ':') {
-			return fmt.Errorf("host %s has a character that is not a letter, digit, hyphen, dot or colon: %q", echo([]byte(h)), c)
+			return fmt.Errorf("host %s has a character that is not a letter, digit, hyphen, dot or colon: %q", httpkit.Echo([]byte(h)), c)
 		}
 	}
 	if strings.Contains(h, ":") {
 		if a, err := netip.ParseAddr(h); err == nil && a.Is6() && a.Zone() == "" {
 			return nil
 		}
-		return fmt.Errorf("host %s is not an IPv6 address (written without brackets or zone)", echo([]byte(h)))
+		return fmt.Errorf("host %s is not an IPv6 address (written without brackets or zone)", httpkit.Echo([]byte(h)))
 	}
 	if a, err := netip.ParseAddr(h); err == nil && a.Is4() {
 		return nil
@@ -240,14 +241,14 @@ func CheckHostname(h string) error {
 	for i, l := range labels {
 		switch {
 		case l == "":
-			return fmt.Errorf("host %s has an empty label", echo([]byte(h)))
+			return fmt.Errorf("host %s has an empty label", httpkit.Echo([]byte(h)))
 		case len(l) > maxLabelBytes:
-			return fmt.Errorf("host %s has a label of %d bytes; at most %d are allowed", echo([]byte(h)), len(l), maxLabelBytes)
+			return fmt.Errorf("host %s has a label of %d bytes; at most %d are allowed", httpkit.Echo([]byte(h)), len(l), maxLabelBytes)
 		case l[0] == '-' || l[len(l)-1] == '-':
-			return fmt.Errorf("host %s has a label that starts or ends with a hyphen", echo([]byte(h)))
+			return fmt.Errorf("host %s has a label that starts or ends with a hyphen", httpkit.Echo([]byte(h)))
 		}
 		if i == len(labels)-1 && !('a' <= l[0] && l[0] <= 'z' || 'A' <= l[0] && l[0] <= 'Z') {
-			return fmt.Errorf("host %s is neither an IPv4 address nor a host name (whose last label starts with a letter)", echo([]byte(h)))
+			return fmt.Errorf("host %s is neither an IPv4 address nor a host name (whose last label starts with a letter)", httpkit.Echo([]byte(h)))
 		}
 	}
 	return nil
@@ -279,7 +280,7 @@ func DecodePeerInfo(b []byte) (PeerInfo, error) {
 	// Only digits: no sign, fraction, exponent or quotes.
 	port, err := strconv.ParseUint(string(raw.Address.Port), 10, 16)
 	if err != nil || port == 0 {
-		return PeerInfo{}, fmt.Errorf("port %s is not a number in 1–65535", echo([]byte(raw.Address.Port)))
+		return PeerInfo{}, fmt.Errorf("port %s is not a number in 1–65535", httpkit.Echo([]byte(raw.Address.Port)))
 	}
 	if raw.ID != nil {
 		// As upstream's PeerId parser: a fingerprint, or the entry is refused.
@@ -314,17 +315,17 @@ func AppendCutWithOrigin(dst []byte, c *ledger.Cut, origin PeerInfo) []byte {
 
 func (s *Service) putCut(n PeerNode) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, _ params) {
-		if !requireJSONBody(ctx) {
+		if !httpkit.RequireJSONBody(ctx) {
 			return
 		}
 		body := ctx.PostBody()
 		c, _, err := ledger.DecodeCutJSON(body)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
 		if c.Version.Name != s.cfg.Version.Name {
-			writeText(ctx, fasthttp.StatusBadRequest, "the cut is of network "+c.Version.Name+", this node's is "+s.cfg.Version.Name)
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "the cut is of network "+c.Version.Name+", this node's is "+s.cfg.Version.Name)
 			return
 		}
 		var o struct {
@@ -332,12 +333,12 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 		}
 		if err := json.Unmarshal(body, &o); err != nil || len(o.Origin) == 0 || string(o.Origin) == "null" {
 			// Upstream's text; the origin is the peer API the cut's blocks are fetched from.
-			writeText(ctx, fasthttp.StatusBadRequest, "Cut is missing an origin entry")
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "Cut is missing an origin entry")
 			return
 		}
 		origin, err := DecodePeerInfo(o.Origin)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, "the cut's origin: "+err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "the cut's origin: "+err.Error())
 			return
 		}
 		// As upstream (CutDB/RestAPI/Server.hs, cutPutHandler): a cut is taken only from a peer
@@ -346,18 +347,18 @@ func (s *Service) putCut(n PeerNode) handlerFunc {
 		// this node then serves to every other peer.
 		addr := origin.String()
 		if !n.KnownPeer(addr) {
-			writeText(ctx, fasthttp.StatusUnauthorized, "Unknown peer")
+			httpkit.WriteText(ctx, fasthttp.StatusUnauthorized, "Unknown peer")
 			return
 		}
 		// Ours: the origin must be where the announcement comes from. Anyone could otherwise
 		// name a known peer as the origin of a forged cut, and this node would ask that peer
 		// for blocks it has not got, and hold it to blame.
 		if why := originMismatch(origin.Address.Hostname, ctx.RemoteIP()); why != "" {
-			writeText(ctx, fasthttp.StatusBadRequest, "the cut's origin "+addr+" "+why)
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "the cut's origin "+addr+" "+why)
 			return
 		}
 		n.OfferCut(c, addr)
-		writeEmpty(ctx, fasthttp.StatusNoContent)
+		httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 	}
 }
 
@@ -375,30 +376,30 @@ func (s *Service) getPeers(n PeerNode) handlerFunc {
 			Items []PeerInfo `json:"items"`
 			Next  *string    `json:"next"`
 		}{len(items), items, nil})
-		writeJSON(ctx, fasthttp.StatusOK, b)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, b)
 	}
 }
 
 func (s *Service) putPeer(n PeerNode) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, _ params) {
-		if !requireJSONBody(ctx) {
+		if !httpkit.RequireJSONBody(ctx) {
 			return
 		}
 		body := ctx.PostBody()
 		if len(body) > maxPeerInfoBytes {
-			writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(maxPeerInfoBytes, len(body)))
+			httpkit.WriteText(ctx, fasthttp.StatusRequestEntityTooLarge, httpkit.TooLargeText(maxPeerInfoBytes, len(body)))
 			return
 		}
 		p, err := DecodePeerInfo(body)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
 		if err := n.AddPeer(p.Text()); err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
 			return
 		}
-		writeEmpty(ctx, fasthttp.StatusNoContent)
+		httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 	}
 }
 
@@ -407,19 +408,19 @@ const maxMempoolBatch = 1000
 
 func (s *Service) mempoolInsert(n PeerNode) handlerFunc {
 	return func(ctx *fasthttp.RequestCtx, p params) {
-		if !requireJSONBody(ctx) {
+		if !httpkit.RequireJSONBody(ctx) {
 			return
 		}
 		var raw []json.RawMessage
 		if err := json.Unmarshal(ctx.PostBody(), &raw); err != nil || len(raw) > maxMempoolBatch {
-			writeText(ctx, fasthttp.StatusBadRequest, "a mempool insert is a JSON array of at most 1000 commands")
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "a mempool insert is a JSON array of at most 1000 commands")
 			return
 		}
 		cmds := make([]*api.Command, 0, len(raw))
 		for i, r := range raw {
 			c, err := api.DecodeCommand(r)
 			if err != nil {
-				writeText(ctx, fasthttp.StatusBadRequest, "command "+strconv.Itoa(i)+": "+err.Error())
+				httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "command "+strconv.Itoa(i)+": "+err.Error())
 				return
 			}
 			cmds = append(cmds, c)
@@ -428,25 +429,25 @@ func (s *Service) mempoolInsert(n PeerNode) handlerFunc {
 			s.internalError(ctx, err)
 			return
 		}
-		writeEmpty(ctx, fasthttp.StatusNoContent)
+		httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 	}
 }
 
 // mempoolKeys decodes a JSON array of request keys.
 func mempoolKeys(ctx *fasthttp.RequestCtx) ([]api.Hash, bool) {
-	if !requireJSONBody(ctx) {
+	if !httpkit.RequireJSONBody(ctx) {
 		return nil, false
 	}
 	var ss []string
 	if err := json.Unmarshal(ctx.PostBody(), &ss); err != nil || len(ss) > maxMempoolBatch {
-		writeText(ctx, fasthttp.StatusBadRequest, "a JSON array of at most 1000 request keys")
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "a JSON array of at most 1000 request keys")
 		return nil, false
 	}
 	keys := make([]api.Hash, len(ss))
 	for i, k := range ss {
 		h, err := api.ParseHash(k)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusBadRequest, "request key "+strconv.Itoa(i)+": "+err.Error())
+			httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "request key "+strconv.Itoa(i)+": "+err.Error())
 			return nil, false
 		}
 		keys[i] = h
@@ -461,7 +462,7 @@ func (s *Service) mempoolMember(n PeerNode) handlerFunc {
 			return
 		}
 		b, _ := json.Marshal(n.MempoolMember(p.chain, keys))
-		writeJSON(ctx, fasthttp.StatusOK, b)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, b)
 	}
 }
 
@@ -485,7 +486,7 @@ func (s *Service) mempoolLookup(n PeerNode) handlerFunc {
 			b = c.AppendJSON(b)
 			b = append(b, '}')
 		}
-		writeJSON(ctx, fasthttp.StatusOK, append(b, ']'))
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, append(b, ']'))
 	}
 }
 
@@ -500,7 +501,7 @@ func (s *Service) mempoolPending(n PeerNode) handlerFunc {
 			Hashes        []string `json:"hashes"`
 			HighwaterMark [2]int64 `json:"highwaterMark"`
 		}{ss, [2]int64{0, int64(len(ss))}})
-		writeJSON(ctx, fasthttp.StatusOK, b)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, b)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The peer API's certificate and the peer id (DECISIONS.md, "peer API transport"). As
@@ -56,7 +58,7 @@ func PeerIDOf(der []byte) string {
 func CheckPeerID(id string) error {
 	b, err := base64.RawURLEncoding.Strict().DecodeString(id)
 	if err != nil || len(b) != PeerIDBytes {
-		return fmt.Errorf("peer id %s is not a certificate fingerprint: base64url without padding of a SHA-256 (43 characters)", echo([]byte(id)))
+		return fmt.Errorf("peer id %s is not a certificate fingerprint: base64url without padding of a SHA-256 (43 characters)", httpkit.Echo([]byte(id)))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // serveTLSPeer runs a peer API over HTTPS, on a guarded listener as the node runs it, with a
@@ -40,7 +41,7 @@ func serveTLSPeer(t *testing.T) (string, *PeerCertificate, *recordingNode) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := GuardListener(ln, ConnLimits{Max: 16}, "peer API", nil)
+	g := connguard.GuardListener(ln, connguard.ConnLimits{Max: 16}, "peer API", nil)
 	done := make(chan error, 1)
 	go func() { done <- svc.Serve(g) }()
 	t.Cleanup(func() {

@@ -13,6 +13,7 @@ import (
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/server"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 // badRequest is one request a client or operator might get wrong, and the status it must get.
@@ -36,11 +37,11 @@ func TestEveryBadRequestHasAReason(t *testing.T) {
 	}
 	t.Cleanup(func() { e.Close() })
 	f := newFixture(t, func(c *ServiceConfig) {
-		c.Contract = func(ledger.ChainID) ContractAPI { return e }
+		c.Contract = func(ledger.ChainID) contracthttp.API { return e }
 		c.Backup = &fakeBackups{states: map[string]string{}}
 	})
 	peer, peerAddr := servePeer(t, f)
-	pactS := newContractFixture(t, nil, ContractServerConfig{})
+	pactS, pactSBase := servePactS(t, e)
 
 	api := "/chainweb/0.0/development/"
 	m1 := f.named["m1"]
@@ -247,7 +248,7 @@ func TestEveryBadRequestHasAReason(t *testing.T) {
 	}{
 		{"service API", strings.TrimPrefix(f.base, "http://"), svc},
 		{"peer API", peerAddr, p2p},
-		{"pact -s", strings.TrimPrefix(pactS.base, "http://"), pact},
+		{"pact -s", strings.TrimPrefix(pactSBase, "http://"), pact},
 	} {
 		for _, r := range s.reqs {
 			count++
@@ -273,7 +274,7 @@ func TestEveryBadRequestHasAReason(t *testing.T) {
 	if count < 300 {
 		t.Errorf("only %d requests", count)
 	}
-	if n := peer.InternalErrors() + pactS.srv.InternalErrors(); n != 0 {
+	if n := peer.InternalErrors() + pactS.InternalErrors(); n != 0 {
 		t.Errorf("%d internal errors", n)
 	}
 }
@@ -362,4 +363,27 @@ func mustPeer(t *testing.T, addr string) PeerInfo {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// servePactS serves `pact -s`'s server over api on a loopback port until the test ends.
+func servePactS(t *testing.T, api contracthttp.API) (*contracthttp.ContractServer, string) {
+	t.Helper()
+	srv := contracthttp.NewContractServer(contracthttp.ContractServerConfig{API: api, Version: "pact version 5.4", Logger: quietLog})
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), hangguard.Limit)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return srv, "http://" + ln.Addr().String()
 }

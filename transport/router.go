@@ -1,13 +1,13 @@
 package transport
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // apiVersion is the API version path segment (upstream's `type Version = "0.0"`).
@@ -109,83 +109,6 @@ func (r *router) handle(method, pattern string, h handlerFunc) {
 	}
 }
 
-// maxSegments bounds the path depth the router looks at; deeper paths match nothing. The
-// deepest planned route is /chainweb/0.0/{v}/chain/{c}/contract/api/v1/<op> (8 segments).
-const maxSegments = 12
-
-// splitPath splits a raw request path (as it came on the request line, not fasthttp's
-// normalized Path) into its segments, percent-decoding each segment on its own as Warp's
-// decodePathSegments does: "%2F" is a byte of its segment, not a separator, and "//", "." and
-// ".." are segments like any other (which no route has), so a path means what it says. A single
-// trailing slash is ignored, as servant ignores an empty last path piece. ok is false for a
-// path deeper than maxSegments or with an empty segment. Only a segment with a '%' allocates.
-func splitPath(path []byte, out *[maxSegments][]byte) (segs [][]byte, ok bool) {
-	if len(path) == 0 || path[0] != '/' {
-		return nil, false
-	}
-	path = path[1:]
-	if n := len(path); n > 0 && path[n-1] == '/' {
-		path = path[:n-1]
-	}
-	n := 0
-	for len(path) > 0 {
-		if n == maxSegments {
-			return nil, false
-		}
-		i := 0
-		for i < len(path) && path[i] != '/' {
-			i++
-		}
-		if i == 0 {
-			return nil, false
-		}
-		out[n] = decodeSegment(path[:i])
-		n++
-		if i == len(path) {
-			break
-		}
-		path = path[i+1:]
-	}
-	return out[:n], true
-}
-
-// decodeSegment percent-decodes one path segment. A '%' not followed by two hex digits stays
-// as it is, as in http-types' urlDecode; '+' is not a space in a path.
-func decodeSegment(b []byte) []byte {
-	i := 0
-	for i < len(b) && b[i] != '%' {
-		i++
-	}
-	if i == len(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	out = append(out, b[:i]...)
-	for ; i < len(b); i++ {
-		if b[i] == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]) {
-			out = append(out, unhex(b[i+1])<<4|unhex(b[i+2]))
-			i += 2
-			continue
-		}
-		out = append(out, b[i])
-	}
-	return out
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
 // miss says why a request reached no handler.
 type miss struct {
 	badCapture  string // first capture parse error, as a 400 text
@@ -209,9 +132,9 @@ func (r *router) table(segs [][]byte) (t []route, rest [][]byte, why string, ok 
 		case len(segs) < 2 || len(segs) < 3 && string(segs[1]) == apiVersion:
 			return nil, nil, "the API's paths start with " + prefix, false
 		case string(segs[1]) != apiVersion:
-			return nil, nil, "unknown API version " + quoteSeg(segs[1]) + ": this node serves " + prefix, false
+			return nil, nil, "unknown API version " + httpkit.Echo(segs[1]) + ": this node serves " + prefix, false
 		case string(segs[2]) != r.version.Name:
-			return nil, nil, "unknown network " + quoteSeg(segs[2]) + ": this node serves " + r.version.Name +
+			return nil, nil, "unknown network " + httpkit.Echo(segs[2]) + ": this node serves " + r.version.Name +
 				" (" + prefix + ")", false
 		}
 	}
@@ -223,15 +146,15 @@ func (r *router) table(segs [][]byte) (t []route, rest [][]byte, why string, ok 
 // dispatch to answer in servant's priority order, with a reason for each answer.
 func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 	var m miss
-	var buf [maxSegments][]byte
-	segs, ok := splitPath(path, &buf)
+	var buf [httpkit.MaxSegments][]byte
+	segs, ok := httpkit.SplitPath(path, &buf)
 	if !ok {
-		m.notFound = "no route for " + string(method) + " " + quotePath(path) + splitProblem(path)
+		m.notFound = "no route for " + string(method) + " " + httpkit.Echo(path) + httpkit.SplitProblem(path)
 		return nil, m
 	}
 	table, rest, why, ok := r.table(segs)
 	if !ok {
-		m.notFound = "no route for " + string(method) + " " + quotePath(path) + ": " + why
+		m.notFound = "no route for " + string(method) + " " + httpkit.Echo(path) + ": " + why
 		return nil, m
 	}
 	near := -1 // a segment that alone kept some route from matching
@@ -258,7 +181,7 @@ func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 		return rt, m
 	}
 	if m.badCapture == "" && !m.wrongMethod {
-		m.notFound = "no route for " + string(method) + " " + quotePath(path)
+		m.notFound = "no route for " + string(method) + " " + httpkit.Echo(path)
 		if nearSeg != nil {
 			m.notFound = r.captureMiss(nearSeg, rest[near])
 		}
@@ -269,7 +192,7 @@ func (r *router) lookup(method, path []byte, p *params) (*route, miss) {
 // captureMiss says why a {chain} or {…Id} segment matched no route.
 func (r *router) captureMiss(s *segment, b []byte) string {
 	if s.kind == segID {
-		return "no " + s.text + " " + quoteSeg(b) + ": ids are decimal numbers without leading zeros"
+		return "no " + s.text + " " + httpkit.Echo(b) + ": ids are decimal numbers without leading zeros"
 	}
 	have := "this network has chains " + describeChains(r.version.Chains())
 	digits := len(b) > 0
@@ -278,11 +201,11 @@ func (r *router) captureMiss(s *segment, b []byte) string {
 	}
 	switch {
 	case !digits:
-		return "chain " + quoteSeg(b) + " is not a chain id: " + have
+		return "chain " + httpkit.Echo(b) + " is not a chain id: " + have
 	case len(b) > 1 && b[0] == '0':
-		return "chain " + quoteSeg(b) + " is not a chain id (no leading zeros): " + have
+		return "chain " + httpkit.Echo(b) + " is not a chain id (no leading zeros): " + have
 	}
-	return "unknown chain " + quoteSeg(b) + ": " + have
+	return "unknown chain " + httpkit.Echo(b) + ": " + have
 }
 
 // describeChains writes a chain list, as a range when it has no gaps ("0–19").
@@ -305,48 +228,6 @@ func describeChains(cs []ledger.ChainID) string {
 		b.WriteString(strconv.Itoa(int(c)))
 	}
 	return b.String()
-}
-
-// maxEcho bounds how much of a client's path or segment a reason repeats.
-const maxEcho = 120
-
-// quotePath shows a raw path in a reason: as sent, cut short when long.
-func quotePath(b []byte) string { return echo(b) }
-
-// quoteSeg shows a decoded path segment in a reason. Decoding can produce any byte, so one that
-// is not printable ASCII is written Go-quoted.
-func quoteSeg(b []byte) string { return echo(b) }
-
-func echo(b []byte) string { return echoText(b, false) }
-
-// echoText is echo for a header value, where spaces are ordinary ("text/html, */*").
-func echoText(b []byte, spaces bool) string {
-	cut := len(b) > maxEcho
-	if cut {
-		b = b[:maxEcho]
-	}
-	s := string(b)
-	for _, c := range b {
-		if (c < 0x21 && !(spaces && c == ' ')) || c > 0x7e || c == '"' {
-			s = strconv.Quote(s)
-			break
-		}
-	}
-	if cut {
-		s += "…"
-	}
-	return s
-}
-
-// splitProblem says why splitPath refused a path.
-func splitProblem(path []byte) string {
-	switch {
-	case len(path) == 0 || path[0] != '/':
-		return ": a path starts with /"
-	case bytes.Contains(path[1:], []byte("//")) || string(path) == "//":
-		return ": empty path segment (paths are not normalized: // is not /)"
-	}
-	return ": more than " + strconv.Itoa(maxSegments) + " path segments"
 }
 
 // matchSegs matches a route's segments against the path. matched is false when a literal or
@@ -452,8 +333,8 @@ func parseIDSegment(b []byte) (uint64, bool) {
 // allowedMethods lists the methods of every route whose path matches with valid captures, for
 // 405's Allow header and for CORS preflights.
 func (r *router) allowedMethods(path []byte) []string {
-	var buf [maxSegments][]byte
-	segs, ok := splitPath(path, &buf)
+	var buf [httpkit.MaxSegments][]byte
+	segs, ok := httpkit.SplitPath(path, &buf)
 	if !ok {
 		return nil
 	}

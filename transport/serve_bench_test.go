@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // The benchmarks below run a whole fasthttp server, request parsing and response writing
@@ -151,10 +152,10 @@ func serveMem(b *testing.B, srv *fasthttp.Server, reqs [][]byte, guarded bool) {
 	conn := &memConn{reqs: reqs, n: b.N}
 	var c net.Conn = conn
 	if guarded {
-		// Through a GuardedListener, as the node serves: its connection wraps each read.
+		// Through a connguard.GuardedListener, as the node serves: its connection wraps each read.
 		l := &oneConnListener{c: make(chan net.Conn, 1), done: make(chan struct{})}
 		l.c <- conn
-		g := GuardListener(l, ConnLimits{Max: 100, PerAddress: 10}, "bench", slog.New(slog.DiscardHandler))
+		g := connguard.GuardListener(l, connguard.ConnLimits{Max: 100, PerAddress: 10}, "bench", slog.New(slog.DiscardHandler))
 		var err error
 		if c, err = g.Accept(); err != nil {
 			b.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -18,6 +17,9 @@ import (
 	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/transport/connguard"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // ServiceConfig configures the service API.
@@ -47,7 +49,7 @@ type ServiceConfig struct {
 	// chain/{c}/pact/api/v1/ and chain/{c}/contract/api/v1/ (DECISIONS.md) with the legacy
 	// chain/{c}/pact/spv. Nil leaves those routes out (404), as on a node that executes no
 	// Pact.
-	Contract func(ledger.ChainID) ContractAPI
+	Contract func(ledger.ChainID) contracthttp.API
 	// ListenTimeout bounds a listen (DefaultListenTimeout if zero).
 	ListenTimeout time.Duration
 	// Backup serves POST …/make-backup and GET …/check-backup/{backupId} (backup.go). Nil
@@ -77,16 +79,8 @@ type ServiceConfig struct {
 
 // Defaults of ServiceConfig and of the server.
 const (
-	DefaultMaxBodyBytes      = 2 << 20
+	DefaultMaxBodyBytes      = httpkit.DefaultMaxBodyBytes
 	DefaultPayloadBatchLimit = 1000
-
-	// readBufferSize bounds the request line plus headers: long query strings and cursors must
-	// fit (fasthttp's default 4 KiB rejects them with "small read buffer").
-	readBufferSize = 16 << 10
-	// readTimeout bounds reading one request, a 2 MiB body on a slow link included.
-	readTimeout = 60 * time.Second
-	// idleTimeout closes idle keep-alive connections; Shutdown does not close them itself.
-	idleTimeout = 120 * time.Second
 )
 
 // Service is the service API server.
@@ -100,7 +94,7 @@ type Service struct {
 	info    map[*ledger.Graph][]byte // /info bodies, one per graph the version ever uses
 	server  *fasthttp.Server
 	// contract serves the contract endpoints; nil without ServiceConfig.Contract.
-	contract *Contract
+	contract *contracthttp.Contract
 	// throttle limits the peer API's request rates per client address; nil on the service API.
 	throttle *throttler
 	// objectHeaders: headers are offered in the object encoding too. The service API does; the
@@ -167,12 +161,12 @@ func newService(cfg ServiceConfig, limits listLimits, routes func(*Service)) *Se
 		Handler:       s.Handler(),
 		ErrorHandler:  s.requestError,
 		ExpectHandler: s.expectContinue,
-		Logger:        fasthttpLogger{s.log},
+		Logger:        httpkit.Logger{L: s.log},
 
-		ReadBufferSize:     readBufferSize,
+		ReadBufferSize:     httpkit.ReadBufferSize,
 		MaxRequestBodySize: cfg.MaxBodyBytes,
-		ReadTimeout:        readTimeout,
-		IdleTimeout:        idleTimeout,
+		ReadTimeout:        httpkit.ReadTimeout,
+		IdleTimeout:        httpkit.IdleTimeout,
 		// WriteTimeout stays 0: a positive one ends server-sent event streams after that long.
 
 		NoDefaultServerHeader: true,
@@ -213,13 +207,17 @@ func (s *Service) routes() {
 	r.handle(fasthttp.MethodGet, "chain/{chain}/payload/{payloadHash}/outputs", s.getPayload(true))
 
 	if s.cfg.Contract != nil {
-		s.contract = NewContract(ContractConfig{
+		s.contract = contracthttp.NewContract(contracthttp.ContractConfig{
 			API: s.cfg.Contract, MaxBodyBytes: s.cfg.MaxBodyBytes, ListenTimeout: s.cfg.ListenTimeout,
-			Logger: s.log,
+			Unavailable: func(err error) (contracthttp.Refusal, bool) { return unavailable(err, s.log) },
+			Logger:      s.log,
 		})
-		s.contract.register(r, "chain/{chain}/pact/api/v1")
-		s.contract.register(r, "chain/{chain}/contract/api/v1")
-		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", s.contract.spv(false))
+		for _, prefix := range []string{"chain/{chain}/pact/api/v1/", "chain/{chain}/contract/api/v1/"} {
+			for _, op := range s.contract.Ops() {
+				r.handle(fasthttp.MethodPost, prefix+op.Name, onChain(op.Serve))
+			}
+		}
+		r.handle(fasthttp.MethodPost, "chain/{chain}/pact/spv", onChain(s.contract.BareSPV))
 	}
 
 	if s.cfg.Transfers != nil {
@@ -269,9 +267,9 @@ func (s *Service) Serve(ln net.Listener) error {
 	s.listeners = append(s.listeners, ln)
 	s.lnMu.Unlock()
 	// A guarded listener's connections have lazy read deadlines (deadline.go) already.
-	g, guarded := ln.(*GuardedListener)
+	g, guarded := ln.(*connguard.GuardedListener)
 	if !guarded {
-		ln = lazyDeadlineListener{ln}
+		ln = connguard.LazyDeadlineListener{Listener: ln}
 	}
 	if s.tls != nil {
 		// A guarded listener does TLS itself, under its connection limits.
@@ -298,7 +296,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.listeners = nil
 	s.lnMu.Unlock()
 	if s.contract != nil {
-		s.contract.shutdown() // waiting listens answer 503 instead of holding the shutdown up
+		s.contract.Shutdown() // waiting listens answer 503 instead of holding the shutdown up
 	}
 	err := s.server.ShutdownWithContext(ctx)
 	for _, ln := range lns {
@@ -312,7 +310,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 func (s *Service) InternalErrors() int64 {
 	n := s.internalErrors.Load()
 	if s.contract != nil {
-		n += s.contract.internalErrors.Load()
+		n += s.contract.InternalErrors()
 	}
 	return n
 }
@@ -323,10 +321,7 @@ func (s *Service) isStopped() bool {
 	return s.stopped
 }
 
-// fasthttpLogger routes fasthttp's own messages (mostly connection-level errors of clients) to
-// slog at debug level: they are noise in normal operation.
-type fasthttpLogger struct{ l *slog.Logger }
-
-func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Debug(fmt.Sprintf(format, args...), "component", "fasthttp")
+// onChain mounts a contract endpoint's handler, which takes the chain alone, on the router.
+func onChain(h func(*fasthttp.RequestCtx, ledger.ChainID)) handlerFunc {
+	return func(ctx *fasthttp.RequestCtx, p params) { h(ctx, p.chain) }
 }

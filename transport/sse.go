@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The header update streams, GET …/header/updates and …/block/updates (chainweb-api.md §5,
@@ -70,7 +71,7 @@ func (s *Service) getUpdates(withPayload bool) handlerFunc {
 		}
 		sub, err := s.cfg.Updates.Subscribe(lastID, s.cfg.UpdatesBuffer)
 		if err != nil {
-			writeText(ctx, fasthttp.StatusServiceUnavailable, "The update stream is closed: the node is shutting down.")
+			httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "The update stream is closed: the node is shutting down.")
 			return
 		}
 		ctx.SetStatusCode(fasthttp.StatusOK)

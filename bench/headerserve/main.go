@@ -46,6 +46,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 func main() {
@@ -133,8 +134,8 @@ func run(nHeaders, cacheSize int, duration time.Duration, rounds, conns int, o o
 	if o.guard {
 		// The node's service limits when it runs no peer API (cmd/ledger-node/limits.go: 500
 		// goleveldb files, 64 other files, 16 make-blocks connections reserved).
-		limits := transport.AutoConnLimits(transport.DescriptorLimit(), 500+64+16, 1)[0]
-		g := transport.GuardListener(nodeLn, limits, "service", logger)
+		limits := connguard.AutoConnLimits(connguard.DescriptorLimit(), 500+64+16, 1)[0]
+		g := connguard.GuardListener(nodeLn, limits, "service", logger)
 		g.SetHeaders(svc.AppendCommonHeaders)
 		served = g
 		fmt.Printf("connection limits: %d connections, %d per address\n", limits.Max, limits.PerAddress)

@@ -14,6 +14,7 @@ package main
 
 import (
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 
 	"bytes"
 	"context"
@@ -37,7 +38,6 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/transport"
 )
 
 func main() {
@@ -63,7 +63,7 @@ func run(duration time.Duration, rounds, clients, batch int, cpuProfile string) 
 		return err
 	}
 	defer engine.Close()
-	srv := transport.NewContractServer(transport.ContractServerConfig{API: engine, Version: "pact version 5.4"})
+	srv := contracthttp.NewContractServer(contracthttp.ContractServerConfig{API: engine, Version: "pact version 5.4"})
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package txexec
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
@@ -92,4 +93,29 @@ func (r *Runner) Genesis(st db.DB, b *Block, cmd *api.Command) ([]byte, error) {
 	}
 	o := &result.Outcome{Value: v, Logs: logs, HasLogs: true, Events: in.Events(true), Pact: in.LastPact(), TxID: &id}
 	return result.Append(nil, pc.RequestKey, o), nil
+}
+
+// RunDevelopmentGenesis runs the development genesis transactions of the chain named chainID
+// ("0") on st, as chainweb runs genesis (unsigned, free of gas, root definitions allowed) and
+// with no execution flags: `pact -s`'s preloadDevContracts, which gives a local server the state
+// a node's chain starts from. The flags a server has are for the commands it serves
+// (RequireKeysetNs, say, would refuse the genesis's root keysets). It is here, with the
+// commands it runs, rather than in package chain, so that pact links no block code.
+func RunDevelopmentGenesis(st db.DB, chainID, network string) error {
+	c, err := strconv.Atoi(chainID)
+	if err != nil {
+		return fmt.Errorf("development genesis: chain id %q: %w", chainID, err)
+	}
+	cmds, err := GenesisCommands(contracts.DevelopmentGenesis(c), chainID, network)
+	if err != nil {
+		return err
+	}
+	r := New(Config{})
+	b := &Block{ChainID: chainID}
+	for _, cmd := range cmds {
+		if _, err := r.Genesis(st, b, cmd); err != nil {
+			return err
+		}
+	}
+	return nil
 }

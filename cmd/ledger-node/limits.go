@@ -5,7 +5,7 @@ import (
 	"net"
 
 	"github.com/ledgernode/ledger-node/actors"
-	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // The process's file descriptors, shared out (issue 30). A node that ran out of them died: its
@@ -17,9 +17,9 @@ type descriptorBudget struct {
 	limit     int // RLIMIT_NOFILE (0: unknown)
 	levelDB   int // goleveldb's open table files
 	reserved  int // descriptors kept for everything but incoming connections
-	service   transport.ConnLimits
-	peer      transport.ConnLimits
-	makeBlock transport.ConnLimits
+	service   connguard.ConnLimits
+	peer      connguard.ConnLimits
+	makeBlock connguard.ConnLimits
 }
 
 // Parts of the reserve besides goleveldb's files: the header log, the goleveldb journal and
@@ -46,18 +46,18 @@ func newDescriptorBudget(cfg *Config, limit int, peerAPI bool) descriptorBudget 
 	b.reserved = b.levelDB + otherFiles + makeBlocksConns
 	if peerAPI {
 		b.reserved += outgoingPerPeer * actors.DefaultMaxPeers
-		auto := transport.AutoConnLimits(limit, b.reserved, 2.0/3, 1.0/3)
+		auto := connguard.AutoConnLimits(limit, b.reserved, 2.0/3, 1.0/3)
 		b.service, b.peer = auto[0], auto[1]
 	} else {
-		b.service = transport.AutoConnLimits(limit, b.reserved, 1)[0]
+		b.service = connguard.AutoConnLimits(limit, b.reserved, 1)[0]
 	}
 	b.service = override(b.service, cfg.ServiceAPI.MaxConnections, cfg.ServiceAPI.MaxConnectionsPerAddress)
 	b.peer = override(b.peer, cfg.P2P.MaxConnections, cfg.P2P.MaxConnectionsPerAddress)
-	b.makeBlock = transport.ConnLimits{Max: makeBlocksConns, PerAddress: makeBlocksPerIP}
+	b.makeBlock = connguard.ConnLimits{Max: makeBlocksConns, PerAddress: makeBlocksPerIP}
 	return b
 }
 
-func override(l transport.ConnLimits, max, perAddress int) transport.ConnLimits {
+func override(l connguard.ConnLimits, max, perAddress int) connguard.ConnLimits {
 	if max > 0 {
 		l.Max = max
 		if perAddress == 0 {
@@ -81,11 +81,11 @@ func (b descriptorBudget) String() string {
 }
 
 // guard wraps a bound listener in its limits (nil stays nil).
-func guard(ln net.Listener, l transport.ConnLimits, name string, n *node) net.Listener {
+func guard(ln net.Listener, l connguard.ConnLimits, name string, n *node) net.Listener {
 	if ln == nil {
 		return nil
 	}
-	g := transport.GuardListener(ln, l, name, n.log)
+	g := connguard.GuardListener(ln, l, name, n.log)
 	n.guarded = append(n.guarded, namedListener{name, g})
 	return g
 }
@@ -93,5 +93,5 @@ func guard(ln net.Listener, l transport.ConnLimits, name string, n *node) net.Li
 // namedListener is a guarded listener with the API it serves, for the metrics.
 type namedListener struct {
 	api string
-	ln  *transport.GuardedListener
+	ln  *connguard.GuardedListener
 }

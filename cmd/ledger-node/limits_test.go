@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // The descriptor budget at issue 30's `ulimit -n 512`: goleveldb keeps an eighth, the reserve
@@ -15,7 +15,7 @@ func TestDescriptorBudget(t *testing.T) {
 	if b.levelDB != 64 || b.reserved != 64+otherFiles+makeBlocksConns+128 {
 		t.Fatalf("goleveldb %d, reserved %d", b.levelDB, b.reserved)
 	}
-	if b.service != (transport.ConnLimits{Max: 160, PerAddress: 40}) || b.peer != (transport.ConnLimits{Max: 80, PerAddress: 20}) {
+	if b.service != (connguard.ConnLimits{Max: 160, PerAddress: 40}) || b.peer != (connguard.ConnLimits{Max: 80, PerAddress: 20}) {
 		t.Fatalf("service %+v, peer %+v", b.service, b.peer)
 	}
 	if total := b.reserved + b.service.Max + b.peer.Max; total > 512 {
@@ -27,7 +27,7 @@ func TestDescriptorBudget(t *testing.T) {
 	}
 	cfg.ServiceAPI.MaxConnections, cfg.P2P.MaxConnectionsPerAddress = 10, 3
 	b = newDescriptorBudget(&cfg, 512, true)
-	if b.service != (transport.ConnLimits{Max: 10, PerAddress: 10}) || b.peer != (transport.ConnLimits{Max: 80, PerAddress: 3}) {
+	if b.service != (connguard.ConnLimits{Max: 10, PerAddress: 10}) || b.peer != (connguard.ConnLimits{Max: 80, PerAddress: 3}) {
 		t.Fatalf("explicit limits: service %+v, peer %+v", b.service, b.peer)
 	}
 	// A large limit: goleveldb's own default of files, the connections capped.

@@ -19,7 +19,7 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/store"
-	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 func main() {
@@ -242,7 +242,7 @@ func logHeadsWritten(n *node, log *slog.Logger) {
 // mining or syncing from peers.
 func syncPactOnly(cfg Config, log *slog.Logger) error {
 	v := nodeVersion(cfg, nil)
-	budget := newDescriptorBudget(&cfg, transport.DescriptorLimit(), false)
+	budget := newDescriptorBudget(&cfg, connguard.DescriptorLimit(), false)
 	n, err := initStore(cfg, v, log, budget.levelDB)
 	if err != nil {
 		return err

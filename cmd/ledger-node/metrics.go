@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/metrics"
 	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
 // wireMetrics serves the Prometheus metrics at serviceApi.metricsPath (none when it is empty)
@@ -16,7 +17,7 @@ func (n *node) wireMetrics(scfg *transport.ServiceConfig) {
 		return
 	}
 	n.requests = transport.NewRequestStats()
-	listeners := map[string]*transport.GuardedListener{}
+	listeners := map[string]*connguard.GuardedListener{}
 	for _, g := range n.guarded {
 		listeners[g.api] = g.ln
 	}

@@ -28,6 +28,8 @@ import (
 	"github.com/ledgernode/ledger-node/private"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 // packageVersion is the node software version, reported by /info and the version headers.
@@ -125,7 +127,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			err = fmt.Errorf("make-blocks: cannot listen on %s (--on-demand-port, YAML mining.onDemand.port): %w", addr, err)
 		}
 	}
-	budget := newDescriptorBudget(&cfg, transport.DescriptorLimit(), peerLn != nil)
+	budget := newDescriptorBudget(&cfg, connguard.DescriptorLimit(), peerLn != nil)
 	var n *node
 	if err == nil {
 		n, err = initStore(cfg, v, log, budget.levelDB)
@@ -221,7 +223,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			return nil, err
 		}
 		rt, priv := n.rt, n.priv
-		scfg.Contract = func(c ledger.ChainID) transport.ContractAPI {
+		scfg.Contract = func(c ledger.ChainID) contracthttp.API {
 			cc, _ := rt.Contract(c) // every chain of the version has one
 			return priv.Contract(c, cc, rt.EvalSlots())
 		}

@@ -21,12 +21,14 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/transport"
+	"github.com/ledgernode/ledger-node/transport/connguard"
+	"github.com/ledgernode/ledger-node/transport/contracthttp"
 )
 
 // pact -s CONFIG (also --server, --serve): the HTTP server of spec §2 on
@@ -232,7 +234,7 @@ func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 		Logger:     log,
 	}
 	if c.PreloadDevContracts {
-		ec.DevContracts = func(st db.DB) error { return chain.RunDevelopmentGenesis(st, 0, "development") }
+		ec.DevContracts = func(st db.DB) error { return txexec.RunDevelopmentGenesis(st, "0", "development") }
 	}
 	if c.EvalBudget != nil {
 		ec.EvalBudget = uint64(*c.EvalBudget)
@@ -259,7 +261,7 @@ func (c *serverConfig) engineConfig(log *slog.Logger) server.Config {
 		}
 	}
 	if len(urls) > 0 {
-		ec.Deliver = transport.PrivateDeliverer(urls, 10*time.Second)
+		ec.Deliver = contracthttp.PrivateDeliverer(urls, 10*time.Second)
 	}
 	return ec
 }
@@ -325,10 +327,11 @@ func runServer(inv *invocation) int {
 	if cfg.ListenTimeout != nil {
 		timeout = time.Duration(*cfg.ListenTimeout * float64(time.Second))
 	}
-	srv := transport.NewContractServer(transport.ContractServerConfig{
+	srv := contracthttp.NewContractServer(contracthttp.ContractServerConfig{
 		API:           engine,
 		Version:       "pact version " + repl.Version,
 		ListenTimeout: timeout,
+		Unavailable:   damagedPersistence(cfg.PersistDir),
 		AccessLog:     access,
 		Logger:        log,
 	})
@@ -337,9 +340,9 @@ func runServer(inv *invocation) int {
 		fmt.Fprintf(inv.stderr, "pact: %v\n", err)
 		return exitFail
 	}
-	limits := serverConnLimits(cfg, transport.DescriptorLimit())
+	limits := serverConnLimits(cfg, connguard.DescriptorLimit())
 	log.Info("pact server connection limit", "maxConnections", limits.Max)
-	ln := transport.GuardListener(bound, limits, "pact server", log)
+	ln := connguard.GuardListener(bound, limits, "pact server", log)
 	ctx, stop := serverContext()
 	defer stop()
 	addr := ln.Addr().String()
@@ -373,15 +376,28 @@ func runServer(inv *invocation) int {
 // table files, when persistDir is set) and the logs have theirs. The server listens on
 // 127.0.0.1 only, so every client shares the loopback address and only the global limit counts.
 // Without a limit, a few hundred idle connections used up the descriptors and the server exited.
-func serverConnLimits(cfg *serverConfig, nofile int) transport.ConnLimits {
+func serverConnLimits(cfg *serverConfig, nofile int) connguard.ConnLimits {
 	if cfg.MaxConnections != nil {
-		return transport.ConnLimits{Max: *cfg.MaxConnections}
+		return connguard.ConnLimits{Max: *cfg.MaxConnections}
 	}
 	reserve := 64
 	if cfg.PersistDir != "" {
 		// goleveldb keeps up to 500 table files open; a server's store rarely has many.
 		reserve += min(500, max(nofile, 256)/4)
 	}
-	l := transport.AutoConnLimits(nofile, reserve, 1)[0]
-	return transport.ConnLimits{Max: l.Max}
+	l := connguard.AutoConnLimits(nofile, reserve, 1)[0]
+	return connguard.ConnLimits{Max: l.Max}
+}
+
+// damagedPersistence is the server's contracthttp Unavailable: a request that met damaged data
+// in persistDir is answered 503 with what to do, as a node answers damaged data, not 500 (no
+// bug of the server's, no fault of the request).
+func damagedPersistence(dir string) func(error) (contracthttp.Refusal, bool) {
+	return func(err error) (contracthttp.Refusal, bool) {
+		if !errors.Is(err, persist.ErrCorrupt) {
+			return contracthttp.Refusal{}, false
+		}
+		return contracthttp.Refusal{RetryAfter: "3600", Text: "The server's persistDir (" + dir + ") is damaged where " +
+			"this request reads; stop the server and restore the directory from a copy, or start with an empty one."}, true
+	}
 }

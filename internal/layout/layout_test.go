@@ -57,23 +57,30 @@ var rules = map[string][]string{
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
 	"store":        {"ledger"},
 	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
-	"transport":    {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi", "metrics/hist", "explorer"},
-	"explorer":     {},
+	"transport": {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
+		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
+	"explorer": {},
 	// The metrics: a Prometheus registry over what the node's packages count (read at scrape
 	// time); the node wires it and transport serves it. metrics/hist, the atomic histogram the
 	// hot paths observe into, imports nothing, so actors and transport can keep one.
-	"metrics":      {"ledger", "pow", "store", "actors", "transport", "metrics/hist"},
+	"metrics":      {"ledger", "pow", "store", "actors", "transport", "transport/connguard", "metrics/hist"},
 	"metrics/hist": {},
 	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
 	// one package of the node that may import pact/server (actors and transport may not).
-	"private": {"ledger", "actors", "pact/api", "pact/server", "transport", "transport/contractapi"},
+	"private": {"ledger", "actors", "pact/api", "pact/server", "transport", "transport/contractapi", "transport/contracthttp"},
 	// The contract API's vocabulary, which the node and pact -s implement: commands, results,
 	// the parser (local's validation) and nothing else.
 	"transport/contractapi": {"pact/api", "pact/result", "pact/syntax"},
-	"cmd/":                  {"*"},
-	"bench/":                {"*"},
-	"internal/":             {"*"},
-	"interop":               {"*"},
+	// What pact -s serves with besides the language, so that pact links none of the node: the
+	// contract endpoints' handlers and pact -s's server over the vocabulary (contracthttp), the
+	// HTTP plumbing they share with transport (httpkit), the connection guard (connguard).
+	"transport/contracthttp": {"ledger", "pact/api", "pact/keyorder", "transport/contractapi", "transport/httpkit"},
+	"transport/httpkit":      {},
+	"transport/connguard":    {},
+	"cmd/":                   {"*"},
+	"bench/":                 {"*"},
+	"internal/":              {"*"},
+	"interop":                {"*"},
 }
 
 // debt lists the arrows the rules forbid that exist today, each with the issue that removes it.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain"
+	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -14,7 +14,7 @@ import (
 
 // devGenesis is what pact -s's preloadDevContracts wires (cmd/pact): block execution's
 // development genesis of chain 0.
-func devGenesis(st db.DB) error { return chain.RunDevelopmentGenesis(st, 0, "development") }
+func devGenesis(st db.DB) error { return txexec.RunDevelopmentGenesis(st, "0", "development") }
 
 // The development contracts load at start: the modules of the hint's list
 // (no more, no fewer), and the README's transfer runs.

@@ -77,7 +77,7 @@ type Config struct {
 	// at start, unless the state has coin already (devcontracts.go): it
 	// runs chain 0's development genesis (coin, its interfaces, the
 	// namespaces, the development accounts) on the state. The command that
-	// wires the server gives block execution's (chain.RunDevelopmentGenesis):
+	// wires the server gives block execution's (txexec.RunDevelopmentGenesis):
 	// the engine knows no blocks.
 	DevContracts func(st db.DB) error
 
@@ -99,7 +99,7 @@ const DefaultEntity = "entity"
 // Engine executes Pact commands for `pact -s`: verified commands run one
 // at a time on a fresh interpreter over one shared Pact state, and their
 // results are kept by request key. It implements the contract API
-// (transport.ContractAPI) without any HTTP.
+// (contracthttp.API) without any HTTP.
 //
 // All methods are safe for concurrent use. Verification and reads of
 // results run in parallel; execution is serialised (db.DB allows one

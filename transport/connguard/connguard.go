@@ -1,4 +1,4 @@
-package transport
+package connguard
 
 import (
 	"crypto/tls"
@@ -137,7 +137,7 @@ func (l *GuardedListener) admit(c net.Conn, addr string, loopback bool) (net.Con
 		l.byAddr[addr]++
 	}
 	l.openN.Add(1)
-	gc := &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr, peer: appendPeerAddr(nil, c.RemoteAddr())}
+	gc := &guardedConn{Conn: c, l: l, addr: addr, counted: perAddr, peer: AppendPeerAddr(nil, c.RemoteAddr())}
 	if l.tls != nil {
 		return newTLSConn(gc, l.tls), true
 	}
@@ -172,7 +172,7 @@ type guardedConn struct {
 	peer    []byte // X-Peer-Addr, formatted once
 }
 
-func (c *guardedConn) peerAddr() []byte                  { return c.peer }
+func (c *guardedConn) PeerAddr() []byte                  { return c.peer }
 func (c *guardedConn) SetReadDeadline(t time.Time) error { return c.dl.set(c.Conn, t) }
 func (c *guardedConn) SetDeadline(t time.Time) error     { return c.dl.setBoth(c.Conn, t) }
 
@@ -208,7 +208,7 @@ func newTLSConn(c *guardedConn, cfg *tls.Config) *tlsConn {
 	return &tlsConn{Conn: tls.Server(c, cfg), raw: c}
 }
 
-func (c *tlsConn) peerAddr() []byte { return c.raw.peer }
+func (c *tlsConn) PeerAddr() []byte { return c.raw.peer }
 
 // plainHTTPReason is the body of the answer to plain HTTP on the TLS port.
 const plainHTTPReason = "this port speaks HTTPS (TLS); the request came in plain HTTP\n"
@@ -261,7 +261,8 @@ const maxHeaderScan = 64 << 10
 const bareLFReason = "the request's lines end in a bare LF: HTTP needs CRLF line ends (RFC 9112)\n"
 
 // SetHeaders makes the answers the listener writes itself (to a bare-LF request) carry the
-// header lines hdr appends for the client at remote: the API's common headers (Service).
+// header lines hdr appends for the client at remote: the API's common headers
+// (transport.Service.AppendCommonHeaders).
 func (l *GuardedListener) SetHeaders(hdr func(dst []byte, remote net.Addr) []byte) { l.headers = hdr }
 
 // bareLFAnswer is the 400 to a request with bare-LF line ends, from the client at remote.

@@ -1,4 +1,4 @@
-package transport
+package connguard
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ type lazyDeadlineConn struct {
 	peer []byte // X-Peer-Addr, formatted once
 }
 
-func (c *lazyDeadlineConn) peerAddr() []byte { return c.peer }
+func (c *lazyDeadlineConn) PeerAddr() []byte { return c.peer }
 
 func (c *lazyDeadlineConn) SetReadDeadline(t time.Time) error { return c.dl.set(c.Conn, t) }
 func (c *lazyDeadlineConn) SetDeadline(t time.Time) error     { return c.dl.setBoth(c.Conn, t) }
@@ -114,15 +114,15 @@ func (d *readDeadlines) rearm(c net.Conn) bool {
 	return true
 }
 
-// lazyDeadlineListener gives each accepted connection lazy read deadlines and its X-Peer-Addr
-// text (Service.Serve on a listener that is not a GuardedListener, whose connections have both
-// already).
-type lazyDeadlineListener struct{ net.Listener }
+// LazyDeadlineListener gives each accepted connection lazy read deadlines and its X-Peer-Addr
+// text (transport.Service.Serve on a listener that is not a GuardedListener, whose
+// connections have both already).
+type LazyDeadlineListener struct{ net.Listener }
 
-func (l lazyDeadlineListener) Accept() (net.Conn, error) {
+func (l LazyDeadlineListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &lazyDeadlineConn{Conn: c, peer: appendPeerAddr(nil, c.RemoteAddr())}, nil
+	return &lazyDeadlineConn{Conn: c, peer: AppendPeerAddr(nil, c.RemoteAddr())}, nil
 }

@@ -1,4 +1,4 @@
-package transport
+package contracthttp
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
@@ -51,7 +50,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newContractFixture(t testing.TB, api ContractAPI, cfg ContractServerConfig) *contractFixture {
+func newContractFixture(t testing.TB, api API, cfg ContractServerConfig) *contractFixture {
 	t.Helper()
 	f := &contractFixture{t: t, log: &syncBuffer{}}
 	if api == nil {
@@ -280,21 +279,35 @@ func TestContractBackendFailure(t *testing.T) {
 	}
 }
 
-// busyAPI turns every local away as the node's evaluation slots do when they stay taken.
+// errBusy is a backend's "cannot serve now", as the node's evaluation slots say it when they
+// stay taken.
+var errBusy = errors.New("the node is busy")
+
+// busyAPI turns every local away.
 type busyAPI struct{ failingAPI }
 
 func (busyAPI) Local(context.Context, *api.Command, contractapi.LocalOptions) (contractapi.LocalResult, error) {
-	return contractapi.LocalResult{}, fmt.Errorf("local: %w", &actors.BusyError{Slots: 2, Wait: time.Second})
+	return contractapi.LocalResult{}, fmt.Errorf("local: %w", errBusy)
 }
 
-// A local turned away for lack of an evaluation slot is a 503 with the reason and Retry-After,
-// not a 500: the node is fine, only busy.
-func TestContractLocalBusy(t *testing.T) {
-	f := newContractFixture(t, busyAPI{}, ContractServerConfig{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+// A backend error that Unavailable recognises is a 503 with the refusal's text and Retry-After,
+// not a 500; one it does not is a 500.
+func TestContractUnavailable(t *testing.T) {
+	unavailable := func(err error) (Refusal, bool) {
+		if errors.Is(err, errBusy) {
+			return Refusal{Text: "busy, try again", RetryAfter: "1"}, true
+		}
+		return Refusal{}, false
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := newContractFixture(t, busyAPI{}, ContractServerConfig{Unavailable: unavailable, Logger: quiet})
 	r := f.post("/api/v1/local", string(signedCommand(t, "(+ 1 2)", "busy").JSON()))
-	if r.status != 503 || !strings.Contains(r.body, "The node is busy: all 2 of its slots") ||
-		r.header.Get("Retry-After") != "1" || f.srv.InternalErrors() != 0 {
+	if r.status != 503 || r.body != "busy, try again" || r.header.Get("Retry-After") != "1" || f.srv.InternalErrors() != 0 {
 		t.Errorf("busy local: %+v", r)
+	}
+	r = f.post("/api/v1/send", batch(signedCommand(t, "(+ 1 2)", "broken")))
+	if r.status != 500 || r.header.Get("Retry-After") != "" || f.srv.InternalErrors() != 1 {
+		t.Errorf("failing send: %+v", r)
 	}
 }
 
@@ -304,7 +317,7 @@ func TestContractListenShutdown(t *testing.T) {
 	got := make(chan reply, 1)
 	go func() { got <- f.post("/api/v1/listen", `{"listen":"DldRwCblQ7Loqy6wYJnaodHl30d3j3eH-qtFzfEv46g"}`) }()
 	time.Sleep(50 * time.Millisecond)
-	f.srv.contract.shutdown()
+	f.srv.contract.Shutdown()
 	select {
 	case r := <-got:
 		if r.status != 503 {

@@ -1,7 +1,6 @@
-package transport
+package contracthttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,31 +11,31 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/keyorder"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The contract command endpoints (interface.md, "Contract command endpoints"): send, poll,
 // listen, local, private, verify and spv. One handler set serves `pact -s` (mounted at
-// /api/v1/<op>, contract_server.go) and the node (mounted under /chain/{c}/contract/api/v1/ and
-// /chain/{c}/pact/api/v1/). The handlers decode and check the request, call a ContractAPI and
-// write its answer; what a command does is the backend's business.
+// /api/v1/<op>, server.go) and the node (package transport mounts Ops under
+// /chain/{c}/contract/api/v1/ and /chain/{c}/pact/api/v1/). The handlers decode and check the
+// request, call an API and write its answer; what a command does is the backend's business.
 //
 // Status codes: 200 with JSON on success; 400 text/plain with the reason for anything the
 // client got wrong (a body that is not the operation's JSON, a command that fails verification,
 // a request key already submitted, a bad query parameter); 413 for a body over the limit; 415
 // for a body that is not declared as application/json; 504 when listen times out; 503 while
-// the backend shuts down, or when every slot for Pact evaluations stayed taken while a local
-// waited (actors.BusyError, with its reason and Retry-After). A 500 means a bug or a failing
-// store.
+// the backend shuts down, or when the backend says it cannot serve now (ContractConfig.Unavailable:
+// on the node, every slot for Pact evaluations stayed taken while a local waited, or damaged
+// data). A 500 means a bug or a failing store.
 
-// ContractAPI executes contract commands. pact/server's Engine implements it for `pact -s`; the
-// node implements it over its mempool and executor. Errors that are a contractapi.RequestError
+// API executes contract commands. pact/server's Engine implements it for `pact -s`; the node
+// implements it over its mempool and executor. Errors that are a contractapi.RequestError
 // become 400s with their text; a listen whose context ends returns the context's error.
-type ContractAPI interface {
+type API interface {
 	// Send submits commands and returns their request keys.
 	Send(ctx context.Context, cmds []*api.Command) ([]api.Hash, error)
 	// Poll returns the results that exist among keys; keys without one are left out.
@@ -57,13 +56,25 @@ type ContractAPI interface {
 // ContractConfig configures the contract handlers.
 type ContractConfig struct {
 	// API returns the backend of a chain. Routes without a chain segment (pact -s) pass 0.
-	API func(chain ledger.ChainID) ContractAPI
+	API func(chain ledger.ChainID) API
 	// MaxBodyBytes bounds the body of send, local, private and verify (DefaultMaxBodyBytes if
 	// zero); poll shares it. listen and spv bodies are bounded by smallBodyBytes.
 	MaxBodyBytes int
 	// ListenTimeout bounds how long listen waits (DefaultListenTimeout if zero).
 	ListenTimeout time.Duration
-	Logger        *slog.Logger
+	// Unavailable says whether a backend error means that the backend cannot serve the request
+	// now, through no fault of the request and no bug of its own (on the node: every evaluation
+	// slot taken, the node stopping, damaged data), and how to answer it: a 503 with the
+	// refusal's text. Nil: only contractapi.ErrClosed and a cancelled request are.
+	Unavailable func(err error) (Refusal, bool)
+	Logger      *slog.Logger
+}
+
+// Refusal is the 503 answer to a request the backend cannot serve now.
+type Refusal struct {
+	Text string
+	// RetryAfter is the Retry-After header in seconds; "" sends none.
+	RetryAfter string
 }
 
 // DefaultListenTimeout is how long listen waits for a result before answering 504
@@ -88,10 +99,10 @@ type Contract struct {
 // NewContract builds the handler set. It panics without an API: that is a wiring bug.
 func NewContract(cfg ContractConfig) *Contract {
 	if cfg.API == nil {
-		panic("transport: ContractConfig needs API")
+		panic("contracthttp: ContractConfig needs API")
 	}
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = httpkit.DefaultMaxBodyBytes
 	}
 	if cfg.ListenTimeout <= 0 {
 		cfg.ListenTimeout = DefaultListenTimeout
@@ -103,30 +114,42 @@ func NewContract(cfg ContractConfig) *Contract {
 	return &Contract{cfg: cfg, log: cfg.Logger, base: base, stop: stop}
 }
 
-// shutdown ends every waiting listen with a 503.
-func (c *Contract) shutdown() { c.stop() }
+// Shutdown ends every waiting listen with a 503.
+func (c *Contract) Shutdown() { c.stop() }
 
-// register mounts the operations under prefix ("/api/v1" for pact -s,
-// "chain/{chain}/contract/api/v1" and "chain/{chain}/pact/api/v1" on the node).
-func (c *Contract) register(r *router, prefix string) {
-	r.handle(fasthttp.MethodPost, prefix+"/send", c.send)
-	r.handle(fasthttp.MethodPost, prefix+"/poll", c.poll)
-	r.handle(fasthttp.MethodPost, prefix+"/listen", c.listen)
-	r.handle(fasthttp.MethodPost, prefix+"/local", c.local)
-	r.handle(fasthttp.MethodPost, prefix+"/private", c.private)
-	r.handle(fasthttp.MethodPost, prefix+"/verify", c.verify)
-	r.handle(fasthttp.MethodPost, prefix+"/spv", c.spv(true))
+// InternalErrors counts the 500 answers so far (panics and backend failures).
+func (c *Contract) InternalErrors() int64 { return c.internalErrors.Load() }
+
+// Op is one contract operation's handler; chain selects the backend (0 on `pact -s`, whose
+// paths have no chain).
+type Op struct {
+	Name  string // the last segment of the operation's path: send, poll, listen, ...
+	Serve func(ctx *fasthttp.RequestCtx, chain ledger.ChainID)
 }
+
+// Ops returns the operations, each a POST at <prefix>/<name> ("/api/v1" on `pact -s`,
+// "chain/{chain}/contract/api/v1" and "chain/{chain}/pact/api/v1" on the node). Their spv
+// answers {"spv": PROOF}; BareSPV is the node's …/pact/spv.
+func (c *Contract) Ops() []Op {
+	return []Op{
+		{"send", c.send}, {"poll", c.poll}, {"listen", c.listen}, {"local", c.local},
+		{"private", c.private}, {"verify", c.verify}, {"spv", c.spv(true)},
+	}
+}
+
+// BareSPV is spv answering the bare JSON string of the proof, as @kadena/client expects of
+// …/pact/spv (DECISIONS.md, "SPV response body").
+func (c *Contract) BareSPV(ctx *fasthttp.RequestCtx, chain ledger.ChainID) { c.spv(false)(ctx, chain) }
 
 // body checks the Content-Type and the size of a request body; false means the answer (415 or
 // 413) was sent.
 func (c *Contract) body(ctx *fasthttp.RequestCtx, limit int) ([]byte, bool) {
-	if !requireJSONBody(ctx) {
+	if !httpkit.RequireJSONBody(ctx) {
 		return nil, false
 	}
 	b := ctx.PostBody()
 	if len(b) > limit {
-		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(limit, len(b)))
+		httpkit.WriteText(ctx, fasthttp.StatusRequestEntityTooLarge, httpkit.TooLargeText(limit, len(b)))
 		return nil, false
 	}
 	return b, true
@@ -134,38 +157,37 @@ func (c *Contract) body(ctx *fasthttp.RequestCtx, limit int) ([]byte, bool) {
 
 // malformed answers a body that is not the operation's JSON.
 func malformed(ctx *fasthttp.RequestCtx, op string, err error) {
-	writeText(ctx, fasthttp.StatusBadRequest, "Malformed request body for "+op+": "+err.Error())
+	httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "Malformed request body for "+op+": "+err.Error())
 }
+
+// ShuttingDownText is the 503's text for a backend that is stopping.
+const ShuttingDownText = "The server is shutting down."
 
 // fail answers a backend error.
 func (c *Contract) fail(ctx *fasthttp.RequestCtx, op string, err error) {
 	if re, ok := contractapi.IsRequestError(err); ok {
-		writeText(ctx, fasthttp.StatusBadRequest, re.Msg)
+		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, re.Msg)
 		return
 	}
-	var busy *actors.BusyError
-	if errors.As(err, &busy) {
-		// Every evaluation slot is taken by other requests (actors.EvalSlots): the node is
-		// fine and the request may well succeed a moment later.
-		ctx.Response.Header.Set("Retry-After", "1")
-		writeText(ctx, fasthttp.StatusServiceUnavailable, busy.Error())
-		return
+	if c.cfg.Unavailable != nil {
+		if r, ok := c.cfg.Unavailable(err); ok {
+			if r.RetryAfter != "" {
+				ctx.Response.Header.Set("Retry-After", r.RetryAfter)
+			}
+			httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, r.Text)
+			return
+		}
 	}
-	if errors.Is(err, contractapi.ErrClosed) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, actors.ErrMempoolStopped) || errors.Is(err, actors.ErrExecutorStopped) {
-		writeText(ctx, fasthttp.StatusServiceUnavailable, "The server is shutting down.")
-		return
-	}
-	if text, ok := damagedText(err, c.log); ok {
-		writeDamaged(ctx, text) // as the service API answers it (damaged.go)
+	if errors.Is(err, contractapi.ErrClosed) || errors.Is(err, context.Canceled) {
+		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, ShuttingDownText)
 		return
 	}
 	c.internalErrors.Add(1)
 	c.log.Error("contract API failed", "op", op, "err", err)
-	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
+	httpkit.WriteText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
 }
 
-func (c *Contract) send(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) send(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
 	if !ok {
 		return
@@ -175,12 +197,12 @@ func (c *Contract) send(ctx *fasthttp.RequestCtx, p params) {
 		malformed(ctx, "send", err)
 		return
 	}
-	keys, err := c.cfg.API(p.chain).Send(ctx, batch.Cmds)
+	keys, err := c.cfg.API(chain).Send(ctx, batch.Cmds)
 	if err != nil {
 		c.fail(ctx, "send", err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
 }
 
 // appendRequestKeys appends {"requestKeys":[...]}.
@@ -206,26 +228,10 @@ func parseRequestKey(s, what string) (api.Hash, error) {
 	return h, nil
 }
 
-// optBool reads an optional boolean query parameter: true or false (any case); a parameter
-// given without a value is true.
-func optBool(args *fasthttp.Args, name string, def bool) (bool, *paramError) {
-	if !args.Has(name) {
-		return def, nil
-	}
-	v := args.Peek(name)
-	switch {
-	case len(v) == 0, bytes.EqualFold(v, []byte("true")):
-		return true, nil
-	case bytes.EqualFold(v, []byte("false")):
-		return false, nil
-	}
-	return false, &paramError{name, "not a boolean (true or false): " + strconv.Quote(string(v))}
-}
-
-func (c *Contract) poll(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) poll(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	var opts contractapi.PollOptions
-	if v, present, perr := optUint(ctx.QueryArgs(), "confirmationDepth"); perr != nil {
-		perr.write(ctx)
+	if v, present, perr := httpkit.OptUint(ctx.QueryArgs(), "confirmationDepth"); perr != nil {
+		perr.Write(ctx)
 		return
 	} else if present {
 		opts.ConfirmationDepth = v
@@ -253,12 +259,12 @@ func (c *Contract) poll(ctx *fasthttp.RequestCtx, p params) {
 			return
 		}
 	}
-	found, err := c.cfg.API(p.chain).Poll(ctx, keys, opts)
+	found, err := c.cfg.API(chain).Poll(ctx, keys, opts)
 	if err != nil {
 		c.fail(ctx, "poll", err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, appendPollResponse(nil, found))
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, appendPollResponse(nil, found))
 }
 
 // appendPollResponse appends {"<rk>": RESULT, ...} with the keys in legacy order, as P5's
@@ -283,7 +289,7 @@ func appendPollResponse(b []byte, found []contractapi.Polled) []byte {
 	return append(b, '}')
 }
 
-func (c *Contract) listen(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) listen(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	body, ok := c.body(ctx, smallBodyBytes)
 	if !ok {
 		return
@@ -306,9 +312,9 @@ func (c *Contract) listen(ctx *fasthttp.RequestCtx, p params) {
 	}
 	lctx, cancel := context.WithTimeout(c.base, c.cfg.ListenTimeout)
 	defer cancel()
-	res, err := c.cfg.API(p.chain).Listen(lctx, key)
+	res, err := c.cfg.API(chain).Listen(lctx, key)
 	if errors.Is(err, context.DeadlineExceeded) {
-		writeText(ctx, fasthttp.StatusGatewayTimeout, "Listen timed out after "+c.cfg.ListenTimeout.String()+
+		httpkit.WriteText(ctx, fasthttp.StatusGatewayTimeout, "Listen timed out after "+c.cfg.ListenTimeout.String()+
 			": no result for request key "+key.String()+" yet")
 		return
 	}
@@ -316,23 +322,23 @@ func (c *Contract) listen(ctx *fasthttp.RequestCtx, p params) {
 		c.fail(ctx, "listen", err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, res)
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, res)
 }
 
-func (c *Contract) local(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) local(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	opts := contractapi.DefaultLocalOptions
 	args := ctx.QueryArgs()
-	var perr *paramError
-	if opts.Preflight, perr = optBool(args, "preflight", false); perr != nil {
-		perr.write(ctx)
+	var perr *httpkit.ParamError
+	if opts.Preflight, perr = httpkit.OptBool(args, "preflight", false); perr != nil {
+		perr.Write(ctx)
 		return
 	}
-	if opts.SignatureVerification, perr = optBool(args, "signatureVerification", true); perr != nil {
-		perr.write(ctx)
+	if opts.SignatureVerification, perr = httpkit.OptBool(args, "signatureVerification", true); perr != nil {
+		perr.Write(ctx)
 		return
 	}
-	if v, present, perr := optUint(args, "rewindDepth"); perr != nil {
-		perr.write(ctx)
+	if v, present, perr := httpkit.OptUint(args, "rewindDepth"); perr != nil {
+		perr.Write(ctx)
 		return
 	} else if present {
 		opts.RewindDepth = v
@@ -346,13 +352,13 @@ func (c *Contract) local(ctx *fasthttp.RequestCtx, p params) {
 		malformed(ctx, "local", err)
 		return
 	}
-	res, err := c.cfg.API(p.chain).Local(ctx, cmd, opts)
+	res, err := c.cfg.API(chain).Local(ctx, cmd, opts)
 	if err != nil {
 		c.fail(ctx, "local", err)
 		return
 	}
 	if !opts.Preflight {
-		writeJSON(ctx, fasthttp.StatusOK, res.Result)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, res.Result)
 		return
 	}
 	b := append([]byte(`{"preflightResult":`), res.Result...)
@@ -361,12 +367,12 @@ func (c *Contract) local(ctx *fasthttp.RequestCtx, p params) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, w)
+		b = httpkit.AppendJSONString(b, w)
 	}
-	writeJSON(ctx, fasthttp.StatusOK, append(b, "]}"...))
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, append(b, "]}"...))
 }
 
-func (c *Contract) private(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) private(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
 	if !ok {
 		return
@@ -375,15 +381,15 @@ func (c *Contract) private(ctx *fasthttp.RequestCtx, p params) {
 		malformed(ctx, "private", errors.New("not valid JSON"))
 		return
 	}
-	keys, err := c.cfg.API(p.chain).Private(ctx, body)
+	keys, err := c.cfg.API(chain).Private(ctx, body)
 	if err != nil {
 		c.fail(ctx, "private", err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, appendRequestKeys(nil, keys))
 }
 
-func (c *Contract) verify(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) verify(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 	body, ok := c.body(ctx, c.cfg.MaxBodyBytes)
 	if !ok {
 		return
@@ -392,19 +398,19 @@ func (c *Contract) verify(ctx *fasthttp.RequestCtx, p params) {
 		malformed(ctx, "verify", errors.New("not valid JSON"))
 		return
 	}
-	out, err := c.cfg.API(p.chain).Verify(ctx, body)
+	out, err := c.cfg.API(chain).Verify(ctx, body)
 	if err != nil {
 		c.fail(ctx, "verify", err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	httpkit.WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // spv answers {"requestKey": RK, "targetChainId": CHAIN}: with {"spv": PROOF} when wrapped
 // (the api/v1 paths), else with the bare JSON string (…/pact/spv, as @kadena/client expects;
 // DECISIONS.md, "SPV response body").
-func (c *Contract) spv(wrapped bool) handlerFunc {
-	return func(ctx *fasthttp.RequestCtx, p params) {
+func (c *Contract) spv(wrapped bool) func(*fasthttp.RequestCtx, ledger.ChainID) {
+	return func(ctx *fasthttp.RequestCtx, chain ledger.ChainID) {
 		body, ok := c.body(ctx, smallBodyBytes)
 		if !ok {
 			return
@@ -426,15 +432,15 @@ func (c *Contract) spv(wrapped bool) handlerFunc {
 			malformed(ctx, "spv", err)
 			return
 		}
-		proof, err := c.cfg.API(p.chain).SPV(ctx, contractapi.SPVRequest{RequestKey: key, TargetChainID: *req.TargetChainID})
+		proof, err := c.cfg.API(chain).SPV(ctx, contractapi.SPVRequest{RequestKey: key, TargetChainID: *req.TargetChainID})
 		if err != nil {
 			c.fail(ctx, "spv", err)
 			return
 		}
-		b := appendJSONString(nil, proof)
+		b := httpkit.AppendJSONString(nil, proof)
 		if wrapped {
 			b = append(append([]byte(`{"spv":`), b...), '}')
 		}
-		writeJSON(ctx, fasthttp.StatusOK, b)
+		httpkit.WriteJSON(ctx, fasthttp.StatusOK, b)
 	}
 }

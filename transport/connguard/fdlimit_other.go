@@ -1,6 +1,6 @@
 //go:build !unix
 
-package transport
+package connguard
 
 // DescriptorLimit is 0 where the descriptor limit is not read: the connection limits keep their
 // fixed defaults.

@@ -1,4 +1,4 @@
-package transport
+package contracthttp
 
 import (
 	"context"
@@ -16,15 +16,22 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/transport/httpkit"
+)
+
+// The CORS header every answer carries, already in canonical form for SetCanonical.
+var (
+	hdrAllowOrigin = []byte("Access-Control-Allow-Origin")
+	valStar        = []byte("*")
 )
 
 // ContractServer is the HTTP server of `pact -s` (spec pact.md §2.2): the contract endpoints at
-// /api/v1/<op> over one ContractAPI, and GET /version. As P5's, it answers CORS requests from
+// /api/v1/<op> over one API, and GET /version. As P5's, it answers CORS requests from
 // any origin (methods GET and POST, headers authorization and content-type, max-age one day)
 // and writes an Apache-style access log.
 type ContractServer struct {
 	contract *Contract
-	router   *router
+	routes   []route
 	version  []byte
 	maxBody  int
 	server   *fasthttp.Server
@@ -39,13 +46,15 @@ type ContractServer struct {
 
 // ContractServerConfig configures a ContractServer.
 type ContractServerConfig struct {
-	API ContractAPI
+	API API
 	// Version is the body of GET /version ("pact version 5.4").
 	Version string
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes if zero).
 	MaxBodyBytes int
 	// ListenTimeout bounds listen (DefaultListenTimeout if zero).
 	ListenTimeout time.Duration
+	// Unavailable is ContractConfig.Unavailable: which backend errors are a 503.
+	Unavailable func(err error) (Refusal, bool)
 	// AccessLog receives one line per request in Apache's combined format; nil for none.
 	AccessLog io.Writer
 	Logger    *slog.Logger
@@ -54,7 +63,7 @@ type ContractServerConfig struct {
 // NewContractServer builds the server.
 func NewContractServer(cfg ContractServerConfig) *ContractServer {
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = httpkit.DefaultMaxBodyBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -62,28 +71,29 @@ func NewContractServer(cfg ContractServerConfig) *ContractServer {
 	backend := cfg.API
 	s := &ContractServer{
 		contract: NewContract(ContractConfig{
-			API:           func(ledger.ChainID) ContractAPI { return backend },
+			API:           func(ledger.ChainID) API { return backend },
 			MaxBodyBytes:  cfg.MaxBodyBytes,
 			ListenTimeout: cfg.ListenTimeout,
+			Unavailable:   cfg.Unavailable,
 			Logger:        cfg.Logger,
 		}),
-		// The version is only consulted for /chainweb/… paths, which this server has none of.
-		router:    newRouter(&ledger.Version{}),
 		version:   []byte(cfg.Version),
 		maxBody:   cfg.MaxBodyBytes,
 		accessLog: cfg.AccessLog,
 	}
-	s.contract.register(s.router, "/api/v1")
-	s.router.handle(fasthttp.MethodGet, "/version", s.getVersion)
+	for _, op := range s.contract.Ops() {
+		s.routes = append(s.routes, route{fasthttp.MethodPost, []string{"api", "v1", op.Name}, op.Serve})
+	}
+	s.routes = append(s.routes, route{fasthttp.MethodGet, []string{"version"}, s.getVersion})
 	s.server = &fasthttp.Server{
 		Handler:      s.Handler(),
 		ErrorHandler: s.requestError,
-		Logger:       fasthttpLogger{cfg.Logger},
+		Logger:       httpkit.Logger{L: cfg.Logger},
 
-		ReadBufferSize:     readBufferSize,
+		ReadBufferSize:     httpkit.ReadBufferSize,
 		MaxRequestBodySize: cfg.MaxBodyBytes,
-		ReadTimeout:        readTimeout,
-		IdleTimeout:        idleTimeout,
+		ReadTimeout:        httpkit.ReadTimeout,
+		IdleTimeout:        httpkit.IdleTimeout,
 
 		NoDefaultServerHeader:        true,
 		NoDefaultContentType:         true,
@@ -94,14 +104,14 @@ func NewContractServer(cfg ContractServerConfig) *ContractServer {
 }
 
 // InternalErrors counts the 500 answers so far (panics and backend failures).
-func (s *ContractServer) InternalErrors() int64 { return s.contract.internalErrors.Load() }
+func (s *ContractServer) InternalErrors() int64 { return s.contract.InternalErrors() }
 
 // Handler returns the request handler (for tests and for embedding).
 func (s *ContractServer) Handler() fasthttp.RequestHandler { return s.serve }
 
-func (s *ContractServer) getVersion(ctx *fasthttp.RequestCtx, _ params) {
+func (s *ContractServer) getVersion(ctx *fasthttp.RequestCtx, _ ledger.ChainID) {
 	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.Response.Header.SetContentTypeBytes(ctText)
+	ctx.Response.Header.SetContentTypeBytes(httpkit.ContentTypeText)
 	ctx.Response.SetBody(s.version)
 }
 
@@ -117,12 +127,7 @@ func (s *ContractServer) serve(ctx *fasthttp.RequestCtx) {
 		s.preflight(ctx)
 		return
 	}
-	var p params
-	if rt, m := s.router.lookup(ctx.Method(), ctx.URI().PathOriginal(), &p); rt != nil {
-		rt.h(ctx, p)
-	} else {
-		s.router.answerMiss(ctx, m)
-	}
+	s.route(ctx)
 }
 
 func (s *ContractServer) recoverPanic(ctx *fasthttp.RequestCtx) {
@@ -135,20 +140,21 @@ func (s *ContractServer) recoverPanic(ctx *fasthttp.RequestCtx) {
 		"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 	ctx.Response.Reset()
 	ctx.Response.Header.SetCanonical(hdrAllowOrigin, valStar)
-	writeText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
+	httpkit.WriteText(ctx, fasthttp.StatusInternalServerError, "Something went wrong")
 }
 
 // preflight answers CORS preflights as wai-cors does for P5's server.
 func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
-	if len(s.router.allowedMethods(ctx.URI().PathOriginal())) == 0 {
-		s.router.preflightMiss(ctx)
+	path := ctx.URI().PathOriginal()
+	if len(s.allowedMethods(path)) == 0 {
+		httpkit.WriteText(ctx, fasthttp.StatusNotFound, s.notFound(ctx.Method(), path))
 		return
 	}
 	h := &ctx.Response.Header
 	h.Set(fasthttp.HeaderAccessControlAllowMethods, "GET, POST")
 	h.Set(fasthttp.HeaderAccessControlAllowHeaders, "authorization, content-type")
 	h.Set(fasthttp.HeaderAccessControlMaxAge, "86400")
-	writeEmpty(ctx, fasthttp.StatusNoContent)
+	httpkit.WriteEmpty(ctx, fasthttp.StatusNoContent)
 }
 
 // requestError answers a request fasthttp could not read (413 for a body over the limit, 431
@@ -156,19 +162,7 @@ func (s *ContractServer) preflight(ctx *fasthttp.RequestCtx) {
 func (s *ContractServer) requestError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.Response.Reset()
 	ctx.Response.Header.SetCanonical(hdrAllowOrigin, valStar)
-	var netErr net.Error
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		writeText(ctx, fasthttp.StatusRequestEntityTooLarge, tooLargeText(s.maxBody, ctx.Request.Header.ContentLength()))
-	case errors.As(err, &small):
-		writeText(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge,
-			"Request line and headers too large to be processed. The maximum size is "+strconv.Itoa(readBufferSize)+" bytes.")
-	case errors.As(err, &netErr) && netErr.Timeout():
-		writeText(ctx, fasthttp.StatusRequestTimeout, "Request timed out.")
-	default:
-		writeText(ctx, fasthttp.StatusBadRequest, "Malformed HTTP request: "+err.Error())
-	}
+	httpkit.AnswerUnreadable(ctx, err, s.maxBody)
 	if s.accessLog != nil {
 		s.logAccess(ctx, time.Now())
 	}
@@ -196,9 +190,9 @@ func (s *ContractServer) logAccess(ctx *fasthttp.RequestCtx, _ time.Time) {
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(len(ctx.Response.Body())), 10)
 	b = append(b, ' ')
-	b = appendJSONString(b, orDash(ctx.Referer()))
+	b = httpkit.AppendJSONString(b, orDash(ctx.Referer()))
 	b = append(b, ' ')
-	b = appendJSONString(b, orDash(ctx.UserAgent()))
+	b = httpkit.AppendJSONString(b, orDash(ctx.UserAgent()))
 	b = append(b, '\n')
 	s.logMu.Lock()
 	s.accessLog.Write(b)
@@ -239,7 +233,7 @@ func (s *ContractServer) Shutdown(ctx context.Context) error {
 	lns := s.listeners
 	s.listeners = nil
 	s.lnMu.Unlock()
-	s.contract.shutdown()
+	s.contract.Shutdown()
 	err := s.server.ShutdownWithContext(ctx)
 	for _, ln := range lns {
 		ln.Close()
