@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
@@ -27,10 +27,25 @@ import (
 // memSpace is a state.KeySpace over an in-memory goleveldb database.
 type memSpace struct{ ldb *leveldb.DB }
 
-func (m memSpace) Prefix() []byte                              { return []byte("c0/") }
-func (m memSpace) Get(key []byte) ([]byte, error)              { return m.ldb.Get(key, nil) }
-func (m memSpace) NewIterator(r *util.Range) iterator.Iterator { return m.ldb.NewIterator(r, nil) }
-func (m memSpace) Write(b *leveldb.Batch) error                { return m.ldb.Write(b, nil) }
+func (m memSpace) Prefix() []byte { return []byte("c0/") }
+
+func (m memSpace) Get(key []byte) ([]byte, error) {
+	v, err := m.ldb.Get(key, nil)
+	if errors.Is(err, leveldb.ErrNotFound) {
+		return nil, kv.ErrNotFound
+	}
+	return v, err
+}
+
+func (m memSpace) NewIterator(start, limit []byte) kv.Iterator {
+	return m.ldb.NewIterator(&util.Range{Start: start, Limit: limit}, nil)
+}
+
+func (m memSpace) Write(b *kv.Batch) error {
+	var lb leveldb.Batch
+	b.Replay(func(k, v []byte) { lb.Put(k, v) }, func(k []byte) { lb.Delete(k) })
+	return m.ldb.Write(&lb, nil)
+}
 
 func newState(t *testing.T) (*state.Versioned, memSpace) {
 	t.Helper()

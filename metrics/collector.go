@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/syndtr/goleveldb/leveldb"
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/metrics/hist"
 	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport"
 )
 
@@ -358,7 +358,7 @@ func collectRequests(ch chan<- prometheus.Metric, rcs []transport.RouteCounts) {
 var levelNames = [...]string{"0", "1", "2", "3", "4", "5", "6"}
 
 func collectLevelDB(ch chan<- prometheus.Metric, src Sources) {
-	var st leveldb.DBStats
+	var st store.LevelStats
 	if err := src.Store.LevelStats(&st); err != nil {
 		return // a closed store: nothing to report
 	}

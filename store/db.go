@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
@@ -109,10 +110,41 @@ type DB struct {
 	batchFault error
 }
 
+// LevelStats are goleveldb's statistics that the metrics report, in the store's own type so
+// that the metrics need not import goleveldb.
+type LevelStats struct {
+	WriteDelayCount    int32         // writes delayed for compaction
+	WriteDelayDuration time.Duration // time they spent delayed
+	WritePaused        bool          // writes paused now (level 0 full)
+	AliveSnapshots     int32
+	AliveIterators     int32
+	IORead, IOWrite    uint64  // bytes read from and written to the files
+	BlockCacheSize     int     // bytes in the block cache
+	OpenedTablesCount  int     // table files held open
+	LevelTablesCounts  []int   // table files per level
+	LevelSizes         []int64 // bytes of the tables per level
+	// Compactions by kind.
+	MemComp, Level0Comp, NonLevel0Comp, SeekComp uint32
+}
+
 // LevelStats fills s with goleveldb's statistics (compactions, write stalls, I/O, level sizes,
 // caches), for the metrics. It reads counters goleveldb keeps anyway and takes no lock that
 // writes wait for.
-func (db *DB) LevelStats(s *leveldb.DBStats) error { return db.ldb.Stats(s) }
+func (db *DB) LevelStats(s *LevelStats) error {
+	var st leveldb.DBStats
+	if err := db.ldb.Stats(&st); err != nil {
+		return err
+	}
+	*s = LevelStats{
+		WriteDelayCount: st.WriteDelayCount, WriteDelayDuration: st.WriteDelayDuration, WritePaused: st.WritePaused,
+		AliveSnapshots: st.AliveSnapshots, AliveIterators: st.AliveIterators,
+		IORead: st.IORead, IOWrite: st.IOWrite,
+		BlockCacheSize: st.BlockCacheSize, OpenedTablesCount: st.OpenedTablesCount,
+		LevelTablesCounts: st.LevelTablesCounts, LevelSizes: st.LevelSizes,
+		MemComp: st.MemComp, Level0Comp: st.Level0Comp, NonLevel0Comp: st.NonLevel0Comp, SeekComp: st.SeekComp,
+	}
+	return nil
+}
 
 // Open opens the store in dir, creating it if needed, or resuming the one there.
 func Open(dir string, opts Options) (*DB, error) {

@@ -3,13 +3,14 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -34,21 +35,33 @@ func (db *DB) PactSpace(c ledger.ChainID) KeySpace {
 // Prefix returns the space's key prefix.
 func (k KeySpace) Prefix() []byte { return slices.Clone(k.prefix) }
 
-// Get reads one key of the space (given whole, prefix included).
-func (k KeySpace) Get(key []byte) ([]byte, error) { return k.ldb.Get(key, nil) }
+// Get reads one key of the space (given whole, prefix included); an absent key is
+// kv.ErrNotFound.
+func (k KeySpace) Get(key []byte) ([]byte, error) {
+	v, err := k.ldb.Get(key, nil)
+	if errors.Is(err, leveldb.ErrNotFound) {
+		return nil, kv.ErrNotFound
+	}
+	return v, err
+}
 
-// NewIterator iterates over the keys in r.
-func (k KeySpace) NewIterator(r *util.Range) iterator.Iterator { return k.ldb.NewIterator(r, nil) }
+// NewIterator iterates over the keys from start (inclusive) to limit (exclusive; nil: no
+// limit).
+func (k KeySpace) NewIterator(start, limit []byte) kv.Iterator {
+	return k.ldb.NewIterator(&util.Range{Start: start, Limit: limit}, nil)
+}
 
 // Write writes b as one synced batch.
-func (k KeySpace) Write(b *leveldb.Batch) error {
+func (k KeySpace) Write(b *kv.Batch) error {
 	if k.db == nil {
 		return fmt.Errorf("store: key space %x is read-only", k.prefix)
 	}
 	if err := k.db.CheckWriteFault(); err != nil {
 		return err
 	}
-	return k.db.ldb.Write(b, withSync)
+	var lb leveldb.Batch
+	b.Replay(func(key, value []byte) { lb.Put(key, value) }, func(key []byte) { lb.Delete(key) })
+	return k.db.ldb.Write(&lb, withSync)
 }
 
 // pactPrefix is chain c's Pact state prefix: fixed length, so no chain's prefix is a prefix of

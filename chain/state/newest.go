@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/ledgernode/ledger-node/kv"
 )
 
 // Reading a version without an iterator.
@@ -74,7 +74,7 @@ func (v *Versioned) learnNewest(logical string, h uint64, foundKey []byte) {
 // pointRead reads version key vk, which the index says exists.
 func (v *Versioned) pointRead(vk []byte) ([]byte, bool, error) {
 	b, err := v.space.Get(vk)
-	if errors.Is(err, leveldb.ErrNotFound) {
+	if errors.Is(err, kv.ErrNotFound) {
 		// The index and the store disagree: the store is what counts.
 		return nil, false, fmt.Errorf("%w: version %x is indexed but not stored", ErrCorrupt, vk)
 	}

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/syndtr/goleveldb/leveldb"
-
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist"
@@ -111,7 +110,7 @@ type failingSpace struct {
 	during func()
 }
 
-func (f *failingSpace) Write(b *leveldb.Batch) error {
+func (f *failingSpace) Write(b *kv.Batch) error {
 	if f.fail {
 		f.fail = false
 		f.during()

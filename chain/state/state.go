@@ -9,10 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/iterator"
-	"github.com/syndtr/goleveldb/leveldb/util"
-
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist"
@@ -25,12 +22,18 @@ type KeySpace interface {
 	// Prefix is the space's key prefix. Prefixes of different states must not be prefixes
 	// of one another.
 	Prefix() []byte
-	// Get reads one key; it wraps leveldb.ErrNotFound when the key is absent.
+	// Get reads one key; it returns (or wraps) kv.ErrNotFound when the key is absent.
 	Get(key []byte) ([]byte, error)
-	// NewIterator iterates over the keys in r.
-	NewIterator(r *util.Range) iterator.Iterator
+	// NewIterator iterates over the keys from start (inclusive) to limit (exclusive; nil: no
+	// limit).
+	NewIterator(start, limit []byte) kv.Iterator
 	// Write writes b as one synced batch: when it returns nil, all of b is on disk.
-	Write(b *leveldb.Batch) error
+	Write(b *kv.Batch) error
+}
+
+// prefixIterator iterates over the keys of space that start with prefix.
+func prefixIterator(space KeySpace, prefix []byte) kv.Iterator {
+	return space.NewIterator(prefix, kv.PrefixEnd(prefix))
 }
 
 // Versioned Pact state: one chain's state, kept as of every block, inside
@@ -169,7 +172,7 @@ func Open(space KeySpace) (*Versioned, error) {
 		if next, _, err := v.blockRecord(v.height, false); err == nil {
 			v.headNext, v.headKnown = next, true
 		}
-	case !errors.Is(err, leveldb.ErrNotFound):
+	case !errors.Is(err, kv.ErrNotFound):
 		return nil, fmt.Errorf("state: open versioned state %x: %w", prefix, err)
 	}
 	return v, nil
@@ -259,7 +262,7 @@ func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 		return v.pointRead(vk)
 	}
 	pre := v.key(vVersion, []byte(logical))
-	it := v.space.NewIterator(util.BytesPrefix(pre))
+	it := prefixIterator(v.space, pre)
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		v.learnNewest(logical, h, nil)
@@ -274,7 +277,7 @@ func (v *Versioned) get(logical string, h uint64) ([]byte, bool, error) {
 // Keys are escaped and prefix-free, so a seek that lands on another key's versions means none.
 func (v *Versioned) getMany(logicals []string, h uint64) (vals [][]byte, found []bool, err error) {
 	vals, found = make([][]byte, len(logicals)), make([]bool, len(logicals))
-	var it iterator.Iterator
+	var it kv.Iterator
 	for i, logical := range logicals {
 		if vk, ok, known := v.lookupNewest(logical, h); known {
 			if ok {
@@ -285,7 +288,7 @@ func (v *Versioned) getMany(logicals []string, h uint64) (vals [][]byte, found [
 			continue
 		}
 		if it == nil {
-			it = v.space.NewIterator(util.BytesPrefix(v.key(vVersion)))
+			it = prefixIterator(v.space, v.key(vVersion))
 		}
 		pre := v.key(vVersion, []byte(logical))
 		if !it.Seek(append(pre, be64(^h)...)) || !bytes.HasPrefix(it.Key(), pre) {
@@ -322,7 +325,7 @@ func (v *Versioned) getCached(logical string, h uint64) (val any, hit bool, vk, 
 		return nil, false, vk, b, found, err
 	}
 	pre := v.key(vVersion, []byte(logical))
-	it := v.space.NewIterator(util.BytesPrefix(pre))
+	it := prefixIterator(v.space, pre)
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		v.learnNewest(logical, h, nil)
@@ -344,7 +347,7 @@ func (v *Versioned) exists(logical string, h uint64) (bool, error) {
 		return found, nil
 	}
 	pre := v.key(vVersion, []byte(logical))
-	it := v.space.NewIterator(util.BytesPrefix(pre))
+	it := prefixIterator(v.space, pre)
 	defer it.Release()
 	if !it.Seek(append(pre, be64(^h)...)) {
 		v.learnNewest(logical, h, nil)
@@ -361,7 +364,7 @@ func (v *Versioned) exists(logical string, h uint64) (bool, error) {
 // under pre|lk, and the next logical key starts after pre|lk|ff×8.
 func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 	pre := v.key(vVersion, []byte(sp))
-	it := v.space.NewIterator(util.BytesPrefix(pre))
+	it := prefixIterator(v.space, pre)
 	defer it.Release()
 	var ks []string
 	ok := it.First()
@@ -475,7 +478,7 @@ func (v *Versioned) Apply(view db.DB, height uint64) error {
 // of block height, and publishes the new height. The caller holds v.write and has checked that
 // the block follows the state's height.
 func (v *Versioned) write1(o *overlay, next db.TxID, height uint64) error {
-	var b leveldb.Batch
+	var b kv.Batch
 	rec := be64(uint64(next))
 	for _, lk := range o.order {
 		r := o.rows[lk]
@@ -533,7 +536,7 @@ func (v *Versioned) Rewind(height uint64) error {
 	if height == v.height {
 		return nil
 	}
-	var b leveldb.Batch
+	var b kv.Batch
 	var dropped, droppedLogical []string
 	for h := v.height; h > height; h-- {
 		_, keys, err := v.blockRecord(h, true)

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/util"
+	"github.com/ledgernode/ledger-node/kv"
 )
 
 // Wholeness is what Verify found of a state's stored data.
@@ -56,7 +55,7 @@ func (v *Versioned) Verify() (Wholeness, error) {
 		return w, nil
 	}
 	lo := v.key(vBlock)
-	it := v.space.NewIterator(&util.Range{Start: lo, Limit: v.key(vBlock + 1)})
+	it := v.space.NewIterator(lo, v.key(vBlock+1))
 	defer it.Release()
 	next := uint64(0)
 	first := true
@@ -91,7 +90,7 @@ func (v *Versioned) Verify() (Wholeness, error) {
 		for _, lk := range keys {
 			w.Rows++
 			if _, err := v.space.Get(v.versionKey(lk, h)); err != nil {
-				if !errors.Is(err, leveldb.ErrNotFound) {
+				if !errors.Is(err, kv.ErrNotFound) {
 					return w, err
 				}
 				if w.MissingRows == 0 {

@@ -13,9 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/store"
-	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // Damaged data directories (issue 19): each kind of damage is reported by `ledger-node check`,
@@ -328,8 +327,8 @@ func TestLostGoleveldbData(t *testing.T) {
 		}
 		space := db.PactSpace(0)
 		versions := append(space.Prefix(), 0x02) // chain/state's row versions
-		it := space.NewIterator(util.BytesPrefix(versions))
-		var b leveldb.Batch
+		it := space.NewIterator(versions, kv.PrefixEnd(versions))
+		var b kv.Batch
 		for i := 0; it.Next(); i++ {
 			if i%2 == 0 {
 				b.Delete(slices.Clone(it.Key()))

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -52,11 +53,14 @@ var rules = map[string][]string{
 	// gas bought and redeemed (chain/txexec). Over the language, ledger and pow; not the
 	// store, which it reaches through interfaces (state.KeySpace, chain.Headers).
 	"chain":        append([]string{"ledger", "pow", "chain/state", "chain/txexec"}, language...),
-	"chain/state":  language,
+	"chain/state":  append([]string{"kv"}, language...),
 	"chain/txexec": language,
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
-	"store":        {"ledger"},
-	"actors":       append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
+	"store":        {"ledger", "kv"},
+	// The key-value vocabulary the store lends the Pact state (batch, iterator, not found),
+	// so that goleveldb stays in the store.
+	"kv":     {},
+	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
 	"transport": {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},
@@ -83,6 +87,17 @@ var rules = map[string][]string{
 	"interop":                {"*"},
 }
 
+// thirdParty says which of the module's packages may import a third-party module (its path and
+// every package under it), by package prefix as in rules: the storage engine stays behind the
+// store and the Pact database, the actor runtime inside actors (and any package under it),
+// the HTTP server in the HTTP layers, the node's commands and the benchmarks. Modules not listed
+// are unconstrained. Only non-test code is checked: tests may reach the engine directly.
+var thirdParty = map[string][]string{
+	"github.com/syndtr/goleveldb":       {"store", "pact/persist"},
+	"github.com/asynkron/protoactor-go": {"actors"},
+	"github.com/valyala/fasthttp":       {"transport", "metrics", "cmd/ledger-node", "bench/"},
+}
+
 // debt lists the arrows the rules forbid that exist today, each with the issue that removes it.
 // The test fails on an arrow in neither list, and on an arrow listed here that is gone.
 var debt = map[string]string{}
@@ -98,6 +113,63 @@ var notImportable = map[string]string{
 	"internal/hangguard":   "internal/",
 	"bench/":               "",
 	"bench/internal/":      "bench/",
+}
+
+// TestThirdPartyImports checks the module's packages' imports against thirdParty.
+func TestThirdPartyImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		imports[strings.TrimPrefix(fields[0], module)] = fields[1:]
+	}
+	for _, v := range thirdPartyViolations(imports) {
+		t.Error(v)
+	}
+}
+
+// The check fails on an import thirdParty does not allow, and only on one.
+func TestThirdPartyCheck(t *testing.T) {
+	imports := map[string][]string{
+		"store":             {"github.com/syndtr/goleveldb/leveldb", "errors"},
+		"store/sub":         {"github.com/syndtr/goleveldb/leveldb/util"},
+		"actors/runtime":    {"github.com/asynkron/protoactor-go/actor"},
+		"chain/state":       {"github.com/syndtr/goleveldb/leveldb/util", module + "store"},
+		"metrics":           {"github.com/syndtr/goleveldb/leveldb", "github.com/valyala/fasthttp"},
+		"pact/server":       {"github.com/asynkron/protoactor-go/actor"},
+		"storefront":        {"github.com/syndtr/goleveldb/leveldb"},
+		"transport/httpkit": {"github.com/valyala/fasthttp", "github.com/prometheus/client_golang/prometheus"},
+	}
+	got := thirdPartyViolations(imports)
+	want := []string{
+		"chain/state imports github.com/syndtr/goleveldb/leveldb/util: only [store pact/persist] may import github.com/syndtr/goleveldb",
+		"metrics imports github.com/syndtr/goleveldb/leveldb: only [store pact/persist] may import github.com/syndtr/goleveldb",
+		"pact/server imports github.com/asynkron/protoactor-go/actor: only [actors] may import github.com/asynkron/protoactor-go",
+		"storefront imports github.com/syndtr/goleveldb/leveldb: only [store pact/persist] may import github.com/syndtr/goleveldb",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// thirdPartyViolations lists, sorted, the imports (package → its imports) that thirdParty
+// forbids.
+func thirdPartyViolations(imports map[string][]string) []string {
+	var bad []string
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			for mod, allowed := range thirdParty {
+				if matches(imp, mod) && !permitted(pkg, allowed) {
+					bad = append(bad, fmt.Sprintf("%s imports %s: only %v may import %s", pkg, imp, allowed, mod))
+				}
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }
 
 func TestImportRules(t *testing.T) {

@@ -23,6 +23,9 @@
 // the tables it created and the next transaction id, so it is kept or lost
 // as a whole. Until then a transaction's writes live in memory only.
 //
+// Records (records.go) is a plain goleveldb table of records by key beside a DB: pact -s's
+// history of results.
+//
 // # Modules
 //
 // A compiled module cannot be stored; its eval.ModuleRecord is (source,

@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/opt"
-
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/pact/persist"
 )
 
 // The history is what the server remembers per request key (P5's
@@ -62,41 +60,37 @@ func (h *memHistory) PutBatch(keys []api.Hash, recs [][]byte) error {
 
 func (h *memHistory) Close() error { return nil }
 
-// levelHistory keeps records in goleveldb under the 32 raw bytes of the
-// request key.
+// levelHistory keeps records in a persist.Records under the 32 raw bytes of the request key.
 type levelHistory struct {
-	db *leveldb.DB
+	recs *persist.Records
 }
 
 func openLevelHistory(dir string) (*levelHistory, error) {
 	path := filepath.Join(dir, "history")
-	db, err := leveldb.OpenFile(path, &opt.Options{NoSync: false})
+	recs, err := persist.OpenRecords(path)
 	if err != nil {
 		return nil, fmt.Errorf("open history %s: %w", path, err)
 	}
-	return &levelHistory{db: db}, nil
+	return &levelHistory{recs: recs}, nil
 }
 
 func (h *levelHistory) Get(rk api.Hash) ([]byte, bool, error) {
-	v, err := h.db.Get(rk[:], nil)
-	if err == leveldb.ErrNotFound {
-		return nil, false, nil
-	}
+	v, ok, err := h.recs.Get(rk[:])
 	if err != nil {
 		return nil, false, fmt.Errorf("read history: %w", err)
 	}
-	return v, true, nil
+	return v, ok, nil
 }
 
 func (h *levelHistory) PutBatch(keys []api.Hash, recs [][]byte) error {
-	var b leveldb.Batch
-	for i, k := range keys {
-		b.Put(k[:], recs[i])
+	ks := make([][]byte, len(keys))
+	for i := range keys {
+		ks[i] = keys[i][:]
 	}
-	if err := h.db.Write(&b, nil); err != nil {
+	if err := h.recs.PutBatch(ks, recs); err != nil {
 		return fmt.Errorf("write history: %w", err)
 	}
 	return nil
 }
 
-func (h *levelHistory) Close() error { return h.db.Close() }
+func (h *levelHistory) Close() error { return h.recs.Close() }
