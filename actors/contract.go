@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -150,7 +151,7 @@ func (x *Executor) Results(keys []api.Hash, depth uint64) ([][]byte, error) {
 				blocks[loc.Block] = b
 			}
 			if loc.Index >= len(b.p.Transactions) {
-				return fmt.Errorf("%w: request-key index of %s points past block %s", state.ErrCorrupt, rk, b.h.Hash)
+				return fmt.Errorf("%w: request-key index of %s points past block %s", kv.ErrCorrupt, rk, b.h.Hash)
 			}
 			out[i] = withBlockMeta(b.p.Transactions[loc.Index].Output, b.h)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
@@ -37,7 +38,7 @@ func (x *Executor) OutputProof(rk api.Hash, target ledger.ChainID) (string, erro
 		return "", err
 	}
 	if loc.Index >= len(payload.Transactions) {
-		return "", fmt.Errorf("%w: request-key index of %s points past block %s", state.ErrCorrupt, rk, block.Hash)
+		return "", fmt.Errorf("%w: request-key index of %s points past block %s", kv.ErrCorrupt, rk, block.Hash)
 	}
 	var targetHead *ledger.Header
 	if top := x.heads(); int(target) < len(top) {

@@ -281,7 +281,7 @@ func TestLocateCorruptRecord(t *testing.T) {
 	if err := view.PutMeta("r:"+string(rk[:]), []byte("short")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := chain.LocateTx(view, rk); !errors.Is(err, state.ErrCorrupt) {
+	if _, _, err := chain.LocateTx(view, rk); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("locate a short record: %v", err)
 	}
 	if _, err := chain.BlockAt(st, 0); err == nil {

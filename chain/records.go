@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 )
@@ -58,7 +59,7 @@ func BlockAt(st *state.Versioned, h uint64) (ledger.Hash, error) {
 		return ledger.Hash{}, err
 	}
 	if !ok || len(b) != ledger.HashSize {
-		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", state.ErrCorrupt, h)
+		return ledger.Hash{}, fmt.Errorf("%w: no block hash at height %d", kv.ErrCorrupt, h)
 	}
 	return ledger.Hash(b), nil
 }
@@ -71,7 +72,7 @@ func LocateTx(view *state.View, rk api.Hash) (TxLocation, bool, error) {
 		return TxLocation{}, false, err
 	}
 	if len(b) != ledger.HashSize+4 {
-		return TxLocation{}, false, fmt.Errorf("%w: request-key index entry of %s", state.ErrCorrupt, rk)
+		return TxLocation{}, false, fmt.Errorf("%w: request-key index entry of %s", kv.ErrCorrupt, rk)
 	}
 	return TxLocation{Block: ledger.Hash(b[:ledger.HashSize]), Index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}, true, nil
 }
@@ -92,7 +93,7 @@ func LocateTxs(view *state.View, rks []api.Hash) ([]TxLocation, []bool, error) {
 			continue
 		}
 		if len(b) != ledger.HashSize+4 {
-			return nil, nil, fmt.Errorf("%w: request-key index entry of %s", state.ErrCorrupt, rks[i])
+			return nil, nil, fmt.Errorf("%w: request-key index entry of %s", kv.ErrCorrupt, rks[i])
 		}
 		locs[i] = TxLocation{Block: ledger.Hash(b[:ledger.HashSize]), Index: int(binary.BigEndian.Uint32(b[ledger.HashSize:]))}
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -45,7 +45,7 @@ func OutputProof(v *ledger.Version, hs Headers, req ProofRequest, targetHead *le
 	targetAt func(head *ledger.Header, height uint64) (*ledger.Header, error)) (string, error) {
 	block, payload := req.Block, req.Payload
 	if req.Index >= len(payload.Transactions) {
-		return "", fmt.Errorf("%w: block %s has no transaction %d", state.ErrCorrupt, block.Hash, req.Index)
+		return "", fmt.Errorf("%w: block %s has no transaction %d", kv.ErrCorrupt, block.Hash, req.Index)
 	}
 	path := v.GraphAt(block.Height).ShortestPath(block.ChainID, req.Target)
 	if path == nil {

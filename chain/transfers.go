@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/ledgernode/ledger-node/chain/state"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -214,7 +215,7 @@ func TransferCount(view *state.View, account string) (uint64, error) {
 		return 0, err
 	}
 	if len(b) != 8 {
-		return 0, fmt.Errorf("%w: transfer count of %q", state.ErrCorrupt, account)
+		return 0, fmt.Errorf("%w: transfer count of %q", kv.ErrCorrupt, account)
 	}
 	return binary.BigEndian.Uint64(b), nil
 }
@@ -246,7 +247,7 @@ func AccountTransfers(view *state.View, account string, below uint64, n int) ([]
 	ts := make([]Transfer, n)
 	for i, b := range bs {
 		if !found[i] || json.Unmarshal(b, &ts[i]) != nil {
-			return nil, fmt.Errorf("%w: transfer %d of %q", state.ErrCorrupt, below-1-uint64(i), account)
+			return nil, fmt.Errorf("%w: transfer %d of %q", kv.ErrCorrupt, below-1-uint64(i), account)
 		}
 		ts[i].Index = below - 1 - uint64(i)
 	}

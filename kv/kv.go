@@ -5,6 +5,14 @@ import "errors"
 // ErrNotFound is returned (or wrapped) by a Get of a key that is absent.
 var ErrNotFound = errors.New("kv: not found")
 
+// ErrCorrupt is the one error for stored data that does not decode or contradicts its key,
+// wherever it is stored: the store's files and records, the Pact database (pact/persist), a
+// chain's Pact state (chain/state) and the node's records in it. Errors wrap it, so that
+// errors.Is(err, kv.ErrCorrupt) tells damaged data from every other failure (the APIs answer
+// it 503, not 500); store.IsCorrupt tells the store's own damage, which it repairs at its next
+// start, from the rest.
+var ErrCorrupt = errors.New("corrupt data")
+
 // Iterator walks the keys of a range in order. It starts before the first key: Next or First
 // moves onto a key and reports whether there is one. Key and Value are valid until the next
 // move. Release it when done, then check Error.

@@ -300,7 +300,7 @@ func ReadBackupStatus(dir string) (state, reason string, err error) {
 	case BackupInProgress, BackupDone, BackupFailed:
 		return state, reason, nil
 	}
-	return "", "", fmt.Errorf("%w: backup status file in %s says %q", ErrCorrupt, dir, state)
+	return "", "", fmt.Errorf("%w: backup status file in %s says %q", errCorrupt, dir, state)
 }
 
 // writeBackupStatus replaces the status file of job directory dir, atomically and durably.
@@ -390,7 +390,7 @@ func Restore(from, to string) error {
 			}
 			var ok bool
 			if ok, err = db.HasHeader(h); err == nil && !ok {
-				err = fmt.Errorf("%w: the head of chain %d, %s, is not in the backup", ErrCorrupt, c, h)
+				err = fmt.Errorf("%w: the head of chain %d, %s, is not in the backup", errCorrupt, c, h)
 			}
 		}
 		if cerr := db.Close(); cerr != nil && err == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -33,7 +34,7 @@ func rotLogAt(t *testing.T, dir string, off uint64, b []byte) {
 }
 
 // The damaged record is not read at Open (which would cut the log there), but every read of it
-// fails with ErrCorrupt rather than serving it, Check reports it as needing a repair, and the
+// fails with kv.ErrCorrupt rather than serving it, Check reports it as needing a repair, and the
 // start after a read met it verifies the whole log and cuts it off.
 func TestCleanOpenSkipsCoveredRecords(t *testing.T) {
 	dir, hs := damageStore(t)
@@ -59,15 +60,15 @@ func TestCleanOpenSkipsCoveredRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Header(hs[150].Hash); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("read of the damaged record: %v, want ErrCorrupt", err)
+	if _, err := db.Header(hs[150].Hash); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("read of the damaged record: %v, want kv.ErrCorrupt", err)
 	}
 	var buf []byte
-	if _, err := db.HeaderBinary(buf, hs[150].Hash); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("binary read of the damaged record: %v, want ErrCorrupt", err)
+	if _, err := db.HeaderBinary(buf, hs[150].Hash); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("binary read of the damaged record: %v, want kv.ErrCorrupt", err)
 	}
-	if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("scan over the damaged record: %v, want ErrCorrupt", err)
+	if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("scan over the damaged record: %v, want kv.ErrCorrupt", err)
 	}
 	if !db.Damaged() || lg.count(slog.LevelError, "damaged data") != 1 {
 		t.Fatalf("damaged %v", db.Damaged())

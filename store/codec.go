@@ -21,7 +21,7 @@ func unmarshalRecord(what string, b []byte, r msgp.Unmarshaler) error {
 		_, err = r.UnmarshalMsg(b)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s record: %v", ErrCorrupt, what, err)
+		return fmt.Errorf("%w: %s record: %v", errCorrupt, what, err)
 	}
 	return nil
 }

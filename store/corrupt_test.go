@@ -5,10 +5,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
-// Damaged stored bytes must come back as ErrCorrupt, never as a panic or a wrong value. The
+// Damaged stored bytes must come back as kv.ErrCorrupt, never as a panic or a wrong value. The
 // tests damage rows straight in goleveldb, or bytes straight in the header log's file, as disk
 // damage or a buggy older build would.
 
@@ -36,15 +37,15 @@ func TestCorruptHeader(t *testing.T) {
 			}
 			off := recordOffset(t, db, hs[1].Hash)
 			writeLogAt(t, dir, off+tc.at, tc.b)
-			if _, err := db.Header(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("Header: got %v, want ErrCorrupt", err)
+			if _, err := db.Header(hs[1].Hash); !errors.Is(err, kv.ErrCorrupt) || !IsCorrupt(err) {
+				t.Errorf("Header: got %v, want kv.ErrCorrupt as the store's (IsCorrupt)", err)
 			}
 			dst := []byte("keep")
-			if got, err := db.HeaderBinary(dst, hs[1].Hash); !errors.Is(err, ErrCorrupt) || string(got) != "keep" {
-				t.Errorf("HeaderBinary: got %q %v, want dst unchanged and ErrCorrupt", got, err)
+			if got, err := db.HeaderBinary(dst, hs[1].Hash); !errors.Is(err, kv.ErrCorrupt) || string(got) != "keep" {
+				t.Errorf("HeaderBinary: got %q %v, want dst unchanged and kv.ErrCorrupt", got, err)
 			}
-			if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("ScanChain: got %v, want ErrCorrupt", err)
+			if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, kv.ErrCorrupt) {
+				t.Errorf("ScanChain: got %v, want kv.ErrCorrupt", err)
 			}
 			// The neighbours are intact.
 			for _, h := range []*ledger.Header{hs[0], hs[2]} {
@@ -73,14 +74,14 @@ func TestCorruptIndexSlot(t *testing.T) {
 			i := slotOf(t, db.hl.view.Load(), hs[1].Hash)
 			// Through the writer's mapping: the readers' one is read-only.
 			atomic.StoreUint64(&words(db.hl.idxMap[idxHeaderSize:])[2*i+1], bad)
-			if _, err := db.Header(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("Header: got %v, want ErrCorrupt", err)
+			if _, err := db.Header(hs[1].Hash); !errors.Is(err, kv.ErrCorrupt) || !IsCorrupt(err) {
+				t.Errorf("Header: got %v, want kv.ErrCorrupt as the store's (IsCorrupt)", err)
 			}
-			if _, err := db.HeaderBinary(nil, hs[1].Hash); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("HeaderBinary: got %v, want ErrCorrupt", err)
+			if _, err := db.HeaderBinary(nil, hs[1].Hash); !errors.Is(err, kv.ErrCorrupt) {
+				t.Errorf("HeaderBinary: got %v, want kv.ErrCorrupt", err)
 			}
-			if _, err := db.HasHeader(hs[1].Hash); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("HasHeader: got %v, want ErrCorrupt", err)
+			if _, err := db.HasHeader(hs[1].Hash); !errors.Is(err, kv.ErrCorrupt) {
+				t.Errorf("HasHeader: got %v, want kv.ErrCorrupt", err)
 			}
 		})
 	}
@@ -95,8 +96,8 @@ func TestCorruptHeightIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true })
-		if !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("got %v, want ErrCorrupt", err)
+		if !errors.Is(err, kv.ErrCorrupt) {
+			t.Fatalf("got %v, want kv.ErrCorrupt", err)
 		}
 	})
 	t.Run("entry pointing at another header", func(t *testing.T) {
@@ -109,8 +110,8 @@ func TestCorruptHeightIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true })
-		if !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("got %v, want ErrCorrupt", err)
+		if !errors.Is(err, kv.ErrCorrupt) {
+			t.Fatalf("got %v, want kv.ErrCorrupt", err)
 		}
 	})
 	t.Run("malformed key", func(t *testing.T) {
@@ -123,11 +124,11 @@ func TestCorruptHeightIndex(t *testing.T) {
 		if err := db.ldb.Put(short, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("ScanChain: got %v, want ErrCorrupt", err)
+		if err := db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true }); !errors.Is(err, kv.ErrCorrupt) {
+			t.Fatalf("ScanChain: got %v, want kv.ErrCorrupt", err)
 		}
-		if _, _, err := db.MaxHeight(5); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("MaxHeight: got %v, want ErrCorrupt", err)
+		if _, _, err := db.MaxHeight(5); !errors.Is(err, kv.ErrCorrupt) {
+			t.Fatalf("MaxHeight: got %v, want kv.ErrCorrupt", err)
 		}
 	})
 }
@@ -182,12 +183,12 @@ func TestCorruptPayload(t *testing.T) {
 		if err := db.ldb.Put(ok[:], tc.outputs, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.PayloadWithOutputs(v.PHash); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: PayloadWithOutputs: got %v, want ErrCorrupt", tc.name, err)
+		if _, err := db.PayloadWithOutputs(v.PHash); !errors.Is(err, kv.ErrCorrupt) {
+			t.Errorf("%s: PayloadWithOutputs: got %v, want kv.ErrCorrupt", tc.name, err)
 		}
 		_, err := db.Payload(v.PHash)
-		if tc.dataToo && !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: Payload: got %v, want ErrCorrupt", tc.name, err)
+		if tc.dataToo && !errors.Is(err, kv.ErrCorrupt) {
+			t.Errorf("%s: Payload: got %v, want kv.ErrCorrupt", tc.name, err)
 		}
 		if !tc.dataToo && err != nil {
 			t.Errorf("%s: Payload: %v (its record is intact)", tc.name, err)
@@ -210,8 +211,8 @@ func TestCorruptHeads(t *testing.T) {
 		if err := db.ldb.Put(metaKey(metaHeads), v, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Heads(); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		if _, err := db.Heads(); !errors.Is(err, kv.ErrCorrupt) {
+			t.Errorf("%s: got %v, want kv.ErrCorrupt", name, err)
 		}
 	}
 }
@@ -221,7 +222,7 @@ func TestCorruptNetworkRecord(t *testing.T) {
 	if err := db.ldb.Put(metaKey(metaNetwork), []byte{0xa5, 'x'}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CheckVersion("mainnet01"); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v, want ErrCorrupt", err)
+	if err := db.CheckVersion("mainnet01"); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("got %v, want kv.ErrCorrupt", err)
 	}
 }

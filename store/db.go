@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/syndtr/goleveldb/leveldb"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
@@ -21,8 +22,9 @@ import (
 var (
 	// ErrNotFound is wrapped by every lookup of a key that is not stored.
 	ErrNotFound = errors.New("not found")
-	// ErrCorrupt is wrapped when stored bytes do not decode or contradict their key.
-	ErrCorrupt = errors.New("store: corrupt data")
+	// errCorrupt is wrapped when stored bytes do not decode or contradict their key: it is
+	// kv.ErrCorrupt, marked as the store's (IsCorrupt).
+	errCorrupt = fmt.Errorf("store: %w", kv.ErrCorrupt)
 	// ErrLocked is wrapped by Open when another process (or another DB in this process) holds
 	// the directory.
 	ErrLocked = errors.New("store: database is locked by another process")
@@ -57,7 +59,7 @@ type Options struct {
 	// (the newest eighth, at most 64 MiB: recentStart) and those it does not. A start
 	// therefore does not grow with the store, and damage to an older record is met at read
 	// time instead: every read verifies its record's
-	// checksum, returns ErrCorrupt rather than the bytes, and leaves the repair mark that
+	// checksum, returns an error wrapping kv.ErrCorrupt rather than the bytes, and leaves the repair mark that
 	// makes the next Open verify everything and cut the log (integrity.go). An unclean stop,
 	// a damaged or rebuilt index, and a repair mark all verify the whole log regardless.
 	VerifyWholeLog bool
@@ -175,7 +177,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
 			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
 		case lverrors.IsCorrupted(err):
-			return nil, fmt.Errorf("%w: goleveldb files in %s: %v", ErrCorrupt, dir, err)
+			return nil, fmt.Errorf("%w: goleveldb files in %s: %v", errCorrupt, dir, err)
 		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
@@ -227,12 +229,12 @@ func (db *DB) checkSchema(dir string, repair bool) error {
 	}
 	if nonEmpty && repair {
 		if err := db.onlyOurKeys(); err != nil {
-			return fmt.Errorf("%w: %s holds keys but no schema record, and %v", ErrCorrupt, dir, err)
+			return fmt.Errorf("%w: %s holds keys but no schema record, and %v", errCorrupt, dir, err)
 		}
 		db.lg.Warn("store: the schema record was lost; a repair writes it again (every key is in this layout's key spaces)", "dir", dir)
 		db.recovered = append(db.recovered, "lost schema record written again")
 	} else if nonEmpty {
-		return fmt.Errorf("%w: %s holds keys but no schema record (not a ledger-node store?)", ErrCorrupt, dir)
+		return fmt.Errorf("%w: %s holds keys but no schema record (not a ledger-node store?)", errCorrupt, dir)
 	}
 	rec.Version = schemaVersion
 	if err := db.putRecord(metaKey(metaSchema), &rec, withSync); err != nil {
@@ -324,7 +326,7 @@ func lookupErr(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
 	if lverrors.IsCorrupted(err) {
-		return fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
+		return fmt.Errorf("%w: %s: %v", errCorrupt, what, err)
 	}
 	return fmt.Errorf("store: %s: %w", what, err)
 }
@@ -346,3 +348,9 @@ func (db *DB) onlyOurKeys() error {
 	}
 	return ldbErr(it.Error())
 }
+
+// IsCorrupt reports whether err is damage found in the store's own files and records (the
+// header log, payloads, indexes): kv.ErrCorrupt as the store returns it. Such damage is marked
+// where it is met, and repaired at the next start (doc.go); damage in the Pact state kept in
+// the store's key spaces is kv.ErrCorrupt too, but not the store's to repair.
+func IsCorrupt(err error) bool { return errors.Is(err, errCorrupt) }

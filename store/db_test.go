@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -85,8 +86,8 @@ func TestOpenRefusesForeignData(t *testing.T) {
 		db2.Close()
 		t.Fatal("adopted a directory with data but no schema record")
 	}
-	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v, want ErrCorrupt", err)
+	if !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("got %v, want kv.ErrCorrupt", err)
 	}
 }
 

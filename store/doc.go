@@ -94,7 +94,7 @@
 // page cache, plus reading the whole log when it is not. A clean start therefore reads the
 // same at any size. Damage that a clean start does not read (a bad sector, a flipped bit in
 // older history under a cleanly closed log) is met by the first read of the damaged header
-// instead: that read fails with ErrCorrupt (503), marks the store, and the next start verifies
+// instead: that read fails with kv.ErrCorrupt (503), marks the store, and the next start verifies
 // everything and cuts it.
 //
 // Where Open finds damage, it first rebuilds the damaged block(s) from headers.parity
@@ -116,11 +116,11 @@
 // re-mines or re-fetches the rest.
 //
 // A read that meets damage anyway (a damaged index slot, a goleveldb table that fails its
-// checksum) returns an error wrapping ErrCorrupt, which the service API answers with 503. The
+// checksum) returns an error wrapping kv.ErrCorrupt, which the service API answers with 503. The
 // first such read logs it once and leaves a repair mark in goleveldb; the next Open then rebuilds
 // the hash index and the height index from the log whatever they claim (Options.Repair, as
 // `ledger-node repair` does). Damage Open cannot repair (goleveldb's manifest or tables, the
-// log's own header) makes it fail with ErrCorrupt naming the file; the node then names
+// log's own header) makes it fail with kv.ErrCorrupt naming the file; the node then names
 // `ledger-node check` and `ledger-node repair`. Check (check.go) verifies a directory read-only,
 // in memory that does not grow with it, completeness included (payloads up to the heads, and,
 // through the caller, each Pact state's rows); integrity.go has the repairs: goleveldb's

@@ -269,7 +269,7 @@ func (hl *headerLog) headerAt(off uint64, h ledger.Hash) (*ledger.Header, error)
 		return nil, err
 	}
 	if !ok || hashOf(p) != h {
-		return nil, fmt.Errorf("%w: log offset %d does not hold header %s", ErrCorrupt, off, h)
+		return nil, fmt.Errorf("%w: log offset %d does not hold header %s", errCorrupt, off, h)
 	}
 	return decodeVerified(p, crc, h, off)
 }
@@ -287,7 +287,7 @@ func decodeVerified(p []byte, crc uint32, h ledger.Hash, off uint64) (*ledger.He
 		return nil, err
 	}
 	if derr != nil {
-		return nil, fmt.Errorf("%w: header %s: %v", ErrCorrupt, h, derr)
+		return nil, fmt.Errorf("%w: header %s: %v", errCorrupt, h, derr)
 	}
 	return hdr, nil
 }

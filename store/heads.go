@@ -85,7 +85,7 @@ func (db *DB) Heads() (map[ledger.ChainID]ledger.Hash, error) {
 	for _, e := range rec.Heads {
 		c := ledger.ChainID(e.Chain)
 		if _, dup := heads[c]; dup {
-			return nil, fmt.Errorf("%w: heads record names chain %d twice", ErrCorrupt, c)
+			return nil, fmt.Errorf("%w: heads record names chain %d twice", errCorrupt, c)
 		}
 		heads[c] = e.Hash
 	}

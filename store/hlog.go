@@ -386,7 +386,7 @@ func (hl *headerLog) locate(v *logView, h *ledger.Hash, buf *recBuf) (p []byte, 
 			return nil, 0, 0, err
 		} else if !ok {
 			return nil, 0, off, fmt.Errorf("%w: header index names log offset %d for %s, which holds no record",
-				ErrCorrupt, off, h.String())
+				errCorrupt, off, h.String())
 		}
 		if hashOf(p) == *h {
 			return p, crc, off, nil
@@ -394,10 +394,10 @@ func (hl *headerLog) locate(v *logView, h *ledger.Hash, buf *recBuf) (p []byte, 
 		// Another header whose hash shares the first 8 bytes, or a record whose hash bytes are
 		// damaged. Collisions are rare enough to afford telling the two apart.
 		if crc32.Checksum(p, castagnoli) != crc {
-			return nil, 0, off, fmt.Errorf("%w: log record at offset %d, indexed for %s, fails its checksum", ErrCorrupt, off, h.String())
+			return nil, 0, off, fmt.Errorf("%w: log record at offset %d, indexed for %s, fails its checksum", errCorrupt, off, h.String())
 		}
 	}
-	return nil, 0, 0, fmt.Errorf("%w: header index has no free slot", ErrCorrupt)
+	return nil, 0, 0, fmt.Errorf("%w: header index has no free slot", errCorrupt)
 }
 
 // read appends the stored bytes of header h to dst, considering only records that end at or
@@ -439,10 +439,10 @@ func (hl *headerLog) find(h *ledger.Hash, limit uint64, buf *recBuf) (p []byte, 
 // its argument from escape analysis.)
 func verify(p []byte, crc uint32, copied ledger.Hash, h *ledger.Hash, off uint64) error {
 	if crc32.Checksum(p, castagnoli) != crc {
-		return fmt.Errorf("%w: header %s: log record at offset %d fails its checksum", ErrCorrupt, h.String(), off)
+		return fmt.Errorf("%w: header %s: log record at offset %d fails its checksum", errCorrupt, h.String(), off)
 	}
 	if copied != *h {
-		return fmt.Errorf("%w: header %s: log record at offset %d changed while read", ErrCorrupt, h.String(), off)
+		return fmt.Errorf("%w: header %s: log record at offset %d changed while read", errCorrupt, h.String(), off)
 	}
 	return nil
 }
@@ -517,7 +517,7 @@ func (hl *headerLog) insertLocked(key, off, size uint64) error {
 		v = hl.view.Load()
 	}
 	if !insertSlot(words(hl.idxMap[idxHeaderSize:]), v.mask, key, off) {
-		return fmt.Errorf("%w: header index has no free slot", ErrCorrupt)
+		return fmt.Errorf("%w: header index has no free slot", errCorrupt)
 	}
 	hl.entries++
 	if hl.indexed == off {
@@ -678,7 +678,7 @@ func scanRecords(log []byte, from, end uint64, fn func(off uint64, p []byte) err
 	for off := from; off < end; {
 		p, _, ok := recordAt(log, off)
 		if !ok || off+recHeaderSize+uint64(len(p)) > end {
-			return fmt.Errorf("%w: header log: no record at offset %d", ErrCorrupt, off)
+			return fmt.Errorf("%w: header log: no record at offset %d", errCorrupt, off)
 		}
 		if err := fn(off, p); err != nil {
 			return err
@@ -990,10 +990,10 @@ func rewriteLogHeader(f *os.File) (uint64, error) {
 func readLogHeader(f *os.File) (uint64, error) {
 	var hdr [logHeaderSize]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
-		return 0, fmt.Errorf("%w: %s: header: %v", ErrCorrupt, f.Name(), err)
+		return 0, fmt.Errorf("%w: %s: header: %v", errCorrupt, f.Name(), err)
 	}
 	if string(hdr[:8]) != logMagic || binary.LittleEndian.Uint32(hdr[24:]) != crc32.Checksum(hdr[:24], castagnoli) {
-		return 0, fmt.Errorf("%w: %s is not a header log (bad magic or header checksum)", ErrCorrupt, f.Name())
+		return 0, fmt.Errorf("%w: %s is not a header log (bad magic or header checksum)", errCorrupt, f.Name())
 	}
 	if v := binary.LittleEndian.Uint32(hdr[8:]); v != logVersion {
 		return 0, fmt.Errorf("store: %s has format version %d, this build reads %d", f.Name(), v, logVersion)
@@ -1033,7 +1033,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 	f, err := os.OpenFile(logPath, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if indexed > logHeaderSize {
-			return nil, fmt.Errorf("%w: %s is missing, but the height index refers to %d bytes of it", ErrCorrupt, logPath, indexed)
+			return nil, fmt.Errorf("%w: %s is missing, but the height index refers to %d bytes of it", errCorrupt, logPath, indexed)
 		}
 		if err := createLog(dir); err != nil {
 			return nil, err
@@ -1071,7 +1071,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		}
 	}()
 	hl.id, err = readLogHeader(f)
-	if err != nil && par != nil && errors.Is(err, ErrCorrupt) {
+	if err != nil && par != nil && errors.Is(err, errCorrupt) {
 		if ok, rerr := hl.repairFromParity(f, par, ph, 0); rerr != nil {
 			return nil, rerr
 		} else if ok {
@@ -1082,7 +1082,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 		// Only a repair rewrites a damaged log header: the file sits where the store's log
 		// belongs, and the records after the header are verified as always (and cut where
 		// they are damaged). A start refuses, since the file may be something else entirely.
-		if !o.rebuildIndex || !errors.Is(err, ErrCorrupt) {
+		if !o.rebuildIndex || !errors.Is(err, errCorrupt) {
 			return nil, err
 		}
 		if hl.id, err = rewriteLogHeader(f); err != nil {
@@ -1301,7 +1301,7 @@ func openHeaderLog(dir string, indexed uint64, o logOptions, lg *slog.Logger) (*
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(hl.minSlots, nil, 0, logMap, logHeaderSize, end)
 		} else {
 			idxFile, idxMap, hl.entries, err = hl.buildIndex(ih.slots, oldSlots, ih.covered, logMap, ih.covered, end)
-			if errors.Is(err, ErrCorrupt) {
+			if errors.Is(err, errCorrupt) {
 				// "covered" is not a record boundary (the whole log was verified, so the
 				// records are fine): the index header lies, and the log decides.
 				lg.Warn("store: rebuilding the header index from the header log", "dir", dir,

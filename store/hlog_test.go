@@ -17,6 +17,7 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -381,7 +382,7 @@ func TestRecoverTruncatedLog(t *testing.T) {
 	db = reopen(t, dir, tinyWith(-1))
 	checkAll(t, db, hs[:200])
 	checkAbsent(t, db, hs[200:])
-	got := scanAll(t, db, 5, Position{}) // no ErrCorrupt: the lost headers' entries are gone
+	got := scanAll(t, db, 5, Position{}) // no kv.ErrCorrupt: the lost headers' entries are gone
 	if len(got) != 200 {
 		t.Fatalf("scan returned %d headers, want 200", len(got))
 	}
@@ -637,8 +638,8 @@ func TestOpenRefusesMissingLog(t *testing.T) {
 	if db, err := Open(dir, Options{}); err == nil {
 		db.Close()
 		t.Fatal("opened a store whose header log is missing")
-	} else if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v, want ErrCorrupt", err)
+	} else if !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("got %v, want kv.ErrCorrupt", err)
 	}
 }
 

@@ -40,13 +40,13 @@ func (db *DB) scanChain(c ledger.ChainID, from Position, fn func(*ledger.Header)
 	for it.Next() {
 		kc, _, h, ok := parseHeightKey(it.Key())
 		if !ok || kc != c {
-			return fmt.Errorf("%w: height index key %x", ErrCorrupt, it.Key())
+			return fmt.Errorf("%w: height index key %x", errCorrupt, it.Key())
 		}
 		hdr := db.cache.peek(h)
 		if hdr == nil {
 			off, ok := parseLogOffset(it.Value())
 			if !ok {
-				return fmt.Errorf("%w: chain %d index entry for %s has no log offset", ErrCorrupt, c, h)
+				return fmt.Errorf("%w: chain %d index entry for %s has no log offset", errCorrupt, c, h)
 			}
 			// The entry is written after the record it points at, and never for a record that
 			// is not stored: one that does not lead to its header is damage.
@@ -78,7 +78,7 @@ func (db *DB) maxHeight(c ledger.ChainID) (height uint64, ok bool, err error) {
 	if it.Last() {
 		kc, height, _, ok := parseHeightKey(it.Key())
 		if !ok || kc != c {
-			return 0, false, fmt.Errorf("%w: height index key %x", ErrCorrupt, it.Key())
+			return 0, false, fmt.Errorf("%w: height index key %x", errCorrupt, it.Key())
 		}
 		return height, true, nil
 	}

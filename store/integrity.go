@@ -34,7 +34,7 @@ import (
 // and the height index are then made to match the shorter log, and the node resumes from the
 // best cut of what remains.
 //
-// A read that meets damaged data returns an error wrapping ErrCorrupt. The first one is logged
+// A read that meets damaged data returns an error wrapping kv.ErrCorrupt. The first one is logged
 // (later ones are not: a damaged record read by every request would flood the log) and leaves a
 // repair mark in goleveldb, so that the next Open rebuilds both indexes from the log whatever
 // they claim (the same as a repair).
@@ -149,7 +149,7 @@ func countIntact(log []byte, from uint64) uint64 {
 // noteCorrupt passes err through; if it is the first damage a read met, it logs it and leaves
 // the repair mark for the next Open. Reads call it on their error path only.
 func (db *DB) noteCorrupt(err error) error {
-	if err == nil || !errors.Is(err, ErrCorrupt) || !db.damaged.CompareAndSwap(false, true) {
+	if err == nil || !errors.Is(err, errCorrupt) || !db.damaged.CompareAndSwap(false, true) {
 		return err
 	}
 	db.lg.Error("store: damaged data; reads of it fail until the node restarts, which repairs the store "+
@@ -183,10 +183,10 @@ func (db *DB) LostMark() (string, bool, error) {
 func (db *DB) Damaged() bool { return db.damaged.Load() }
 
 // ldbErr makes a goleveldb corruption error (a table or journal that fails its checksum, names
-// its file) wrap ErrCorrupt as well, so that callers tell damage from other failures.
+// its file) wrap kv.ErrCorrupt as well, so that callers tell damage from other failures.
 func ldbErr(err error) error {
-	if err != nil && lverrors.IsCorrupted(err) && !errors.Is(err, ErrCorrupt) {
-		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	if err != nil && lverrors.IsCorrupted(err) && !errors.Is(err, errCorrupt) {
+		return fmt.Errorf("%w: %w", errCorrupt, err)
 	}
 	return err
 }

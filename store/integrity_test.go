@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -297,7 +298,7 @@ func TestReadDamageMarksRepair(t *testing.T) {
 	ws := words(db.hl.idxMap[idxHeaderSize:])
 	ws[2*i+1] += 7
 	for range 3 {
-		if _, err := db.Header(hs[10].Hash); !errors.Is(err, ErrCorrupt) {
+		if _, err := db.Header(hs[10].Hash); !errors.Is(err, kv.ErrCorrupt) {
 			t.Fatalf("read of the damaged slot: %v", err)
 		}
 	}
@@ -365,8 +366,8 @@ func TestGoleveldbDamage(t *testing.T) {
 			t.Fatalf("check: %+v", rep.Findings)
 		}
 		_, err := Open(dir, Options{Logger: quiet()})
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(m[0])) {
-			t.Fatalf("open: %v, want ErrCorrupt naming the file", err)
+		if !errors.Is(err, kv.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(m[0])) {
+			t.Fatalf("open: %v, want kv.ErrCorrupt naming the file", err)
 		}
 		if _, err := RecoverLevelDB(dir); err != nil {
 			t.Fatal(err)
@@ -418,14 +419,14 @@ func TestGoleveldbDamagedTable(t *testing.T) {
 	// the store, and the next Open refuses; either way as damage.
 	if db, err = Open(dir, Options{HeaderCacheSize: -1, Logger: quiet()}); err == nil {
 		err = db.ScanChain(5, Position{}, func(*ledger.Header) bool { return true })
-		if !errors.Is(err, ErrCorrupt) || !db.Damaged() {
+		if !errors.Is(err, kv.ErrCorrupt) || !db.Damaged() {
 			t.Fatalf("scan over a damaged table: %v (marked %v)", err, db.Damaged())
 		}
 		db.Close()
 		_, err = Open(dir, Options{Logger: quiet()})
 	}
-	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("open of a store with a damaged table: %v, want ErrCorrupt", err)
+	if !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("open of a store with a damaged table: %v, want kv.ErrCorrupt", err)
 	}
 	t.Logf("refused: %v", err)
 

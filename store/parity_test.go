@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -155,7 +156,7 @@ func TestParityRepairsDamage(t *testing.T) {
 				for _, h := range hs {
 					got, err := db.Header(h.Hash)
 					switch {
-					case errors.Is(err, ErrCorrupt):
+					case errors.Is(err, kv.ErrCorrupt):
 						met++
 					case err != nil:
 						t.Fatal(err)

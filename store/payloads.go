@@ -86,7 +86,7 @@ func (db *DB) PayloadWithOutputs(h ledger.Hash) (*ledger.PayloadWithOutputs, err
 	}
 	if len(outs.Outputs) != len(pr.Transactions) {
 		return nil, db.noteCorrupt(fmt.Errorf("%w: payload %s has %d transactions and %d outputs",
-			ErrCorrupt, h, len(pr.Transactions), len(outs.Outputs)))
+			errCorrupt, h, len(pr.Transactions), len(outs.Outputs)))
 	}
 	p := &ledger.PayloadWithOutputs{
 		Transactions:     make([]ledger.TxWithOutput, len(pr.Transactions)),
@@ -111,7 +111,7 @@ func (db *DB) loadPayload(h ledger.Hash) (*payloadRecord, error) {
 		return nil, err
 	}
 	if ledger.PayloadHash(pr.TransactionsHash, pr.OutputsHash) != h {
-		return nil, db.noteCorrupt(fmt.Errorf("%w: payload record under %s does not hash to its key", ErrCorrupt, h))
+		return nil, db.noteCorrupt(fmt.Errorf("%w: payload record under %s does not hash to its key", errCorrupt, h))
 	}
 	return &pr, nil
 }

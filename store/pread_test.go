@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 )
 
@@ -50,8 +51,8 @@ func TestPreadReads(t *testing.T) {
 	offs := offsets(t, dir, hs)
 	rotLogAt(t, dir, offs[33]+60, []byte{0x55})
 	db = reopen(t, dir, Options{HeaderCacheSize: -1, LogMapReadMiB: -1, Logger: quiet()})
-	if _, err := db.HeaderBinary(nil, hs[33].Hash); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("read of a damaged record: %v, want ErrCorrupt", err)
+	if _, err := db.HeaderBinary(nil, hs[33].Hash); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("read of a damaged record: %v, want kv.ErrCorrupt", err)
 	}
 	if _, err := db.Header(hs[34].Hash); err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func (db *DB) indexedLogEnd() (uint64, error) {
 	}
 	off, ok := parseLogOffset(v)
 	if !ok {
-		return 0, fmt.Errorf("%w: logend record of %d bytes", ErrCorrupt, len(v))
+		return 0, fmt.Errorf("%w: logend record of %d bytes", errCorrupt, len(v))
 	}
 	return off, nil
 }
@@ -171,7 +171,7 @@ func (db *DB) indexTailTops(from, end uint64, done string, tops map[ledger.Chain
 	n := 0
 	err := scanRecords(v.log, from, end, func(off uint64, p []byte) error {
 		if err := hdr.UnmarshalBinary(p); err != nil {
-			return fmt.Errorf("%w: header log record at offset %d: %v", ErrCorrupt, off, err)
+			return fmt.Errorf("%w: header log record at offset %d: %v", errCorrupt, off, err)
 		}
 		k := heightKey(hdr.ChainID, hdr.Height, hdr.Hash)
 		binary.BigEndian.PutUint64(val[:], off)

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/contracthttp"
 	"github.com/ledgernode/ledger-node/transport/httpkit"
@@ -17,11 +18,12 @@ import (
 // the contract API answer it the same way, 503 with a Retry-After and what to do, never 500
 // ("Something went wrong").
 //
-//   - Damage in the store (store.ErrCorrupt: the header log, payloads) is logged by the store
-//     the first time it meets it, which also marks itself for repair at the next start.
-//   - Damage in a chain's Pact state or the node's records in it (actors.CorruptState) is not
-//     repaired by a start; it is logged here, once per process, and the answer says to run
-//     check and repair.
+// Both are kv.ErrCorrupt, the one error for damaged data, told apart by store.IsCorrupt:
+//
+//   - Damage in the store (the header log, payloads, indexes) is logged by the store the first
+//     time it meets it, which also marks itself for repair at the next start.
+//   - Damage in a chain's Pact state or the node's records in it is not repaired by a start;
+//     it is logged here, once per process, and the answer says to run check and repair.
 
 const (
 	damagedStoreText = "The node's data directory is damaged where this request reads; " +
@@ -37,9 +39,9 @@ var stateDamageLogged atomic.Bool
 // The first Pact state damage is logged to log.
 func damagedText(err error, log *slog.Logger) (string, bool) {
 	switch {
-	case errors.Is(err, store.ErrCorrupt):
+	case store.IsCorrupt(err):
 		return damagedStoreText, true
-	case actors.CorruptState(err):
+	case errors.Is(err, kv.ErrCorrupt):
 		if !stateDamageLogged.Swap(true) && log != nil {
 			log.Error("damaged data: a chain's Pact state or the node's records in it cannot be read; "+
 				"stop the node and run `ledger-node check` and `ledger-node repair`", "err", err)

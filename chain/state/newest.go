@@ -76,7 +76,7 @@ func (v *Versioned) pointRead(vk []byte) ([]byte, bool, error) {
 	b, err := v.space.Get(vk)
 	if errors.Is(err, kv.ErrNotFound) {
 		// The index and the store disagree: the store is what counts.
-		return nil, false, fmt.Errorf("%w: version %x is indexed but not stored", ErrCorrupt, vk)
+		return nil, false, fmt.Errorf("%w: version %x is indexed but not stored", kv.ErrCorrupt, vk)
 	}
 	if err != nil {
 		return nil, false, err

@@ -98,7 +98,7 @@ func TestNewestIndex(t *testing.T) {
 	if err := ldb.Delete(v.versionKey(lk, 2), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := v.View(2).Read(db.UserTable, "t", "k"); !errors.Is(err, ErrCorrupt) {
+	if _, _, err := v.View(2).Read(db.UserTable, "t", "k"); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("read of an indexed version that is gone: %v", err)
 	}
 }

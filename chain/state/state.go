@@ -88,9 +88,6 @@ var (
 	// already, or is in a transaction), and by every read of stored state
 	// through a view whose block a Rewind dropped.
 	ErrStaleView = errors.New("state: view does not apply to the current state")
-	// ErrCorrupt is wrapped when stored bytes do not decode (pact/persist's codec, the
-	// state's own records).
-	ErrCorrupt = persist.ErrCorrupt
 	// ErrFrozen is returned by writes to a view whose block Freeze kept.
 	ErrFrozen = errors.New("state: the view's block is frozen")
 )
@@ -166,7 +163,7 @@ func Open(space KeySpace) (*Versioned, error) {
 	switch {
 	case err == nil:
 		if len(b) != 8 {
-			return nil, fmt.Errorf("%w: versioned state %x: bad height record", ErrCorrupt, prefix)
+			return nil, fmt.Errorf("%w: versioned state %x: bad height record", kv.ErrCorrupt, prefix)
 		}
 		v.height, v.has = binary.BigEndian.Uint64(b), true
 		if next, _, err := v.blockRecord(v.height, false); err == nil {
@@ -371,7 +368,7 @@ func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 	for ok {
 		k := it.Key()
 		if len(k) < len(pre)+8 {
-			return nil, fmt.Errorf("%w: version key %x", ErrCorrupt, k)
+			return nil, fmt.Errorf("%w: version key %x", kv.ErrCorrupt, k)
 		}
 		lk := slices.Clone(k[:len(k)-8]) // pre|logical rest
 		if ^binary.BigEndian.Uint64(k[len(k)-8:]) > h {
@@ -385,7 +382,7 @@ func (v *Versioned) storedKeys(sp string, h uint64) ([]string, error) {
 		}
 		s, valid := unesc(lk[len(pre):])
 		if !valid {
-			return nil, fmt.Errorf("%w: version key %x", ErrCorrupt, it.Key())
+			return nil, fmt.Errorf("%w: version key %x", kv.ErrCorrupt, it.Key())
 		}
 		ks = append(ks, s)
 		ok = it.Seek(append(append(lk, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), 0))
@@ -402,13 +399,13 @@ func (v *Versioned) blockRecord(h uint64, withKeys bool) (next db.TxID, keys []s
 		return 0, nil, fmt.Errorf("state: block %d record: %w", h, err)
 	}
 	if len(b) < 8 {
-		return 0, nil, fmt.Errorf("%w: block %d record", ErrCorrupt, h)
+		return 0, nil, fmt.Errorf("%w: block %d record", kv.ErrCorrupt, h)
 	}
 	next = db.TxID(binary.BigEndian.Uint64(b))
 	for b = b[8:]; len(b) > 0; {
 		n, w := binary.Uvarint(b)
 		if w <= 0 || n > uint64(len(b)-w) {
-			return 0, nil, fmt.Errorf("%w: block %d record", ErrCorrupt, h)
+			return 0, nil, fmt.Errorf("%w: block %d record", kv.ErrCorrupt, h)
 		}
 		if withKeys {
 			keys = append(keys, string(b[w:w+int(n)]))
@@ -810,7 +807,7 @@ func (w *View) stored(lk string) (any, bool, error) {
 
 func (w *View) decode(k, b []byte) (any, error) {
 	if w.decoding[string(k)] {
-		return nil, fmt.Errorf("%w: entry %x refers to itself", ErrCorrupt, k)
+		return nil, fmt.Errorf("%w: entry %x refers to itself", kv.ErrCorrupt, k)
 	}
 	w.decoding[string(k)] = true
 	defer delete(w.decoding, string(k))
@@ -1123,7 +1120,7 @@ func (w *View) ModuleVersion(name eval.ModuleName, hash string) (*eval.Module, b
 	}
 	m, isMod := val.(*eval.Module)
 	if !isMod || m == nil {
-		return nil, false, fmt.Errorf("%w: module %s version %s holds a %T", ErrCorrupt, name, hash, val)
+		return nil, false, fmt.Errorf("%w: module %s version %s holds a %T", kv.ErrCorrupt, name, hash, val)
 	}
 	return m, true, nil
 }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
 	"github.com/ledgernode/ledger-node/pact/syntax"
+	"github.com/ledgernode/ledger-node/store"
 )
 
 func openLevel(t testing.TB, dir string) *leveldb.DB {
@@ -579,7 +581,7 @@ func TestVersionedCorrupt(t *testing.T) {
 	if err := ldb.Put([]byte("p\x00"), []byte{1, 2}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenVersioned(ldb, []byte("p")); !errors.Is(err, ErrCorrupt) {
+	if _, err := OpenVersioned(ldb, []byte("p")); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("bad height record: %v", err)
 	}
 	v := openVersioned(t, ldb, "q")
@@ -588,7 +590,7 @@ func TestVersionedCorrupt(t *testing.T) {
 	if err := ldb.Put([]byte("q\x01\x00\x00\x00\x00\x00\x00\x00\x01"), []byte{0, 0, 0, 0, 0, 0, 0, 2, 9}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Rewind(0); !errors.Is(err, ErrCorrupt) {
+	if err := v.Rewind(0); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("bad block record: %v", err)
 	}
 	if h, _ := v.Height(); h != 1 {
@@ -608,10 +610,10 @@ func TestVersionedCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = openVersioned(t, ldb, "q")
-	if _, _, err := v.View(1).Read(db.UserTable, "t", "a"); !errors.Is(err, ErrCorrupt) {
+	if _, _, err := v.View(1).Read(db.UserTable, "t", "a"); !errors.Is(err, kv.ErrCorrupt) || store.IsCorrupt(err) {
 		t.Fatalf("view on a corrupt block record: %v", err)
 	}
-	if _, _, err := v.View(0).Read(db.UserTable, "t", "a"); !errors.Is(err, ErrCorrupt) { // a@0, the last version key
+	if _, _, err := v.View(0).Read(db.UserTable, "t", "a"); !errors.Is(err, kv.ErrCorrupt) { // a@0, the last version key
 		t.Fatalf("corrupt version: %v", err)
 	}
 }

@@ -70,7 +70,7 @@ func (v *Versioned) Verify() (Wholeness, error) {
 	for it.Next() {
 		k := it.Key()
 		if len(k) != len(lo)+8 {
-			return w, fmt.Errorf("%w: block record key %x", ErrCorrupt, k)
+			return w, fmt.Errorf("%w: block record key %x", kv.ErrCorrupt, k)
 		}
 		h := binary.BigEndian.Uint64(k[len(lo):])
 		if h > top {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/connguard"
@@ -211,7 +212,7 @@ func openAdvice(cfg Config, err error) []string {
 	switch {
 	case errors.Is(err, store.ErrDataLost):
 		return []string{strings.TrimSpace(lostDataAdvice(cfg.DataDir))}
-	case errors.Is(err, store.ErrCorrupt):
+	case errors.Is(err, kv.ErrCorrupt):
 		return []string{"the data directory is damaged beyond what a start repairs: stop here, and run",
 			fmt.Sprintf("  ledger-node check --data-dir %s    (what is damaged)", cfg.DataDir),
 			fmt.Sprintf("  ledger-node repair --data-dir %s   (repair it)", cfg.DataDir)}

@@ -23,8 +23,8 @@ import (
 
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
-	"github.com/ledgernode/ledger-node/pact/persist"
 	"github.com/ledgernode/ledger-node/pact/repl"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport/connguard"
@@ -394,7 +394,7 @@ func serverConnLimits(cfg *serverConfig, nofile int) connguard.ConnLimits {
 // bug of the server's, no fault of the request).
 func damagedPersistence(dir string) func(error) (contracthttp.Refusal, bool) {
 	return func(err error) (contracthttp.Refusal, bool) {
-		if !errors.Is(err, persist.ErrCorrupt) {
+		if !errors.Is(err, kv.ErrCorrupt) {
 			return contracthttp.Refusal{}, false
 		}
 		return contracthttp.Refusal{RetryAfter: "3600", Text: "The server's persistDir (" + dir + ") is damaged where " +

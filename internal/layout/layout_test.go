@@ -25,6 +25,8 @@ var rules = map[string][]string{
 	"pow/powtest": {"ledger", "pow"},
 	// The language: no ledger, pow, chain, store, actors, transport, mempool or server.
 	"pact": language,
+	// The Pact database reports damaged data with kv's ErrCorrupt, as the store does.
+	"pact/persist": append([]string{"kv"}, language...),
 	// The desugaring pass, which the compiler and the module hasher share, reads the syntax only.
 	"pact/resolve": {"pact/syntax"},
 	// The static type checker reads the syntax, its desugaring and the modules the evaluator
@@ -52,7 +54,7 @@ var rules = map[string][]string{
 	// state over a key space the store provides (chain/state); a command as a chain runs it,
 	// gas bought and redeemed (chain/txexec). Over the language, ledger and pow; not the
 	// store, which it reaches through interfaces (state.KeySpace, chain.Headers).
-	"chain":        append([]string{"ledger", "pow", "chain/state", "chain/txexec"}, language...),
+	"chain":        append([]string{"ledger", "pow", "chain/state", "chain/txexec", "kv"}, language...),
 	"chain/state":  append([]string{"kv"}, language...),
 	"chain/txexec": language,
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
@@ -60,8 +62,8 @@ var rules = map[string][]string{
 	// The key-value vocabulary the store lends the Pact state (batch, iterator, not found),
 	// so that goleveldb stays in the store.
 	"kv":     {},
-	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist"}, language...),
-	"transport": {"ledger", "store", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
+	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv"}, language...),
+	"transport": {"ledger", "store", "kv", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},
 	// The metrics: a Prometheus registry over what the node's packages count (read at scrape

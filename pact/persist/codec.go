@@ -35,7 +35,7 @@ import (
 // entry encodes back to exactly the bytes it came from (the fuzz targets
 // check this). Lengths are checked against the remaining input before
 // anything is allocated, nesting is bounded by maxDepth, and anything
-// malformed is an error wrapping ErrCorrupt, never a panic.
+// malformed is an error wrapping kv.ErrCorrupt, never a panic.
 
 const codecVersion = 1
 
@@ -495,7 +495,7 @@ type decoder struct {
 	res     Resolver
 }
 
-// DecodeEntry decodes one entry; every failure wraps ErrCorrupt.
+// DecodeEntry decodes one entry; every failure wraps kv.ErrCorrupt.
 func DecodeEntry(b []byte, res Resolver) (any, error) {
 	d := &decoder{b: b, res: res}
 	v := d.entry()
@@ -510,7 +510,7 @@ func DecodeEntry(b []byte, res Resolver) (any, error) {
 
 func (d *decoder) fail(format string, args ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: offset %d: %s", ErrCorrupt, d.pos, fmt.Sprintf(format, args...))
+		d.err = fmt.Errorf("%w: offset %d: %s", errCorrupt, d.pos, fmt.Sprintf(format, args...))
 	}
 }
 
@@ -661,7 +661,7 @@ func (d *decoder) qualName() value.QualifiedName {
 func (d *decoder) enter() bool {
 	d.depth++
 	if d.depth > maxDepth {
-		d.failErr(fmt.Errorf("%w: %v", ErrCorrupt, errTooDeep))
+		d.failErr(fmt.Errorf("%w: %v", errCorrupt, errTooDeep))
 		return false
 	}
 	return d.err == nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
 	"github.com/ledgernode/ledger-node/pact/value"
@@ -158,7 +159,7 @@ func TestRoundTripModuleRecord(t *testing.T) {
 		t.Fatalf("record: %+v", r)
 	}
 	// Without a resolver, a module entry is an error, not a panic.
-	if _, err := DecodeEntry(b, nil); !errors.Is(err, ErrCorrupt) {
+	if _, err := DecodeEntry(b, nil); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("module entry without resolver: %v", err)
 	}
 }
@@ -200,8 +201,8 @@ func TestDecodeRejects(t *testing.T) {
 		if name == "pact def sans res" {
 			res = nil
 		}
-		if _, err := DecodeEntry(b, res); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		if _, err := DecodeEntry(b, res); !errors.Is(err, kv.ErrCorrupt) {
+			t.Errorf("%s: %v, want kv.ErrCorrupt", name, err)
 		}
 	}
 	// Every proper prefix of a valid entry is an error.

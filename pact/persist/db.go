@@ -13,6 +13,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/value"
@@ -20,8 +21,9 @@ import (
 
 // Errors. The returned errors wrap them; test with errors.Is.
 var (
-	// ErrCorrupt is wrapped when stored bytes do not decode.
-	ErrCorrupt = errors.New("persist: corrupt data")
+	// errCorrupt is wrapped when stored bytes do not decode: kv.ErrCorrupt, which callers
+	// test for.
+	errCorrupt = fmt.Errorf("persist: %w", kv.ErrCorrupt)
 	// ErrLocked is wrapped by Open when another process (or another DB in
 	// this process) holds the directory.
 	ErrLocked = errors.New("persist: database is locked by another process")
@@ -115,7 +117,7 @@ func open(dir string, cacheEntries int) (*DB, error) {
 		case errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EAGAIN):
 			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
 		case lverrors.IsCorrupted(err):
-			return nil, fmt.Errorf("%w: open %s: %v", ErrCorrupt, dir, err)
+			return nil, fmt.Errorf("%w: open %s: %v", errCorrupt, dir, err)
 		}
 		return nil, fmt.Errorf("persist: open %s: %w", dir, err)
 	}
@@ -154,7 +156,7 @@ func (d *DB) load(dir string) error {
 	case err == nil:
 		v, n := binary.Uvarint(b)
 		if n <= 0 || n != len(b) {
-			return fmt.Errorf("%w: %s: bad schema record", ErrCorrupt, dir)
+			return fmt.Errorf("%w: %s: bad schema record", errCorrupt, dir)
 		}
 		if v != schemaVersion {
 			return fmt.Errorf("persist: %s has layout version %d, this build reads %d", dir, v, schemaVersion)
@@ -167,7 +169,7 @@ func (d *DB) load(dir string) error {
 			return fmt.Errorf("persist: open %s: %w", dir, err)
 		}
 		if nonEmpty {
-			return fmt.Errorf("%w: %s holds keys but no schema record (not a Pact database?)", ErrCorrupt, dir)
+			return fmt.Errorf("%w: %s holds keys but no schema record (not a Pact database?)", errCorrupt, dir)
 		}
 		if err := d.ldb.Put(metaKey(metaSchema), binary.AppendUvarint(nil, schemaVersion), synced); err != nil {
 			return fmt.Errorf("persist: open %s: %w", dir, err)
@@ -190,7 +192,7 @@ func (d *DB) load(dir string) error {
 	switch {
 	case err == nil:
 		if len(b) != 8 {
-			return fmt.Errorf("%w: %s: bad txid record", ErrCorrupt, dir)
+			return fmt.Errorf("%w: %s: bad txid record", errCorrupt, dir)
 		}
 		d.nextID = db.TxID(binary.BigEndian.Uint64(b))
 	case !errors.Is(err, leveldb.ErrNotFound):
@@ -470,7 +472,7 @@ func (d *DB) HasTable(table string) bool {
 // data, and is refused rather than followed forever.
 func (d *DB) decode(k, b []byte) (any, error) {
 	if d.decoding[string(k)] {
-		return nil, fmt.Errorf("%w: entry %x refers to itself", ErrCorrupt, k)
+		return nil, fmt.Errorf("%w: entry %x refers to itself", errCorrupt, k)
 	}
 	d.decoding[string(k)] = true
 	defer delete(d.decoding, string(k))
@@ -498,7 +500,7 @@ func (d *DB) ModuleVersion(name value.ModuleName, hash string) (*eval.Module, bo
 		}
 	}
 	if len(b) < 2 || b[1] != entryModule {
-		return nil, false, fmt.Errorf("%w: module %s version %s is not a module entry", ErrCorrupt, name, hash)
+		return nil, false, fmt.Errorf("%w: module %s version %s is not a module entry", errCorrupt, name, hash)
 	}
 	v, err := d.decode(vk, b)
 	if err != nil {
@@ -506,7 +508,7 @@ func (d *DB) ModuleVersion(name value.ModuleName, hash string) (*eval.Module, bo
 	}
 	m, ok := v.(*eval.Module)
 	if !ok || m == nil {
-		return nil, false, fmt.Errorf("%w: module %s version %s holds a %T", ErrCorrupt, name, hash, v)
+		return nil, false, fmt.Errorf("%w: module %s version %s holds a %T", errCorrupt, name, hash, v)
 	}
 	return m, true, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/pact/persist/dbtest"
@@ -79,8 +80,8 @@ func TestOpenLockedAndForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	ldb.Close()
-	if _, err := Open(dir); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("Open of a foreign database: %v, want ErrCorrupt", err)
+	if _, err := Open(dir); !errors.Is(err, kv.ErrCorrupt) {
+		t.Fatalf("Open of a foreign database: %v, want kv.ErrCorrupt", err)
 	}
 }
 
@@ -94,8 +95,8 @@ func TestCorruptRow(t *testing.T) {
 		if err := d.ldb.Put(rowKey(userPrefix("t"), "k"), bad, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := d.Read(db.UserTable, "t", "k"); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("Read of %x: %v, want ErrCorrupt", bad, err)
+		if _, _, err := d.Read(db.UserTable, "t", "k"); !errors.Is(err, kv.ErrCorrupt) {
+			t.Fatalf("Read of %x: %v, want kv.ErrCorrupt", bad, err)
 		}
 	}
 }

@@ -13,7 +13,7 @@
 // codec.go has the value codec, a compact tagged binary format that
 // round-trips every value exactly (decimal places, big integers, times in
 // microseconds, every guard kind, table references with their schemas) and
-// whose decoder returns an error wrapping ErrCorrupt, never panics, on any
+// whose decoder returns an error wrapping kv.ErrCorrupt, never panics, on any
 // malformed input (see the fuzz targets).
 //
 // # Durability
