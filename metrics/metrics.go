@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 	"github.com/ledgernode/ledger-node/transport"
 	"github.com/ledgernode/ledger-node/transport/connguard"
 )
@@ -27,7 +28,7 @@ type Sources struct {
 	Updates  *actors.UpdatesHub
 	Requests *transport.RequestStats
 	Store    *store.DB
-	Backups  *store.Backups
+	Backups  *backup.Jobs
 	// Mining says whether the node mines: the mining families are only there if so.
 	Mining bool
 	// Listeners are the APIs' guarded listeners, by API name ("service", "peer").

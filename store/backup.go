@@ -3,16 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/filter"
@@ -20,37 +14,15 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // Backups of a live store (interface.md "Backup endpoints", DECISIONS.md). A backup is written
 // from a Snapshot, so it is one consistent moment of the store while the node keeps writing:
 // the goleveldb rows the snapshot sees are written into a fresh goleveldb directory, and the
 // header log's prefix up to the snapshot's length is copied beside them. The result is a store
-// directory that Open accepts as it is (it rebuilds headers.idx from the log).
-//
-// A backup job lives in its own directory, <backup directory>/<id>:
-//
-//	status       the job's state, one line (BackupInProgress, BackupDone, BackupFailed); a failed
-//	             job's reason follows on the next line. Written atomically (temporary file and
-//	             rename), so a reader never sees half of it.
-//	backup.json  what the backup holds (BackupManifest); written before status says done
-//	data/        the store directory: goleveldb's files and headers.log
-//
-// Restore copies data/ of a finished job to a new data directory.
-
-// The states of a backup job, as check-backup reports them.
-const (
-	BackupInProgress = "backup-in-progress"
-	BackupDone       = "backup-done"
-	BackupFailed     = "backup-failed"
-)
-
-// Names inside a job directory.
-const (
-	backupStatusFile   = "status"
-	backupManifestFile = "backup.json"
-	backupDataDir      = "data"
-)
+// directory that Open accepts as it is (it rebuilds headers.idx from the log). The backup jobs,
+// their directories and Restore are store/backup's.
 
 // BackupStats counts what a backup wrote.
 type BackupStats struct {
@@ -74,17 +46,6 @@ type BackupHead struct {
 	Chain  ledger.ChainID `json:"chain"`
 	Height uint64         `json:"height"`
 	Hash   ledger.Hash    `json:"hash"`
-}
-
-// BackupManifest is backup.json: what a finished backup holds.
-type BackupManifest struct {
-	ID      string       `json:"id"`
-	Network string       `json:"network"`
-	Pact    bool         `json:"pact"` // the Pact state is included
-	Started time.Time    `json:"started"`
-	Seconds float64      `json:"seconds"` // time spent writing the copy
-	Heads   []BackupHead `json:"heads"`
-	BackupStats
 }
 
 // backupBatchBytes bounds a write batch of the copy: big enough that per-batch costs vanish,
@@ -120,7 +81,7 @@ func (s *Snapshot) WriteBackup(ctx context.Context, dir string, withPact bool, p
 	}
 	st.Done = 1
 	progress(st)
-	if err := syncTree(dir); err != nil {
+	if err := SyncTree(dir); err != nil {
 		return st, fmt.Errorf("store: backup: %w", err)
 	}
 	return st, nil
@@ -158,7 +119,7 @@ func (s *Snapshot) copyRows(ctx context.Context, dir string, withPact bool, st *
 		ErrorIfExist: true,
 		Filter:       filter.NewBloomFilter(10), // as Open: the copy is the restored node's database
 		// A large memtable halves the number of level-0 tables a copy makes. No fsync while
-		// writing: syncTree syncs every file once at the end, which is what a copy needs.
+		// writing: SyncTree syncs every file once at the end, which is what a copy needs.
 		WriteBuffer: 64 * opt.MiB,
 		NoSync:      true,
 	})
@@ -235,9 +196,10 @@ func (s *Snapshot) writeHeaderLog(path string) (int64, error) {
 	return n, err
 }
 
-// heads reads the heads record as of the snapshot, with each head's height.
-func (s *Snapshot) heads() ([]BackupHead, error) {
-	var rec headsRecord
+// BackupHeads reads the heads record as of the snapshot, with each head's height: what a
+// backup of it resumes from.
+func (s *Snapshot) BackupHeads() ([]BackupHead, error) {
+	var rec records.Heads
 	b, err := s.snap.Get(metaKey(metaHeads), nil)
 	if errors.Is(err, leveldb.ErrNotFound) {
 		return nil, nil
@@ -259,9 +221,9 @@ func (s *Snapshot) heads() ([]BackupHead, error) {
 	return out, nil
 }
 
-// network reads the network name the store is bound to, as of the snapshot ("" if none).
-func (s *Snapshot) network() (string, error) {
-	var rec networkRecord
+// Network reads the network name the store is bound to, as of the snapshot ("" if none).
+func (s *Snapshot) Network() (string, error) {
+	var rec records.Network
 	b, err := s.snap.Get(metaKey(metaNetwork), nil)
 	if errors.Is(err, leveldb.ErrNotFound) {
 		return "", nil
@@ -275,189 +237,9 @@ func (s *Snapshot) network() (string, error) {
 	return rec.Name, nil
 }
 
-// ReadBackupManifest reads backup.json of the backup job directory dir.
-func ReadBackupManifest(dir string) (*BackupManifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, backupManifestFile))
-	if err != nil {
-		return nil, fmt.Errorf("store: backup manifest: %w", err)
-	}
-	var m BackupManifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("store: backup manifest %s: %w", dir, err)
-	}
-	return &m, nil
-}
-
-// ReadBackupStatus reads the state of the backup job directory dir and, for a failed job, the
-// reason it recorded. A status file that is missing reports fs.ErrNotExist.
-func ReadBackupStatus(dir string) (state, reason string, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, backupStatusFile))
-	if err != nil {
-		return "", "", err
-	}
-	state, reason, _ = strings.Cut(strings.TrimRight(string(b), "\n"), "\n")
-	switch state {
-	case BackupInProgress, BackupDone, BackupFailed:
-		return state, reason, nil
-	}
-	return "", "", fmt.Errorf("%w: backup status file in %s says %q", errCorrupt, dir, state)
-}
-
-// writeBackupStatus replaces the status file of job directory dir, atomically and durably.
-func writeBackupStatus(dir, state, reason string) error {
-	text := state + "\n"
-	if reason != "" {
-		// One line: the file's format is the state line and the reason line.
-		text += strings.ReplaceAll(reason, "\n", " ") + "\n"
-	}
-	return writeFileAtomic(dir, backupStatusFile, []byte(text))
-}
-
-// writeFileAtomic writes name in dir through a synced temporary file renamed over it, then
-// syncs dir, so that after a crash the file holds either the old or the new bytes.
-func writeFileAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes it private; the operator's tools read these files
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
-}
-
-// Restore makes the new data directory to from the finished backup job directory from
-// (<backup directory>/<id>): it copies the backup's store files, syncs them, then opens the
-// result once, which rebuilds the header index and checks that the heads are stored. to must
-// not exist or be empty; on failure what Restore wrote there is removed again.
-func Restore(from, to string) error {
-	state, _, err := ReadBackupStatus(from)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s is not a backup: it has no status file (give <backup directory>/<backup id>)", from)
-	}
-	if err != nil {
-		return fmt.Errorf("read backup status: %w", err)
-	}
-	if state != BackupDone {
-		return fmt.Errorf("backup %s is %s, not %s: only a finished backup can be restored", from, state, BackupDone)
-	}
-	src := filepath.Join(from, backupDataDir)
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return fmt.Errorf("read backup: %w", err)
-	}
-	created, err := prepareEmptyDir(to)
-	if err != nil {
-		return err
-	}
-	err = func() error {
-		for _, e := range entries {
-			if e.Name() == "LOCK" || !e.Type().IsRegular() {
-				continue // goleveldb makes its lock file itself; a backup has nothing else
-			}
-			if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(to, e.Name())); err != nil {
-				return fmt.Errorf("copy backup: %w", err)
-			}
-		}
-		if err := syncTree(to); err != nil {
-			return fmt.Errorf("copy backup: %w", err)
-		}
-		// The copy has no header index by design, and Open says so at warning level; here that
-		// is expected, not news. Damage that matters fails Open or the heads check below.
-		db, err := Open(to, Options{HeaderCacheSize: -1, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			return fmt.Errorf("open the restored database: %w", err)
-		}
-		heads, err := db.Heads()
-		for c, h := range heads {
-			if err != nil {
-				break
-			}
-			var ok bool
-			if ok, err = db.HasHeader(h); err == nil && !ok {
-				err = fmt.Errorf("%w: the head of chain %d, %s, is not in the backup", errCorrupt, c, h)
-			}
-		}
-		if cerr := db.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("check the restored database: %w", err)
-		}
-		return nil
-	}()
-	if err != nil {
-		if created {
-			os.RemoveAll(to)
-		} else {
-			clearDir(to)
-		}
-	}
-	return err
-}
-
-// prepareEmptyDir makes sure dir exists and is empty, creating it (and its parents) if needed;
-// created reports whether it did.
-func prepareEmptyDir(dir string) (created bool, err error) {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("create %s: %w", dir, err)
-		}
-		return true, nil
-	case err != nil:
-		return false, fmt.Errorf("restore into %s: %w", dir, err)
-	case len(entries) > 0:
-		return false, fmt.Errorf("restore into %s: the directory is not empty (restore makes a new data directory; pick another path or empty it)", dir)
-	}
-	return false, nil
-}
-
-// clearDir removes everything inside dir.
-func clearDir(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		os.RemoveAll(filepath.Join(dir, e.Name()))
-	}
-}
-
-// copyFile copies the regular file src to the new file dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncTree fsyncs every regular file directly in dir, then dir itself: the copy's data and its
-// directory entries are durable before anyone is told it is done.
-func syncTree(dir string) error {
+// SyncTree fsyncs every regular file directly in dir, then dir itself: a copy's data and its
+// directory entries are durable before anyone is told it is done (a backup, a restore).
+func SyncTree(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // A long backup logs its progress at the configured interval, each line with the rows and
@@ -36,7 +37,7 @@ func TestBackupLogsProgressWithRateAndETA(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs syncBuf
-	b, err := OpenBackups(f.db, BackupConfig{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+	b, err := backup.Open(f.db, backup.Config{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		ProgressEvery: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestBackupLogsProgressWithRateAndETA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, b, id, BackupDone)
+	waitState(t, b, id, backup.Done)
 
 	line := regexp.MustCompile(`msg="backup in progress" id=\d+ rows=(\d+) MB=([\d.]+) rowsPerSecond=(\d+) mbPerSecond=([\d.]+) done=(\d+)% eta=(\S+)`)
 	var lines, withETA int

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,12 +17,14 @@ import (
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // backupFixture is a store holding 100 chain-5 headers, a payload per header, heads, and a Pact
 // state of chain 5 at heights 0–2, with what happens after its snapshot written on top.
 type backupFixture struct {
-	db      *DB
+	db      *store.DB
 	hs      []*ledger.Header
 	pact    *state.Versioned
 	payload *ledger.PayloadWithOutputs
@@ -29,8 +32,8 @@ type backupFixture struct {
 
 func newBackupFixture(t *testing.T) *backupFixture {
 	t.Helper()
-	hs, _ := chain5Headers(t)
-	db, _ := openTest(t, Options{})
+	hs := store.Chain5Headers(t)
+	db := store.OpenTest(t, store.Options{})
 	if err := db.CheckVersion("mainnet01"); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +97,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 			// be the store as of Start.
 			hold, release := make(chan struct{}), make(chan struct{})
 			var once sync.Once
-			b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger(), Progress: func(string, BackupStats) {
+			b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger(), Progress: func(string, store.BackupStats) {
 				once.Do(func() { close(hold); <-release })
 			}})
 			if err != nil {
@@ -108,14 +111,14 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 			<-hold
 			f.writeAfter(t)
 			close(release)
-			waitState(t, b, id, BackupDone)
+			waitState(t, b, id, backup.Done)
 
-			m, err := ReadBackupManifest(filepath.Join(bdir, id))
+			m, err := backup.ReadManifest(filepath.Join(bdir, id))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if m.ID != id || m.Network != "mainnet01" || m.Pact != withPact || len(m.Heads) != 1 ||
-				m.Heads[0] != (BackupHead{Chain: 5, Height: f.hs[99].Height, Hash: f.hs[99].Hash}) {
+				m.Heads[0] != (store.BackupHead{Chain: 5, Height: f.hs[99].Height, Hash: f.hs[99].Hash}) {
 				t.Fatalf("manifest: %+v", m)
 			}
 			if m.Rows == 0 || m.HeaderLogBytes < 100*318 || (m.PactRows > 0) != withPact {
@@ -123,10 +126,10 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 			}
 
 			to := filepath.Join(t.TempDir(), "restored")
-			if err := Restore(filepath.Join(bdir, id), to); err != nil {
+			if err := backup.Restore(filepath.Join(bdir, id), to); err != nil {
 				t.Fatal(err)
 			}
-			db, err := Open(to, Options{})
+			db, err := store.Open(to, store.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,11 +146,11 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 				if i < 100 && (err != nil || got.Hash != h.Hash) {
 					t.Fatalf("header %d: %v", i, err)
 				}
-				if i >= 100 && !errors.Is(err, ErrNotFound) {
+				if i >= 100 && !errors.Is(err, store.ErrNotFound) {
 					t.Fatalf("header %d, written after the snapshot: %v", i, err)
 				}
 			}
-			if got := scanAll(t, db, 5, Position{}); len(got) != 100 {
+			if got := store.ScanAll(t, db, 5, store.Position{}); len(got) != 100 {
 				t.Fatalf("height index holds %d headers", len(got))
 			}
 			if _, err := db.PayloadWithOutputs(f.payload.PayloadHash); err != nil {
@@ -181,7 +184,7 @@ func TestBackupOneJobAtATime(t *testing.T) {
 	hold := make(chan string, 1)
 	release := make(chan struct{})
 	var holding sync.Once
-	b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger(), Progress: func(id string, _ BackupStats) {
+	b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger(), Progress: func(id string, _ store.BackupStats) {
 		holding.Do(func() { hold <- id; <-release })
 	}})
 	if err != nil {
@@ -191,31 +194,31 @@ func TestBackupOneJobAtATime(t *testing.T) {
 	first, _ := b.Start(true)
 	<-hold
 	for range 3 {
-		if again, err := b.Start(false); !errors.Is(err, ErrBackupRunning) || again != first {
+		if again, err := b.Start(false); !errors.Is(err, backup.ErrRunning) || again != first {
 			t.Fatalf("second request while %s runs: %s, %v", first, again, err)
 		}
 	}
-	if s, ok := b.Status(first); !ok || s != BackupInProgress {
+	if s, ok := b.Status(first); !ok || s != backup.InProgress {
 		t.Fatalf("running job: %s %v", s, ok)
 	}
 	if entries, _ := os.ReadDir(bdir); len(entries) != 1 {
 		t.Fatalf("%d job directories, want 1", len(entries))
 	}
 	close(release)
-	waitState(t, b, first, BackupDone)
+	waitState(t, b, first, backup.Done)
 
 	// Fast successive jobs get distinct, increasing ids.
 	prev := first
 	for range 20 {
 		id, _ := b.Start(false)
-		if n, _ := parseBackupID(id); n <= mustID(t, prev) {
+		if mustID(t, id) <= mustID(t, prev) {
 			t.Fatalf("id %s after %s", id, prev)
 		}
-		waitState(t, b, id, BackupDone)
+		waitState(t, b, id, backup.Done)
 		prev = id
 	}
 	// The ids are microseconds since the epoch.
-	n, _ := parseBackupID(first)
+	n := mustID(t, first)
 	if d := time.Since(time.UnixMicro(int64(n))); d < 0 || d > time.Minute {
 		t.Fatalf("id %s is %v from now", first, d)
 	}
@@ -225,13 +228,13 @@ func TestBackupStatusUnknownAndMalformed(t *testing.T) {
 	f := newBackupFixture(t)
 	bdir := t.TempDir()
 	os.Mkdir(filepath.Join(bdir, "notes"), 0o755)
-	b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger()})
+	b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	id, _ := b.Start(false)
-	waitState(t, b, id, BackupDone)
+	waitState(t, b, id, backup.Done)
 	for _, bad := range []string{"", "1", "123456", "0" + id, "+" + id, "-1", id + "0", "abc", "..", "../" + id,
 		"notes", "99999999999999999999", "184467440737095516160", id + "/data"} {
 		if s, ok := b.Status(bad); ok {
@@ -243,33 +246,33 @@ func TestBackupStatusUnknownAndMalformed(t *testing.T) {
 func TestBackupStatusSurvivesRestart(t *testing.T) {
 	f := newBackupFixture(t)
 	bdir := t.TempDir()
-	b, _ := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger()})
+	b, _ := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger()})
 	done, _ := b.Start(false)
-	waitState(t, b, done, BackupDone)
+	waitState(t, b, done, backup.Done)
 	b.Close()
-	if _, err := b.Start(false); !errors.Is(err, ErrBackupsClosed) {
+	if _, err := b.Start(false); !errors.Is(err, backup.ErrClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 
 	// A job a crashed process left in progress.
 	crashed := "1700000000000000"
-	os.MkdirAll(filepath.Join(bdir, crashed, backupDataDir), 0o755)
-	if err := writeBackupStatus(filepath.Join(bdir, crashed), BackupInProgress, ""); err != nil {
+	os.MkdirAll(filepath.Join(bdir, crashed, "data"), 0o755)
+	if err := writeStatusFile(filepath.Join(bdir, crashed), backup.InProgress, ""); err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	b2, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	b2, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b2.Close()
-	if s, ok := b2.Status(done); !ok || s != BackupDone {
+	if s, ok := b2.Status(done); !ok || s != backup.Done {
 		t.Fatalf("finished job after a restart: %s %v", s, ok)
 	}
-	if s, ok := b2.Status(crashed); !ok || s != BackupFailed {
+	if s, ok := b2.Status(crashed); !ok || s != backup.Failed {
 		t.Fatalf("interrupted job: %s %v", s, ok)
 	}
-	if _, err := os.Stat(filepath.Join(bdir, crashed, backupDataDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(bdir, crashed, "data")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the interrupted job's partial copy was kept: %v", err)
 	}
 	if !strings.Contains(log.String(), "interrupted") {
@@ -286,7 +289,7 @@ func TestBackupFailures(t *testing.T) {
 	f := newBackupFixture(t)
 	bdir := filepath.Join(t.TempDir(), "backups")
 	var log syncBuf
-	b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +300,7 @@ func TestBackupFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := b.Status(id); !ok || s != BackupFailed {
+	if s, ok := b.Status(id); !ok || s != backup.Failed {
 		t.Fatalf("job in an unusable directory: %s %v", s, ok)
 	}
 	if !strings.Contains(log.String(), "backup failed") || !strings.Contains(log.String(), "not a directory") {
@@ -309,25 +312,25 @@ func TestBackupFailures(t *testing.T) {
 	os.Remove(bdir)
 	hold := make(chan struct{})
 	var once sync.Once
-	b, err = OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil)),
-		Progress: func(string, BackupStats) { once.Do(func() { close(hold) }) }})
+	b, err = backup.Open(f.db, backup.Config{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil)),
+		Progress: func(string, store.BackupStats) { once.Do(func() { close(hold) }) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id, _ = b.Start(true)
 	<-hold
 	b.Close()
-	if s, ok := b.Status(id); !ok || s != BackupFailed {
+	if s, ok := b.Status(id); !ok || s != backup.Failed {
 		t.Fatalf("job stopped by Close: %s %v", s, ok)
 	}
-	if state, reason, err := ReadBackupStatus(filepath.Join(bdir, id)); err != nil || state != BackupFailed ||
+	if state, reason, err := backup.ReadStatus(filepath.Join(bdir, id)); err != nil || state != backup.Failed ||
 		!strings.Contains(reason, "shutting down") {
 		t.Fatalf("status file: %s %q %v", state, reason, err)
 	}
-	if _, err := os.Stat(filepath.Join(bdir, id, backupDataDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(bdir, id, "data")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("partial copy kept: %v", err)
 	}
-	if err := Restore(filepath.Join(bdir, id), t.TempDir()); err == nil || !strings.Contains(err.Error(), "backup-failed") {
+	if err := backup.Restore(filepath.Join(bdir, id), t.TempDir()); err == nil || !strings.Contains(err.Error(), "backup-failed") {
 		t.Fatalf("restore of a failed backup: %v", err)
 	}
 }
@@ -336,11 +339,11 @@ func TestOpenBackupsRefusesUnusableDirectory(t *testing.T) {
 	f := newBackupFixture(t)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	if _, err := OpenBackups(f.db, BackupConfig{Dir: filepath.Join(file, "backups")}); err == nil ||
+	if _, err := backup.Open(f.db, backup.Config{Dir: filepath.Join(file, "backups")}); err == nil ||
 		!strings.Contains(err.Error(), "backup directory") {
 		t.Fatalf("backup directory under a file: %v", err)
 	}
-	if _, err := OpenBackups(f.db, BackupConfig{}); err == nil {
+	if _, err := backup.Open(f.db, backup.Config{}); err == nil {
 		t.Fatal("no directory accepted")
 	}
 }
@@ -371,27 +374,27 @@ func TestWriteBackupErrors(t *testing.T) {
 func TestRestoreRefuses(t *testing.T) {
 	f := newBackupFixture(t)
 	bdir := t.TempDir()
-	b, _ := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger()})
+	b, _ := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger()})
 	defer b.Close()
 	id, _ := b.Start(false)
-	waitState(t, b, id, BackupDone)
+	waitState(t, b, id, backup.Done)
 	from := filepath.Join(bdir, id)
 
 	nonEmpty := t.TempDir()
 	os.WriteFile(filepath.Join(nonEmpty, "keep"), []byte("x"), 0o644)
-	if err := Restore(from, nonEmpty); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if err := backup.Restore(from, nonEmpty); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("restore into a non-empty directory: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(nonEmpty, "keep")); string(b) != "x" {
 		t.Fatal("restore touched the non-empty directory")
 	}
-	if err := Restore(bdir, t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a backup") {
+	if err := backup.Restore(bdir, t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a backup") {
 		t.Fatalf("restore from the backup directory itself: %v", err)
 	}
 	// A damaged backup: its header log is gone. Restore fails and leaves nothing behind.
-	os.Remove(filepath.Join(from, backupDataDir, logFileName))
+	os.Remove(filepath.Join(from, "data", "headers.log"))
 	to := filepath.Join(t.TempDir(), "new")
-	if err := Restore(from, to); err == nil {
+	if err := backup.Restore(from, to); err == nil {
 		t.Fatal("restore of a backup without its header log")
 	}
 	if _, err := os.Stat(to); !errors.Is(err, os.ErrNotExist) {
@@ -400,7 +403,7 @@ func TestRestoreRefuses(t *testing.T) {
 }
 
 // waitState waits until job id reports want, failing on any other final state.
-func waitState(t *testing.T, b *Backups, id, want string) {
+func waitState(t *testing.T, b *backup.Jobs, id, want string) {
 	t.Helper()
 	deadline := hangguard.Deadline()
 	for {
@@ -411,7 +414,7 @@ func waitState(t *testing.T, b *Backups, id, want string) {
 		if s == want {
 			return
 		}
-		if s != BackupInProgress || time.Now().After(deadline) {
+		if s != backup.InProgress || time.Now().After(deadline) {
 			t.Fatalf("job %s: %s, want %s", id, s, want)
 		}
 		time.Sleep(2 * time.Millisecond)
@@ -420,8 +423,8 @@ func waitState(t *testing.T, b *Backups, id, want string) {
 
 func mustID(t *testing.T, id string) uint64 {
 	t.Helper()
-	n, ok := parseBackupID(id)
-	if !ok {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil || strconv.FormatUint(n, 10) != id {
 		t.Fatalf("bad id %q", id)
 	}
 	return n
@@ -455,10 +458,10 @@ func TestBackupRetention(t *testing.T) {
 	os.Mkdir(filepath.Join(bdir, "notes"), 0o755)
 	old := "1600000000000000" // a failed job of an earlier run
 	os.MkdirAll(filepath.Join(bdir, old), 0o755)
-	if err := writeBackupStatus(filepath.Join(bdir, old), BackupFailed, "earlier"); err != nil {
+	if err := writeStatusFile(filepath.Join(bdir, old), backup.Failed, "earlier"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenBackups(f.db, BackupConfig{Dir: bdir, Logger: discardLogger(), Keep: 2})
+	b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: discardLogger(), Keep: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +472,7 @@ func TestBackupRetention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitState(t, b, id, BackupDone)
+		waitState(t, b, id, backup.Done)
 		ids = append(ids, id)
 	}
 	for _, id := range append([]string{old}, ids[:2]...) {
@@ -478,11 +481,23 @@ func TestBackupRetention(t *testing.T) {
 		}
 	}
 	for _, id := range ids[2:] {
-		if s, ok := b.Status(id); !ok || s != BackupDone {
+		if s, ok := b.Status(id); !ok || s != backup.Done {
 			t.Errorf("newest job %s: %s %v", id, s, ok)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(bdir, "notes")); err != nil {
 		t.Errorf("the operator's directory was deleted: %v", err)
 	}
+}
+
+// writeStatusFile writes a job directory's status file as a job would (state, then the reason).
+func writeStatusFile(dir, state, reason string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	text := state + "\n"
+	if reason != "" {
+		text += reason + "\n"
+	}
+	return os.WriteFile(filepath.Join(dir, "status"), []byte(text), 0o644)
 }

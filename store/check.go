@@ -21,6 +21,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // Check verifies a data directory without changing it (`ledger-node check`): every file is
@@ -175,7 +176,7 @@ type checker struct {
 	hasLogEnd  bool
 	pactChains map[ledger.ChainID]bool
 	pacts      []pactInfo // what pactBlock said of each chain's state, ascending by chain
-	headsRec   *headsRecord
+	headsRec   *records.Heads
 	// nodeData says the directory is a node's (a network recorded, payloads or Pact state):
 	// its blocks must have their payloads. A store of headers alone (tests, tools) need not.
 	nodeData bool
@@ -374,7 +375,7 @@ func (c *checker) scanLevelDB() {
 		}
 	}
 	c.pactChains = map[ledger.ChainID]bool{}
-	var schema *schemaRecord
+	var schema *records.Schema
 	it := c.ldb.NewIterator(nil, nil)
 	for it.Next() {
 		k, v := it.Key(), it.Value()
@@ -387,20 +388,20 @@ func (c *checker) scanLevelDB() {
 		case tagMeta:
 			switch string(k[1:]) {
 			case metaSchema:
-				var rec schemaRecord
+				var rec records.Schema
 				if err := unmarshalRecord("schema", v, &rec); err != nil {
 					note("schema record", err)
 				} else {
 					schema = &rec
 				}
 			case metaNetwork:
-				var rec networkRecord
+				var rec records.Network
 				if err := unmarshalRecord("network", v, &rec); err != nil {
 					note("network record", err)
 				}
 				c.nodeData, c.hasNetwork = true, true
 			case metaHeads:
-				var rec headsRecord
+				var rec records.Heads
 				if err := unmarshalRecord("heads", v, &rec); err != nil {
 					note("heads record", err)
 				} else {
@@ -423,7 +424,7 @@ func (c *checker) scanLevelDB() {
 				note("height index entry", fmt.Errorf("malformed key %x or value %x", k, v))
 			}
 		case tagPayload:
-			var rec payloadRecord
+			var rec records.Payload
 			err := unmarshalRecord("payload", v, &rec)
 			if err == nil && (len(k) != hashKeyLen || ledger.PayloadHash(rec.TransactionsHash, rec.OutputsHash) != ledger.Hash(k[1:])) {
 				err = errors.New("does not hash to its key")
@@ -432,7 +433,7 @@ func (c *checker) scanLevelDB() {
 				note("payload record", err)
 			}
 		case tagOutputs:
-			var rec outputsRecord
+			var rec records.Outputs
 			if err := unmarshalRecord("outputs", v, &rec); err != nil {
 				note("outputs record", err)
 			}

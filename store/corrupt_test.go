@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // Damaged stored bytes must come back as kv.ErrCorrupt, never as a panic or a wrong value. The
@@ -149,13 +150,13 @@ func TestCorruptPayload(t *testing.T) {
 	goodPayload, _ := db.ldb.Get(pk[:], nil)
 	goodOutputs, _ := db.ldb.Get(ok[:], nil)
 
-	var fewer outputsRecord
+	var fewer records.Outputs
 	if _, err := fewer.UnmarshalMsg(goodOutputs); err != nil {
 		t.Fatal(err)
 	}
 	fewer.Outputs = fewer.Outputs[1:]
 	fewerOutputs, _ := fewer.MarshalMsg(nil)
-	var moved payloadRecord
+	var moved records.Payload
 	if _, err := moved.UnmarshalMsg(goodPayload); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestCorruptPayload(t *testing.T) {
 
 func TestCorruptHeads(t *testing.T) {
 	db, _ := openTest(t, Options{})
-	dup, _ := (&headsRecord{Heads: []headEntry{{Chain: 1}, {Chain: 1}}}).MarshalMsg(nil)
+	dup, _ := (&records.Heads{Heads: []records.HeadEntry{{Chain: 1}, {Chain: 1}}}).MarshalMsg(nil)
 	shortHash := []byte{0x81, 0xa1, 'h', 0x91, 0x92, 0x01, 0xc4, 0x02, 0xaa, 0xbb}
 	for name, v := range map[string][]byte{"garbage": {0xc1}, "duplicate chain": dup, "short hash": shortHash, "huge": hugeArray} {
 		if err := db.ldb.Put(metaKey(metaHeads), v, nil); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/kv"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 	"github.com/syndtr/goleveldb/leveldb"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
@@ -209,7 +210,7 @@ func Open(dir string, opts Options) (*DB, error) {
 // A repair also stamps a store whose schema record was lost (with a goleveldb block that
 // recovery dropped) if every key it holds is in one of this layout's key spaces.
 func (db *DB) checkSchema(dir string, repair bool) error {
-	var rec schemaRecord
+	var rec records.Schema
 	err := db.getRecord(metaKey(metaSchema), "schema", &rec)
 	switch {
 	case err == nil:
@@ -270,7 +271,7 @@ func (db *DB) CheckVersion(name string) error {
 	}
 	db.metaMu.Lock()
 	defer db.metaMu.Unlock()
-	var rec networkRecord
+	var rec records.Network
 	err := db.getRecord(metaKey(metaNetwork), "network", &rec)
 	switch {
 	case err == nil:

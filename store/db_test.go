@@ -16,6 +16,7 @@ import (
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 func TestCheckVersion(t *testing.T) {
@@ -62,7 +63,7 @@ func TestOpenLocked(t *testing.T) {
 
 func TestOpenRefusesOtherSchema(t *testing.T) {
 	db, dir := openTest(t, Options{})
-	if err := db.putRecord(metaKey(metaSchema), &schemaRecord{Version: schemaVersion + 1}, withSync); err != nil {
+	if err := db.putRecord(metaKey(metaSchema), &records.Schema{Version: schemaVersion + 1}, withSync); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

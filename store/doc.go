@@ -7,7 +7,7 @@
 //
 //   - goleveldb's files: meta records (schema, network, heads, the header-log length the height
 //     index covers), the height index, payloads and outputs. See keys.go for the key spaces and
-//     records.go for the msgp records, and each chain's Pact state key space (pact.go,
+//     store/internal/records for the msgp records, and each chain's Pact state key space (pact.go,
 //     KeySpace), whose records block execution (chain/state) defines.
 //   - headers.log: every header's binary form, appended as a checksummed, length-prefixed record.
 //   - headers.idx: an open-addressing hash table from block hash to log offset, derived from the
@@ -153,5 +153,6 @@
 // and the parity are rebuilt when the copy is opened. Backups do not copy headers.parity: it is
 // derived from the log, the live file covers a longer log than the snapshot's prefix, and a
 // restored copy's parity is built at its first start (one pass over the log, which that start
-// verifies anyway).
+// verifies anyway). Snapshot.WriteBackup writes such a copy; the backup jobs around it and
+// restores are package store/backup's.
 package store

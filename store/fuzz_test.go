@@ -2,17 +2,19 @@ package store
 
 import (
 	"testing"
+
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // FuzzRecords feeds arbitrary bytes to every record decoder: each must return (an error or a
 // value), never panic and never allocate what a length prefix merely claims.
 func FuzzRecords(f *testing.F) {
 	seeds := []msgpRecord{
-		&schemaRecord{Version: 1},
-		&networkRecord{Name: "mainnet01"},
-		&headsRecord{Heads: []headEntry{{Chain: 0, Hash: [32]byte{1}}, {Chain: 19, Hash: [32]byte{2}}}},
-		&payloadRecord{Transactions: [][]byte{[]byte("tx")}, MinerData: []byte("md"), TransactionsHash: [32]byte{3}},
-		&outputsRecord{Outputs: [][]byte{[]byte("out")}, Coinbase: []byte("cb")},
+		&records.Schema{Version: 1},
+		&records.Network{Name: "mainnet01"},
+		&records.Heads{Heads: []records.HeadEntry{{Chain: 0, Hash: [32]byte{1}}, {Chain: 19, Hash: [32]byte{2}}}},
+		&records.Payload{Transactions: [][]byte{[]byte("tx")}, MinerData: []byte("md"), TransactionsHash: [32]byte{3}},
+		&records.Outputs{Outputs: [][]byte{[]byte("out")}, Coinbase: []byte("cb")},
 	}
 	for _, r := range seeds {
 		b, err := r.MarshalMsg(nil)
@@ -23,7 +25,7 @@ func FuzzRecords(f *testing.F) {
 	}
 	f.Add(hugeArray)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		targets := []msgpRecord{&schemaRecord{}, &networkRecord{}, &headsRecord{}, &payloadRecord{}, &outputsRecord{}}
+		targets := []msgpRecord{&records.Schema{}, &records.Network{}, &records.Heads{}, &records.Payload{}, &records.Outputs{}}
 		for _, r := range targets {
 			if unmarshalRecord("fuzz", b, r) != nil {
 				continue

@@ -9,6 +9,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // SetHeads records the per-chain heads of the best cut, replacing the previous set as a whole.
@@ -58,11 +59,11 @@ func (db *DB) checkHeads(heads map[ledger.ChainID]ledger.Hash, pending *ledger.H
 
 // appendHeads adds the heads record to b.
 func appendHeads(b *leveldb.Batch, heads map[ledger.ChainID]ledger.Hash) error {
-	rec := headsRecord{Heads: make([]headEntry, 0, len(heads))}
+	rec := records.Heads{Heads: make([]records.HeadEntry, 0, len(heads))}
 	for c, h := range heads {
-		rec.Heads = append(rec.Heads, headEntry{Chain: uint32(c), Hash: h})
+		rec.Heads = append(rec.Heads, records.HeadEntry{Chain: uint32(c), Hash: h})
 	}
-	slices.SortFunc(rec.Heads, func(x, y headEntry) int { return cmp.Compare(x.Chain, y.Chain) })
+	slices.SortFunc(rec.Heads, func(x, y records.HeadEntry) int { return cmp.Compare(x.Chain, y.Chain) })
 	buf, err := rec.MarshalMsg(nil)
 	if err != nil {
 		return fmt.Errorf("store: encode heads: %w", err)
@@ -73,7 +74,7 @@ func appendHeads(b *leveldb.Batch, heads map[ledger.ChainID]ledger.Hash) error {
 
 // Heads returns the heads last recorded by SetHeads or PutBlock, or an empty map if none ever were.
 func (db *DB) Heads() (map[ledger.ChainID]ledger.Hash, error) {
-	var rec headsRecord
+	var rec records.Heads
 	err := db.getRecord(metaKey(metaHeads), "heads", &rec)
 	if errors.Is(err, ErrNotFound) {
 		return map[ledger.ChainID]ledger.Hash{}, nil

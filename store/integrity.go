@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ledgernode/ledger-node/store/internal/records"
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/comparer"
 	lverrors "github.com/syndtr/goleveldb/leveldb/errors"
@@ -236,7 +237,7 @@ func recoverManifest(dir string) error {
 
 // Network returns the network the store is bound to (CheckVersion), or "" if none yet.
 func (db *DB) Network() (string, error) {
-	var rec networkRecord
+	var rec records.Network
 	err := db.getRecord(metaKey(metaNetwork), "network", &rec)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil

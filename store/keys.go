@@ -17,8 +17,8 @@ import (
 //	                                           headers.log (hlog.go). Never reuse the tag.
 //	0x02 chain u32 BE | height u64 BE | hash   height index; value: u64 BE offset of the
 //	                                           header's record in headers.log
-//	0x03 payloadHash[32]                       payloadRecord (msgp)
-//	0x04 payloadHash[32]                       outputsRecord (msgp)
+//	0x03 payloadHash[32]                       records.Payload (msgp)
+//	0x04 payloadHash[32]                       records.Outputs (msgp)
 //	0x05 chain u32 BE | ...                    the key space of a chain's versioned Pact state
 //	                                           (chain/state's layout under this prefix), which
 //	                                           also holds the node's records of each block, its

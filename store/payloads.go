@@ -7,6 +7,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/store/internal/records"
 )
 
 // PutPayload stores a payload and its outputs, keyed by payload hash, in one atomic batch.
@@ -32,13 +33,13 @@ func appendPayload(b *leveldb.Batch, p *ledger.PayloadWithOutputs) error {
 	if p == nil {
 		return errors.New("store: put payload: nil payload")
 	}
-	pr := payloadRecord{
+	pr := records.Payload{
 		Transactions:     make([][]byte, len(p.Transactions)),
 		MinerData:        p.MinerData,
 		TransactionsHash: p.TransactionsHash,
 		OutputsHash:      p.OutputsHash,
 	}
-	outs := outputsRecord{Outputs: make([][]byte, len(p.Transactions)), Coinbase: p.Coinbase}
+	outs := records.Outputs{Outputs: make([][]byte, len(p.Transactions)), Coinbase: p.Coinbase}
 	for i, t := range p.Transactions {
 		pr.Transactions[i], outs.Outputs[i] = t.Tx, t.Output
 	}
@@ -79,7 +80,7 @@ func (db *DB) PayloadWithOutputs(h ledger.Hash) (*ledger.PayloadWithOutputs, err
 	if err != nil {
 		return nil, err
 	}
-	var outs outputsRecord
+	var outs records.Outputs
 	k := hashKey(tagOutputs, h)
 	if err := db.getRecord(k[:], "outputs of payload "+h.String(), &outs); err != nil {
 		return nil, err
@@ -104,8 +105,8 @@ func (db *DB) PayloadWithOutputs(h ledger.Hash) (*ledger.PayloadWithOutputs, err
 
 // loadPayload reads the payload record of h and checks that its two hashes combine to h: one
 // SHA-512/256 node hash that catches a record stored under the wrong key or damaged hash fields.
-func (db *DB) loadPayload(h ledger.Hash) (*payloadRecord, error) {
-	var pr payloadRecord
+func (db *DB) loadPayload(h ledger.Hash) (*records.Payload, error) {
+	var pr records.Payload
 	k := hashKey(tagPayload, h)
 	if err := db.getRecord(k[:], "payload "+h.String(), &pr); err != nil {
 		return nil, err

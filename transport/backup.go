@@ -6,7 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
@@ -21,10 +21,10 @@ import (
 // A backupId that is not a canonical decimal number cannot name a job: the router does not match
 // it (an empty 404, as for any unknown path), and it never reaches the backup directory.
 
-// BackupAPI runs backup jobs; store.Backups implements it.
+// BackupAPI runs backup jobs; backup.Jobs implements it.
 type BackupAPI interface {
 	// Start starts a job (with the Pact state if backupPact) or, while one runs, returns the
-	// running job's id with store.ErrBackupRunning. Another error means backups cannot start at
+	// running job's id with backup.ErrRunning. Another error means backups cannot start at
 	// all (the node is stopping).
 	Start(backupPact bool) (id string, err error)
 	// Status reports a job's state; ok is false when there is no job with that id.
@@ -41,7 +41,7 @@ func (s *Service) makeBackup(ctx *fasthttp.RequestCtx, _ params) {
 		return
 	}
 	id, err := s.cfg.Backup.Start(pact)
-	if errors.Is(err, store.ErrBackupRunning) {
+	if errors.Is(err, backup.ErrRunning) {
 		httpkit.WriteText(ctx, fasthttp.StatusConflict, "a backup is running: "+id+" (GET check-backup/"+id+" tells when it ends)")
 		return
 	}

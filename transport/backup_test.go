@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // fakeBackups is a BackupAPI that records its calls.
@@ -27,7 +27,7 @@ func (f *fakeBackups) Start(pact bool) (string, error) {
 		return "", errors.New("shutting down")
 	}
 	if f.running != "" {
-		return f.running, store.ErrBackupRunning
+		return f.running, backup.ErrRunning
 	}
 	f.starts = append(f.starts, pact)
 	return "1700000000000001", nil

@@ -22,7 +22,7 @@
 //	headers.go     header by hash (b64.go: its base64url encoder and the fast path's hash
 //	               decoder); payloads.go payloads; node.go /info, /health-check, /cut
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
-//	backup.go      the backup endpoints, over a BackupAPI (store.Backups)
+//	backup.go      the backup endpoints, over a BackupAPI (backup.Jobs)
 //	mining.go      the mining API for external miners (work, solved, updates) over an
 //	               actors.Coordinator, and its byte codec (work bytes, solved header, chain id)
 //	peer.go        the peer API (cut gossip, peer list with checked host names and peer ids,

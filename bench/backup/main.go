@@ -19,6 +19,7 @@ package main
 
 import (
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
+	"github.com/ledgernode/ledger-node/store/backup"
 
 	"bufio"
 	"bytes"
@@ -43,7 +44,6 @@ import (
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
-	"github.com/ledgernode/ledger-node/store"
 )
 
 const chains = 20
@@ -134,7 +134,7 @@ func yesNo(b bool) string {
 }
 
 type backupResult struct {
-	m            *store.BackupManifest
+	m            *backup.Manifest
 	blocksPerSec float64 // cut height gained per second while the backup ran
 	txsPerSec    float64 // transfers the node accepted per second meanwhile
 }
@@ -171,10 +171,10 @@ func backupOnce(nd *node, ld *load, backupDir string, pact bool) (*backupResult,
 		if resp.StatusCode != 200 {
 			return nil, fmt.Errorf("check-backup/%s: %d %s", id, resp.StatusCode, b)
 		}
-		if state == store.BackupDone {
+		if state == backup.Done {
 			break
 		}
-		if state != store.BackupInProgress {
+		if state != backup.InProgress {
 			return nil, fmt.Errorf("backup %s: %s\n%s", id, state, nd.stderr.String())
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -184,7 +184,7 @@ func backupOnce(nd *node, ld *load, backupDir string, pact bool) (*backupResult,
 	if err != nil {
 		return nil, err
 	}
-	m, err := store.ReadBackupManifest(filepath.Join(backupDir, id))
+	m, err := backup.ReadManifest(filepath.Join(backupDir, id))
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // runRestore is `ledger-node restore --from DIR/ID --data-dir NEW`: it makes a new data
-// directory from a finished backup (store.Restore), which a node then opens and resumes from.
+// directory from a finished backup (backup.Restore), which a node then opens and resumes from.
 // It never writes into a directory that holds anything, so it cannot overwrite a live node's
 // data; the restore flags are command arguments, not node settings, so they have no YAML keys.
 func runRestore(args []string, stdout, stderr io.Writer) int {
@@ -39,12 +39,12 @@ func runRestore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ledger-node restore: %v\n", err)
 		return 2
 	}
-	if err := store.Restore(*from, *dataDir); err != nil {
+	if err := backup.Restore(*from, *dataDir); err != nil {
 		fmt.Fprintf(stderr, "ledger-node restore: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "restored backup %s into %s\n", *from, *dataDir)
-	if m, err := store.ReadBackupManifest(*from); err == nil {
+	if m, err := backup.ReadManifest(*from); err == nil {
 		low, high := uint64(0), uint64(0)
 		for i, h := range m.Heads {
 			if i == 0 || h.Height < low {

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // Backups while the node runs (issue "Database backups while the node runs"): the backup API,
@@ -70,7 +71,7 @@ func waitBackup(t *testing.T, base, id string) string {
 		if code != 200 {
 			t.Fatalf("check-backup/%s: %d %q", id, code, state)
 		}
-		if state != store.BackupInProgress {
+		if state != backup.InProgress {
 			return state
 		}
 		if time.Now().After(deadline) {
@@ -210,7 +211,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 		before = pollAll(t, src.url, l.snapshot())
 	}
 	withPact := makeBackup(t, src.url, true)
-	if state := waitBackup(t, src.url, withPact); state != store.BackupDone {
+	if state := waitBackup(t, src.url, withPact); state != backup.Done {
 		t.Fatalf("backup with Pact state: %s", state)
 	}
 	sentBefore := len(l.snapshot())
@@ -220,7 +221,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if noPact == withPact {
 		t.Fatal("two backups got one id")
 	}
-	if state := waitBackup(t, src.url, noPact); state != store.BackupDone {
+	if state := waitBackup(t, src.url, noPact); state != backup.Done {
 		t.Fatalf("backup without Pact state: %s", state)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -246,7 +247,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 				t.Fatalf("restore: exit %d: %s", code, errOut.String())
 			}
 			t.Log(strings.TrimSpace(out.String()))
-			m, err := store.ReadBackupManifest(from)
+			m, err := backup.ReadManifest(from)
 			if err != nil || m.Pact != c.pact || (m.PactRows > 0) != c.pact || len(m.Heads) != 20 || m.Network != "development" {
 				t.Fatalf("manifest %+v, %v", m, err)
 			}
@@ -318,7 +319,7 @@ func startMiningNodeArgs(t *testing.T, args ...string) scopedNode {
 // checkSourceHad checks that a restored cut is one the source had: every head is a block the
 // source stores, on the source's branch (an ancestor of the source's head on its chain), at or
 // above the heads the backup recorded.
-func checkSourceHad(t *testing.T, src scopedNode, srcCut, cut *ledger.Cut, m *store.BackupManifest) {
+func checkSourceHad(t *testing.T, src scopedNode, srcCut, cut *ledger.Cut, m *backup.Manifest) {
 	t.Helper()
 	if len(cut.Entries) != 20 {
 		t.Fatalf("restored cut has %d chains", len(cut.Entries))
@@ -368,7 +369,7 @@ func TestBackupOneJobAndUnknownIDs(t *testing.T) {
 			t.Fatalf("make-backup while %s runs: %d %q, want 409 naming it", first, resp.StatusCode, body)
 		}
 	}
-	if code, state := checkBackup(t, n.url, first); code != 200 || state != store.BackupInProgress {
+	if code, state := checkBackup(t, n.url, first); code != 200 || state != backup.InProgress {
 		t.Fatalf("running job: %d %q", code, state)
 	}
 	if entries, _ := os.ReadDir(bdir); len(entries) != 1 {
@@ -380,7 +381,7 @@ func TestBackupOneJobAndUnknownIDs(t *testing.T) {
 		}
 	}
 	close(release)
-	if state := waitBackup(t, n.url, first); state != store.BackupDone {
+	if state := waitBackup(t, n.url, first); state != backup.Done {
 		t.Fatalf("job: %s", state)
 	}
 	second := makeBackup(t, n.url, false)
@@ -393,7 +394,7 @@ func TestBackupOneJobAndUnknownIDs(t *testing.T) {
 	// After a restart the jobs are still known.
 	n = startNodeOpts(t, nodeOptions{}, "--data-dir", dir, "--mining", "off", "--enable-backup-api", "--backup-directory", bdir)
 	for _, id := range []string{first, second} {
-		if code, state := checkBackup(t, n.url, id); code != 200 || state != store.BackupDone {
+		if code, state := checkBackup(t, n.url, id); code != 200 || state != backup.Done {
 			t.Errorf("after a restart, %s: %d %q", id, code, state)
 		}
 	}
@@ -428,7 +429,7 @@ func TestBackupFailingJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := makeBackup(t, n.url, true)
-	if state := waitBackup(t, n.url, id); state != store.BackupFailed {
+	if state := waitBackup(t, n.url, id); state != backup.Failed {
 		t.Fatalf("backup into a file: %s", state)
 	}
 	if s := log.String(); !strings.Contains(s, "backup failed") || !strings.Contains(s, "id="+id) ||
@@ -472,7 +473,7 @@ func TestBackupAPIDisabled(t *testing.T) {
 	os.WriteFile(file, []byte("backup:\n  api:\n    enabled: true\n  directory: "+bdir+"\n"), 0o600)
 	n = startNodeArgs(t, "--config-file", file, "--data-dir", t.TempDir(), "--mining", "off")
 	id := makeBackup(t, n.url, false)
-	if state := waitBackup(t, n.url, id); state != store.BackupDone {
+	if state := waitBackup(t, n.url, id); state != backup.Done {
 		t.Fatalf("backup: %s", state)
 	}
 	if _, err := os.Stat(filepath.Join(bdir, id, "backup.json")); err != nil {

@@ -26,7 +26,7 @@ import (
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
-	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
@@ -288,7 +288,7 @@ func DefaultConfig() Config {
 			Port: 1848, PayloadBatchLimit: 1000, HeaderStream: true, Explorer: true, MetricsPath: "/metrics",
 		},
 		Store:   StoreConfig{HeaderCacheSize: 65536, BlockCacheMiB: 64},
-		Backup:  BackupConfig{Keep: store.DefaultBackupKeep},
+		Backup:  BackupConfig{Keep: backup.DefaultKeep},
 		Runtime: RuntimeConfig{GCPercent: defaultGCPercent},
 		Mining: MiningConfig{
 			Coordination: CoordinationConfig{Limit: 1200, UpdateStreamLimit: 2000, UpdateStreamTimeout: 240,

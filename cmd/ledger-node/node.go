@@ -27,6 +27,7 @@ import (
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/private"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/store/backup"
 	"github.com/ledgernode/ledger-node/transport"
 	"github.com/ledgernode/ledger-node/transport/connguard"
 	"github.com/ledgernode/ledger-node/transport/contracthttp"
@@ -52,7 +53,7 @@ type nodeOptions struct {
 	// syncWindow replaces the catch-up window (actors.DefaultSyncWindow blocks), so that tests
 	// cross several windows with few blocks.
 	syncWindow int
-	// backupProgress is passed to the backup jobs (store.BackupConfig.Progress); tests hold a
+	// backupProgress is passed to the backup jobs (backup.Config.Progress); tests hold a
 	// job running with it.
 	backupProgress func(id string, st store.BackupStats)
 	// wrapPeer, when set, wraps the client of each peer: tests count what a peer is asked and
@@ -94,7 +95,7 @@ type node struct {
 	makeBlocksSrv *fasthttp.Server
 
 	// backups runs the backup API's jobs; nil when the API is off.
-	backups *store.Backups
+	backups *backup.Jobs
 	// coord is the mining API's coordinator (miningapi.go); nil when the API is off.
 	coord *actors.Coordinator
 	// requests counts the API requests for the metrics; nil without metrics (metrics.go).
@@ -162,7 +163,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if cfg.Backup.API.Enabled {
 		// Before anything starts: an unusable backup directory is a configuration error to
 		// report at once, not at the first backup.
-		n.backups, err = store.OpenBackups(n.db, store.BackupConfig{Dir: cfg.Backup.Directory, Logger: log, Keep: cfg.Backup.Keep,
+		n.backups, err = backup.Open(n.db, backup.Config{Dir: cfg.Backup.Directory, Logger: log, Keep: cfg.Backup.Keep,
 			Progress: opts.backupProgress})
 		if err != nil {
 			n.close()

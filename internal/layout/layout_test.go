@@ -58,18 +58,20 @@ var rules = map[string][]string{
 	"chain/state":  append([]string{"kv"}, language...),
 	"chain/txexec": language,
 	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
-	"store":        {"ledger", "kv"},
+	"store":        {"ledger", "kv", "store/internal/records"},
+	// Backup jobs and restores around the store's copy of a snapshot.
+	"store/backup": {"store", "ledger", "kv"},
 	// The key-value vocabulary the store lends the Pact state (batch, iterator, not found),
 	// so that goleveldb stays in the store.
 	"kv":     {},
 	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv"}, language...),
-	"transport": {"ledger", "store", "kv", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
+	"transport": {"ledger", "store", "store/backup", "kv", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},
 	// The metrics: a Prometheus registry over what the node's packages count (read at scrape
 	// time); the node wires it and transport serves it. metrics/hist, the atomic histogram the
 	// hot paths observe into, imports nothing, so actors and transport can keep one.
-	"metrics":      {"ledger", "pow", "store", "actors", "transport", "transport/connguard", "metrics/hist"},
+	"metrics":      {"ledger", "pow", "store", "store/backup", "actors", "transport", "transport/connguard", "metrics/hist"},
 	"metrics/hist": {},
 	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
 	// one package of the node that may import pact/server (actors and transport may not).

@@ -1,4 +1,4 @@
-package store
+package backup
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ledgernode/ledger-node/store"
 )
 
 // Backup jobs: what the backup API starts and reports on (interface.md "Backup job"). One job
@@ -25,47 +27,47 @@ import (
 // exists: ids stay unique for jobs started in the same microsecond, across restarts and if the
 // clock steps back.
 
-// ErrBackupsClosed is returned by Start once Close has been called (the node is stopping).
-var ErrBackupsClosed = errors.New("store: backups are shutting down")
+// ErrClosed is returned by Start once Close has been called (the node is stopping).
+var ErrClosed = errors.New("store: backups are shutting down")
 
-// ErrBackupRunning is returned by Start, with the running job's id, while a job runs: one job at
+// ErrRunning is returned by Start, with the running job's id, while a job runs: one job at
 // a time, so that requests cannot pile copies of the database on the disk.
-var ErrBackupRunning = errors.New("store: a backup is running")
+var ErrRunning = errors.New("store: a backup is running")
 
-// DefaultBackupKeep is how many jobs a backup directory keeps by default (BackupConfig.Keep).
-const DefaultBackupKeep = 5
+// DefaultKeep is how many jobs a backup directory keeps by default (Config.Keep).
+const DefaultKeep = 5
 
-// BackupConfig configures Backups.
-type BackupConfig struct {
+// Config configures Jobs.
+type Config struct {
 	// Dir is the backup directory: it is created if missing and must be writable.
 	Dir    string
 	Logger *slog.Logger // nil = slog.Default()
 	// Progress, if set, is called from a job's goroutine when the copy starts and after each
 	// batch written. It may block: the job waits (tests hold a job running this way).
-	Progress func(id string, st BackupStats)
-	// ProgressEvery is how often a running job logs its progress (DefaultBackupProgressEvery
+	Progress func(id string, st store.BackupStats)
+	// ProgressEvery is how often a running job logs its progress (DefaultProgressEvery
 	// if zero).
 	ProgressEvery time.Duration
-	// Keep is how many jobs the directory keeps, done or failed (DefaultBackupKeep if zero):
+	// Keep is how many jobs the directory keeps, done or failed (DefaultKeep if zero):
 	// when a job ends, the oldest beyond it are deleted.
 	Keep int
 }
 
-// BackupJobStats count the jobs of a Backups since it opened, for the metrics.
-type BackupJobStats struct {
+// JobStats count the jobs of a Jobs since it opened, for the metrics.
+type JobStats struct {
 	Started, Done, Failed uint64
 	Running               bool
 	// Rows and Bytes count what the jobs copied, the running one's progress included.
 	Rows, Bytes uint64
 }
 
-// Backups runs backup jobs of one store into one backup directory. Its methods are safe for
-// concurrent use. Only one Backups (one node) may use a backup directory at a time.
-type Backups struct {
-	db       *DB
+// Jobs runs backup jobs of one store into one backup directory. Its methods are safe for
+// concurrent use. Only one Jobs (one node) may use a backup directory at a time.
+type Jobs struct {
+	db       *store.DB
 	dir      string
 	log      *slog.Logger
-	progress func(string, BackupStats)
+	progress func(string, store.BackupStats)
 	every    time.Duration
 	keep     int
 
@@ -86,13 +88,13 @@ type Backups struct {
 	unrecorded map[string]bool
 }
 
-// DefaultBackupProgressEvery is how often a running job logs its progress.
-const DefaultBackupProgressEvery = 5 * time.Second
+// DefaultProgressEvery is how often a running job logs its progress.
+const DefaultProgressEvery = 5 * time.Second
 
-// OpenBackups prepares the backup directory: it creates it if missing, checks that a file can
+// Open prepares the backup directory: it creates it if missing, checks that a file can
 // be written in it, and marks the jobs a previous process left in progress (it stopped or
 // crashed during them) as failed.
-func OpenBackups(db *DB, cfg BackupConfig) (*Backups, error) {
+func Open(db *store.DB, cfg Config) (*Jobs, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("store: backups need a directory")
 	}
@@ -115,13 +117,13 @@ func OpenBackups(db *DB, cfg BackupConfig) (*Backups, error) {
 		lg = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Backups{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, every: cfg.ProgressEvery, keep: cfg.Keep, ctx: ctx,
+	b := &Jobs{db: db, dir: cfg.Dir, log: lg, progress: cfg.Progress, every: cfg.ProgressEvery, keep: cfg.Keep, ctx: ctx,
 		cancel: cancel, unrecorded: map[string]bool{}}
 	if b.keep <= 0 {
-		b.keep = DefaultBackupKeep
+		b.keep = DefaultKeep
 	}
 	if b.every <= 0 {
-		b.every = DefaultBackupProgressEvery
+		b.every = DefaultProgressEvery
 	}
 	if err := b.recoverInterrupted(); err != nil {
 		cancel()
@@ -132,7 +134,7 @@ func OpenBackups(db *DB, cfg BackupConfig) (*Backups, error) {
 
 // recoverInterrupted marks the jobs left in progress by an earlier process as failed, removes
 // their partial copies, and makes new ids follow every existing one.
-func (b *Backups) recoverInterrupted() error {
+func (b *Jobs) recoverInterrupted() error {
 	entries, err := os.ReadDir(b.dir)
 	if err != nil {
 		return fmt.Errorf("backup directory %s: %w", b.dir, err)
@@ -144,12 +146,12 @@ func (b *Backups) recoverInterrupted() error {
 		}
 		b.lastID = max(b.lastID, n)
 		job := filepath.Join(b.dir, e.Name())
-		if state, _, err := ReadBackupStatus(job); err != nil || state != BackupInProgress {
+		if state, _, err := ReadStatus(job); err != nil || state != InProgress {
 			continue
 		}
 		const reason = "interrupted: the node stopped before the backup finished"
-		os.RemoveAll(filepath.Join(job, backupDataDir))
-		if err := writeBackupStatus(job, BackupFailed, reason); err != nil {
+		os.RemoveAll(filepath.Join(job, dataDir))
+		if err := writeStatus(job, Failed, reason); err != nil {
 			return fmt.Errorf("backup %s: mark interrupted job failed: %w", e.Name(), err)
 		}
 		b.log.Warn("backup failed", "id", e.Name(), "reason", reason)
@@ -172,25 +174,25 @@ func parseBackupID(s string) (uint64, bool) {
 }
 
 // Start starts a backup job, with the Pact state if withPact, and returns its id; while a job
-// runs it starts nothing and returns the running job's id with ErrBackupRunning. The snapshot
+// runs it starts nothing and returns the running job's id with ErrRunning. The snapshot
 // is taken before Start returns: the backup is the store as of the request. A job that cannot
 // even begin (the directory became unusable, the snapshot failed) is logged and reported as
-// failed under its id; the only other error is ErrBackupsClosed.
-func (b *Backups) Start(withPact bool) (string, error) {
+// failed under its id; the only other error is ErrClosed.
+func (b *Jobs) Start(withPact bool) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return "", ErrBackupsClosed
+		return "", ErrClosed
 	}
 	if b.running != "" {
-		return b.running, ErrBackupRunning
+		return b.running, ErrRunning
 	}
 	id, job, err := b.newJobDir()
 	b.started.Add(1)
 	if err == nil {
-		err = writeBackupStatus(job, BackupInProgress, "")
+		err = writeStatus(job, InProgress, "")
 	}
-	var snap *Snapshot
+	var snap *store.Snapshot
 	if err == nil {
 		snap, err = b.db.Snapshot()
 	}
@@ -207,7 +209,7 @@ func (b *Backups) Start(withPact bool) (string, error) {
 
 // newJobDir makes the directory of a new job under a fresh id. On failure it still returns an
 // id (and its would-be directory), under which the failure is reported.
-func (b *Backups) newJobDir() (string, string, error) {
+func (b *Jobs) newJobDir() (string, string, error) {
 	n := max(uint64(time.Now().UnixMicro()), b.lastID+1)
 	for tries := 0; ; tries++ {
 		b.lastID = n
@@ -223,12 +225,12 @@ func (b *Backups) newJobDir() (string, string, error) {
 
 // fail records a job as failed: in its status file if possible, else in memory. Called with
 // mu held or from the job's goroutine before it clears running.
-func (b *Backups) fail(id, job string, cause error) {
+func (b *Jobs) fail(id, job string, cause error) {
 	b.failed.Add(1)
 	reason := cause.Error()
 	b.log.Error("backup failed", "id", id, "reason", reason)
-	os.RemoveAll(filepath.Join(job, backupDataDir)) // a partial copy only takes space (disk full)
-	if err := writeBackupStatus(job, BackupFailed, reason); err != nil {
+	os.RemoveAll(filepath.Join(job, dataDir)) // a partial copy only takes space (disk full)
+	if err := writeStatus(job, Failed, reason); err != nil {
 		b.log.Error("backup failed and its status file cannot be written; it is reported as failed until the node stops",
 			"id", id, "err", err)
 		b.unrecorded[id] = true
@@ -236,12 +238,12 @@ func (b *Backups) fail(id, job string, cause error) {
 }
 
 // run is a job's goroutine: it writes the copy and the manifest, then the final status.
-func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
+func (b *Jobs) run(id, job string, snap *store.Snapshot, withPact bool) {
 	defer b.wg.Done()
 	started := time.Now()
 	lastLog := started
-	var counted BackupStats // what b.rows and b.bytes hold of this job
-	progress := func(st BackupStats) {
+	var counted store.BackupStats // what b.rows and b.bytes hold of this job
+	progress := func(st store.BackupStats) {
 		b.rows.Add(uint64(st.Rows - counted.Rows))
 		b.bytes.Add(uint64(st.Bytes() - counted.Bytes()))
 		counted = st
@@ -253,13 +255,13 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 			b.log.Info("backup in progress", backupProgress(id, st, now.Sub(started))...)
 		}
 	}
-	st, err := snap.WriteBackup(b.ctx, filepath.Join(job, backupDataDir), withPact, progress)
+	st, err := snap.WriteBackup(b.ctx, filepath.Join(job, dataDir), withPact, progress)
 	elapsed := time.Since(started)
-	var m *BackupManifest
+	var m *Manifest
 	if err == nil {
-		m = &BackupManifest{ID: id, Pact: withPact, Started: started.UTC(), Seconds: elapsed.Seconds(), BackupStats: st}
-		if m.Heads, err = snap.heads(); err == nil {
-			m.Network, err = snap.network()
+		m = &Manifest{ID: id, Pact: withPact, Started: started.UTC(), Seconds: elapsed.Seconds(), BackupStats: st}
+		if m.Heads, err = snap.BackupHeads(); err == nil {
+			m.Network, err = snap.Network()
 		}
 	}
 	snap.Release()
@@ -267,7 +269,7 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 		err = writeManifest(job, m)
 	}
 	if err == nil {
-		err = writeBackupStatus(job, BackupDone, "")
+		err = writeStatus(job, Done, "")
 	}
 	if errors.Is(err, context.Canceled) {
 		err = errors.New("cancelled: the node is shutting down")
@@ -288,7 +290,7 @@ func (b *Backups) run(id, job string, snap *Snapshot, withPact bool) {
 
 // prune deletes the oldest jobs beyond b.keep, done or failed alike, so that the directory does
 // not fill the disk with copies. The caller holds mu (no job is running).
-func (b *Backups) prune() {
+func (b *Jobs) prune() {
 	entries, err := os.ReadDir(b.dir)
 	if err != nil {
 		b.log.Warn("backup retention: cannot list the backup directory", "dir", b.dir, "err", err)
@@ -313,9 +315,9 @@ func (b *Backups) prune() {
 }
 
 // backupProgress are the attributes of a progress line: rows and bytes so far, the rates, the
-// share done and the time left at the rate so far (from the estimate of BackupStats.Done; "?"
+// share done and the time left at the rate so far (from the estimate of store.BackupStats.Done; "?"
 // until it has one).
-func backupProgress(id string, st BackupStats, elapsed time.Duration) []any {
+func backupProgress(id string, st store.BackupStats, elapsed time.Duration) []any {
 	secs := max(elapsed.Seconds(), 1e-9)
 	eta := "?"
 	if st.Done > 0 {
@@ -327,26 +329,26 @@ func backupProgress(id string, st BackupStats, elapsed time.Duration) []any {
 }
 
 // Stats returns the jobs' counters.
-func (b *Backups) Stats() BackupJobStats {
+func (b *Jobs) Stats() JobStats {
 	b.mu.Lock()
 	running := b.running != ""
 	b.mu.Unlock()
-	return BackupJobStats{Started: b.started.Load(), Done: b.done.Load(), Failed: b.failed.Load(), Running: running,
+	return JobStats{Started: b.started.Load(), Done: b.done.Load(), Failed: b.failed.Load(), Running: running,
 		Rows: b.rows.Load(), Bytes: b.bytes.Load()}
 }
 
-func writeManifest(job string, m *BackupManifest) error {
+func writeManifest(job string, m *Manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(job, backupManifestFile, append(data, '\n'))
+	return writeFileAtomic(job, manifestFile, append(data, '\n'))
 }
 
 // Status reports the state of job id; ok is false when there is no such job (including any id
 // that is not a canonical decimal number). A job whose status file says in progress but that
 // this process is not running was interrupted: it is reported as failed.
-func (b *Backups) Status(id string) (state string, ok bool) {
+func (b *Jobs) Status(id string) (state string, ok bool) {
 	if _, valid := parseBackupID(id); !valid {
 		return "", false
 	}
@@ -355,38 +357,38 @@ func (b *Backups) Status(id string) (state string, ok bool) {
 	b.mu.Unlock()
 	switch {
 	case running:
-		return BackupInProgress, true
+		return InProgress, true
 	case unrecorded:
-		return BackupFailed, true
+		return Failed, true
 	}
-	state, _, err := ReadBackupStatus(filepath.Join(b.dir, id))
+	state, _, err := ReadStatus(filepath.Join(b.dir, id))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false
 	case err != nil:
 		// An unreadable or damaged status: whatever the copy holds, it is not a known-good backup.
 		b.log.Warn("backup status unreadable", "id", id, "err", err)
-		return BackupFailed, true
-	case state == BackupInProgress:
+		return Failed, true
+	case state == InProgress:
 		// Read again under the lock: the job may have finished between the two reads.
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.running == id {
-			return BackupInProgress, true
+			return InProgress, true
 		}
-		if state, _, err = ReadBackupStatus(filepath.Join(b.dir, id)); err != nil || state == BackupInProgress {
-			return BackupFailed, true
+		if state, _, err = ReadStatus(filepath.Join(b.dir, id)); err != nil || state == InProgress {
+			return Failed, true
 		}
 	}
 	return state, true
 }
 
 // Dir is the backup directory.
-func (b *Backups) Dir() string { return b.dir }
+func (b *Jobs) Dir() string { return b.dir }
 
 // Close cancels a running job (it ends as failed) and waits for it. Call it before closing the
 // store: a job holds a snapshot of it.
-func (b *Backups) Close() {
+func (b *Jobs) Close() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
