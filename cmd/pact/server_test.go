@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
+	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/server"
 )
@@ -517,5 +520,18 @@ func TestServerConnLimits(t *testing.T) {
 	cfg.PersistDir = "/tmp/x"
 	if l := serverConnLimits(cfg, 512); l.Max != 512-64-128 {
 		t.Fatalf("with a persistDir at 512 descriptors: %+v", l)
+	}
+}
+
+// A request that meets damaged data in persistDir is a 503 with what to do, not a 500; any
+// other failure is left to the contract API's 500.
+func TestDamagedPersistenceIsUnavailable(t *testing.T) {
+	unavailable := damagedPersistence("/srv/pact-state")
+	r, ok := unavailable(fmt.Errorf("read row: %w", kv.ErrCorrupt))
+	if !ok || r.RetryAfter != "3600" || !strings.Contains(r.Text, "/srv/pact-state") {
+		t.Errorf("damaged data: %+v, %v", r, ok)
+	}
+	if r, ok := unavailable(errors.New("disk full")); ok {
+		t.Errorf("another failure: %+v", r)
 	}
 }
