@@ -94,6 +94,8 @@ type Contract struct {
 	stop context.CancelFunc
 	// internalErrors counts 500 answers; bad input must never produce one.
 	internalErrors atomic.Int64
+	// wrappedSPV and bareSPV are spv's two answers (Ops' and BareSPV's), made once.
+	wrappedSPV, bareSPV func(*fasthttp.RequestCtx, ledger.ChainID)
 }
 
 // NewContract builds the handler set. It panics without an API: that is a wiring bug.
@@ -111,7 +113,9 @@ func NewContract(cfg ContractConfig) *Contract {
 		cfg.Logger = slog.Default()
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Contract{cfg: cfg, log: cfg.Logger, base: base, stop: stop}
+	c := &Contract{cfg: cfg, log: cfg.Logger, base: base, stop: stop}
+	c.wrappedSPV, c.bareSPV = c.spv(true), c.spv(false)
+	return c
 }
 
 // Shutdown ends every waiting listen with a 503.
@@ -133,13 +137,13 @@ type Op struct {
 func (c *Contract) Ops() []Op {
 	return []Op{
 		{"send", c.send}, {"poll", c.poll}, {"listen", c.listen}, {"local", c.local},
-		{"private", c.private}, {"verify", c.verify}, {"spv", c.spv(true)},
+		{"private", c.private}, {"verify", c.verify}, {"spv", c.wrappedSPV},
 	}
 }
 
 // BareSPV is spv answering the bare JSON string of the proof, as @kadena/client expects of
 // …/pact/spv (DECISIONS.md, "SPV response body").
-func (c *Contract) BareSPV(ctx *fasthttp.RequestCtx, chain ledger.ChainID) { c.spv(false)(ctx, chain) }
+func (c *Contract) BareSPV(ctx *fasthttp.RequestCtx, chain ledger.ChainID) { c.bareSPV(ctx, chain) }
 
 // body checks the Content-Type and the size of a request body; false means the answer (415 or
 // 413) was sent.
