@@ -16,6 +16,8 @@
 //	transfers.go the index of transfers by account (the TRANSFER events of any module, coin's
 //	            TRANSFER_XCHAIN with its target chain), one of those records: rewound with
 //	            forks, kept across restarts (AccountTransfers reads it)
+//	continuations.go the index of continuations by pact id (a command's cont.pactId), the
+//	            other end of a cross-chain transfer; kept like the transfers (PactContinuations)
 //	route.go    how a state reaches a block: the fork point to rewind to and the blocks to
 //	            replay (RouteTo)
 //	spv.go      SPV output proofs: making one along the chain graph, checking one against a

@@ -19,6 +19,7 @@ import (
 //	"r:" request key  the transaction's TxLocation: its block's hash, then its index in the
 //	                  block (u32 BE)
 //	"tc:", "te:"      the index of transfers by account (transfers.go)
+//	"pc:", "pe:"      the index of continuations by pact id (continuations.go)
 const (
 	recBlock    = "b"
 	recTxPrefix = "r:"
@@ -32,10 +33,13 @@ type TxLocation struct {
 }
 
 // RecordBlock records in view, which builds block hash at height, that the state is at that
-// block, where each of its transactions (request keys in block order) is, and the transfers of
-// its payload p (transfers.go; nil: none).
+// block, where each of its transactions (request keys in block order) is, and the transfers and
+// continuations of its payload p (transfers.go, continuations.go; nil: none).
 func RecordBlock(view *state.View, hash ledger.Hash, height uint64, keys []api.Hash, p *ledger.PayloadWithOutputs) error {
 	if err := recordTransfers(view, hash, height, p); err != nil {
+		return err
+	}
+	if err := recordContinuations(view, hash, height, p); err != nil {
 		return err
 	}
 	var buf [ledger.HashSize + 4]byte

@@ -21,9 +21,10 @@ import (
 //
 // A transfer is a TRANSFER event with params (from string, to string, amount decimal) of any
 // module (the coin contract and every fungible), or the coin contract's TRANSFER_XCHAIN (from,
-// to, amount, target chain), of the coinbase or of a transaction. It is listed under its
-// sender and its receiver (once when they are the same); an empty side (a mint, a burn) is not
-// an account.
+// to, amount, target chain), of the coinbase or of a transaction. It is listed under its sender
+// and its receiver (once when they are the same); an empty side (a mint, a burn) is not an
+// account. The TRANSFER that credits a cross-chain transfer's receiver carries its source chain
+// (from coin's TRANSFER_XCHAIN_RECD beside it), and both ends carry the pact id.
 const (
 	recTransferCount = "tc:"
 	recTransferEntry = "te:"
@@ -43,6 +44,12 @@ type Transfer struct {
 	Amount     string `json:"a"` // the decimal as Pact writes it
 	// TargetChain is the target chain of a TRANSFER_XCHAIN, "" for a transfer within the chain.
 	TargetChain string `json:"x,omitempty"`
+	// SourceChain is the source chain of the credit that completes a cross-chain transfer (the
+	// TRANSFER its command emits beside coin's TRANSFER_XCHAIN_RECD), "" for any other.
+	SourceChain string `json:"sx,omitempty"`
+	// PactID is the cross-chain transfer's pact (its first step's request key), on both ends:
+	// the target chain's index of continuations (continuations.go) finds its last step by it.
+	PactID string `json:"p,omitempty"`
 	// Index is the entry's place in its account's list (not stored: the name holds it).
 	Index uint64 `json:"-"`
 }
@@ -116,7 +123,10 @@ func transferEntryName(account string, i uint64) string {
 
 // outputEvents is what the index reads of a command result.
 type outputEvents struct {
-	ReqKey string `json:"reqKey"`
+	ReqKey       string `json:"reqKey"`
+	Continuation *struct {
+		PactID string `json:"pactId"`
+	} `json:"continuation"`
 	Events []struct {
 		Name   string            `json:"name"`
 		Module json.RawMessage   `json:"module"`
@@ -133,13 +143,19 @@ func transfersOf(out []byte) []Transfer {
 	if json.Unmarshal(out, &r) != nil {
 		return nil
 	}
+	var pactID string
+	if r.Continuation != nil {
+		pactID = r.Continuation.PactID
+	}
 	var ts []Transfer
 	for _, ev := range r.Events {
-		var xchain bool
+		var xchain, received bool
 		switch {
 		case ev.Name == "TRANSFER" && len(ev.Params) == 3:
 		case ev.Name == "TRANSFER_XCHAIN" && len(ev.Params) == 4:
 			xchain = true
+		case ev.Name == "TRANSFER_XCHAIN_RECD" && len(ev.Params) == 4:
+			received = true
 		default:
 			continue
 		}
@@ -154,7 +170,7 @@ func transfersOf(out []byte) []Transfer {
 		if mod.Namespace != nil && *mod.Namespace != "" {
 			module = *mod.Namespace + "." + mod.Name
 		}
-		if xchain && module != "coin" {
+		if (xchain || received) && module != "coin" {
 			continue
 		}
 		var from, to string
@@ -165,13 +181,28 @@ func transfersOf(out []byte) []Transfer {
 		if !ok {
 			continue
 		}
+		if received {
+			// Not a transfer of its own: it says where the credit before it (coin's TRANSFER
+			// from "" of the same amount) came from.
+			var source string
+			if json.Unmarshal(ev.Params[3], &source) != nil {
+				continue
+			}
+			for i := len(ts) - 1; i >= 0; i-- {
+				if t := &ts[i]; t.Module == "coin" && t.From == "" && t.To == to && t.Amount == amount && t.TargetChain == "" {
+					t.SourceChain, t.PactID = source, pactID
+					break
+				}
+			}
+			continue
+		}
 		t := Transfer{RequestKey: r.ReqKey, Module: module, From: from, To: to, Amount: amount}
 		if xchain {
 			var target string
 			if json.Unmarshal(ev.Params[3], &target) != nil {
 				continue
 			}
-			t.TargetChain = target
+			t.TargetChain, t.PactID = target, pactID
 		}
 		ts = append(ts, t)
 	}

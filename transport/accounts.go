@@ -24,7 +24,8 @@ import (
 //	GET /chainweb/0.0/{network}/account/{account}/transfers?limit=N&next=CURSOR
 //
 //	{"items":[{"chain":0,"height":12,"blockHash":"…","requestKey":"…","module":"coin",
-//	  "from":"a","to":"b","amount":"1.5","crossChain":{"targetChain":"3"} or null}, …],
+//	  "from":"a","to":"b","amount":"1.5","crossChain":{"targetChain":"3","pactId":"…"} or
+//	  {"sourceChain":"0","pactId":"…"} (the credit that completed one) or null}, …],
 //	 "limit":N,"next":"CURSOR" or null}
 //
 // Items are newest first across all chains (height descending, then chain ascending, then
@@ -155,8 +156,14 @@ type transferItem struct {
 	CrossChain *crossChain    `json:"crossChain"`
 }
 
+// crossChain is one end of a cross-chain transfer: the first step names its target chain, the
+// credit that completed it its source chain; the pact id finds the other end (the target
+// chain's continuations of it, continuations.go; the source chain's transaction of that
+// request key). The pact id is "" in entries indexed before the index kept it.
 type crossChain struct {
-	TargetChain string `json:"targetChain"`
+	TargetChain string `json:"targetChain,omitempty"`
+	SourceChain string `json:"sourceChain,omitempty"`
+	PactID      string `json:"pactId,omitempty"`
 }
 
 type transfersPage struct {
@@ -208,8 +215,8 @@ func transfersPageOf(v *ledger.Version, idx TransferIndex, account string, q tra
 		best.i++
 		item := transferItem{Chain: best.c, Height: t.Height, BlockHash: t.BlockHash, RequestKey: t.RequestKey,
 			Module: t.Module, From: t.From, To: t.To, Amount: t.Amount}
-		if t.TargetChain != "" {
-			item.CrossChain = &crossChain{TargetChain: t.TargetChain}
+		if t.TargetChain != "" || t.SourceChain != "" {
+			item.CrossChain = &crossChain{TargetChain: t.TargetChain, SourceChain: t.SourceChain, PactID: t.PactID}
 		}
 		page.Items = append(page.Items, item)
 	}

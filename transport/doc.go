@@ -43,6 +43,9 @@
 //	               ServiceConfig.Contract backends; transport/contractapi the API's types
 //	damaged.go     the 503s for what the node cannot serve now: damaged data, busy evaluation
 //	               slots, a stopping node (unavailable, the contract endpoints' mapping)
+//	continuations.go GET …/chain/{chain}/pact/{pactIdHash}/continuations: where a pact was
+//	               continued on a chain (the other end of a cross-chain transfer), over a
+//	               ContinuationIndex (chain/continuations.go's index)
 //	requests.go    RequestStats: requests counted by route class and status, with latency
 //	               histograms (metrics/hist), for the metrics; the handler of GET /metrics
 //	               itself comes from package metrics through ServiceConfig.Metrics

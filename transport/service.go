@@ -63,6 +63,9 @@ type ServiceConfig struct {
 	// Transfers serves GET …/account/{account}/transfers (accounts.go), the account's transfers
 	// across chains; nil leaves it out (404), as on a node that executes no Pact.
 	Transfers TransferIndex
+	// Continuations serves GET …/chain/{chain}/pact/{pactIdHash}/continuations
+	// (continuations.go), where a pact was continued; nil leaves it out (404).
+	Continuations ContinuationIndex
 	// Mining serves the mining API for external miners, GET …/mining/work, POST
 	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
 	// the API is off unless the operator enables mining coordination.
@@ -222,6 +225,9 @@ func (s *Service) routes() {
 
 	if s.cfg.Transfers != nil {
 		r.handle(fasthttp.MethodGet, "account/{account}/transfers", s.getTransfers)
+	}
+	if s.cfg.Continuations != nil {
+		r.handle(fasthttp.MethodGet, "chain/{chain}/pact/{pactIdHash}/continuations", s.getContinuations)
 	}
 
 	if s.cfg.Explorer != nil {

@@ -229,6 +229,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			return priv.Contract(c, cc, rt.EvalSlots())
 		}
 		scfg.Transfers = rt // the index of transfers by account, read from the Pact states
+		scfg.Continuations = rt
 	}
 	n.wireMetrics(&scfg)
 	n.svc = transport.NewService(scfg)
