@@ -213,6 +213,7 @@ function route() {
     case 'height': return { page: 'height', height: parts[1] };
     case 'block': return { page: 'block', chain: parts[1], hash: parts[2] };
     case 'tx': return { page: 'tx', key: parts[1] };
+    case 'cont': return { page: 'cont', chain: parts[1], pact: parts[2] };
     case 'account': return { page: 'account', name: parts.slice(1).join('/') };
     case 'search': return { page: 'search', q: parts.slice(1).join('/') };
     default: return { page: 'home' };
@@ -237,6 +238,7 @@ async function renderNow() {
       case 'height': return await heightPage(r.height);
       case 'block': return await blockPage(r.chain, r.hash);
       case 'tx': return await txPage(r.key);
+      case 'cont': return await contPage(r.chain, r.pact);
       case 'account': return await accountPage(r.name);
       case 'search': return await searchPage(r.q);
     }
@@ -510,6 +512,7 @@ async function txPage(rk) {
   }
   rows.push(['gas used', r.gas]);
   if (fee !== null && !Number.isNaN(fee)) rows.push(['fee', `${Number(fee.toPrecision(12))} KDA`]);
+  rows.push(...await crossChainRows(r, cmd));
   rows.push(['transaction id', r.txId ?? 'none'], ['logs hash', r.logs ?? 'none'],
     ['continuation', r.continuation ? JSON.stringify(r.continuation) : 'none']);
   const signers = (cmd && cmd.signers) || [];
@@ -527,6 +530,58 @@ async function txPage(rk) {
     el('div', { class: 'panel', id: 'events' }, (r.events || []).length === 0 ? el('p', { class: 'muted' }, 'None.')
       : table(['event', 'module hash'], r.events.map(e => el('tr', {}, el('td', { class: 'mono' }, eventText(e)),
         el('td', { class: 'mono' }, short(e.moduleHash)))))));
+}
+
+// continuations reads where pact was continued on chain c, oldest first: [] when nowhere yet
+// (or when the node does not serve the index).
+async function continuations(c, pact) {
+  try {
+    return (await fetchJSON(api(`chain/${c}/pact/${pact}/continuations`))).items;
+  } catch (e) {
+    if (e instanceof HTTPError && e.status === 404) return [];
+    throw e;
+  }
+}
+// completion picks the continuation that completed a cross-chain transfer: the successful one,
+// else the newest attempt.
+const completion = cs => cs.find(x => x.result === 'success') || cs[cs.length - 1] || null;
+
+// crossChainRows links the two ends of a cross-chain transfer: its first step (coin's
+// TRANSFER_XCHAIN, whose request key is the pact id) to the continuation on the target chain,
+// and a continuation to the step it continues, on the source chain coin's
+// TRANSFER_XCHAIN_RECD names.
+async function crossChainRows(r, cmd) {
+  const coinEvent = name => (r.events || []).find(e => e.name === name && e.module && e.module.name === 'coin' &&
+    !e.module.namespace && (e.params || []).length === 4);
+  const rows = [];
+  const sent = coinEvent('TRANSFER_XCHAIN');
+  if (sent && r.continuation && r.continuation.pactId) {
+    const target = pactValue(sent.params[3]), pact = r.continuation.pactId;
+    let done = null;
+    try { done = completion(await continuations(target, pact)); } catch { /* shown as unknown */ }
+    rows.push(['cross-chain', el('span', { id: 'tx-continuation' }, 'to chain ', link(`#/chain/${target}`, target), ': ',
+      done ? ['completed by ', txLink(done.requestKey), ` (${done.result}) at height ${fmtNum(done.height)}`]
+        : 'not completed on the target chain yet')]);
+  }
+  const cont = cmd && cmd.payload && cmd.payload.cont;
+  if (cont && cont.pactId) {
+    const recd = coinEvent('TRANSFER_XCHAIN_RECD');
+    const source = recd ? pactValue(recd.params[3]) : null;
+    rows.push(['continues', el('span', { id: 'tx-pact' }, `step ${cont.step}${cont.rollback ? ' (rollback)' : ''} of pact `,
+      txLink(cont.pactId, cont.pactId), source !== null ? [' from chain ', link(`#/chain/${source}`, source)] : null)]);
+  }
+  return rows;
+}
+
+// contPage opens the transaction that continued pact on chain c, or says there is none yet.
+async function contPage(c, pact) {
+  if (!S.chains.includes(Number(c)) || !isHash(pact || '')) {
+    return show(el('h1', {}, 'Continuation'), notice(`No pact ${pact} on chain ${c} to look for.`));
+  }
+  const done = completion(await continuations(c, pact));
+  if (done) return location.replace(`#/tx/${done.requestKey}`);
+  show(el('h1', {}, 'Continuation'), el('p', { class: 'mono' }, pact),
+    notice(`Pact ${short(pact)} has not been continued on chain ${c} yet: `, txLink(pact, 'its first step')));
 }
 
 async function accountPage(name) {
@@ -567,7 +622,7 @@ async function loadTransfers(name, next) {
     el('td', {}, x.requestKey ? txLink(x.requestKey) : 'coinbase'),
     el('td', {}, x.from ? accountLink(x.from) : '—'), el('td', {}, x.to ? accountLink(x.to) : '—'),
     el('td', { class: 'mono' }, x.amount),
-    el('td', {}, x.crossChain ? ['to chain ', link(`#/chain/${x.crossChain.targetChain}`, x.crossChain.targetChain)] : ''),
+    el('td', { class: 'xchain' }, crossChainCell(x.crossChain)),
     el('td', {}, x.module)));
   let tbody = box.querySelector('tbody');
   if (!next || !tbody) {
@@ -583,6 +638,18 @@ async function loadTransfers(name, next) {
     b.addEventListener('click', () => { b.disabled = true; loadTransfers(name, page.next); });
     box.append(b);
   }
+}
+
+// crossChainCell links a transfer's other end: the continuation on the target chain (through
+// the cont page, which looks it up when followed) or the first step on the source chain.
+function crossChainCell(x) {
+  if (!x) return '';
+  if (x.targetChain) {
+    return ['to chain ', link(`#/chain/${x.targetChain}`, x.targetChain),
+      x.pactId ? [' ', link(`#/cont/${x.targetChain}/${x.pactId}`, 'continuation', 'to-continuation')] : null];
+  }
+  return ['from chain ', link(`#/chain/${x.sourceChain}`, x.sourceChain),
+    x.pactId ? [' ', link(`#/tx/${x.pactId}`, 'first step', 'to-source')] : null];
 }
 
 // heightPage lists the blocks at height n on every chain that has reached it.
