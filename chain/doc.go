@@ -18,6 +18,8 @@
 //	            forks, kept across restarts (AccountTransfers reads it)
 //	continuations.go the index of continuations by pact id (a command's cont.pactId), the
 //	            other end of a cross-chain transfer; kept like the transfers (PactContinuations)
+//	reindex.go  both indexes rebuilt for a block already applied (ReindexBlock), block by block
+//	            from genesis, for `ledger-node reindex-transfers`
 //	route.go    how a state reaches a block: the fork point to rewind to and the blocks to
 //	            replay (RouteTo)
 //	spv.go      SPV output proofs: making one along the chain graph, checking one against a

@@ -639,6 +639,7 @@ func newFlagSet(cfg *Config, stderr io.Writer, warn func(string)) *flag.FlagSet 
 			"  ledger-node restore --from DIR/ID --data-dir NEW  make a data directory from a backup\n"+
 			"  ledger-node check --data-dir DIR         verify a data directory (read-only)\n"+
 			"  ledger-node repair --data-dir DIR        repair a damaged data directory\n"+
+			"  ledger-node reindex-transfers --data-dir DIR  index the transfers and continuations of older blocks\n"+
 			"  ledger-node version                      print the version, commit and Go version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

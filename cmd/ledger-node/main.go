@@ -55,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runCheck(args[1:], stdout, stderr)
 		case "repair":
 			return runRepair(args[1:], stdout, stderr)
+		case "reindex-transfers":
+			return runReindexTransfers(args[1:], stdout, stderr)
 		case "version":
 			fmt.Fprintln(stdout, versionLine())
 			return 0
