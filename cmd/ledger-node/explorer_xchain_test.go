@@ -106,6 +106,10 @@ func TestExplorerCrossChainLinks(t *testing.T) {
 	if got := textOf(t, ctx, "#tx-continuation"); !strings.Contains(got, fmt.Sprintf("to chain %d", target)) || !strings.Contains(got, "success") {
 		t.Fatalf("the first step's cross-chain row: %s", got)
 	}
+	// Its sender, receiver and amount are the TRANSFER_XCHAIN's, not the burn's.
+	if from, to := textOf(t, ctx, "#tx-from"), textOf(t, ctx, "#tx-to"); from != "sender00" || to != "sender01" {
+		t.Fatalf("the first step's from %q, to %q", from, to)
+	}
 	screenshot(t, ctx, "crosschain")
 	click := func(sel string) {
 		t.Helper()

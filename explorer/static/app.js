@@ -486,7 +486,10 @@ async function txPage(rk) {
   let cmd = null;
   try { cmd = await txCommand(f.chain, md.blockHash, rk); } catch { /* the payload may be missing */ }
   const meta = (cmd && cmd.meta) || {};
-  const transfer = (r.events || []).find(e => e.name === 'TRANSFER' && (e.params || []).length >= 3);
+  // A cross-chain transfer's sender, receiver and amount are its TRANSFER_XCHAIN's (its
+  // TRANSFER burns: it has no receiver).
+  const transfer = (r.events || []).find(e => e.name === 'TRANSFER_XCHAIN' && (e.params || []).length === 4) ||
+    (r.events || []).find(e => e.name === 'TRANSFER' && (e.params || []).length >= 3);
   const code = cmd && cmd.payload ? (cmd.payload.exec ? cmd.payload.exec.code
     : cmd.payload.cont ? `continuation of ${cmd.payload.cont.pactId} step ${cmd.payload.cont.step}` : '?') : null;
   const fee = meta.gasPrice !== undefined && r.gas !== undefined ? Number(meta.gasPrice) * r.gas : null;
@@ -496,7 +499,8 @@ async function txPage(rk) {
   ];
   if (transfer) {
     const [from, to, amount] = transfer.params.map(pactValue);
-    rows.push(['from', el('span', { id: 'tx-from' }, accountLink(from))], ['to', el('span', { id: 'tx-to' }, accountLink(to))],
+    rows.push(['from', el('span', { id: 'tx-from' }, from ? accountLink(from) : '— (minted)')],
+      ['to', el('span', { id: 'tx-to' }, to ? accountLink(to) : '— (burnt)')],
       ['amount', el('span', { id: 'tx-amount' }, amount)]);
   }
   rows.push(
