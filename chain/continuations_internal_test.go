@@ -8,7 +8,7 @@ import (
 )
 
 // txJSON is a payload transaction (a command's JSON) whose cmd string is cmd.
-func txJSON(t *testing.T, cmd string) []byte {
+func txJSON(t testing.TB, cmd string) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{"hash": api.RequestKey(cmd), "sigs": []any{}, "cmd": cmd})
 	if err != nil {
@@ -69,5 +69,29 @@ func TestTransfersOfCrossChainEnds(t *testing.T) {
 	ts = transfersOf(step1)
 	if len(ts) != 2 || ts[0].SourceChain != "" || ts[1].SourceChain != "0" || ts[1].PactID != "PACT" || ts[1].To != "b" || ts[1].RequestKey != "RK1" {
 		t.Fatalf("step 1: %+v", ts)
+	}
+}
+
+// The index's cost per transaction as a block is applied: a transfer (no continuation: the
+// usual case, skipped without decoding) and a continuation (decoded).
+func BenchmarkContinuationOf(b *testing.B) {
+	pact := api.Hash{1}
+	transfer := `{"networkId":"development","payload":{"exec":{"data":{},"code":"(coin.transfer \"sender00\" \"sender01\" 1.0)"}},` +
+		`"signers":[{"pubKey":"368820f80c324bbc7c2b0610688a7da43e39f91d118732671cd9c7500ff43cca","clist":[{"name":"coin.GAS","args":[]},` +
+		`{"name":"coin.TRANSFER","args":["sender00","sender01",1.0]}]}],"meta":{"creationTime":1,"ttl":600,"gasLimit":1000,` +
+		`"chainId":"0","gasPrice":1e-8,"sender":"sender00"},"nonce":"n"}`
+	cont := `{"networkId":"development","payload":{"cont":{"pactId":"` + pact.String() + `","step":1,"rollback":false,"data":{},` +
+		`"proof":"eyJjaGFpbiI6NSwib2JqZWN0IjoiQUFBQUVBQUFBQUFBQUFBQUFFeE5lMUpSRldseDEzcWltbGF4ZnMifQ"}},` +
+		`"signers":[],"meta":{"creationTime":1,"ttl":600,"gasLimit":1000,"chainId":"5","gasPrice":1e-8,"sender":"sender02"},"nonce":"n"}`
+	out := []byte(`{"gas":248,"result":{"status":"success","data":"Write succeeded"},"reqKey":"RK","logs":"L","events":[],"metaData":null,"continuation":null,"txId":5}`)
+	for _, c := range []struct {
+		name string
+		tx   []byte
+	}{{"transfer", txJSON(b, transfer)}, {"continuation", txJSON(b, cont)}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				continuationOf(c.tx, out)
+			}
+		})
 	}
 }

@@ -11,15 +11,21 @@ var indexRecordPrefixes = []string{recTransferCount, recTransferEntry, recContin
 // ReindexBlock rebuilds the index of transfers and the index of continuations (transfers.go,
 // continuations.go) of block hash at height, already applied to st, whose payload is p: the
 // block's index records are dropped and written again from p, versioned with the block as
-// RecordBlock writes them. An index's counts are read as of the block itself (below it, once
-// its own records are dropped), so a state is reindexed block by block from height 0 up; doing
-// it again gives the same records. For a state no node runs on (`ledger-node
+// RecordBlock writes them, one synced write a block. An index's counts are read as of the
+// block below, so a state is reindexed block by block from height 0 up; doing it again gives
+// the same records. For a state no node runs on (`ledger-node
 // reindex-transfers`).
 func ReindexBlock(st *state.Versioned, height uint64, hash ledger.Hash, p *ledger.PayloadWithOutputs) error {
-	if err := st.DropMeta(height, indexRecordPrefixes...); err != nil {
-		return err
+	below := height - 1
+	if height == 0 {
+		// Nothing is below genesis: its own records are dropped first, so that a view of it
+		// reads none.
+		if err := st.DropMeta(0, indexRecordPrefixes...); err != nil {
+			return err
+		}
+		below = 0
 	}
-	view, ok := st.View(height).(*state.View)
+	view, ok := st.View(below).(*state.View)
 	if !ok {
 		return state.ErrStaleView
 	}
@@ -29,5 +35,5 @@ func ReindexBlock(st *state.Versioned, height uint64, hash ledger.Hash, p *ledge
 	if err := recordContinuations(view, hash, height, p); err != nil {
 		return err
 	}
-	return st.AddMeta(height, view)
+	return st.RewriteMeta(height, view, indexRecordPrefixes...)
 }

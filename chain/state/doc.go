@@ -19,8 +19,8 @@
 //	branch.go  Block (a block's frozen writes, applied again with ApplyBlock) and Branch (the
 //	           merged writes of blocks above a stored block, read through BranchView): a fork
 //	           is validated and applied without rewinding and replaying it
-//	rewritemeta.go records of an applied block dropped (DropMeta) and added (AddMeta), for an
-//	           index built over blocks applied before it existed
+//	rewritemeta.go records of an applied block dropped (DropMeta) and replaced
+//	           (RewriteMeta): an index built over blocks applied before it existed
 //
 // It may import the language only (pact/db, pact/eval, pact/persist); the store reaches it
 // as a KeySpace, never the other way round.

@@ -52,53 +52,59 @@ func (v *Versioned) DropMeta(height uint64, prefixes ...string) error {
 	return nil
 }
 
-// AddMeta adds the records view put (PutMeta) to the applied block height, in one batch with
-// the block's record listing them. view must be View(height) and hold records only: a Pact
-// write would change the block's state, which only executing the block may do.
-func (v *Versioned) AddMeta(height uint64, view *View) error {
+// RewriteMeta replaces records of the applied block height, in one batch with the block's
+// record: it drops those whose names have one of the prefixes and adds those view put
+// (PutMeta). view reads as of the block below (View(height-1)), so that the records it
+// computes do not read the ones they replace; or as of block height itself, which then must
+// hold none of them (at height 0, after DropMeta). It must hold records only: a Pact write
+// would change the block's state, which only executing the block may do.
+func (v *Versioned) RewriteMeta(height uint64, view *View, prefixes ...string) error {
 	v.write.Lock()
 	defer v.write.Unlock()
 	switch {
 	case view.v != v || view.err != nil || view.applied || view.tx != nil || view.branch != nil:
 		return ErrStaleView
-	case !v.has || height > v.height || view.base != height:
-		return fmt.Errorf("%w: add records to block %d from a view at %d, state at %d (%v)", ErrHeight, height, view.base, v.height, v.has)
+	case !v.has || height > v.height || (view.base != height && view.base+1 != height):
+		return fmt.Errorf("%w: rewrite records of block %d from a view at %d, state at %d (%v)", ErrHeight, height, view.base, v.height, v.has)
 	}
 	o := view.block
 	for _, lk := range o.order {
 		if lk[0] != lMeta {
-			return fmt.Errorf("state: add records to block %d: the view wrote Pact state", height)
+			return fmt.Errorf("state: rewrite records of block %d: the view wrote Pact state", height)
 		}
-	}
-	if len(o.order) == 0 {
-		return nil
 	}
 	next, keys, err := v.blockRecord(height, true)
 	if err != nil {
 		return err
 	}
-	listed := make(map[string]bool, len(keys))
-	for _, lk := range keys {
-		listed[lk] = true
-	}
+	var b leveldb.Batch
+	var changed []string
 	rec := be64(uint64(next))
 	for _, lk := range keys {
+		if _, put := o.rows[lk]; put || isMetaWithPrefix(lk, prefixes) {
+			if !put {
+				b.Delete(v.versionKey(lk, height))
+			}
+			changed = append(changed, lk)
+			continue // listed again below if put
+		}
 		rec = binary.AppendUvarint(rec, uint64(len(lk)))
 		rec = append(rec, lk...)
 	}
-	var b leveldb.Batch
 	for _, lk := range o.order {
 		b.Put(v.versionKey(lk, height), o.rows[lk].enc)
-		if !listed[lk] {
-			rec = binary.AppendUvarint(rec, uint64(len(lk)))
-			rec = append(rec, lk...)
-		}
+		rec = binary.AppendUvarint(rec, uint64(len(lk)))
+		rec = append(rec, lk...)
+		changed = append(changed, lk)
+	}
+	if len(changed) == 0 {
+		return nil
 	}
 	b.Put(v.key(vBlock, be64(height)), rec)
 	if err := v.space.Write(&b); err != nil {
-		return fmt.Errorf("state: add records to block %d: %w", height, err)
+		return fmt.Errorf("state: rewrite records of block %d: %w", height, err)
 	}
-	v.forgetNewest(o.order)
+	v.forgetNewest(changed)
 	view.applied = true
 	return nil
 }

@@ -9,7 +9,8 @@ import (
 
 // Records added to an applied block are read as of that block and above, dropped by a rewind
 // below it and kept by one above, and survive a reopening; DropMeta drops only the names with
-// its prefixes; AddMeta refuses Pact writes and a view of another block.
+// its prefixes; RewriteMeta replaces them from a view of the block or the one below, and refuses
+// Pact writes and a view of another block.
 func TestRewriteMeta(t *testing.T) {
 	dir := t.TempDir()
 	ldb := openLevel(t, dir)
@@ -46,7 +47,7 @@ func TestRewriteMeta(t *testing.T) {
 		if err := w.PutMeta("tc:new", []byte{byte('a' + h)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.AddMeta(h, w); err != nil {
+		if err := v.RewriteMeta(h, w); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,17 +60,35 @@ func TestRewriteMeta(t *testing.T) {
 	if err := w.CreateTable("t"); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.AddMeta(2, w.(*View)); err == nil {
-		t.Fatal("AddMeta took a view with a Pact write")
+	if err := v.RewriteMeta(2, w.(*View)); err == nil {
+		t.Fatal("RewriteMeta took a view with a Pact write")
 	}
-	if err := v.AddMeta(1, v.View(2).(*View)); !errors.Is(err, ErrHeight) {
-		t.Fatalf("AddMeta of a view of another block: %v", err)
+	if err := v.RewriteMeta(1, v.View(2).(*View)); !errors.Is(err, ErrHeight) {
+		t.Fatalf("RewriteMeta of a view above the block: %v", err)
 	}
+	if err := v.RewriteMeta(3, v.View(1).(*View)); !errors.Is(err, ErrHeight) {
+		t.Fatalf("RewriteMeta of a view two blocks below: %v", err)
+	}
+
+	// From the block below: block 2's record replaced (its old one dropped by prefix), one
+	// record added; block 1's is what the view reads.
+	below := v.View(1).(*View)
+	wantMeta(t, below, "tc:new", "b", true)
+	if err := below.PutMeta("te:x", []byte("x2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.RewriteMeta(2, below, "tc:"); err != nil {
+		t.Fatal(err)
+	}
+	wantMeta(t, v.View(2), "tc:new", "b", true) // block 2's own dropped: block 1's shows
+	wantMeta(t, v.View(2), "te:x", "x2", true)
+	wantMeta(t, v.View(1), "te:x", "", false)
+	wantMeta(t, v.View(2), "b", "2", true)
 	if err := v.DropMeta(9, "tc:"); !errors.Is(err, ErrHeight) {
 		t.Fatalf("DropMeta above the state: %v", err)
 	}
 
-	// A rewind to 1 drops block 2's record, keeps block 1's; after a reopening too.
+	// A rewind to 1 drops block 2's records, keeps block 1's; after a reopening too.
 	if err := v.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +102,7 @@ func TestRewriteMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantMeta(t, v.View(2), "tc:new", "b", true)
+	wantMeta(t, v.View(2), "te:x", "", false)
 	if err := v.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
