@@ -44,7 +44,7 @@ type Continuation struct {
 
 // recordContinuations adds the continuations of payload p, block hash at height, to the
 // index in view.
-func recordContinuations(view *state.View, hash ledger.Hash, height uint64, p *ledger.PayloadWithOutputs) error {
+func recordContinuations(view records, hash ledger.Hash, height uint64, p *ledger.PayloadWithOutputs) error {
 	if p == nil {
 		return nil
 	}
@@ -138,7 +138,7 @@ func continuationOf(tx, out []byte) (pact api.Hash, c Continuation, ok bool) {
 }
 
 // ContinuationCount reads how many continuations of pact the index holds as of view.
-func ContinuationCount(view *state.View, pact api.Hash) (uint64, error) {
+func ContinuationCount(view records, pact api.Hash) (uint64, error) {
 	b, ok, err := view.Meta(recContinuationCount + string(pact[:]))
 	if err != nil || !ok {
 		return 0, err

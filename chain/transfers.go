@@ -56,7 +56,7 @@ type Transfer struct {
 
 // recordTransfers adds the transfers of payload p, block hash at height, to the index in view.
 // Outputs that do not decode as command results hold no transfers.
-func recordTransfers(view *state.View, hash ledger.Hash, height uint64, p *ledger.PayloadWithOutputs) error {
+func recordTransfers(view records, hash ledger.Hash, height uint64, p *ledger.PayloadWithOutputs) error {
 	if p == nil {
 		return nil
 	}
@@ -240,7 +240,7 @@ func pactDecimal(b json.RawMessage) (string, bool) {
 }
 
 // TransferCount reads how many transfers account has as of view.
-func TransferCount(view *state.View, account string) (uint64, error) {
+func TransferCount(view records, account string) (uint64, error) {
 	b, ok, err := view.Meta(recTransferCount + account)
 	if err != nil || !ok {
 		return 0, err

@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -52,60 +53,63 @@ func (v *Versioned) DropMeta(height uint64, prefixes ...string) error {
 	return nil
 }
 
-// RewriteMeta replaces records of the applied block height, in one batch with the block's
-// record: it drops those whose names have one of the prefixes and adds those view put
-// (PutMeta). view reads as of the block below (View(height-1)), so that the records it
-// computes do not read the ones they replace; or as of block height itself, which then must
-// hold none of them (at height 0, after DropMeta). It must hold records only: a Pact write
-// would change the block's state, which only executing the block may do.
-func (v *Versioned) RewriteMeta(height uint64, view *View, prefixes ...string) error {
+// RewriteMeta replaces records of the applied blocks from, from+1, …, from+len(blocks)-1, in
+// one synced batch with their block records: at each block it drops the records whose names
+// have one of the prefixes and writes those blocks[i] maps (name to value), each listed in its
+// block's record. The caller computes them as of the blocks below: RewriteMeta reads nothing
+// but the block records.
+func (v *Versioned) RewriteMeta(from uint64, blocks []map[string][]byte, prefixes ...string) error {
 	v.write.Lock()
 	defer v.write.Unlock()
-	switch {
-	case view.v != v || view.err != nil || view.applied || view.tx != nil || view.branch != nil:
-		return ErrStaleView
-	case !v.has || height > v.height || (view.base != height && view.base+1 != height):
-		return fmt.Errorf("%w: rewrite records of block %d from a view at %d, state at %d (%v)", ErrHeight, height, view.base, v.height, v.has)
+	if len(blocks) == 0 {
+		return nil
 	}
-	o := view.block
-	for _, lk := range o.order {
-		if lk[0] != lMeta {
-			return fmt.Errorf("state: rewrite records of block %d: the view wrote Pact state", height)
-		}
-	}
-	next, keys, err := v.blockRecord(height, true)
-	if err != nil {
-		return err
+	if !v.has || from+uint64(len(blocks))-1 > v.height || from+uint64(len(blocks)) < from {
+		return fmt.Errorf("%w: rewrite records of blocks %d to %d, state at %d (%v)", ErrHeight, from, from+uint64(len(blocks))-1, v.height, v.has)
 	}
 	var b leveldb.Batch
 	var changed []string
-	rec := be64(uint64(next))
-	for _, lk := range keys {
-		if _, put := o.rows[lk]; put || isMetaWithPrefix(lk, prefixes) {
-			if !put {
-				b.Delete(v.versionKey(lk, height))
-			}
-			changed = append(changed, lk)
-			continue // listed again below if put
+	for i, recs := range blocks {
+		height := from + uint64(i)
+		next, keys, err := v.blockRecord(height, true)
+		if err != nil {
+			return err
 		}
-		rec = binary.AppendUvarint(rec, uint64(len(lk)))
-		rec = append(rec, lk...)
+		puts := make(map[string][]byte, len(recs))
+		for name, value := range recs {
+			puts[lMetaKey(name)] = value
+		}
+		rec := be64(uint64(next))
+		for _, lk := range keys {
+			if _, put := puts[lk]; put || isMetaWithPrefix(lk, prefixes) {
+				if !put {
+					b.Delete(v.versionKey(lk, height))
+				}
+				changed = append(changed, lk)
+				continue // listed again below if put
+			}
+			rec = binary.AppendUvarint(rec, uint64(len(lk)))
+			rec = append(rec, lk...)
+		}
+		// In name order: the same records give the same block record.
+		lks := make([]string, 0, len(puts))
+		for lk := range puts {
+			lks = append(lks, lk)
+		}
+		slices.Sort(lks)
+		for _, lk := range lks {
+			// Copied, non-nil: an empty value is stored as one, as PutMeta stores it.
+			b.Put(v.versionKey(lk, height), append([]byte{}, puts[lk]...))
+			rec = binary.AppendUvarint(rec, uint64(len(lk)))
+			rec = append(rec, lk...)
+			changed = append(changed, lk)
+		}
+		b.Put(v.key(vBlock, be64(height)), rec)
 	}
-	for _, lk := range o.order {
-		b.Put(v.versionKey(lk, height), o.rows[lk].enc)
-		rec = binary.AppendUvarint(rec, uint64(len(lk)))
-		rec = append(rec, lk...)
-		changed = append(changed, lk)
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	b.Put(v.key(vBlock, be64(height)), rec)
 	if err := v.space.Write(&b); err != nil {
-		return fmt.Errorf("state: rewrite records of block %d: %w", height, err)
+		return fmt.Errorf("state: rewrite records of blocks %d to %d: %w", from, from+uint64(len(blocks))-1, err)
 	}
 	v.forgetNewest(changed)
-	view.applied = true
 	return nil
 }
 

@@ -90,6 +90,12 @@ func reindexTransfers(db *store.DB, out io.Writer, now func() time.Time) error {
 	return nil
 }
 
+// Blocks are reindexed in runs of at most reindexRunBlocks blocks and reindexRunBytes payload
+// bytes, one synced write a run (chain.ReindexBlocks). A variable: a test makes runs short.
+var reindexRunBlocks = 512
+
+const reindexRunBytes = 32 << 20
+
 // reindexChain reindexes chain c's Pact state from genesis up: the number of blocks.
 func reindexChain(db *store.DB, c ledger.ChainID, out io.Writer, now func() time.Time) (uint64, error) {
 	st, err := state.Open(db.PactSpace(c))
@@ -102,6 +108,10 @@ func reindexChain(db *store.DB, c ledger.ChainID, out io.Writer, now func() time
 		return 0, nil
 	}
 	last := now()
+	var hashes []ledger.Hash
+	var ps []*ledger.PayloadWithOutputs
+	var size int
+	from := uint64(0)
 	for h := uint64(0); h <= top; h++ {
 		hash, err := chain.BlockAt(st, h)
 		if err != nil {
@@ -115,9 +125,19 @@ func reindexChain(db *store.DB, c ledger.ChainID, out io.Writer, now func() time
 		if err != nil {
 			return h, fmt.Errorf("block %d %s: payload %s: %w", h, hash, hd.PayloadHash, err)
 		}
-		if err := chain.ReindexBlock(st, h, hash, p); err != nil {
-			return h, fmt.Errorf("block %d %s: %w", h, hash, err)
+		hashes, ps = append(hashes, hash), append(ps, p)
+		size += len(p.Coinbase)
+		for _, tx := range p.Transactions {
+			size += len(tx.Tx) + len(tx.Output)
 		}
+		// Genesis alone (its records are dropped before it is read), then runs.
+		if h < top && h > 0 && len(ps) < reindexRunBlocks && size < reindexRunBytes {
+			continue
+		}
+		if err := chain.ReindexBlocks(st, from, hashes, ps); err != nil {
+			return from, fmt.Errorf("blocks %d to %d: %w", from, h, err)
+		}
+		from, hashes, ps, size = h+1, hashes[:0], ps[:0], 0
 		if t := now(); t.Sub(last) >= reindexProgressEvery && h < top {
 			fmt.Fprintf(out, "chain %d: %d of %d blocks\n", c, h+1, top+1)
 			last = t

@@ -18,11 +18,12 @@ import (
 	"github.com/ledgernode/ledger-node/store"
 )
 
-// indexSnapshot is what the indexes of chain 3 say of sender01's transfers and of one pact's
-// continuations, read offline from the data directory.
+// indexSnapshot is what the indexes of chain 3 say of sender01's and the miner's transfers and
+// of one pact's continuations, read offline from the data directory.
 type indexSnapshot struct {
-	Transfers     []chain.Transfer
-	Continuations []chain.Continuation
+	Transfers      []chain.Transfer
+	MinerTransfers []chain.Transfer // a coinbase in every block: several in each run of blocks
+	Continuations  []chain.Continuation
 }
 
 func readIndexes(t *testing.T, dir string, pact api.Hash) indexSnapshot {
@@ -40,6 +41,9 @@ func readIndexes(t *testing.T, dir string, pact api.Hash) indexSnapshot {
 	view := st.View(h).(*state.View)
 	var s indexSnapshot
 	if s.Transfers, err = chain.AccountTransfers(view, "sender01", math.MaxUint64, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if s.MinerTransfers, err = chain.AccountTransfers(view, "k:"+devMinerKey, math.MaxUint64, 1000); err != nil {
 		t.Fatal(err)
 	}
 	if s.Continuations, _, err = chain.PactContinuations(view, pact, 0, 1000); err != nil {
@@ -97,6 +101,9 @@ func TestReindexTransfers(t *testing.T) {
 	n.stop()
 
 	want := readIndexes(t, dir, pact)
+	if len(want.MinerTransfers) < 3 {
+		t.Fatalf("the miner has %d transfers on chain 3, want a coinbase of each block", len(want.MinerTransfers))
+	}
 	if len(want.Continuations) != 1 || want.Continuations[0].RequestKey != cont.Hash.String() {
 		t.Fatalf("the node's index of continuations: %+v", want.Continuations)
 	}
@@ -109,10 +116,13 @@ func TestReindexTransfers(t *testing.T) {
 	}
 
 	stripIndexes(t, dir)
-	if got := readIndexes(t, dir, pact); len(got.Transfers)+len(got.Continuations) != 0 {
+	if got := readIndexes(t, dir, pact); len(got.Transfers)+len(got.MinerTransfers)+len(got.Continuations) != 0 {
 		t.Fatalf("stripped indexes still hold %+v", got)
 	}
-	for range 2 {
+	// Twice: in runs of 512 blocks (one here), then of 2 (several, each reading the last).
+	defer func(n int) { reindexRunBlocks = n }(reindexRunBlocks)
+	for _, blocks := range []int{512, 2} {
+		reindexRunBlocks = blocks
 		out.Reset()
 		errOut.Reset()
 		if code := run([]string{"reindex-transfers", "--data-dir", dir}, &out, &errOut); code != 0 {
