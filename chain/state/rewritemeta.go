@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/ledgernode/ledger-node/kv"
 )
 
 // Rewriting the node records of blocks already applied: an index the node keeps in its records
@@ -30,7 +30,7 @@ func (v *Versioned) DropMeta(height uint64, prefixes ...string) error {
 	if err != nil {
 		return err
 	}
-	var b leveldb.Batch
+	var b kv.Batch
 	var dropped []string
 	rec := be64(uint64(next))
 	for _, lk := range keys {
@@ -67,7 +67,7 @@ func (v *Versioned) RewriteMeta(from uint64, blocks []map[string][]byte, prefixe
 	if !v.has || from+uint64(len(blocks))-1 > v.height || from+uint64(len(blocks)) < from {
 		return fmt.Errorf("%w: rewrite records of blocks %d to %d, state at %d (%v)", ErrHeight, from, from+uint64(len(blocks))-1, v.height, v.has)
 	}
-	var b leveldb.Batch
+	var b kv.Batch
 	var changed []string
 	for i, recs := range blocks {
 		height := from + uint64(i)
