@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,10 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
@@ -27,30 +27,11 @@ const devMinerKey = "f89ef46927f506c70b6a58fd322450a936311dc6ac91f4ec3d8ef949608
 // it is the only way to learn the port.
 var serviceLine = regexp.MustCompile(`service API on (http://[^/\s]+)/chainweb/0\.0/development/`)
 
-// lockedBuffer collects the node's standard error: os/exec copies into it from its own
-// goroutine while the test reads it for failure messages.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // devNode is a ledger-node binary running as a child process.
 type devNode struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	exited chan struct{} // closed once cmd.Wait returned
 }
 
@@ -75,7 +56,7 @@ func buildNode(t *testing.T) string {
 // in a cleanup, so a failing test does not leave it mining.
 func startDevNode(t *testing.T, bin string, args ...string) *devNode {
 	t.Helper()
-	n := &devNode{cmd: exec.Command(bin, args...), stderr: new(lockedBuffer), exited: make(chan struct{})}
+	n := &devNode{cmd: exec.Command(bin, args...), stderr: new(syncbuf.Buffer), exited: make(chan struct{})}
 	n.cmd.Stderr = n.stderr
 	out, err := n.cmd.StdoutPipe()
 	if err != nil {

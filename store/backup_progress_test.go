@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store/backup"
 )
@@ -36,7 +38,7 @@ func TestBackupLogsProgressWithRateAndETA(t *testing.T) {
 	if err := f.db.Compact(); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuf
+	var logs syncbuf.Buffer
 	b, err := backup.Open(f.db, backup.Config{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		ProgressEvery: time.Nanosecond})
 	if err != nil {

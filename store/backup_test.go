@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -288,7 +290,7 @@ func TestBackupStatusSurvivesRestart(t *testing.T) {
 func TestBackupFailures(t *testing.T) {
 	f := newBackupFixture(t)
 	bdir := filepath.Join(t.TempDir(), "backups")
-	var log syncBuf
+	var log syncbuf.Buffer
 	b, err := backup.Open(f.db, backup.Config{Dir: bdir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -431,24 +433,6 @@ func mustID(t *testing.T, id string) uint64 {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-// syncBuf is a bytes.Buffer the job goroutines and the test may share.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A backup directory keeps the newest Keep jobs: each job that ends deletes the oldest beyond
 // it, done or failed alike, and leaves the operator's own files alone.

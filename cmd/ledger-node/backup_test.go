@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -416,7 +418,7 @@ func mustUint(t *testing.T, s string) uint64 {
 // replaced by a file); a backup then fails, reports backup-failed, and the log says why.
 func TestBackupFailingJob(t *testing.T) {
 	dir, bdir := t.TempDir(), filepath.Join(t.TempDir(), "backups")
-	var log syncBuffer
+	var log syncbuf.Buffer
 	n := startLoggedNode(t, nodeOptions{}, &log, "--data-dir", dir, "--mining", "off",
 		"--enable-backup-api", "--backup-directory", bdir)
 	if fi, err := os.Stat(bdir); err != nil || !fi.IsDir() {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
@@ -92,14 +94,14 @@ func TestConnectionFlood(t *testing.T) {
 // limitedProcess is a binary run under `ulimit -n floodLimit`.
 type limitedProcess struct {
 	cmd    *exec.Cmd
-	out    *syncBuffer // stdout and stderr
+	out    *syncbuf.Buffer // stdout and stderr
 	exited chan error
 }
 
 func startLimited(t *testing.T, bin string, args ...string) *limitedProcess {
 	t.Helper()
 	sh := fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, floodLimit)
-	p := &limitedProcess{cmd: exec.Command("sh", append([]string{"-c", sh, bin}, args...)...), out: new(syncBuffer),
+	p := &limitedProcess{cmd: exec.Command("sh", append([]string{"-c", sh, bin}, args...)...), out: new(syncbuf.Buffer),
 		exited: make(chan error, 1)}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {

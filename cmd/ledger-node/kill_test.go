@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -58,7 +60,7 @@ func buildBinary(t *testing.T) string {
 type process struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	exited chan error
 }
 
@@ -67,7 +69,7 @@ var serviceLine = regexp.MustCompile(`service API on (http://[^/]+)/`)
 // startProcess runs bin with args and waits until it prints its service address.
 func startProcess(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(bin, args...), stderr: new(syncBuffer), exited: make(chan error, 1)}
+	p := &process{cmd: exec.Command(bin, args...), stderr: new(syncbuf.Buffer), exited: make(chan error, 1)}
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
@@ -214,7 +216,7 @@ func TestTextLogIsLogfmt(t *testing.T) {
 func processOutput(t *testing.T, bin, what string, ready func(stdout string) bool, sig syscall.Signal, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	out, errs := new(syncBuffer), new(syncBuffer)
+	out, errs := new(syncbuf.Buffer), new(syncbuf.Buffer)
 	cmd.Stdout, cmd.Stderr = out, errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -423,7 +425,7 @@ func TestNohupKeepsSIGHUPIgnored(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin, "--data-dir", filepath.Join(t.TempDir(), "data"),
 		"--service-port", "0", "--p2p-port", "0", "--mining", "off")
-	out, errs := new(syncBuffer), new(syncBuffer)
+	out, errs := new(syncbuf.Buffer), new(syncbuf.Buffer)
 	cmd.Stdout, cmd.Stderr = out, errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -151,8 +153,8 @@ type scopedNode struct {
 	url  string
 	p2p  string // the peer API's HOST:PORT; empty when the node runs no peer API
 	node *node
-	out  *syncBuffer // what the node printed
-	log  *syncBuffer // what the node logged (its status lines among it)
+	out  *syncbuf.Buffer // what the node printed
+	log  *syncbuf.Buffer // what the node logged (its status lines among it)
 	stop func()
 }
 
@@ -187,7 +189,7 @@ func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	logged := new(syncBuffer)
+	logged := new(syncbuf.Buffer)
 	if opts.peerKey == nil {
 		opts.peerKey = testPeerKey // upstream's RSA-4096 takes a second or more to make
 	}
@@ -197,7 +199,7 @@ func startLoggedNode(t *testing.T, opts nodeOptions, log io.Writer, args ...stri
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	out := new(syncBuffer)
+	out := new(syncbuf.Buffer)
 	go func() { done <- n.serve(ctx, out) }()
 	var once sync.Once
 	stop := func() {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -33,7 +35,7 @@ func TestPeerWithAnotherGenesisIsDropped(t *testing.T) {
 		"--data-dir", t.TempDir(), "--miner-key", devMinerKey, "--block-delay", "5s")
 	waitCut(t, leader.url, 2)
 
-	log := new(syncBuffer)
+	log := new(syncbuf.Buffer)
 	follower := startLoggedNode(t, nodeOptions{genesisTarget: &followerTarget, workers: 1}, log,
 		"--data-dir", t.TempDir(), "--mining", "off", "--block-delay", "30s", "--peer", leader.p2p)
 	const want = "has a different genesis: it was probably started with --block-delay 5s (ours: 30s)"

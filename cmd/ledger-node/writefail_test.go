@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
+
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 )
 
@@ -19,7 +21,7 @@ import (
 // full disk gives) stops mining and says so once, keeps answering reads, and resumes mining by
 // itself once writes succeed again.
 func TestWriteFailurePausesAndResumes(t *testing.T) {
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2, statusEvery: 100 * time.Millisecond}, logs,
 		"--data-dir", t.TempDir(), "--miner-key", devMinerKey)
 	waitCut(t, n.url, 2)
@@ -120,7 +122,7 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 			t.Errorf("unmount %s: %v", mnt, err)
 		}
 	})
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	n := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t), workers: 2}, logs,
 		"--data-dir", filepath.Join(mnt, "data"), "--miner-key", devMinerKey)
 	waitCut(t, n.url, 2)
@@ -182,7 +184,7 @@ func TestFullDiskPausesAndResumes(t *testing.T) {
 // logs the failure once), and catches up by itself once writes succeed again.
 func TestWriteFailurePausesSync(t *testing.T) {
 	a := startMiningNode(t, t.TempDir())
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	b := startLoggedNode(t, nodeOptions{genesisTarget: testTarget(t)}, logs,
 		"--data-dir", t.TempDir(), "--mining", "off", "--peer", a.p2p)
 	waitCut(t, b.url, 2)

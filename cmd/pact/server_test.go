@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/kv"
@@ -27,25 +27,8 @@ type testServer struct {
 	base   string
 	stop   context.CancelFunc
 	done   chan int
-	stderr *lockedBuffer
-	stdout *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	stderr *syncbuf.Buffer
+	stdout *syncbuf.Buffer
 }
 
 // startServer runs pact -s with the given configuration (port 0 is added
@@ -64,7 +47,7 @@ func startServer(t *testing.T, config string) *testServer {
 	oldCtx, oldListen := serverContext, serverListening
 	serverContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	serverListening = func(a string) { addr <- a }
-	s := &testServer{t: t, stop: cancel, done: make(chan int, 1), stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
+	s := &testServer{t: t, stop: cancel, done: make(chan int, 1), stderr: &syncbuf.Buffer{}, stdout: &syncbuf.Buffer{}}
 	go func() { s.done <- run([]string{"-s", cfg}, strings.NewReader(""), s.stdout, s.stderr) }()
 	select {
 	case a := <-addr:

@@ -1,7 +1,6 @@
 package contracthttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +10,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
 
 	"github.com/valyala/fasthttp"
 
@@ -30,29 +30,12 @@ type contractFixture struct {
 	srv    *ContractServer
 	engine *server.Engine
 	base   string
-	log    *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log    *syncbuf.Buffer
 }
 
 func newContractFixture(t testing.TB, api API, cfg ContractServerConfig) *contractFixture {
 	t.Helper()
-	f := &contractFixture{t: t, log: &syncBuffer{}}
+	f := &contractFixture{t: t, log: &syncbuf.Buffer{}}
 	if api == nil {
 		e, err := server.Open(server.Config{})
 		if err != nil {
