@@ -114,6 +114,7 @@ var notImportable = map[string]string{
 	"pow/powtest":          "",
 	"internal/pactsrvtest": "",
 	"internal/jsontest":    "",
+	"internal/syncbuf":     "",
 	"internal/hangguard":   "internal/",
 	"bench/":               "",
 	"bench/internal/":      "bench/",
