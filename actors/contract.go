@@ -105,6 +105,21 @@ func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*state.View
 	return f(x.state.View(base).(*state.View), blk)
 }
 
+// Mempool is the mempool of the executor's chain, whose pending transactions it builds on.
+func (x *Executor) Mempool() *Mempool { return x.pool }
+
+// HeadView returns the block the Pact state is at and a read-only view of the state there;
+// false before genesis is applied. A reorg may overtake the view: its reads then fail with
+// state.ErrStaleView or state.ErrHeight.
+func (x *Executor) HeadView() (*ledger.Header, *state.View, bool) {
+	head := x.head.Load()
+	if head == nil {
+		return nil, nil, false
+	}
+	view, ok := x.state.View(head.Height).(*state.View)
+	return head, view, ok
+}
+
 // retryable reports a read that a rewind (a reorg) overtook: the view's block was dropped, or
 // the state went below the head the read started from.
 func retryable(err error) bool {
@@ -188,6 +203,7 @@ func withBlockMeta(res []byte, h *ledger.Header) []byte {
 
 // ChainContract serves one chain's contract endpoints over its mempool and executor.
 type ChainContract struct {
+	rt   *Runtime
 	x    *Executor
 	pool *Mempool
 	// slots bounds local's evaluations (shared by every chain); nil: unbounded.
@@ -199,7 +215,7 @@ func (r *Runtime) Contract(c ledger.ChainID) (*ChainContract, bool) {
 	if int(c) >= len(r.execs) || r.execs[c] == nil {
 		return nil, false
 	}
-	return &ChainContract{x: r.execs[c], pool: r.execs[c].pool, slots: r.slots}, true
+	return &ChainContract{rt: r, x: r.execs[c], pool: r.execs[c].pool, slots: r.slots}, true
 }
 
 // EvalSlots returns the bound of the evaluations requests start (nil when the runtime executes
@@ -220,11 +236,8 @@ func (cc *ChainContract) Send(ctx context.Context, cmds []*api.Command) ([]api.H
 	if msg, ok := mempool.IsRejection(err); ok {
 		return nil, &contractapi.RequestError{Msg: msg}
 	}
-	if err == nil && cc.x.relay != nil {
-		cc.x.relay(cc.x.chain, cmds)
-	}
-	if err == nil && cc.x.sent != nil {
-		cc.x.sent(cc.x.chain, keys)
+	if err == nil && cc.rt != nil {
+		cc.rt.txsSent(cc.x.chain, cmds, keys) // peer sync relays them, on-demand mining mines them
 	}
 	return keys, err
 }

@@ -38,7 +38,7 @@ type cutActor struct {
 	view    *atomic.Pointer[CutView]
 	heads   *headsWriter
 	hub     *UpdatesHub    // nil: no update streams
-	changed func(*CutView) // the miner's wake-up; nil without a miner
+	changed func(*CutView) // the runtime's notice to the executors and the attached parts
 	entered *atomic.Uint64 // blocks that entered the cut (the node's blocks/s figure)
 	// orphaned counts blocks that left the cut on a fork switch (the metrics); nil in tests.
 	orphaned *atomic.Uint64

@@ -1,7 +1,10 @@
-// Package actors is the node's runtime: the actors that serialise writes and the goroutines that
-// mine, on protoactor-go's actor package (only that package: no remote, no cluster). The rules
-// they apply live elsewhere: the header and cut rules in pow, block execution in chain, the
-// admission rules in mempool.
+// Package actors is the node's runtime: the actors that serialise writes, on protoactor-go's
+// actor package (only that package: no remote, no cluster), the state they publish for reads
+// (the best cut, each chain's executed head and Pact state), and the Runtime that wires them.
+// The rules they apply live elsewhere: the header and cut rules in pow, block execution in
+// chain, the admission rules in mempool. The parts that run over the runtime as its clients
+// are packages of their own: the miner and the mining API's coordinator (actors/mining), peer
+// sync (actors/peersync); they attach to it (parts.go).
 //
 //	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
 //	              a header with every pow rule against its parent and adjacent parents read from
@@ -18,16 +21,6 @@
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.
-//	miner.go      the PoW miner: one search goroutine per core over the chains that can advance;
-//	              it waits while the node catches up a cut it is behind, and never mines a block
-//	              that would not make the cut heavier.
-//	minerclaims.go keeps two workers off one parent, and bounds the blocks mined on one.
-//	ondemand.go   on-demand mining (make-blocks, sent transactions, start-up and idle blocks), and
-//	              its pacing without proof of work, which keeps the cut's weight from wrapping.
-//	minerpriority.go the miner's workers step aside while other goroutines wait for a CPU.
-//	coordinator.go the mining API's state for external miners: work primed per miner and chain
-//	              (each miner's coinbase, built by the executors), the work handed out by
-//	              payload hash, solutions checked and inserted, update-stream slots and events.
 //	updates.go    the updates hub that fans blocks out to the header update streams.
 //	mempool.go    a mempool actor per chain over mempool.Pool: checked inserts, pending
 //	              transactions by gas price for blocks, eviction. Lookups read an index, not
@@ -49,24 +42,20 @@
 //	spv.go        SPV proofs (chain.OutputProof) against the executed heads, and their check in
 //	              the blocks a chain executes.
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
-//	sync.go       peer sync: cut gossip (an announcer per peer), fetching the headers and
-//	              payloads of a heavier cut, the miner's pause while the node is behind
-//	              (CatchingUp), mempool relay, and dropping a peer whose genesis is not ours.
-//	peers.go      the peer table: offered peers called back before they count, peer ids (a
-//	              peer given with one must present that certificate; one without is listed with
-//	              the fingerprint it presents), scores, backoff, bans and eviction, bounded.
-//	syncwindows.go a catch-up by height windows, fetched from the origin and up to two helper
-//	              peers side by side and inserted in order; a failing helper is dropped.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
 //	              pause, one ERROR is logged, a probe write is retried with back-off, and the
 //	              first that succeeds resumes them (one INFO).
 //	observe.go    what the metrics read: blocks stored and orphaned, failures by rule, build
 //	              and apply times, each chain's transactions, gas and /send outcomes; atomics
 //	              the actors keep on their paths, read without asking them.
+//	parts.go      the parts attached to the runtime (Part: the miner, peer sync), told of each
+//	              new cut (CatchUp, TxWatcher and MinerCounts are what some of them offer
+//	              besides), and what they read of it.
 //	runtime.go    Start and Stop: wiring the above. Stop first makes the executors refuse work
-//	              and leave replays between blocks, so that it returns promptly whatever runs.
+//	              and leave replays between blocks, then stops the attached parts, so that it
+//	              returns promptly whatever runs.
 //
-// Data flows one way: a header (mined here, later from a peer) goes to its chain actor, then to
-// the cut actor, then to the updates hub, the miner and the executors. Reads never go through an actor: the
-// service API reads the store and the published cut directly.
+// Data flows one way: a header (mined here or fetched from a peer) goes to its chain actor, then
+// to the cut actor, then to the updates hub, the executors and the attached parts. Reads never
+// go through an actor: the service API reads the store and the published cut directly.
 package actors

@@ -103,10 +103,6 @@ type Executor struct {
 	// times are the runtime's build and apply histograms (observe.go); nil in tests of one
 	// executor.
 	times *execTimes
-	// relay passes transactions sent to this chain on to the peers (peer sync); nil alone.
-	relay func(ledger.ChainID, []*api.Command)
-	// sent hears of transactions /send accepted (on-demand mining mines them); nil otherwise.
-	sent func(ledger.ChainID, []api.Hash)
 	// health hears of the state's failed writes (writehealth.go); nil in tests of one executor.
 	health *writeHealth
 

@@ -295,7 +295,7 @@ func TestStartMempools(t *testing.T) {
 
 func TestChainHeadTime(t *testing.T) {
 	f := powtest.New(t)
-	rt := startRuntime(t, f, openStore(t, f), nil, nil)
+	rt := startRuntime(t, f, openStore(t, f), nil)
 	got := ChainHeadTime(rt, 1)()
 	if want := time.UnixMicro(f.Genesis[1].CreationTime); !got.Equal(want) {
 		t.Errorf("got %v, want %v", got, want)

@@ -75,9 +75,6 @@ func (r *Runtime) RuleFailures() []RuleCount {
 	return out
 }
 
-// Syncer returns peer sync, nil before StartSync.
-func (r *Runtime) Syncer() *Syncer { return r.syncer.Load() }
-
 // Blocks returns how many blocks the chain actors stored since Start, and how many left the best
 // cut on a switch to a heavier fork.
 func (r *Runtime) Blocks() (inserted, orphaned uint64) {
@@ -171,21 +168,4 @@ func (r *Runtime) ChainBlocks() []uint64 {
 		out[c] = r.counts.chainEntered[c].Load()
 	}
 	return out
-}
-
-// BestPeerCut returns the height of the heaviest cut the known peers offered last (polled or
-// announced), and false when no known peer offered one yet.
-func (s *Syncer) BestPeerCut() (height uint64, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var best *ledger.Cut
-	for origin, c := range s.cuts {
-		if _, known := s.table[origin]; known && c != nil && (best == nil || c.Weight.Cmp(best.Weight) > 0) {
-			best = c
-		}
-	}
-	if best == nil {
-		return 0, false
-	}
-	return best.Height, true
 }

@@ -84,18 +84,3 @@ func TestMempoolBytesAndOldest(t *testing.T) {
 		t.Errorf("nothing pending: oldest present %v, %d bytes", ok, m.Bytes())
 	}
 }
-
-// The sync lag is measured against the heaviest cut a peer still in the table offered.
-func TestBestPeerCut(t *testing.T) {
-	s := &Syncer{table: map[string]*peerEntry{}, cuts: map[string]*ledger.Cut{}}
-	if _, ok := s.BestPeerCut(); ok {
-		t.Fatal("a best peer cut with no peer")
-	}
-	s.table["a:1"], s.table["b:1"] = &peerEntry{}, &peerEntry{}
-	s.cuts["a:1"] = &ledger.Cut{Height: 40, Weight: ledger.U256{400}}
-	s.cuts["b:1"] = &ledger.Cut{Height: 30, Weight: ledger.U256{500}} // heavier, lower
-	s.cuts["gone:1"] = &ledger.Cut{Height: 90, Weight: ledger.U256{900}}
-	if h, ok := s.BestPeerCut(); !ok || h != 30 {
-		t.Fatalf("best peer cut height %d %v, want 30 (the heaviest of the known peers')", h, ok)
-	}
-}

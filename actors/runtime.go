@@ -25,8 +25,6 @@ type Config struct {
 	Genesis []*ledger.Header
 	// Updates receives every block that enters the best cut; nil for none.
 	Updates *UpdatesHub
-	// Mining turns the miner on; nil leaves it off.
-	Mining *MiningConfig
 	// Execution turns Pact execution on (a mempool and an executor per chain); nil leaves
 	// blocks without transactions, as on upstream networks whose genesis this node does not
 	// carry.
@@ -44,7 +42,8 @@ const insertTimeout = 30 * time.Second
 var ErrStopped = errors.New("actors: runtime stopped")
 
 // Runtime is the running set of actors: a chain actor per chain, the cut actor, the heads
-// writer and, when mining, the miner.
+// writer and, with execution, a mempool and an executor per chain; the parts attached to it
+// (the miner, peer sync) run over it.
 type Runtime struct {
 	cfg    Config
 	system *actor.ActorSystem
@@ -52,10 +51,12 @@ type Runtime struct {
 	cutPID *actor.PID
 	view   atomic.Pointer[CutView]
 	heads  *headsWriter
-	miner  *miner
 	execs  []*Executor // by chain id; nil without Execution
-	syncer atomic.Pointer[Syncer]
 	pools  *Mempools
+	// parts are the parts attached (parts.go), in the order attached; partsMu orders Attach
+	// with Stop.
+	parts   atomic.Pointer[[]Part]
+	partsMu sync.Mutex
 	// slots bounds the evaluations requests start (ExecutionConfig.EvalSlots).
 	slots *EvalSlots
 	// health is the write-health state (writehealth.go): the miner and sync pause while the
@@ -70,8 +71,8 @@ type Runtime struct {
 	cutCh chan struct{}
 }
 
-// Start resumes the best cut from the store (recover.go) and starts the actors and, if
-// configured, the miner.
+// Start resumes the best cut from the store (recover.go) and starts the actors. The miner and
+// peer sync start over the runtime it returns (packages actors/mining and actors/peersync).
 func Start(cfg Config) (*Runtime, error) {
 	if cfg.Version == nil || cfg.Store == nil {
 		return nil, errors.New("actors: Config needs Version and Store")
@@ -104,16 +105,6 @@ func Start(cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	if cfg.Mining != nil {
-		r.miner = newMiner(r, *cfg.Mining)
-		if d := r.miner.demand; d != nil {
-			for _, x := range r.execs {
-				if x != nil {
-					x.sent = d.sent
-				}
-			}
-		}
-	}
 	nChains := 0
 	for _, c := range cfg.Version.Chains() {
 		nChains = max(nChains, int(c)+1)
@@ -125,12 +116,9 @@ func Start(cfg Config) (*Runtime, error) {
 		chainEntered: r.counts.chainEntered, lookup: r.lookup,
 	}
 	cut.changed = func(v *CutView) {
-		if r.miner != nil {
-			r.miner.cutChanged(v)
-		}
 		r.cutChangedExec(v)
-		if s := r.syncer.Load(); s != nil {
-			s.cutChanged(v)
+		for _, p := range r.loadParts() {
+			p.CutChanged(v)
 		}
 		r.signalCut()
 	}
@@ -153,9 +141,6 @@ func Start(cfg Config) (*Runtime, error) {
 			r.chains = append(r.chains, nil)
 		}
 		r.chains[c] = pid
-	}
-	if r.miner != nil {
-		r.miner.start()
 	}
 	return r, nil
 }
@@ -217,8 +202,9 @@ func (r *Runtime) Insert(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
 type Stats struct {
 	CutHeight uint64 // height of the current cut
 	Entered   uint64 // blocks that entered the best cut
-	Mined     uint64 // blocks this node mined that were stored
-	Hashes    uint64 // nonces tried
+	// Mined, Hashes and HeldByWrites are the attached miner's (MinerCounts); zero without one.
+	Mined  uint64 // blocks this node mined that were stored
+	Hashes uint64 // nonces tried
 	// HeldByWrites is the number of miner workers blocked until writes succeed again: once it
 	// is the number of workers, the miner hashes no more.
 	HeldByWrites int
@@ -232,9 +218,10 @@ type Stats struct {
 // Stats returns the running totals.
 func (r *Runtime) Stats() Stats {
 	s := Stats{CutHeight: r.view.Load().Cut.Height, Entered: r.entered.Load()}
-	if r.miner != nil {
-		s.Mined, s.Hashes = r.miner.mined.Load(), r.miner.hashes.Load()
-		s.HeldByWrites = int(r.miner.heldByWrites.Load())
+	for _, p := range r.loadParts() {
+		if m, ok := p.(MinerCounts); ok {
+			s.Mined, s.Hashes, s.HeldByWrites = m.MinerCounts()
+		}
 	}
 	for _, x := range r.execs {
 		if x != nil {
@@ -245,26 +232,27 @@ func (r *Runtime) Stats() Stats {
 	return s
 }
 
-// Stop stops mining, lets every actor finish the messages it has (a chain actor's last blocks
+// Stop stops the attached parts (the miner, peer sync), lets every actor finish the messages it has (a chain actor's last blocks
 // reach the cut actor before it stops), writes the final heads, and stops the actor system.
 // The store stays open. Calling Stop again does nothing.
 func (r *Runtime) Stop() {
 	r.stop.Do(func() {
 		// Long work ends first, so that nothing below waits for it: new blocks are refused,
 		// and the executors answer the requests they hold at once and leave a replay between
-		// two blocks (the next start resumes from the state where it is). The peer sync and
-		// the miner, which wait on both, then return within a block's execution.
+		// two blocks (the next start resumes from the state where it is). The parts (peer
+		// sync, the miner), which wait on both, then return within a block's execution; the
+		// last attached stops first, as it may use the ones before.
+		r.partsMu.Lock()
 		r.stopped.Store(true)
+		r.partsMu.Unlock()
 		for _, x := range r.execs {
 			if x != nil {
 				x.stopped.Store(true)
 			}
 		}
-		if s := r.syncer.Load(); s != nil {
-			s.Stop()
-		}
-		if r.miner != nil {
-			r.miner.stop()
+		parts := r.loadParts()
+		for i := len(parts) - 1; i >= 0; i-- {
+			parts[i].Stop()
 		}
 		r.shutdown()
 		r.health.stop()

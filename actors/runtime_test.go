@@ -44,9 +44,9 @@ func openStore(t *testing.T, f *powtest.Fixture) *store.DB {
 	return db
 }
 
-func startRuntime(t *testing.T, f *powtest.Fixture, db *store.DB, hub *UpdatesHub, mining *MiningConfig) *Runtime {
+func startRuntime(t *testing.T, f *powtest.Fixture, db *store.DB, hub *UpdatesHub) *Runtime {
 	t.Helper()
-	rt, err := Start(Config{Version: f.V, Store: db, Genesis: f.Genesis, Updates: hub, Mining: mining, Logger: quiet})
+	rt, err := Start(Config{Version: f.V, Store: db, Genesis: f.Genesis, Updates: hub, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func blocksUpTo(f *powtest.Fixture, hs pow.Heads) []*ledger.Header {
 func TestInsertValidates(t *testing.T) {
 	f := powtest.New(t)
 	db := openStore(t, f)
-	rt := startRuntime(t, f, db, nil, nil)
+	rt := startRuntime(t, f, db, nil)
 	good := f.Mine(f.Genesis, 0, 1)
 	two := f.Mine(powtest.With(f.Genesis, good), 5, 1) // height 1 next to good
 	// Height 2 on good: its adjacent parents at height 1 on chains 5, 10 and 15 are never stored.
@@ -150,7 +150,7 @@ func TestHeavierForkReplacesCut(t *testing.T) {
 	db := openStore(t, f)
 	hub := NewUpdatesHub(64)
 	defer hub.Close()
-	rt := startRuntime(t, f, db, hub, nil)
+	rt := startRuntime(t, f, db, hub)
 	two := f.Grow(f.Genesis.Clone(), 2)
 	insert(t, f, rt, blocksUpTo(f, two)...)
 	if got := rt.View().Heads; !equalHashes(got, two) {
@@ -227,7 +227,7 @@ func TestStartResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rt := startRuntime(t, f, db, nil, nil)
+	rt := startRuntime(t, f, db, nil)
 	if got := rt.View().Heads; !equalHashes(got, two) {
 		t.Fatalf("resumed at heights %v, want the stored blocks joined (all at 2)", powtest.Heights(got))
 	}
@@ -250,7 +250,7 @@ func TestStartResumes(t *testing.T) {
 	if err := db.SetHeads(bad); err != nil {
 		t.Fatal(err)
 	}
-	rt = startRuntime(t, f, db, nil, nil)
+	rt = startRuntime(t, f, db, nil)
 	got := rt.View().Heads
 	if err := pow.CheckBraided(got); err != nil {
 		t.Fatal(err)
@@ -260,88 +260,9 @@ func TestStartResumes(t *testing.T) {
 	}
 }
 
-// The miner extends all 20 chains. Every stored block passes every rule against its stored
-// parents, its adjacent parents are at its parent's height, and the cut stays braided.
-func TestMinerMinesAllChains(t *testing.T) {
-	f := powtest.New(t)
-	db := openStore(t, f)
-	rt := startRuntime(t, f, db, nil, &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: 2, ChunkNonces: 256})
-	const top = 4
-	deadline := hangguard.Deadline()
-	for {
-		low := ^uint64(0)
-		for _, h := range rt.View().Heads {
-			low = min(low, h.Height)
-		}
-		if low >= top {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the lowest chain is at %d, heights %v", hangguard.Failure("every chain mined"), low, powtest.Heights(rt.View().Heads))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	rt.Stop()
-	s := rt.Stats()
-	if s.Mined < 20*top || s.Hashes < s.Mined || s.Entered < 20*top {
-		t.Fatalf("stats %+v", s)
-	}
-	if err := pow.CheckBraided(rt.View().Heads); err != nil {
-		t.Fatal(err)
-	}
-	heads, _ := db.Heads()
-	for c, h := range rt.View().Heads {
-		if heads[ledger.ChainID(c)] != h.Hash {
-			t.Fatalf("persisted head of chain %d differs from the cut's", c)
-		}
-	}
-	checkStoredBraid(t, f.V, db)
-}
-
-// checkStoredBraid validates every stored non-genesis block against its stored parents and
-// checks that its adjacent parents sit at its parent's height.
-func checkStoredBraid(t *testing.T, v *ledger.Version, db *store.DB) {
-	t.Helper()
-	now := time.Now().UnixMicro()
-	n := 0
-	for _, c := range v.Chains() {
-		err := db.ScanChain(c, store.Position{Height: 1}, func(h *ledger.Header) bool {
-			n++
-			p, err := db.Header(h.Parent)
-			if err != nil {
-				t.Errorf("chain %d height %d: parent: %v", c, h.Height, err)
-				return false
-			}
-			var adj []*ledger.Header
-			for _, a := range h.Adjacents {
-				x, err := db.Header(a.Hash)
-				if err != nil || x.Height != h.Height-1 || x.ChainID != a.Chain {
-					t.Errorf("chain %d height %d: adjacent parent on chain %d missing or at the wrong height", c, h.Height, a.Chain)
-					return false
-				}
-				adj = append(adj, x)
-			}
-			if err := pow.Validate(v, h, p, adj, now); err != nil {
-				t.Errorf("stored block fails validation: %v", err)
-				return false
-			}
-			if _, err := db.PayloadWithOutputs(h.PayloadHash); err != nil {
-				t.Errorf("chain %d height %d: payload: %v", c, h.Height, err)
-			}
-			return true
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n == 0 {
-		t.Fatal("no mined blocks stored")
-	}
-}
-
 func TestInsertAfterStop(t *testing.T) {
 	f := powtest.New(t)
-	rt := startRuntime(t, f, openStore(t, f), nil, nil)
+	rt := startRuntime(t, f, openStore(t, f), nil)
 	rt.Stop()
 	if err := rt.Insert(f.Mine(f.Genesis, 0, 1), nil); !errors.Is(err, ErrStopped) {
 		t.Fatalf("insert after stop: %v", err)

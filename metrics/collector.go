@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/metrics/hist"
 	"github.com/ledgernode/ledger-node/pow"
@@ -196,11 +197,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // syncer is the runtime's peer sync, nil without one.
-func (c *collector) syncer() *actors.Syncer {
+func (c *collector) syncer() *peersync.Syncer {
 	if c.src.Runtime == nil {
 		return nil
 	}
-	return c.src.Runtime.Syncer()
+	return peersync.Of(c.src.Runtime)
 }
 
 func (c *collector) collectRuntime(ch chan<- prometheus.Metric) {

@@ -24,7 +24,7 @@
 //	sse.go         the header update streams (server-sent events from an actors.UpdatesHub)
 //	backup.go      the backup endpoints, over a BackupAPI (backup.Jobs)
 //	mining.go      the mining API for external miners (work, solved, updates) over an
-//	               actors.Coordinator, and its byte codec (work bytes, solved header, chain id)
+//	               mining.Coordinator, and its byte codec (work bytes, solved header, chain id)
 //	peer.go        the peer API (cut gossip, peer list with checked host names and peer ids,
 //	               mempools, /config), served over HTTPS (PeerConfig.TLS);
 //	               peerclient.go its client (HTTPS with kept connections and resumed sessions,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
@@ -22,7 +22,7 @@ import (
 // The service API serves it at its root (where devnet's proxy put it), and a node can serve it
 // alone on a second port, as chainweb-mining-client's on-demand worker did (MakeBlocksHandler).
 
-// MakeBlocksFunc asks for blocks (actors.Runtime.MakeBlocks).
+// MakeBlocksFunc asks for blocks (mining.Miner.MakeBlocks).
 type MakeBlocksFunc func(map[ledger.ChainID]uint64) error
 
 var bodyUnit = []byte("[]")
@@ -34,13 +34,13 @@ func makeBlocks(ctx *fasthttp.RequestCtx, ask MakeBlocksFunc) {
 		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+err.Error())
 		return
 	}
-	var asked *actors.BlocksAskedError
+	var asked *mining.BlocksAskedError
 	switch err := ask(blocks); {
 	case err == nil:
 		ctx.SetStatusCode(fasthttp.StatusOK)
 		ctx.Response.Header.SetContentType("text/plain")
 		ctx.Response.SetBody(bodyUnit)
-	case errors.Is(err, actors.ErrNotOnDemand):
+	case errors.Is(err, mining.ErrNotOnDemand):
 		httpkit.WriteText(ctx, fasthttp.StatusNotFound, err.Error())
 	case errors.As(err, &asked):
 		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, "invalid request body: "+asked.Msg)

@@ -13,12 +13,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/transport/httpkit"
 )
 
 // The mining API for external miners (chainweb-mining-and-config.md §1), over an
-// actors.Coordinator:
+// mining.Coordinator:
 //
 //	GET  …/mining/work     JSON miner body → 4-byte chain id, 32-byte target, header without
 //	                       its hash (nonce 0), all little-endian: 322 bytes on degree-3 graphs
@@ -73,28 +74,28 @@ func DecodeSolved(b []byte) (*ledger.Header, error) {
 // DecodeMiner decodes the miner of a work request: a JSON object with the string "account",
 // the array of strings "public-keys" and the string "predicate", all required (upstream's
 // FromJSON Miner). The errors read like aeson's, which servant sends in its 400.
-func DecodeMiner(b []byte) (actors.MinerInfo, error) {
+func DecodeMiner(b []byte) (mining.MinerInfo, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return actors.MinerInfo{}, fmt.Errorf("Error in $: %v", err)
+		return mining.MinerInfo{}, fmt.Errorf("Error in $: %v", err)
 	}
 	if raw == nil {
-		return actors.MinerInfo{}, errors.New("Error in $: expected Object, but encountered Null")
+		return mining.MinerInfo{}, errors.New("Error in $: expected Object, but encountered Null")
 	}
-	var m actors.MinerInfo
+	var m mining.MinerInfo
 	for _, f := range []struct {
 		key string
 		to  any
 	}{{"account", &m.Account}, {"public-keys", &m.PublicKeys}, {"predicate", &m.Predicate}} {
 		v, ok := raw[f.key]
 		if !ok {
-			return actors.MinerInfo{}, fmt.Errorf("Error in $: key %q not found", f.key)
+			return mining.MinerInfo{}, fmt.Errorf("Error in $: key %q not found", f.key)
 		}
 		if bytes.Equal(v, []byte("null")) {
-			return actors.MinerInfo{}, fmt.Errorf("Error in $[%q]: expected a value, but encountered Null", f.key)
+			return mining.MinerInfo{}, fmt.Errorf("Error in $[%q]: expected a value, but encountered Null", f.key)
 		}
 		if err := json.Unmarshal(v, f.to); err != nil {
-			return actors.MinerInfo{}, fmt.Errorf("Error in $[%q]: %v", f.key, err)
+			return mining.MinerInfo{}, fmt.Errorf("Error in $[%q]: %v", f.key, err)
 		}
 	}
 	return m, nil
@@ -136,16 +137,16 @@ func (s *Service) getWork(ctx *fasthttp.RequestCtx, _ params) {
 		return
 	}
 	w, err := s.cfg.Mining.Work(m, suggest)
-	var unauthorized *actors.UnauthorizedError
+	var unauthorized *mining.UnauthorizedError
 	switch {
 	case err == nil:
 	case errors.As(err, &unauthorized):
 		httpkit.WriteText(ctx, fasthttp.StatusForbidden, err.Error())
 		return
-	case errors.Is(err, actors.ErrTooManyWorkRequests):
+	case errors.Is(err, mining.ErrTooManyWorkRequests):
 		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, err.Error())
 		return
-	case errors.Is(err, actors.ErrNoWork), errors.Is(err, actors.ErrCoordinatorStopped):
+	case errors.Is(err, mining.ErrNoWork), errors.Is(err, mining.ErrCoordinatorStopped):
 		httpkit.WriteText(ctx, fasthttp.StatusServiceUnavailable, "No work: "+err.Error())
 		return
 	default:
@@ -164,14 +165,14 @@ func (s *Service) postSolved(ctx *fasthttp.RequestCtx, _ params) {
 		return
 	}
 	_, err = s.cfg.Mining.Solve(h)
-	var invalid *actors.InvalidSolvedError
+	var invalid *mining.InvalidSolvedError
 	switch {
 	case err == nil:
 		// 200 with an empty body (servant's NoContent under Post), orphans included.
 		ctx.SetStatusCode(fasthttp.StatusOK)
 		ctx.Response.ResetBody()
 		ctx.Response.Header.SetContentLength(0)
-	case errors.Is(err, actors.ErrNoAssociatedPayload):
+	case errors.Is(err, mining.ErrNoAssociatedPayload):
 		httpkit.WriteText(ctx, fasthttp.StatusNotFound, err.Error())
 	case errors.As(err, &invalid):
 		httpkit.WriteText(ctx, fasthttp.StatusBadRequest, err.Error())
@@ -183,8 +184,8 @@ func (s *Service) postSolved(ctx *fasthttp.RequestCtx, _ params) {
 }
 
 var (
-	eventNewCut         = []byte("event:" + actors.EventNewCut + "\n\n")
-	eventRefreshedBlock = []byte("event:" + actors.EventRefreshedBlock + "\n\n")
+	eventNewCut         = []byte("event:" + mining.EventNewCut + "\n\n")
+	eventRefreshedBlock = []byte("event:" + mining.EventRefreshedBlock + "\n\n")
 )
 
 func (s *Service) getMiningUpdates(ctx *fasthttp.RequestCtx, _ params) {
@@ -227,7 +228,7 @@ func (s *Service) getMiningUpdates(ctx *fasthttp.RequestCtx, _ params) {
 				return
 			}
 			b := eventNewCut
-			if e == actors.EventRefreshedBlock {
+			if e == mining.EventRefreshedBlock {
 				b = eventRefreshedBlock
 			}
 			if _, err := w.Write(b); err != nil || w.Flush() != nil {

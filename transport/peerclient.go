@@ -15,7 +15,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 )
@@ -27,7 +27,7 @@ import (
 // A peer is untrusted: every request has a deadline, an answer is read only up to a size that
 // suits its kind (a cut, a page of headers, a batch of payloads) before anything decodes it, a
 // 429 is retried a few times only, and a branch is followed for a bounded number of pages. Its
-// failures are classified (actors.ErrPeerTimeout, ErrPeerTooLarge, ErrPeerAnswer,
+// failures are classified (peersync.ErrPeerTimeout, ErrPeerTooLarge, ErrPeerAnswer,
 // ErrPeerUnreachable, ErrPeerIdentity), so that peer sync can score the peer.
 //
 // The peer API is HTTPS (peercert.go). A client made with an id (PeerClientConfig.ID) takes
@@ -110,7 +110,7 @@ func NewPeerClient(addr string, v *ledger.Version, cfg PeerClientConfig) *PeerCl
 // its fingerprint must be the id the client wants, if it wants one.
 func (p *PeerClient) verifyConnection(cs tls.ConnectionState) error {
 	if len(cs.PeerCertificates) == 0 {
-		return fmt.Errorf("%w: peer %s presented no certificate", actors.ErrPeerIdentity, p.addr)
+		return fmt.Errorf("%w: peer %s presented no certificate", peersync.ErrPeerIdentity, p.addr)
 	}
 	id := PeerIDOf(cs.PeerCertificates[0].Raw)
 	if p.want != "" && id != p.want {
@@ -131,7 +131,7 @@ func (e *PeerIdentityError) Error() string {
 	return fmt.Sprintf("peer %s presented a certificate of fingerprint %s, not the peer id %s it is known by", e.Addr, e.Got, e.Want)
 }
 
-func (e *PeerIdentityError) Unwrap() error { return actors.ErrPeerIdentity }
+func (e *PeerIdentityError) Unwrap() error { return peersync.ErrPeerIdentity }
 
 // Addr is the peer's address.
 func (p *PeerClient) Addr() string { return p.addr }
@@ -187,7 +187,7 @@ func (p *PeerClient) once(ctx context.Context, c *fasthttp.Client, method, path 
 		timeout = min(timeout, time.Until(d))
 	}
 	if timeout <= 0 {
-		return nil, false, fmt.Errorf("%w: peer %s: %v", actors.ErrPeerTimeout, p.addr, ctx.Err())
+		return nil, false, fmt.Errorf("%w: peer %s: %v", peersync.ErrPeerTimeout, p.addr, ctx.Err())
 	}
 	if err := c.DoTimeout(req, resp, timeout); err != nil {
 		var ie *PeerIdentityError
@@ -201,7 +201,7 @@ func (p *PeerClient) once(ctx context.Context, c *fasthttp.Client, method, path 
 		return nil, false, fmt.Errorf("%w: peer %s: %s %s: %v", classifyPeerErr(err), p.addr, method, path, err)
 	}
 	if code := resp.StatusCode(); code < 200 || code > 299 {
-		err := fmt.Errorf("%w: peer %s: %s %s: %d %s", actors.ErrPeerAnswer, p.addr, method, path, code, trimPeerText(resp.Body()))
+		err := fmt.Errorf("%w: peer %s: %s %s: %d %s", peersync.ErrPeerAnswer, p.addr, method, path, code, trimPeerText(resp.Body()))
 		return nil, code == fasthttp.StatusTooManyRequests, err
 	}
 	return append([]byte(nil), resp.Body()...), false, nil
@@ -212,11 +212,11 @@ func classifyPeerErr(err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		return actors.ErrPeerTooLarge
+		return peersync.ErrPeerTooLarge
 	case errors.Is(err, fasthttp.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return actors.ErrPeerTimeout
+		return peersync.ErrPeerTimeout
 	}
-	return actors.ErrPeerUnreachable
+	return peersync.ErrPeerUnreachable
 }
 
 // Cut reads the peer's cut.
@@ -227,7 +227,7 @@ func (p *PeerClient) Cut(ctx context.Context) (*ledger.Cut, error) {
 	}
 	c, _, err := ledger.DecodeCutJSON(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: peer %s: %v", actors.ErrPeerAnswer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: %v", peersync.ErrPeerAnswer, p.addr, err)
 	}
 	return c, nil
 }
@@ -255,7 +255,7 @@ func (p *PeerClient) Peers(ctx context.Context) ([]string, error) {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(b, &page); err != nil {
-		return nil, fmt.Errorf("%w: peer %s: peer list: %v", actors.ErrPeerAnswer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: peer list: %v", peersync.ErrPeerAnswer, p.addr, err)
 	}
 	// Entries are checked as PUT cut/peer checks them: a peer's list is untrusted input, and
 	// what this node learns from it, it serves to others.
@@ -325,26 +325,26 @@ func (p *PeerClient) BranchRange(ctx context.Context, c ledger.ChainID, lower, u
 			Next  *string  `json:"next"`
 		}
 		if err := json.Unmarshal(b, &page); err != nil {
-			return nil, fmt.Errorf("%w: peer %s: branch page: %v", actors.ErrPeerAnswer, p.addr, err)
+			return nil, fmt.Errorf("%w: peer %s: branch page: %v", peersync.ErrPeerAnswer, p.addr, err)
 		}
 		for _, it := range page.Items {
 			h, err := ledger.DecodeHeaderB64(it)
 			if err != nil {
-				return nil, fmt.Errorf("%w: peer %s: header: %v", actors.ErrPeerAnswer, p.addr, err)
+				return nil, fmt.Errorf("%w: peer %s: header: %v", peersync.ErrPeerAnswer, p.addr, err)
 			}
 			if h.ChainID != c {
-				return nil, fmt.Errorf("%w: peer %s: a header of chain %d in chain %d's branch", actors.ErrPeerAnswer, p.addr, h.ChainID, c)
+				return nil, fmt.Errorf("%w: peer %s: a header of chain %d in chain %d's branch", peersync.ErrPeerAnswer, p.addr, h.ChainID, c)
 			}
 			out = append(out, h)
 		}
 		if uint64(len(out)) > most {
-			return nil, fmt.Errorf("%w: peer %s: chain %d's branch goes on past %d headers", actors.ErrPeerAnswer, p.addr, c, most)
+			return nil, fmt.Errorf("%w: peer %s: chain %d's branch goes on past %d headers", peersync.ErrPeerAnswer, p.addr, c, most)
 		}
 		if page.Next == nil || len(page.Items) == 0 {
 			return out, nil
 		}
 		if *page.Next == next {
-			return nil, fmt.Errorf("%w: peer %s: chain %d's branch pages back to the same page", actors.ErrPeerAnswer, p.addr, c)
+			return nil, fmt.Errorf("%w: peer %s: chain %d's branch pages back to the same page", peersync.ErrPeerAnswer, p.addr, c)
 		}
 		next = *page.Next
 	}
@@ -360,7 +360,7 @@ func (p *PeerClient) Payloads(ctx context.Context, c ledger.ChainID, hashes []le
 	}
 	var ps []*ledger.PayloadWithOutputs
 	if err := json.Unmarshal(b, &ps); err != nil {
-		return nil, fmt.Errorf("%w: peer %s: payloads: %v", actors.ErrPeerAnswer, p.addr, err)
+		return nil, fmt.Errorf("%w: peer %s: payloads: %v", peersync.ErrPeerAnswer, p.addr, err)
 	}
 	out := make(map[ledger.Hash]*ledger.PayloadWithOutputs, len(ps))
 	for _, x := range ps {
@@ -368,7 +368,7 @@ func (p *PeerClient) Payloads(ctx context.Context, c ledger.ChainID, hashes []le
 			continue
 		}
 		if err := x.Verify(); err != nil {
-			return nil, fmt.Errorf("%w: peer %s: payload %s: %v", actors.ErrPeerAnswer, p.addr, x.PayloadHash, err)
+			return nil, fmt.Errorf("%w: peer %s: payload %s: %v", peersync.ErrPeerAnswer, p.addr, x.PayloadHash, err)
 		}
 		out[x.PayloadHash] = x
 	}

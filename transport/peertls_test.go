@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/transport/connguard"
@@ -89,11 +89,11 @@ func TestPeerClientTLS(t *testing.T) {
 	wrong := NewPeerClient(addr, ledger.Development, PeerClientConfig{ID: PeerIDOf([]byte("another"))})
 	_, err = wrong.Cut(ctx)
 	var ie *PeerIdentityError
-	if !errors.Is(err, actors.ErrPeerIdentity) || !errors.As(err, &ie) || ie.Got != cert.ID ||
+	if !errors.Is(err, peersync.ErrPeerIdentity) || !errors.As(err, &ie) || ie.Got != cert.ID ||
 		!strings.Contains(err.Error(), cert.ID) || !strings.Contains(err.Error(), wrong.ID()) {
 		t.Fatalf("the client with a wrong id: %v", err)
 	}
-	if err := wrong.AddPeer(ctx, PeerIDOf([]byte("other"))+"@10.0.0.6:1789"); !errors.Is(err, actors.ErrPeerIdentity) || len(n.PeerInfos()) != before {
+	if err := wrong.AddPeer(ctx, PeerIDOf([]byte("other"))+"@10.0.0.6:1789"); !errors.Is(err, peersync.ErrPeerIdentity) || len(n.PeerInfos()) != before {
 		t.Errorf("the client with a wrong id sent a request after the refused handshake: %v", err)
 	}
 }

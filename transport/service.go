@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
@@ -69,7 +70,7 @@ type ServiceConfig struct {
 	// Mining serves the mining API for external miners, GET …/mining/work, POST
 	// …/mining/solved and GET …/mining/updates (mining.go). Nil leaves the routes out (404):
 	// the API is off unless the operator enables mining coordination.
-	Mining *actors.Coordinator
+	Mining *mining.Coordinator
 	// Metrics serves GET MetricsPath (a rooted path such as "/metrics"); nil leaves it out.
 	Metrics     fasthttp.RequestHandler
 	MetricsPath string

@@ -14,7 +14,7 @@
 //     requests/s, 20 headers a branch page: upstream's limits), so from one peer alone a
 //     catch-up of light blocks cannot pass about 940 blocks/s; -peers 1 measures that case.
 //   - catch-up: a second node on an empty data directory, --mining off --peer <each source's
-//     peer API>; it fetches windows of blocks from all of them (actors/syncwindows.go). The figure is the source's cut height divided by the time from the moment the node
+//     peer API>; it fetches windows of blocks from all of them (actors/peersync/syncwindows.go). The figure is the source's cut height divided by the time from the moment the node
 //     prints its addresses (its sync has started by then) to the first GET cut whose id is the
 //     source's. The node runs at --log-level info; its own "catching up" and "caught up" lines
 //     split that time into the header phase (branch queries) and the payload phase.
@@ -91,14 +91,14 @@ const (
 	gasLimit = 400
 	// txBatch is the transfers of one /send (all on one chain).
 	txBatch = 10
-	// The peer API's limits the syncer works within (transport/peer.go, actors/sync.go):
+	// The peer API's limits the syncer works within (transport/peer.go, actors/peersync/sync.go):
 	// requests per second per client address, the bucket's burst (4× the rate), headers per
 	// branch page and payloads per batch request.
 	peerRate     = 50
 	peerBurst    = 4 * peerRate
 	branchPage   = 20
 	payloadBatch = 100
-	// syncWindow is actors/sync.go's: the blocks whose payloads the syncer fetches before it
+	// syncWindow is actors/peersync/sync.go's: the blocks whose payloads the syncer fetches before it
 	// inserts them.
 	syncWindow = 4000
 )
@@ -515,7 +515,7 @@ func loadSource(dir string, delay time.Duration) (*sourceBlocks, error) {
 			return nil, fmt.Errorf("source store: genesis of chain %d is not the development genesis of block delay %v", c, delay)
 		}
 	}
-	// The syncer's order (actors/sync.go): by height, then chain.
+	// The syncer's order (actors/peersync/sync.go): by height, then chain.
 	slices.SortFunc(s.blocks, func(a, b block) int {
 		return cmp.Or(cmp.Compare(a.h.Height, b.h.Height), cmp.Compare(a.h.ChainID, b.h.ChainID))
 	})
@@ -523,7 +523,7 @@ func loadSource(dir string, delay time.Duration) (*sourceBlocks, error) {
 }
 
 // requests counts the peer API requests a catch-up from genesis needs at least, as the syncer
-// (actors/sync.go) makes them: one branch page per 20 headers of each chain; then, for each
+// (actors/peersync/sync.go) makes them: one branch page per 20 headers of each chain; then, for each
 // window of syncWindow blocks in insertion order, the window's distinct payloads of each chain
 // in requests of up to 100.
 func (s *sourceBlocks) requests() (branch, payload, distinct int) {

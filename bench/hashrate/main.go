@@ -6,7 +6,7 @@
 //   - bare:     set the nonce, then pow.PowHashWork (our BLAKE2s-256 of all 286 bytes: five
 //     compressions). This is what a miner without a midstate pays per nonce.
 //   - x/crypto: golang.org/x/crypto/blake2s.Sum256 of the same bytes, for reference.
-//   - miner:    the miner's inner loop: pow.Work.Search over chunks of actors.DefaultChunkNonces
+//   - miner:    the miner's inner loop: pow.Work.Search over chunks of mining.DefaultChunkNonces
 //     nonces with an atomic cancellation check between chunks. The first 256 bytes are
 //     compressed once per work item, so each nonce costs one compression.
 //
@@ -28,7 +28,7 @@ import (
 
 	"golang.org/x/crypto/blake2s"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -75,7 +75,7 @@ func main() {
 			b.Fatal(err)
 		}
 		for done := uint64(0); done < uint64(b.N) && !cancelled.Load(); {
-			n := min(actors.DefaultChunkNonces, uint64(b.N)-done)
+			n := min(mining.DefaultChunkNonces, uint64(b.N)-done)
 			w.Search(done, n)
 			done += n
 		}

@@ -17,6 +17,7 @@
 package main
 
 import (
+	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/bench/internal/proc"
 	"github.com/ledgernode/ledger-node/chain"
 
@@ -107,14 +108,15 @@ func run(duration time.Duration, rounds int, grow uint64, cpuProfile string) err
 		runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.Version(), duration, rounds)
 	t0 := time.Now()
 	miner := ledger.MinerData("k:"+minerKey, minerKey)
-	start := func(mining bool) (*actors.Runtime, error) {
+	start := func(mine bool) (*actors.Runtime, error) {
 		cfg := actors.Config{Version: v, Store: db, Genesis: genesis, Logger: discard,
 			Execution: &actors.ExecutionConfig{Runner: txexec.New(txexec.Config{}), MinerData: miner,
 				Mempool: actors.MempoolConfig{Logger: discard}}}
-		if mining {
-			cfg.Mining = &actors.MiningConfig{MinerData: miner, Workers: 1}
+		rt, err := actors.Start(cfg)
+		if err == nil && mine {
+			mining.Start(rt, mining.Config{MinerData: miner, Workers: 1})
 		}
-		return actors.Start(cfg)
+		return rt, err
 	}
 	rt, err := start(true)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/transport/connguard"
 )
 
@@ -45,7 +45,7 @@ func newDescriptorBudget(cfg *Config, limit int, peerAPI bool) descriptorBudget 
 	}
 	b.reserved = b.levelDB + otherFiles + makeBlocksConns
 	if peerAPI {
-		b.reserved += outgoingPerPeer * actors.DefaultMaxPeers
+		b.reserved += outgoingPerPeer * peersync.DefaultMaxPeers
 		auto := connguard.AutoConnLimits(limit, b.reserved, 2.0/3, 1.0/3)
 		b.service, b.peer = auto[0], auto[1]
 	} else {

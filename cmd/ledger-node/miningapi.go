@@ -3,22 +3,22 @@ package main
 import (
 	"time"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
 )
 
 // startMiningAPI starts the mining coordinator when the mining API is enabled
 // (mining.coordination.enabled, --enable-mining-coordination); the service API serves it. Off,
 // /mining/* answers 404, as upstream's.
-func (n *node) startMiningAPI() *actors.Coordinator {
+func (n *node) startMiningAPI() *mining.Coordinator {
 	c := n.cfg.Mining.Coordination
 	if !c.Enabled {
 		return nil
 	}
-	miners := make([]actors.MinerInfo, len(c.Miners))
+	miners := make([]mining.MinerInfo, len(c.Miners))
 	for i, m := range c.Miners {
-		miners[i] = actors.MinerInfo{Account: m.Account, PublicKeys: m.PublicKeys, Predicate: m.Predicate}
+		miners[i] = mining.MinerInfo{Account: m.Account, PublicKeys: m.PublicKeys, Predicate: m.Predicate}
 	}
-	n.coord = actors.StartCoordinator(n.rt, actors.CoordinationConfig{
+	n.coord = mining.StartCoordinator(n.rt, mining.CoordinationConfig{
 		Miners:              miners,
 		Limit:               c.Limit,
 		UpdateStreamLimit:   c.UpdateStreamLimit,

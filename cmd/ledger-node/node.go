@@ -19,6 +19,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/mining"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -50,7 +52,7 @@ type nodeOptions struct {
 	genesisTarget *ledger.U256
 	workers       int           // miner goroutines; 0 = one per core
 	statusEvery   time.Duration // 0 = defaultStatusEvery
-	// syncWindow replaces the catch-up window (actors.DefaultSyncWindow blocks), so that tests
+	// syncWindow replaces the catch-up window (peersync.DefaultWindow blocks), so that tests
 	// cross several windows with few blocks.
 	syncWindow int
 	// backupProgress is passed to the backup jobs (backup.Config.Progress); tests hold a
@@ -58,7 +60,7 @@ type nodeOptions struct {
 	backupProgress func(id string, st store.BackupStats)
 	// wrapPeer, when set, wraps the client of each peer: tests count what a peer is asked and
 	// make one misbehave.
-	wrapPeer func(addr string, p actors.Peer) actors.Peer
+	wrapPeer func(addr string, p peersync.Peer) peersync.Peer
 	// peerKey makes the key of the peer API's certificate at the first start (nil: upstream's
 	// RSA-4096, transport.GeneratePeerKey); tests make cheaper ones.
 	peerKey func() (crypto.Signer, error)
@@ -84,7 +86,7 @@ type node struct {
 	// validated by executing it).
 	peerSvc *transport.Service
 	peerLn  net.Listener
-	syncer  *actors.Syncer
+	syncer  *peersync.Syncer
 	// peerCert is the peer API's certificate, peerID its fingerprint (the node's peer id),
 	// peerHost the host the node announces to its peers.
 	peerCert *transport.PeerCertificate
@@ -96,8 +98,10 @@ type node struct {
 
 	// backups runs the backup API's jobs; nil when the API is off.
 	backups *backup.Jobs
+	// miner is the built-in miner; nil when mining is off.
+	miner *mining.Miner
 	// coord is the mining API's coordinator (miningapi.go); nil when the API is off.
-	coord *actors.Coordinator
+	coord *mining.Coordinator
 	// requests counts the API requests for the metrics; nil without metrics (metrics.go).
 	requests *transport.RequestStats
 	// budget shares out the process's file descriptors; guarded are the listeners under its
@@ -171,14 +175,14 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 		}
 	}
 	n.hub = actors.NewUpdatesHub(updatesWindow)
-	var mining *actors.MiningConfig
+	var miner *mining.Config
 	switch cfg.Mining.Mode {
 	case "pow":
-		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers}
+		miner = &mining.Config{MinerData: cfg.Mining.minerData(), Workers: opts.workers}
 	case "on-demand":
 		od := cfg.Mining.OnDemand
-		mining = &actors.MiningConfig{MinerData: cfg.Mining.minerData(), Workers: opts.workers,
-			OnDemand:    &actors.OnDemandConfig{ConfirmationDepth: uint64(od.ConfirmationDepth), IdlePeriod: od.IdlePeriod},
+		miner = &mining.Config{MinerData: cfg.Mining.minerData(), Workers: opts.workers,
+			OnDemand:    &mining.OnDemandConfig{ConfirmationDepth: uint64(od.ConfirmationDepth), IdlePeriod: od.IdlePeriod},
 			StartBlocks: uint64(od.StartBlocks)}
 	}
 	var exec *actors.ExecutionConfig
@@ -191,12 +195,15 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 			EvalSlots:           actors.NewEvalSlots(cfg.Execution.EvalSlots, cfg.Execution.EvalWait)}
 	}
 	n.rt, err = actors.Start(actors.Config{
-		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub, Mining: mining,
+		Version: n.version, Store: n.db, Genesis: n.genesis, Updates: n.hub,
 		Execution: exec, Logger: log,
 	})
 	if err != nil {
 		n.close()
 		return nil, fmt.Errorf("resume the stored cut: %w", err)
+	}
+	if miner != nil {
+		n.miner = mining.Start(n.rt, *miner) // n.rt.Stop stops it
 	}
 	scfg := transport.ServiceConfig{
 		Version:           n.version,
@@ -213,7 +220,7 @@ func openNodeWith(cfg Config, log *slog.Logger, opts nodeOptions) (*node, error)
 	if n.backups != nil {
 		scfg.Backup = n.backups
 	}
-	scfg.MakeBlocks = n.rt.MakeBlocks // a 404 with the reason unless mining on demand
+	scfg.MakeBlocks = n.miner.MakeBlocks // a 404 with the reason unless mining on demand (nil miner too)
 	if cfg.ServiceAPI.Explorer {
 		scfg.Explorer = n.explorerStatus
 	}
@@ -336,17 +343,17 @@ func (n *node) startPeers() error {
 	}
 	n.log.Info("peer API", "announced", selfAddr, "peerId", cert.ID, "listening", self.String())
 	dial, seedDial := policy.Dialer(transport.DefaultPeerTimeout), seedPolicy.Dialer(transport.DefaultPeerTimeout)
-	n.syncer = n.rt.StartSync(actors.SyncConfig{
+	n.syncer = peersync.Start(n.rt, peersync.Config{
 		Self:   selfAddr,
 		SelfID: cert.ID,
 		Seeds:  n.cfg.P2P.Peers,
 		Policy: policy.Check,
-		Dial: func(addr, id string) actors.Peer {
+		Dial: func(addr, id string) peersync.Peer {
 			d := dial
 			if seeds[addr] {
 				d = seedDial
 			}
-			var p actors.Peer = transport.NewPeerClient(addr, v, transport.PeerClientConfig{Dial: d, ID: id})
+			var p peersync.Peer = transport.NewPeerClient(addr, v, transport.PeerClientConfig{Dial: d, ID: id})
 			if n.opts.wrapPeer != nil {
 				p = n.opts.wrapPeer(addr, p)
 			}
@@ -501,7 +508,7 @@ func (n *node) serve(ctx context.Context, out io.Writer) error {
 		go func() { errc <- n.peerSvc.Serve(n.peerLn) }()
 	}
 	if n.makeBlocksLn != nil {
-		n.makeBlocksSrv = &fasthttp.Server{Handler: transport.MakeBlocksHandler(n.rt.MakeBlocks), Name: "ledger-node",
+		n.makeBlocksSrv = &fasthttp.Server{Handler: transport.MakeBlocksHandler(n.miner.MakeBlocks), Name: "ledger-node",
 			MaxRequestBodySize: transport.DefaultMaxBodyBytes, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 			Logger: printfLog{n.log}} // not fasthttp's default, plain text on stderr
 		go func() { errc <- n.makeBlocksSrv.Serve(n.makeBlocksLn) }()

@@ -344,7 +344,7 @@ const longTestsEnv = "LEDGER_NODE_LONG_TESTS"
 // (issue 37): before, the cut stopped at about 1,700 blocks a chain, its weight at 2^256, while
 // the miner stored a sibling on every chain every second. The blocks asked for enter the cut,
 // and the store holds hardly more than them. It takes about 12 minutes, most of it waiting:
-// the difficulty adjustment allows no faster on a 30 s block delay (actors/ondemand.go,
+// the difficulty adjustment allows no faster on a 30 s block delay (actors/mining/ondemand.go,
 // "Pacing"), so it runs only with LEDGER_NODE_LONG_TESTS=1.
 func TestOnDemandMakes3000BlocksPerChain(t *testing.T) {
 	if os.Getenv(longTestsEnv) == "" {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/peersync"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -329,7 +329,7 @@ func lastLines(s string, n int) string {
 // out of every answer, a slow one takes its time over each, and one short of payloads serves
 // only the first payload a request asks for.
 type countingPeer struct {
-	actors.Peer
+	peersync.Peer
 	branches      *atomic.Int64
 	lies          *atomic.Int64 // answers altered by a lying peer
 	lie           bool
@@ -392,7 +392,7 @@ func TestCatchUpFromSeveralPeers(t *testing.T) {
 		lies := new(atomic.Int64)
 		small := opts
 		small.syncWindow = 40 // two heights of the 20 chains
-		small.wrapPeer = func(addr string, p actors.Peer) actors.Peer {
+		small.wrapPeer = func(addr string, p peersync.Peer) peersync.Peer {
 			cp := countingPeer{Peer: p, branches: counts[addr], lies: lies}
 			if cp.branches == nil {
 				return p

@@ -65,13 +65,13 @@ var rules = map[string][]string{
 	// so that goleveldb stays in the store.
 	"kv":     {},
 	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv"}, language...),
-	"transport": {"ledger", "store", "store/backup", "kv", "actors", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
+	"transport": {"ledger", "store", "store/backup", "kv", "actors", "actors/mining", "actors/peersync", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},
 	// The metrics: a Prometheus registry over what the node's packages count (read at scrape
 	// time); the node wires it and transport serves it. metrics/hist, the atomic histogram the
 	// hot paths observe into, imports nothing, so actors and transport can keep one.
-	"metrics":      {"ledger", "pow", "store", "store/backup", "actors", "transport", "transport/connguard", "metrics/hist"},
+	"metrics":      {"ledger", "pow", "store", "store/backup", "actors", "actors/peersync", "transport", "transport/connguard", "metrics/hist"},
 	"metrics/hist": {},
 	// Private commands on the node: a chain's contract API with pact -s's engine beside it, the
 	// one package of the node that may import pact/server (actors and transport may not).
@@ -89,6 +89,13 @@ var rules = map[string][]string{
 	"bench/":                 {"*"},
 	"internal/":              {"*"},
 	"interop":                {"*"},
+
+	// Parts that run over the runtime, as clients of it (the cut it publishes, Insert, each
+	// chain's executor and mempool): the miner and the mining API's coordinator, peer sync.
+	// actorstest is their tests' runtime and store.
+	"actors/mining":     {"ledger", "pow", "store", "chain", "chain/state", "pact/api", "actors"},
+	"actors/peersync":   {"ledger", "pow", "store", "chain", "mempool", "pact/api", "actors"},
+	"actors/actorstest": {"ledger", "store", "actors"},
 }
 
 // thirdParty says which of the module's packages may import a third-party module (its path and
@@ -112,6 +119,7 @@ var notImportable = map[string]string{
 	"cmd/":                 "",
 	"interop":              "",
 	"pow/powtest":          "",
+	"actors/actorstest":    "",
 	"internal/pactsrvtest": "",
 	"internal/jsontest":    "",
 	"internal/syncbuf":     "",

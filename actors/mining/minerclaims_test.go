@@ -1,9 +1,10 @@
-package actors
+package mining
 
 import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors/actorstest"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -77,8 +78,9 @@ func TestClaimsPreferAChainNobodySearches(t *testing.T) {
 // on one parent: every block inserted enters the cut.
 func TestMinerNeverRacesItself(t *testing.T) {
 	f := powtest.New(t)
-	db := openStore(t, f)
-	rt := startRuntime(t, f, db, nil, &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: 16, ChunkNonces: 64})
+	db := actorstest.OpenStore(t, f.Genesis)
+	rt := actorstest.Start(t, f.V, f.Genesis, db)
+	Start(rt, Config{MinerData: ledger.MinerData("tester"), Workers: 16, ChunkNonces: 64})
 	const top = 8
 	deadline := hangguard.Deadline()
 	for {

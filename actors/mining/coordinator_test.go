@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors/actorstest"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -56,7 +57,7 @@ func waitPrimed(t *testing.T, c *Coordinator) {
 
 func TestCoordinatorWorkAndSolve(t *testing.T) {
 	f := powtest.New(t)
-	rt := startRuntime(t, f, openStore(t, f), nil, nil)
+	rt := actorstest.Start(t, f.V, f.Genesis, actorstest.OpenStore(t, f.Genesis))
 	// Without Pact execution every chain's payload would be the same; the work cache is keyed
 	// by payload hash, and the limit counts distinct payloads: one per chain, as with Pact.
 	c := newCoordinator(rt, coordConfig())
@@ -127,7 +128,7 @@ func TestCoordinatorWorkAndSolve(t *testing.T) {
 	if err != nil || w.Header.ChainID != 3 {
 		t.Fatalf("work on chain 3: %v", err)
 	}
-	insert(t, f, rt, f.Mine(rt.View().Heads, 3, 1))
+	actorstest.Insert(t, f, rt, f.Mine(rt.View().Heads, 3, 1))
 	h = w.Header
 	pow.MineHeader(h, 1<<20)
 	if orphan, err := c.Solve(h); err != nil || !orphan {
@@ -163,7 +164,7 @@ func TestCoordinatorWorkAndSolve(t *testing.T) {
 // With no work ready (here: never primed), a request ends after WorkWait instead of hanging.
 func TestCoordinatorWorkWaitIsBounded(t *testing.T) {
 	f := powtest.New(t)
-	rt := startRuntime(t, f, openStore(t, f), nil, nil)
+	rt := actorstest.Start(t, f.V, f.Genesis, actorstest.OpenStore(t, f.Genesis))
 	c := newCoordinator(rt, coordConfig())
 	start := time.Now()
 	answered := make(chan error, 1)
@@ -182,7 +183,7 @@ func TestCoordinatorWorkWaitIsBounded(t *testing.T) {
 
 func TestCoordinatorUpdates(t *testing.T) {
 	f := powtest.New(t)
-	rt := startRuntime(t, f, openStore(t, f), nil, nil)
+	rt := actorstest.Start(t, f.V, f.Genesis, actorstest.OpenStore(t, f.Genesis))
 	c := newCoordinator(rt, coordConfig())
 	salt := byte(0)
 	c.build = func(i int, parent *ledger.Header) (*ledger.PayloadWithOutputs, error) {
@@ -234,11 +235,11 @@ func TestCoordinatorUpdates(t *testing.T) {
 	c.primeAll(rt.View().Heads, true)
 	expect(EventRefreshedBlock)
 	// A block on another chain does not concern chain 0's miners.
-	insert(t, f, rt, f.Mine(rt.View().Heads, 5, 0))
+	actorstest.Insert(t, f, rt, f.Mine(rt.View().Heads, 5, 0))
 	c.primeAll(rt.View().Heads, false)
 	quiet()
 	// A block on chain 0: the work goes stale, then is ready on the new head.
-	insert(t, f, rt, f.Mine(rt.View().Heads, 0, 0))
+	actorstest.Insert(t, f, rt, f.Mine(rt.View().Heads, 0, 0))
 	c.primeAll(rt.View().Heads, false)
 	// Stale, then ready on the new head: two New Cuts, or one when the stream reads the state
 	// after both changes.

@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -152,7 +153,7 @@ type cachedWork struct {
 
 // Coordinator is the mining API's state. Its methods are safe for concurrent use.
 type Coordinator struct {
-	rt      *Runtime
+	rt      Node
 	v       *ledger.Version
 	cfg     CoordinationConfig
 	miners  []MinerInfo
@@ -180,7 +181,7 @@ type Coordinator struct {
 
 // StartCoordinator primes work for every configured miner on every chain of rt's cut and keeps
 // it current until Stop.
-func StartCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
+func StartCoordinator(rt Node, cfg CoordinationConfig) *Coordinator {
 	c := newCoordinator(rt, cfg)
 	c.wg.Add(1)
 	go c.prime()
@@ -188,7 +189,7 @@ func StartCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
 }
 
 // newCoordinator is StartCoordinator without priming.
-func newCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
+func newCoordinator(rt Node, cfg CoordinationConfig) *Coordinator {
 	if cfg.UpdateStreamTimeout <= 0 {
 		cfg.UpdateStreamTimeout = DefaultUpdateStreamTimeout
 	}
@@ -199,8 +200,8 @@ func newCoordinator(rt *Runtime, cfg CoordinationConfig) *Coordinator {
 		cfg.WorkWait = DefaultWorkWait
 	}
 	c := &Coordinator{
-		rt: rt, v: rt.cfg.Version, cfg: cfg, allowed: map[string]int{}, chains: rt.cfg.Version.Chains(),
-		now: rt.cfg.Now, log: rt.cfg.Logger.With("component", "mining-coordinator"),
+		rt: rt, v: rt.Version(), cfg: cfg, allowed: map[string]int{}, chains: rt.Version().Chains(),
+		now: rt.Now, log: rt.Logger().With("component", "mining-coordinator"),
 		cache: map[ledger.Hash]cachedWork{}, changed: make(chan struct{}), quit: make(chan struct{}),
 	}
 	for _, m := range cfg.Miners {
@@ -301,7 +302,7 @@ func (c *Coordinator) primeAll(hs pow.Heads, refresh bool) (retry bool) {
 			}
 			p, err := c.build(i, head)
 			if err != nil {
-				if !errors.Is(err, ErrStaleParent) && !errors.Is(err, ErrExecutorStopped) {
+				if !errors.Is(err, actors.ErrStaleParent) && !errors.Is(err, actors.ErrExecutorStopped) {
 					c.log.Warn("cannot build work", "chain", ch, "height", head.Height+1, "err", err)
 					retry = true
 				}
@@ -436,7 +437,7 @@ func (c *Coordinator) choose(i int, hs pow.Heads, suggest *ledger.ChainID) (ledg
 // newHeader makes the header of the next block of chain ch in cut hs with payload p, created
 // now, nonce 0.
 func (c *Coordinator) newHeader(hs pow.Heads, ch ledger.ChainID, p *ledger.PayloadWithOutputs) (*ledger.Header, error) {
-	parent, adj, err := pow.MiningParents(c.v, hs, ch, c.rt.lookup)
+	parent, adj, err := pow.MiningParents(c.v, hs, ch, c.rt.Header)
 	if err != nil {
 		return nil, err
 	}

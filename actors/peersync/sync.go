@@ -1,4 +1,4 @@
-package actors
+package peersync
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -60,8 +61,8 @@ type Peer interface {
 	InsertTxs(ctx context.Context, c ledger.ChainID, cmds []*api.Command) error
 }
 
-// SyncConfig configures peer sync.
-type SyncConfig struct {
+// Config configures peer sync.
+type Config struct {
 	// Self is this node's peer API address ("host:port"), announced to peers; SelfID its peer
 	// id (the fingerprint of its certificate), announced with it.
 	Self   string
@@ -73,7 +74,7 @@ type SyncConfig struct {
 	// id its certificate must have (a client that meets another refuses it with
 	// ErrPeerIdentity).
 	Dial func(addr, id string) Peer
-	// Poll is how often every peer's cut and peer list are read (DefaultSyncPoll if zero).
+	// Poll is how often every peer's cut and peer list are read (DefaultPoll if zero).
 	Poll time.Duration
 	// Policy says why an address offered as a peer (PUT cut/peer, a peer's list) cannot be
 	// one; nil takes every address (transport.AddressPolicy.Check).
@@ -81,14 +82,14 @@ type SyncConfig struct {
 	// MaxPeers bounds the peers kept (DefaultMaxPeers if zero).
 	MaxPeers int
 	// Window is how many blocks a catch-up fetches before inserting them, one window fetching
-	// while the one before is inserted (DefaultSyncWindow if zero).
+	// while the one before is inserted (DefaultWindow if zero).
 	Window int
 	Logger *slog.Logger
 }
 
-// Defaults of SyncConfig.
+// Defaults of Config.
 const (
-	DefaultSyncPoll = 2 * time.Second
+	DefaultPoll     = 2 * time.Second
 	DefaultMaxPeers = 64
 	// announceGap bounds how often this node announces its cut to one peer, whatever its block
 	// rate: the peer's rate limit (50 requests/s per address) must hold with room for block
@@ -114,8 +115,8 @@ const (
 // Syncer runs peer sync for a runtime. It is the node side of the peer API
 // (transport.PeerNode).
 type Syncer struct {
-	rt  *Runtime
-	cfg SyncConfig
+	rt  Node
+	cfg Config
 	log *slog.Logger
 
 	mu sync.Mutex
@@ -140,6 +141,7 @@ type Syncer struct {
 
 	announce chan struct{}
 	quit     chan struct{}
+	stopOnce sync.Once
 	wg       sync.WaitGroup
 
 	// For the metrics: a catch-up is running; blocks fetched from peers and inserted.
@@ -176,8 +178,8 @@ func (s *Syncer) CatchingUp() bool {
 	return s.behind.Load() && time.Since(time.Unix(0, s.progressAt.Load())) < catchUpStall
 }
 
-// SyncStats is peer sync's state, for the metrics.
-type SyncStats struct {
+// Stats is peer sync's state, for the metrics.
+type Stats struct {
 	Peers, Banned int  // known peers, of which ignored for a while for serving an invalid block
 	Syncing       bool // fetching the blocks of a heavier cut now
 	Fetched       uint64
@@ -190,8 +192,8 @@ type SyncStats struct {
 }
 
 // Stats returns peer sync's state.
-func (s *Syncer) Stats() SyncStats {
-	st := SyncStats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load(), Attempted: s.attempted.Load(),
+func (s *Syncer) Stats() Stats {
+	st := Stats{Syncing: s.syncing.Load(), Fetched: s.fetched.Load(), Attempted: s.attempted.Load(),
 		HeldByWrites: s.heldByWrites.Load() > 0}
 	now := time.Now()
 	s.mu.Lock()
@@ -205,17 +207,19 @@ func (s *Syncer) Stats() SyncStats {
 	return st
 }
 
-// StartSync starts peer sync: it introduces this node to the seeds, then keeps its cut in step
-// with the peers' until Stop.
-func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
+// Start starts peer sync over r: it introduces this node to the seeds, then keeps its cut in
+// step with the peers' until Stop. It is attached to r (actors.Part): r tells it of each new cut
+// and of the transactions /send accepts, asks it whether the node is catching up (the miner
+// waits meanwhile), and r.Stop stops it.
+func Start(r Node, cfg Config) *Syncer {
 	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultSyncPoll
+		cfg.Poll = DefaultPoll
 	}
 	if cfg.MaxPeers <= 0 {
 		cfg.MaxPeers = DefaultMaxPeers
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = r.cfg.Logger
+		cfg.Logger = r.Logger()
 	}
 	s := &Syncer{rt: r, cfg: cfg, log: cfg.Logger.With("component", "sync"),
 		table: map[string]*peerEntry{}, candSet: map[string]bool{}, rejected: map[string]time.Time{},
@@ -225,12 +229,6 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 	for _, a := range cfg.Seeds {
 		s.addSeed(a)
 	}
-	r.syncer.Store(s)
-	for _, x := range r.execs {
-		if x != nil {
-			x.relay = s.relay
-		}
-	}
 	s.wg.Add(3 + verifyWorkers)
 	go s.fetchLoop()
 	go s.pollLoop()
@@ -238,6 +236,7 @@ func (r *Runtime) StartSync(cfg SyncConfig) *Syncer {
 	for range verifyWorkers {
 		go s.verifyLoop()
 	}
+	r.Attach(s)
 	return s
 }
 
@@ -249,10 +248,13 @@ func (s *Syncer) selfInfo() string {
 	return s.cfg.SelfID + "@" + s.cfg.Self
 }
 
-// Stop ends peer sync and waits for it.
+// Stop ends peer sync and waits for it. The runtime's Stop calls it; calling it again does
+// nothing.
 func (s *Syncer) Stop() {
-	close(s.quit)
-	s.wg.Wait()
+	s.stopOnce.Do(func() {
+		close(s.quit)
+		s.wg.Wait()
+	})
 }
 
 func (s *Syncer) stopped() bool {
@@ -308,8 +310,8 @@ func (s *Syncer) wakeFetcher() {
 	}
 }
 
-// cutChanged is the cut actor's notice: every peer's announcer sends the new cut.
-func (s *Syncer) cutChanged(*CutView) {
+// CutChanged is the cut actor's notice (actors.Part): every peer's announcer sends the new cut.
+func (s *Syncer) CutChanged(*actors.CutView) {
 	select {
 	case s.announce <- struct{}{}:
 	default:
@@ -418,8 +420,8 @@ func (s *Syncer) pollLoop() {
 					s.bad(p.Addr(), err)
 					return
 				}
-				if c.Version == nil || c.Version.Name != s.rt.cfg.Version.Name {
-					s.bad(p.Addr(), fmt.Errorf("%w: its cut is not of network %s", ErrPeerAnswer, s.rt.cfg.Version.Name))
+				if c.Version == nil || c.Version.Name != s.rt.Version().Name {
+					s.bad(p.Addr(), fmt.Errorf("%w: its cut is not of network %s", ErrPeerAnswer, s.rt.Version().Name))
 					return
 				}
 				cuts[i] = c
@@ -473,7 +475,7 @@ func (s *Syncer) fetchLoop() {
 		for {
 			// No blocks are fetched while the store cannot write (writehealth.go); the
 			// offers wait, and the next poll refreshes them.
-			s.rt.health.wait(s.quit, &s.heldByWrites)
+			s.rt.WaitWritable(s.quit, &s.heldByWrites)
 			origin, c := s.takeOffer()
 			if c == nil {
 				break
@@ -485,7 +487,7 @@ func (s *Syncer) fetchLoop() {
 			case err == nil:
 				// Credit for blocks delivered, not for cuts this node had already.
 				s.good(origin, s.fetched.Load() > before)
-			case s.stopped(), errors.Is(err, ErrWriteFailed), errors.Is(err, ErrStopped), errors.Is(err, ErrExecutorStopped):
+			case s.stopped(), errors.Is(err, actors.ErrWriteFailed), errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrExecutorStopped):
 				// (the write health logs write failures; a stop is no news)
 			case errors.As(err, &fg):
 				s.dropForeign(origin, fg.Error())
@@ -557,7 +559,7 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	}()
 	var todo []ledger.CutEntry
 	for _, e := range c.Entries {
-		if ok, err := s.rt.cfg.Store.HasHeader(e.Hash); err != nil {
+		if ok, err := s.rt.Store().HasHeader(e.Hash); err != nil {
 			return err
 		} else if !ok {
 			todo = append(todo, e)
@@ -574,7 +576,7 @@ func (s *Syncer) syncFrom(origin string, c *ledger.Cut) error {
 	defer func() {
 		s.behind.Store(false)
 		s.syncing.Store(false)
-		s.cutChanged(nil) // announce the cut the catch-up reached
+		s.CutChanged(nil) // announce the cut the catch-up reached
 	}()
 	heads := s.rt.View().Heads
 	err := s.syncWindows(ctx, origin, p, c, todo, heads)
@@ -604,15 +606,15 @@ func sortForInsert(blocks []*ledger.Header) []*ledger.Header {
 func (s *Syncer) insertWindow(origin string, w fetchedWindow, prog *progress) error {
 	for _, h := range w.blocks {
 		if s.stopped() {
-			return ErrStopped
+			return actors.ErrStopped
 		}
-		if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); ok {
+		if ok, _ := s.rt.Store().HasHeader(h.Hash); ok {
 			prog.step()
 			continue
 		}
 		pl := w.payloads[h.PayloadHash]
 		if pl == nil {
-			if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
+			if ok, _ := s.rt.Store().HasPayload(h.PayloadHash); !ok {
 				return fmt.Errorf("peer %s has no payload %s for block %d of chain %d", origin, h.PayloadHash, h.Height, h.ChainID)
 			}
 		}
@@ -653,7 +655,7 @@ func (s *Syncer) syncBranches(ctx context.Context, origin string, p Peer, c *led
 	}
 	for _, hs := range branches {
 		for _, h := range hs {
-			if ok, _ := s.rt.cfg.Store.HasHeader(h.Hash); !ok {
+			if ok, _ := s.rt.Store().HasHeader(h.Hash); !ok {
 				missing = append(missing, h)
 			}
 		}
@@ -689,12 +691,12 @@ func (e *foreignGenesisError) Error() string { return e.msg }
 // it serves would fail validation, so it is worth one clear message rather than a warning about
 // invalid blocks every minute.
 func (s *Syncer) checkGenesis(origin string, hs []*ledger.Header) error {
-	v := s.rt.cfg.Version
+	v := s.rt.Version()
 	for _, h := range hs {
 		if !v.IsGenesisHeight(h.ChainID, h.Height) {
 			continue
 		}
-		if ok, err := s.rt.cfg.Store.HasHeader(h.Hash); err != nil || ok {
+		if ok, err := s.rt.Store().HasHeader(h.Hash); err != nil || ok {
 			continue
 		}
 		ours := v.GenesisTarget(h.ChainID)
@@ -758,7 +760,7 @@ func (s *Syncer) fetchPayloads(ctx context.Context, p Peer, blocks []*ledger.Hea
 			continue // the same payload (an empty block's, say) on several blocks
 		}
 		seen[h.PayloadHash] = true
-		if ok, _ := s.rt.cfg.Store.HasPayload(h.PayloadHash); !ok {
+		if ok, _ := s.rt.Store().HasPayload(h.PayloadHash); !ok {
 			byChain[h.ChainID] = append(byChain[h.ChainID], h.PayloadHash)
 		}
 	}
@@ -831,6 +833,10 @@ func (p *progress) done(attrs ...any) {
 	}
 }
 
+// TxsSent is /send's notice (actors.TxWatcher): the transactions sent to this node are
+// relayed to the peers' mempools.
+func (s *Syncer) TxsSent(c ledger.ChainID, cmds []*api.Command, _ []api.Hash) { s.relay(c, cmds) }
+
 // relay passes transactions sent to this node on to the peers' mempools.
 func (s *Syncer) relay(c ledger.ChainID, cmds []*api.Command) {
 	for _, p := range s.livePeers() {
@@ -852,10 +858,10 @@ func (s *Syncer) MempoolInsert(ctx context.Context, c ledger.ChainID, cmds []*ap
 		return nil
 	}
 	for _, cmd := range cmds {
-		if x.pool.Status(cmd.Hash) != mempool.Missing || x.Contains(cmd.Hash) {
+		if x.Mempool().Status(cmd.Hash) != mempool.Missing || x.Contains(cmd.Hash) {
 			continue
 		}
-		if _, err := x.pool.Insert(ctx, []*api.Command{cmd}); err != nil {
+		if _, err := x.Mempool().Insert(ctx, []*api.Command{cmd}); err != nil {
 			if _, rejected := mempool.IsRejection(err); !rejected {
 				return err
 			}
@@ -869,7 +875,7 @@ func (s *Syncer) MempoolMember(c ledger.ChainID, keys []api.Hash) []bool {
 	out := make([]bool, len(keys))
 	if x, ok := s.rt.Executor(c); ok {
 		for i, k := range keys {
-			out[i] = x.pool.Status(k) == mempool.Pending
+			out[i] = x.Mempool().Status(k) == mempool.Pending
 		}
 	}
 	return out
@@ -879,7 +885,7 @@ func (s *Syncer) MempoolMember(c ledger.ChainID, keys []api.Hash) []bool {
 func (s *Syncer) MempoolLookup(c ledger.ChainID, keys []api.Hash) []*api.Command {
 	out := make([]*api.Command, len(keys))
 	if x, ok := s.rt.Executor(c); ok {
-		for i, e := range x.pool.Lookup(keys) {
+		for i, e := range x.Mempool().Lookup(keys) {
 			if e.Tx != nil {
 				out[i] = e.Tx.Command
 			}
@@ -894,7 +900,7 @@ func (s *Syncer) MempoolPending(c ledger.ChainID) []api.Hash {
 	if !ok {
 		return nil
 	}
-	return x.pool.PendingKeys()
+	return x.Mempool().PendingKeys()
 }
 
 // fetchBatch fetches one batch of chain c's payloads; an answer too large for the client's
@@ -950,4 +956,21 @@ func fewAtATime(ctx context.Context, n int, f func(ctx context.Context, i int) e
 		first = ctx.Err() // the caller's context ended before every call started
 	}
 	return first
+}
+
+// BestPeerCut returns the height of the heaviest cut the known peers offered last (polled or
+// announced), and false when no known peer offered one yet.
+func (s *Syncer) BestPeerCut() (height uint64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *ledger.Cut
+	for origin, c := range s.cuts {
+		if _, known := s.table[origin]; known && c != nil && (best == nil || c.Weight.Cmp(best.Weight) > 0) {
+			best = c
+		}
+	}
+	if best == nil {
+		return 0, false
+	}
+	return best.Height, true
 }

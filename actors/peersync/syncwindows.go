@@ -1,4 +1,4 @@
-package actors
+package peersync
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 )
@@ -32,13 +33,13 @@ import (
 // ahead of the insertion (one per peer, and one more) are held in memory.
 const maxSyncHelpers = 2
 
-// DefaultSyncWindow is how many blocks a catch-up fetches (headers and payloads) before
+// DefaultWindow is how many blocks a catch-up fetches (headers and payloads) before
 // inserting them: enough for full payload batches on every chain, few enough to hold in
 // memory, and to keep windows fetching while the one before validates.
-const DefaultSyncWindow = 4000
+const DefaultWindow = 4000
 
 // window is the catch-up window in blocks.
-func (s *Syncer) window() int { return cmp.Or(s.cfg.Window, DefaultSyncWindow) }
+func (s *Syncer) window() int { return cmp.Or(s.cfg.Window, DefaultWindow) }
 
 // errForkBelowHead is syncWindows giving up: a chain's blocks do not continue this node's head.
 var errForkBelowHead = errors.New("the peer's branch forks below this node's head")
@@ -104,7 +105,7 @@ func reaches(c *ledger.Cut, todo []ledger.CutEntry) bool {
 // later ones are fetched. It returns errForkBelowHead, having inserted what it could, when a
 // chain does not continue its head.
 func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledger.Cut, todo []ledger.CutEntry, heads pow.Heads) error {
-	v := s.rt.cfg.Version
+	v := s.rt.Version()
 	// Each chain's first missing height, and the head it must continue (nil: its genesis).
 	from := make(map[ledger.ChainID]uint64, len(todo))
 	below := make(map[ledger.ChainID]*ledger.Header, len(todo))
@@ -240,7 +241,7 @@ func (s *Syncer) syncWindows(ctx context.Context, origin string, p Peer, c *ledg
 			case err == nil:
 				w.src.served++
 				done++
-			case w.src.origin || errors.Is(err, ErrWriteFailed):
+			case w.src.origin || errors.Is(err, actors.ErrWriteFailed):
 				return err
 			default:
 				// A helper's blocks that do not insert: the origin's are fetched instead (those

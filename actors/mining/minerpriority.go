@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"runtime/metrics"
@@ -26,7 +26,7 @@ const runnableMetric = "/sched/goroutines/runnable:goroutines"
 // stepAside pauses the calling worker while goroutines other than the miner's wait for a CPU,
 // at most stepAsideMax times, and returns how many pauses it made. It returns at once when the
 // runtime does not count them.
-func (m *miner) stepAside(sample []metrics.Sample) (pauses int) {
+func (m *Miner) stepAside(sample []metrics.Sample) (pauses int) {
 	for ; pauses < stepAsideMax; pauses++ {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() != metrics.KindUint64 {
@@ -44,7 +44,7 @@ func (m *miner) stepAside(sample []metrics.Sample) (pauses int) {
 }
 
 // waiting runs f, a wait of the calling worker, uncounted among the searching workers.
-func (m *miner) waiting(f func()) {
+func (m *Miner) waiting(f func()) {
 	m.searching.Add(-1)
 	defer m.searching.Add(1)
 	f()

@@ -1,4 +1,4 @@
-package actors
+package peersync
 
 import (
 	"bytes"
@@ -51,6 +51,18 @@ func (p *stubPeer) Payloads(context.Context, ledger.ChainID, []ledger.Hash) (map
 }
 func (p *stubPeer) InsertTxs(context.Context, ledger.ChainID, []*api.Command) error { return nil }
 
+// tableNode is the development network with the given genesis headers and store; the rest of
+// Node is not there (a call panics).
+type tableNode struct {
+	Node
+	db      *store.DB
+	genesis []*ledger.Header
+}
+
+func (n *tableNode) Version() *ledger.Version  { return ledger.Development }
+func (n *tableNode) Genesis() []*ledger.Header { return n.genesis }
+func (n *tableNode) Store() *store.DB          { return n.db }
+
 // tableSyncer is a Syncer with a peer table and nothing running, over the development network
 // with genesis g on chain 0.
 func tableSyncer(t *testing.T, g *ledger.Header, maxPeers int, dial func(addr, id string) Peer) *Syncer {
@@ -60,8 +72,8 @@ func tableSyncer(t *testing.T, g *ledger.Header, maxPeers int, dial func(addr, i
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	rt := &Runtime{cfg: Config{Version: ledger.Development, Genesis: []*ledger.Header{g}, Store: db}}
-	return &Syncer{rt: rt, cfg: SyncConfig{MaxPeers: maxPeers, Dial: dial, Self: "127.0.0.1:1789"},
+	rt := &tableNode{db: db, genesis: []*ledger.Header{g}}
+	return &Syncer{rt: rt, cfg: Config{MaxPeers: maxPeers, Dial: dial, Self: "127.0.0.1:1789"},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), table: map[string]*peerEntry{}, candSet: map[string]bool{},
 		rejected: map[string]time.Time{}, verifyWake: make(chan struct{}, 1), offers: map[string]*ledger.Cut{},
 		cuts: map[string]*ledger.Cut{}, foreign: map[string]string{}, quit: make(chan struct{})}
@@ -291,5 +303,20 @@ func TestPeerIdentity(t *testing.T) {
 	}
 	if slices.ContainsFunc(s.PeerInfos(), func(p string) bool { return strings.Contains(p, "10.0.0.3") }) {
 		t.Error("the configured peer with a wrong id is listed")
+	}
+}
+
+// The sync lag is measured against the heaviest cut a peer still in the table offered.
+func TestBestPeerCut(t *testing.T) {
+	s := &Syncer{table: map[string]*peerEntry{}, cuts: map[string]*ledger.Cut{}}
+	if _, ok := s.BestPeerCut(); ok {
+		t.Fatal("a best peer cut with no peer")
+	}
+	s.table["a:1"], s.table["b:1"] = &peerEntry{}, &peerEntry{}
+	s.cuts["a:1"] = &ledger.Cut{Height: 40, Weight: ledger.U256{400}}
+	s.cuts["b:1"] = &ledger.Cut{Height: 30, Weight: ledger.U256{500}} // heavier, lower
+	s.cuts["gone:1"] = &ledger.Cut{Height: 90, Weight: ledger.U256{900}}
+	if h, ok := s.BestPeerCut(); !ok || h != 30 {
+		t.Fatalf("best peer cut height %d %v, want 30 (the heaviest of the known peers')", h, ok)
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"encoding/json"
@@ -13,12 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
 )
 
-// MiningConfig turns the miner on.
-type MiningConfig struct {
+// Config configures the miner.
+type Config struct {
 	// MinerData is the miner-data JSON of every mined block (ledger.MinerData). Without Pact
 	// execution every block carries an empty payload around it; with it the executors build
 	// the payloads (and pay this miner).
@@ -50,11 +52,11 @@ const (
 	catchUpPausePoll = 50 * time.Millisecond
 )
 
-// miner searches nonces for the chains that can advance in the current cut and submits what it
-// finds to the chain actors. Its workers read the published cut; the cut actor wakes them when
-// it changes.
-type miner struct {
-	rt      *Runtime
+// Miner searches nonces for the chains that can advance in the current cut and submits what it
+// finds to the chain actors (Runtime.Insert). Its workers read the published cut; the cut
+// actor wakes them when it changes (CutChanged, as a part attached to the runtime).
+type Miner struct {
+	rt      Node
 	v       *ledger.Version
 	payload *ledger.PayloadWithOutputs
 	workers int
@@ -81,21 +83,31 @@ type miner struct {
 	weightFull   atomic.Bool   // a block was refused for wrapping the cut's weight (logged once)
 	heldEpoch    atomic.Uint64 // height of the last epoch-ending block whose hold was logged
 	quit         chan struct{}
+	stopOnce     sync.Once
 	wg           sync.WaitGroup
 }
 
-func newMiner(rt *Runtime, cfg MiningConfig) *miner {
-	m := &miner{
+// Start starts the miner over rt and attaches it, so that it follows the cut and
+// rt.Stop stops it (before the actors, after the executors refuse work).
+func Start(rt Node, cfg Config) *Miner {
+	m := newMiner(rt, cfg)
+	m.start()
+	rt.Attach(m)
+	return m
+}
+
+func newMiner(rt Node, cfg Config) *Miner {
+	m := &Miner{
 		rt:      rt,
-		v:       rt.cfg.Version,
+		v:       rt.Version(),
 		payload: ledger.EmptyPayload(cfg.MinerData),
 		workers: cfg.Workers,
 		chunk:   cfg.ChunkNonces,
-		now:     rt.cfg.Now,
-		log:     rt.cfg.Logger.With("component", "miner"),
+		now:     rt.Now,
+		log:     rt.Logger().With("component", "miner"),
 		changed: make(chan struct{}),
 		quit:    make(chan struct{}),
-		claims:  newClaims(rt.cfg.Version),
+		claims:  newClaims(rt.Version()),
 	}
 	if m.workers <= 0 {
 		m.workers = runtime.GOMAXPROCS(0)
@@ -105,12 +117,13 @@ func newMiner(rt *Runtime, cfg MiningConfig) *miner {
 	}
 	if cfg.OnDemand != nil {
 		m.demand = newDemand(rt, *cfg.OnDemand)
+		m.demand.m = m
 		m.startBlocks = cfg.StartBlocks
 	}
 	return m
 }
 
-func (m *miner) start() {
+func (m *Miner) start() {
 	for i := range m.workers {
 		m.wg.Add(1)
 		go m.work(i)
@@ -132,7 +145,7 @@ func (m *miner) start() {
 
 // idleBlocks asks for a block on a random chain whenever the cut stood still for the idle
 // period (on-demand mining).
-func (m *miner) idleBlocks() {
+func (m *Miner) idleBlocks() {
 	defer m.wg.Done()
 	t := time.NewTimer(m.demand.idle(time.Now()))
 	defer t.Stop()
@@ -147,17 +160,38 @@ func (m *miner) idleBlocks() {
 }
 
 // wake makes the workers look at the cut and the demand again at once.
-func (m *miner) wake() { m.cutChanged(nil) }
+func (m *Miner) wake() { m.cutChanged(nil) }
 
-// stop ends the search and waits for the workers; a block being submitted is submitted first.
-func (m *miner) stop() {
-	close(m.quit)
-	m.cutChanged(nil) // wake workers waiting for a cut
-	m.wg.Wait()
+// Stop ends the search and waits for the workers; a block being submitted is submitted first.
+// The runtime's Stop calls it; calling it again does nothing.
+func (m *Miner) Stop() {
+	m.stopOnce.Do(func() {
+		close(m.quit)
+		m.cutChanged(nil) // wake workers waiting for a cut
+		m.wg.Wait()
+	})
 }
 
-// cutChanged is the cut actor's notice: workers drop their work at the next chunk boundary.
-func (m *miner) cutChanged(v *CutView) {
+// CutChanged is the cut actor's notice (actors.Part): workers drop their work at the next
+// chunk boundary.
+func (m *Miner) CutChanged(v *actors.CutView) { m.cutChanged(v) }
+
+// TxsSent is /send's notice (actors.TxWatcher): on demand, the blocks that confirm them are
+// mined.
+func (m *Miner) TxsSent(c ledger.ChainID, _ []*api.Command, keys []api.Hash) {
+	if m.demand != nil {
+		m.demand.sent(c, keys)
+	}
+}
+
+// MinerCounts returns the blocks mined and stored, the nonces tried, and the workers blocked
+// until writes succeed again (actors.MinerCounts: the runtime's Stats).
+func (m *Miner) MinerCounts() (mined, hashes uint64, heldByWrites int) {
+	return m.mined.Load(), m.hashes.Load(), int(m.heldByWrites.Load())
+}
+
+// cutChanged wakes the workers; v is nil for a wake-up without a new cut.
+func (m *Miner) cutChanged(v *actors.CutView) {
 	if v != nil && m.demand != nil {
 		m.demand.cutChanged()
 	}
@@ -168,19 +202,19 @@ func (m *miner) cutChanged(v *CutView) {
 }
 
 // changes returns the channel the next cut change (or wake) closes.
-func (m *miner) changes() <-chan struct{} {
+func (m *Miner) changes() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.changed
 }
 
 // waitChange waits until the cut is newer than seq, the miner stops, or d passes.
-func (m *miner) waitChange(seq uint64, d time.Duration) { m.waitChangeOn(m.changes(), seq, d) }
+func (m *Miner) waitChange(seq uint64, d time.Duration) { m.waitChangeOn(m.changes(), seq, d) }
 
 // waitChangeOn is waitChange on a channel taken before the caller looked at the cut and the
 // demand, so that a change in between is not missed.
-func (m *miner) waitChangeOn(ch <-chan struct{}, seq uint64, d time.Duration) {
-	if m.rt.view.Load().Seq != seq {
+func (m *Miner) waitChangeOn(ch <-chan struct{}, seq uint64, d time.Duration) {
+	if m.rt.View().Seq != seq {
 		return
 	}
 	t := time.NewTimer(d)
@@ -192,7 +226,7 @@ func (m *miner) waitChangeOn(ch <-chan struct{}, seq uint64, d time.Duration) {
 	}
 }
 
-func (m *miner) stopped() bool {
+func (m *Miner) stopped() bool {
 	select {
 	case <-m.quit:
 		return true
@@ -204,7 +238,7 @@ func (m *miner) stopped() bool {
 // work is one search goroutine. Each round it takes the next chain that can advance (workers
 // start at different chains), builds fresh work for it, and searches up to chunksPerRound
 // chunks, leaving early when the cut changes.
-func (m *miner) work(id int) {
+func (m *Miner) work(id int) {
 	defer m.wg.Done()
 	var w pow.Work // reused: Reset rewrites it for each header
 	sample := newRunnableSample()
@@ -215,20 +249,20 @@ func (m *miner) work(id int) {
 	defer m.searching.Add(-1)
 	for !m.stopped() {
 		var unhealthy bool
-		m.waiting(func() { unhealthy = m.rt.health.wait(m.quit, &m.heldByWrites) })
+		m.waiting(func() { unhealthy = m.rt.WaitWritable(m.quit, &m.heldByWrites) })
 		if unhealthy {
 			continue // writes failed: no search until they succeed again (writehealth.go)
 		}
 		m.stepAside(sample)
-		if s := m.rt.syncer.Load(); s != nil && s.CatchingUp() {
+		if m.rt.CatchingUp() {
 			// Blocks of a heavier cut are coming in: the search waits for the cut they make
-			// (sync.go, CatchingUp).
+			// (peer sync's CatchingUp).
 			m.paused.Add(1)
-			m.waiting(func() { m.waitChange(m.rt.view.Load().Seq, catchUpPausePoll) })
+			m.waiting(func() { m.waitChange(m.rt.View().Seq, catchUpPausePoll) })
 			continue
 		}
 		changes := m.changes()
-		view := m.rt.view.Load()
+		view := m.rt.View()
 		c, ok, wait := m.pick(view, round)
 		if !ok {
 			m.waiting(func() { m.waitChangeOn(changes, view.Seq, wait) })
@@ -259,7 +293,7 @@ func (m *miner) work(id int) {
 // advance, or, on demand, of those wanted. Without proof of work, continuous mining waits for
 // each chain's block delay to pass since its head, since blocks cost nothing. When there is
 // nothing to mine it says how long to wait at most before looking again.
-func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Duration) {
+func (m *Miner) pick(view *actors.CutView, round int) (ledger.ChainID, bool, time.Duration) {
 	chains := pow.Minable(m.v, view.Heads)
 	if m.demand != nil {
 		return m.demand.next(view.Heads, chains, round, m.now())
@@ -290,7 +324,7 @@ func (m *miner) pick(view *CutView, round int) (ledger.ChainID, bool, time.Durat
 // chunks, leaving early when the cut changes; it submits what it finds. Without proof of work
 // nonce 0 does. It returns how long to wait for a cut change before the next round when it
 // could not build the block or may not mine it (admit), else 0.
-func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view *CutView, c ledger.ChainID) time.Duration {
+func (m *Miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view *actors.CutView, c ledger.ChainID) time.Duration {
 	h, payload, err := m.newHeader(view.Heads, c)
 	if err != nil {
 		m.log.Debug("no work", "chain", c, "err", err)
@@ -320,7 +354,7 @@ func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view 
 		}
 		m.hashes.Add(m.chunk)
 		nonce += m.chunk
-		if m.stopped() || m.rt.view.Load().Seq != view.Seq {
+		if m.stopped() || m.rt.View().Seq != view.Seq {
 			break
 		}
 		// The search holds every core; a request that waited for one (back from a system
@@ -328,7 +362,7 @@ func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view 
 		// requests still waiting after that go first (minerpriority.go).
 		runtime.Gosched()
 		m.stepAside(sample)
-		if m.stopped() || m.rt.view.Load().Seq != view.Seq {
+		if m.stopped() || m.rt.View().Seq != view.Seq {
 			break
 		}
 	}
@@ -346,7 +380,7 @@ func (m *miner) mine(w *pow.Work, sample []metrics.Sample, rng *rand.Rand, view 
 // past 2^256, issue 37; ondemand.go). Without proof of work, on demand, the last block of a
 // difficulty epoch waits until the epoch has lasted epochPace: the chain is held, and the
 // worker takes another one at once.
-func (m *miner) admit(view *CutView, h *ledger.Header) (time.Duration, bool) {
+func (m *Miner) admit(view *actors.CutView, h *ledger.Header) (time.Duration, bool) {
 	if wait, ok := m.admitWeight(view, h); !ok {
 		return wait, false
 	}
@@ -370,7 +404,7 @@ func (m *miner) admit(view *CutView, h *ledger.Header) (time.Duration, bool) {
 }
 
 // admitWeight is admit's first test: whether h, on a head of view, makes the cut heavier.
-func (m *miner) admitWeight(view *CutView, h *ledger.Header) (time.Duration, bool) {
+func (m *Miner) admitWeight(view *actors.CutView, h *ledger.Header) (time.Duration, bool) {
 	next := slices.Clone(view.Heads)
 	next[h.ChainID] = h
 	if !pow.Heavier(next, view.Heads) {
@@ -386,8 +420,8 @@ func (m *miner) admitWeight(view *CutView, h *ledger.Header) (time.Duration, boo
 
 // newHeader builds the next block of chain c in cut hs, created now, after every parent, with
 // its payload.
-func (m *miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledger.PayloadWithOutputs, error) {
-	p, adj, err := pow.MiningParents(m.v, hs, c, m.rt.lookup)
+func (m *Miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledger.PayloadWithOutputs, error) {
+	p, adj, err := pow.MiningParents(m.v, hs, c, m.rt.Header)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -421,14 +455,14 @@ func (m *miner) newHeader(hs pow.Heads, c ledger.ChainID) (*ledger.Header, *ledg
 // submit hands a solved block to its chain actor and waits until the cut actor has seen it, so
 // that the worker's next round starts from the cut that contains it. A block whose parent
 // another worker solved first is dropped (minerclaims.go).
-func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
+func (m *Miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
 	if !m.claims.solve(h.ChainID, h.Parent) {
 		m.dropped.Add(1)
 		return
 	}
 	// Another worker's block may have entered the cut since admit looked: the room in its
 	// weight is looked at again in the latest one.
-	if view := m.rt.view.Load(); view.Heads.At(h.ChainID) != nil && view.Heads.At(h.ChainID).Hash == h.Parent {
+	if view := m.rt.View(); view.Heads.At(h.ChainID) != nil && view.Heads.At(h.ChainID).Hash == h.Parent {
 		if _, ok := m.admitWeight(view, h); !ok {
 			m.claims.unsolve(h.ChainID, h.Parent)
 			return
@@ -437,7 +471,7 @@ func (m *miner) submit(h *ledger.Header, payload *ledger.PayloadWithOutputs) {
 	if err := m.rt.Insert(h, payload); err != nil {
 		m.claims.unsolve(h.ChainID, h.Parent)
 		// A write failure is logged once by the write health, which also pauses the workers.
-		if !m.stopped() && !errors.Is(err, ErrWriteFailed) && !errors.Is(err, ErrStopped) && !errors.Is(err, ErrExecutorStopped) {
+		if !m.stopped() && !errors.Is(err, actors.ErrWriteFailed) && !errors.Is(err, actors.ErrStopped) && !errors.Is(err, actors.ErrExecutorStopped) {
 			m.log.Warn("mined block rejected", "chain", h.ChainID, "height", h.Height, "err", err)
 		}
 		return

@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"log/slog"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/actorstest"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -122,20 +124,20 @@ func TestOnDemandMinerStopsWhenTheCutCannotGetHeavier(t *testing.T) {
 		f.Genesis[c] = g
 		f.ByHash[g.Hash] = g
 	}
-	db := openStore(t, f)
+	db := actorstest.OpenStore(t, f.Genesis)
 	const workers = 2
-	var log syncBuf
-	rt, err := Start(Config{Version: f.V, Store: db, Genesis: f.Genesis, Logger: slog.New(slog.NewTextHandler(&log, nil)),
-		Mining: &MiningConfig{MinerData: ledger.MinerData("tester"), Workers: workers, OnDemand: &OnDemandConfig{}}})
+	var log actorstest.Log
+	rt, err := actors.Start(actors.Config{Version: f.V, Store: db, Genesis: f.Genesis, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.Stop)
+	m := Start(rt, Config{MinerData: ledger.MinerData("tester"), Workers: workers, OnDemand: &OnDemandConfig{}})
 	ask := map[ledger.ChainID]uint64{}
 	for _, c := range f.V.Chains() {
 		ask[c] = 20
 	}
-	if err := rt.MakeBlocks(ask); err != nil {
+	if err := m.MakeBlocks(ask); err != nil {
 		t.Fatal(err)
 	}
 	// The room: what the heaviest cut may still gain before its weight wraps.
@@ -168,4 +170,13 @@ func TestOnDemandMinerStopsWhenTheCutCannotGetHeavier(t *testing.T) {
 	if s.Entered+20 < fit || s.Entered > fit {
 		t.Fatalf("%d blocks entered the cut; the weight had room for %d", s.Entered, fit)
 	}
+}
+
+func u256(t *testing.T, b *big.Int) ledger.U256 {
+	t.Helper()
+	u, ok := ledger.U256FromBig(b)
+	if !ok {
+		t.Fatalf("%v does not fit", b)
+	}
+	return u
 }

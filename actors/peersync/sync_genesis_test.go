@@ -1,4 +1,4 @@
-package actors
+package peersync
 
 import (
 	"math/big"

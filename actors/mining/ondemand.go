@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ import (
 //     still pending after maxWaitBlocks blocks of its chain (it expired, or can never pay for
 //     its gas) stops being watched, so that an idle node does not mine for ever.
 
-// OnDemandConfig makes the miner an on-demand one (MiningConfig.OnDemand).
+// OnDemandConfig makes the miner an on-demand one (Config.OnDemand).
 type OnDemandConfig struct {
 	// ConfirmationDepth is how many blocks a chain gets on top of the block that holds a
 	// transaction /send accepted; 0 mines nothing for sent transactions.
@@ -77,7 +77,8 @@ type watchedTx struct {
 
 // demand is the on-demand miner's book, by chain id.
 type demand struct {
-	r   *Runtime
+	r   Node
+	m   *Miner // the miner it paces, woken when more blocks are wanted
 	cfg OnDemandConfig
 
 	mu      sync.Mutex
@@ -92,9 +93,9 @@ type demand struct {
 	rng       *rand.Rand
 }
 
-func newDemand(r *Runtime, cfg OnDemandConfig) *demand {
+func newDemand(r Node, cfg OnDemandConfig) *demand {
 	n := 0
-	for _, c := range r.cfg.Version.Chains() {
+	for _, c := range r.Version().Chains() {
 		n = max(n, int(c)+1)
 	}
 	return &demand{r: r, cfg: cfg, asked: make([]uint64, n), confirm: make([]uint64, n),
@@ -106,16 +107,17 @@ func newDemand(r *Runtime, cfg OnDemandConfig) *demand {
 // is outstanding, as the mining client's make-blocks adds to its goals). It returns at once;
 // the blocks follow. Chain ids the network does not have are ignored, with a warning logged
 // (the mining client accepted them too, and mined nothing for them). ErrNotOnDemand when the
-// node mines otherwise; a *BlocksAskedError for too many blocks, with nothing asked.
-func (r *Runtime) MakeBlocks(blocks map[ledger.ChainID]uint64) error {
-	if r.miner == nil || r.miner.demand == nil {
+// node mines otherwise, or not at all (m is nil); a *BlocksAskedError for too many blocks, with
+// nothing asked.
+func (m *Miner) MakeBlocks(blocks map[ledger.ChainID]uint64) error {
+	if m == nil || m.demand == nil {
 		return ErrNotOnDemand
 	}
-	return r.miner.demand.ask(blocks)
+	return m.demand.ask(blocks)
 }
 
 func (d *demand) ask(blocks map[ledger.ChainID]uint64) error {
-	heads := d.r.view.Load().Heads
+	heads := d.r.View().Heads
 	var ignored []ledger.ChainID
 	for c := range blocks {
 		if int(c) >= len(d.asked) || heads.At(c) == nil {
@@ -126,8 +128,8 @@ func (d *demand) ask(blocks map[ledger.ChainID]uint64) error {
 		// Devnet's scripts ask for chains a network may not have (20 and up on a 20-chain
 		// one); the mining client took them and never mined them, so they are left out.
 		slices.Sort(ignored)
-		d.r.miner.log.Warn("make-blocks: chains that are not chains of the network are ignored", "chains", ignored,
-			"network", d.r.cfg.Version.Name, "networkChains", chainRange(d.r.cfg.Version))
+		d.m.log.Warn("make-blocks: chains that are not chains of the network are ignored", "chains", ignored,
+			"network", d.r.Version().Name, "networkChains", chainRange(d.r.Version()))
 		blocks = maps.Clone(blocks)
 		for _, c := range ignored {
 			delete(blocks, c)
@@ -149,7 +151,7 @@ func (d *demand) ask(blocks map[ledger.ChainID]uint64) error {
 	}
 	d.mu.Unlock()
 	if asked {
-		d.r.miner.wake()
+		d.m.wake()
 	}
 	return nil
 }
@@ -169,7 +171,7 @@ func (d *demand) sent(c ledger.ChainID, keys []api.Hash) {
 	if d.cfg.ConfirmationDepth == 0 || int(c) >= len(d.watched) || len(keys) == 0 {
 		return
 	}
-	h := d.r.view.Load().Heads.At(c)
+	h := d.r.View().Heads.At(c)
 	if h == nil {
 		return
 	}
@@ -182,7 +184,7 @@ func (d *demand) sent(c ledger.ChainID, keys []api.Hash) {
 		d.watched[c] = append(d.watched[c], watchedTx{key: k, sentAt: h.Height})
 	}
 	d.mu.Unlock()
-	d.r.miner.wake()
+	d.m.wake()
 }
 
 // cutChanged notes the time of the cut's change, for idle blocks.
@@ -198,7 +200,7 @@ func (d *demand) idle(now time.Time) time.Duration {
 	if d.cfg.IdlePeriod <= 0 {
 		return time.Hour
 	}
-	heads := d.r.view.Load().Heads
+	heads := d.r.View().Heads
 	d.mu.Lock()
 	quiet := now.Sub(d.lastBlock)
 	if quiet < d.cfg.IdlePeriod {
@@ -211,15 +213,15 @@ func (d *demand) idle(now time.Time) time.Duration {
 			return d.cfg.IdlePeriod // something is being mined already
 		}
 	}
-	cs := d.r.cfg.Version.Chains()
+	cs := d.r.Version().Chains()
 	c := cs[d.rng.IntN(len(cs))]
 	if h := heads.At(c); h != nil {
 		d.asked[c] = max(d.asked[c], h.Height) + 1
 	}
 	d.lastBlock = now
 	d.mu.Unlock()
-	d.r.miner.log.Debug("idle block asked", "chain", c)
-	d.r.miner.wake()
+	d.m.log.Debug("idle block asked", "chain", c)
+	d.m.wake()
 	return d.cfg.IdlePeriod
 }
 
@@ -235,7 +237,7 @@ func (d *demand) wantsLocked(c ledger.ChainID, h *ledger.Header) bool {
 // and the neighbours they wait for, and theirs (the braid: a chain cannot be more than one
 // block ahead of a neighbour).
 func (d *demand) next(heads pow.Heads, minable []ledger.ChainID, round int, now time.Time) (c ledger.ChainID, ok bool, wait time.Duration) {
-	v := d.r.cfg.Version
+	v := d.r.Version()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	wait = time.Second // a new demand wakes the workers
@@ -331,12 +333,8 @@ func (d *demand) lookUpLocked(c ledger.ChainID, h *ledger.Header) bool {
 		d.watched[c] = nil
 		return true
 	}
-	head := x.head.Load()
-	if head == nil || head.Hash != h.Hash {
-		return false
-	}
-	view, ok := x.state.View(head.Height).(*state.View)
-	if !ok {
+	head, view, ok := x.HeadView()
+	if !ok || head.Hash != h.Hash {
 		return false
 	}
 	keep := d.watched[c][:0]
@@ -347,16 +345,16 @@ func (d *demand) lookUpLocked(c ledger.ChainID, h *ledger.Header) bool {
 			if errors.Is(err, state.ErrStaleView) || errors.Is(err, state.ErrHeight) {
 				return false // a reorg overtook the read
 			}
-			d.r.miner.log.Warn("on-demand: look up a sent transaction", "chain", c, "err", err)
+			d.m.log.Warn("on-demand: look up a sent transaction", "chain", c, "err", err)
 			keep = append(keep, w)
 		case found:
 			height := h.Height
-			if b, err := d.r.cfg.Store.Header(loc.Block); err == nil {
+			if b, err := d.r.Store().Header(loc.Block); err == nil {
 				height = b.Height
 			}
 			d.confirm[c] = max(d.confirm[c], height+d.cfg.ConfirmationDepth)
 		case h.Height >= w.sentAt+maxWaitBlocks:
-			d.r.miner.log.Debug("on-demand: a sent transaction is in no block; no more blocks for it", "chain", c)
+			d.m.log.Debug("on-demand: a sent transaction is in no block; no more blocks for it", "chain", c)
 		default:
 			keep = append(keep, w)
 		}

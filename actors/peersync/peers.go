@@ -1,4 +1,4 @@
-package actors
+package peersync
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // The peer table (issue 30). A peer is an address this node connects to and hands on to every
 // other node, so an address enters the table only once the node has called it back and it
 // answered as a node of this network and genesis; until then it is a candidate, asked once,
-// never served. The table is bounded (SyncConfig.MaxPeers); each peer has a score that its
+// never served. The table is bounded (Config.MaxPeers); each peer has a score that its
 // failures lower (a timeout, an answer that is too large or does not decode, an invalid block)
 // and its answers raise. A failing peer is left alone for a while that grows with its failures
 // (backoff); one whose score falls too low, or that served an invalid block, is banned for a
@@ -269,10 +269,10 @@ func (s *Syncer) verify(ctx context.Context, p Peer) error {
 	if err != nil {
 		return err
 	}
-	if c.Version == nil || c.Version.Name != s.rt.cfg.Version.Name {
-		return fmt.Errorf("%w: its cut is not of network %s", ErrPeerAnswer, s.rt.cfg.Version.Name)
+	if c.Version == nil || c.Version.Name != s.rt.Version().Name {
+		return fmt.Errorf("%w: its cut is not of network %s", ErrPeerAnswer, s.rt.Version().Name)
 	}
-	genesis := pow.Heads(s.rt.cfg.Genesis)
+	genesis := pow.Heads(s.rt.Genesis())
 	for _, e := range c.Entries {
 		ours := genesis.At(e.Chain)
 		if ours == nil {

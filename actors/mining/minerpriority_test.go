@@ -1,4 +1,4 @@
-package actors
+package mining
 
 import (
 	"runtime"
@@ -11,7 +11,7 @@ import (
 // A worker steps aside while other goroutines wait for a CPU, and not otherwise; and however
 // busy the CPU, it searches again after stepAsideMax pauses.
 func TestMinerStepsAsideForWaitingGoroutines(t *testing.T) {
-	m := &miner{}
+	m := &Miner{}
 	m.searching.Store(1) // the caller
 	sample := newRunnableSample()
 
