@@ -56,7 +56,7 @@ func TestFillOffersUnusedGasAgain(t *testing.T) {
 		mc.Pool = &cfg
 	})
 	f.transfers(120, txLimit)
-	p, err := f.x.build(f.g, nil)
+	p, err := f.x.buildDirect(f.g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestFillOffersUnusedGasAgain(t *testing.T) {
 // invalid (chainweb's BlockGasLimitExceeded).
 func TestValidateBlockGasLimitExceeded(t *testing.T) {
 	f := newExecFixture(t)
-	empty, err := f.x.build(f.g, nil)
+	empty, err := f.x.buildDirect(f.g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestBlockOutputCap(t *testing.T) {
 		ec.MaxBlockOutputBytes = maxOutputs
 	})
 	f.transfers(100, 1000)
-	p, err := f.x.build(f.g, nil)
+	p, err := f.x.buildDirect(f.g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestExecutorValidatesForksWithoutReplaying(t *testing.T) {
 	// A sibling of the fork's fourth block, on its third: not the tip of the branch kept last.
 	// A forged one is refused; a good one passes, on a branch assembled from kept blocks.
 	other.sync(fork[2])
-	good, err := other.x.build(fork[2], nil)
+	good, err := other.x.buildDirect(fork[2], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestKeptBlocksBounds(t *testing.T) {
 	h := f.g
 	var hs []*ledger.Header
 	for range maxKeptBlocks + 10 {
-		p, err := f.x.build(h, nil)
+		p, err := f.x.buildDirect(h, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

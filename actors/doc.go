@@ -9,6 +9,8 @@
 //	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
 //	              a header with every pow rule against its parent and adjacent parents read from
 //	              the store, checks the payload, stores both in one batch and tells the cut actor.
+//	              With execution, Insert has the executor validate the payload between the
+//	              checks and the write (two messages), so that no actor waits for another.
 //	cut.go        the cut actor: keeps the best cut (braided, heaviest), publishes it through an
 //	              atomic pointer, hands the blocks that enter it to the updates hub and the heads
 //	              to the heads writer.
@@ -27,10 +29,11 @@
 //	              the actor.
 //	executor.go   an executor actor per chain over the chain's versioned Pact state (chain/state
 //	              in the store's key space), applying block execution's rules (package chain):
-//	              builds payloads for the miner (and for each external miner, apart), validates payloads it did not build by executing
-//	              them, follows the cut's head (on a reorg: rewind, then apply the new branch,
-//	              from kept writes where it can; branches.go), records each
-//	              block and its request-key index in the state.
+//	              builds payloads for the miner (and for each external miner, apart) from the
+//	              pending transactions its build request carries, validates payloads it did not
+//	              build by executing them, follows the cut's head (on a reorg: rewind, then apply
+//	              the new branch, from kept writes where it can; branches.go), records each block
+//	              and its request-key index in the state.
 //	branches.go   the executor's kept blocks and branch heads: a block of a branch the Pact
 //	              state does not hold is validated on a view of that branch, without moving
 //	              the state, and a fork the cut switches to is applied from the kept writes.

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
@@ -26,7 +27,9 @@ import (
 // them and does the I/O. It
 //
 //   - builds payloads for the miner (chain.Build): the coinbase, then pending transactions
-//     by gas price within the block gas limit;
+//     by gas price within the block gas limit, from the mempool's pending transactions that
+//     the build request carries (BuildFor takes them from the mempool first when a build needs
+//     them: the executor never waits for the mempool actor inside its own);
 //   - validates the blocks it did not build by executing them (chain.Execute) and comparing
 //     their outputs with the payload's, on a view of their parent's branch, without moving
 //     the state (branches.go);
@@ -150,10 +153,19 @@ type (
 		// minerData is the miner the coinbase pays; nil means the node's own
 		// (ExecutionConfig.MinerData).
 		minerData []byte
+		// offered says the request carries the mempool's pending transactions (pending, in
+		// the pool's order, of generation gen): the executor never asks the mempool actor
+		// from inside its own. Without them, a build that needs them answers needPending.
+		offered bool
+		pending []*mempool.Tx
+		gen     uint64
 	}
 	execBuilt struct {
 		payload *ledger.PayloadWithOutputs
 		err     error
+		// needPending: the last payload cannot be reused; ask again with the pending
+		// transactions.
+		needPending bool
 	}
 	execValidate struct {
 		header  *ledger.Header
@@ -242,8 +254,7 @@ func (x *Executor) Receive(ctx actor.Context) {
 			ctx.Respond(&execBuilt{err: ErrExecutorStopped})
 			return
 		}
-		p, err := x.build(m.parent, m.minerData)
-		ctx.Respond(&execBuilt{payload: p, err: err})
+		ctx.Respond(x.build(m))
 	case *execValidate:
 		if x.stopped.Load() {
 			ctx.Respond(&execDone{err: ErrExecutorStopped})
@@ -274,13 +285,29 @@ func (x *Executor) Build(parent *ledger.Header) (*ledger.PayloadWithOutputs, err
 // BuildFor is Build with the coinbase paying the miner of minerData (ledger.MinerData's JSON),
 // as the mining API builds work for each external miner. nil is the node's own miner. Each
 // miner's last payload is kept apart, so builds for one do not undo the cache of another.
+//
+// A build that cannot reuse the last payload needs the pending transactions: BuildFor then
+// takes them from the mempool (on the caller's goroutine, with the mempool's bound) and asks
+// again with them.
 func (x *Executor) BuildFor(parent *ledger.Header, minerData []byte) (*ledger.PayloadWithOutputs, error) {
-	res, err := x.request(&execBuild{parent: parent, minerData: minerData})
-	if err != nil {
-		return nil, err
+	msg := &execBuild{parent: parent, minerData: minerData}
+	for {
+		res, err := x.request(msg)
+		if err != nil {
+			return nil, err
+		}
+		b := res.(*execBuilt)
+		if !b.needPending || msg.offered {
+			return b.payload, b.err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
+		pending, gen, err := x.pool.PendingSnapshot(ctx)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		msg = &execBuild{parent: parent, minerData: minerData, offered: true, pending: pending, gen: gen}
 	}
-	b := res.(*execBuilt)
-	return b.payload, b.err
 }
 
 // Validate checks a block's payload by executing it on its parent's state, unless the executor
@@ -533,9 +560,22 @@ func (x *Executor) execute(h, parent *ledger.Header, p *ledger.PayloadWithOutput
 	return chain.Execute(x.run, view, blk, genesis, p, x.maxOutputs)
 }
 
-// build makes the payload of a new block on parent, paying the miner of minerData (nil: the
-// node's own).
-func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.PayloadWithOutputs, error) {
+// build makes the payload of a new block on m.parent, paying the miner of m.minerData (nil: the
+// node's own), with m's pending transactions.
+func (x *Executor) build(m *execBuild) *execBuilt {
+	p, err := x.buildPayload(m)
+	if errors.Is(err, errNeedPending) {
+		return &execBuilt{needPending: true}
+	}
+	return &execBuilt{payload: p, err: err}
+}
+
+// errNeedPending is buildPayload's answer to a request without the pending transactions, when
+// it needs them.
+var errNeedPending = errors.New("actors: the build needs the pending transactions")
+
+func (x *Executor) buildPayload(m *execBuild) (*ledger.PayloadWithOutputs, error) {
+	parent, minerData := m.parent, m.minerData
 	if minerData == nil {
 		minerData = x.minerData
 	}
@@ -551,7 +591,10 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 		x.miners[string(minerData)] = miner
 	}
 	var gen uint64
-	if x.pool != nil {
+	switch {
+	case m.offered:
+		gen = m.gen // the generation of the pending transactions offered
+	case x.pool != nil:
 		gen = x.pool.Generation()
 	}
 	last := x.lastBuilt[string(minerData)]
@@ -565,8 +608,18 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 		// the state under the readers, for a block that could not enter the cut anyway.
 		return nil, ErrStaleParent
 	}
+	if x.pool != nil && !m.offered {
+		// The state goes to the parent first: a rewind returns the transactions of the
+		// blocks it drops to the mempool (Reinsert, sent before this answer), so that the
+		// pending transactions asked for next hold them.
+		if err := x.syncTo(parent); err != nil {
+			return nil, err
+		}
+		return nil, errNeedPending
+	}
 	if x.times != nil {
-		// Timed from here: a payload handed back unchanged above costs nothing.
+		// Timed from here: a payload handed back unchanged above costs nothing. (A build
+		// that asked for the pending transactions first is timed from its second request.)
 		defer x.times.build.Since(time.Now())
 	}
 	if err := x.syncTo(parent); err != nil {
@@ -577,7 +630,7 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 	cfg := chain.BuildConfig{MinerData: minerData, MaxOutputs: x.maxOutputs}
 	var pending chain.PendingFunc
 	if x.pool != nil {
-		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.pending
+		cfg.BlockGasLimit, pending = x.pool.Config().BlockGasLimit, x.offer(m.pending)
 		cfg.TxTimeLimit = chain.TxTimeLimit(cfg.BlockGasLimit)
 	}
 	var view *state.View
@@ -610,19 +663,32 @@ func (x *Executor) build(parent *ledger.Header, minerData []byte) (*ledger.Paylo
 	return p, nil
 }
 
-// pending offers the mempool's pending transactions to a block being built (chain.PendingFunc).
-func (x *Executor) pending(blockGas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultMempoolTimeout)
-	defer cancel()
-	txs, err := x.pool.Pending(ctx, blockGas, seen)
-	if err != nil || len(txs) == 0 {
-		return nil, err
+// offer offers the pending transactions the build request carried to a block being built
+// (chain.PendingFunc): each round, those not seen yet whose gas limits fit the gas left, picked
+// as the mempool's Pending picks them.
+func (x *Executor) offer(pending []*mempool.Tx) chain.PendingFunc {
+	return func(blockGas uint64, seen []api.Hash) ([]*api.ParsedCommand, error) {
+		if blockGas == 0 {
+			blockGas = x.pool.Config().BlockGasLimit
+		}
+		var skip func(api.Hash) bool
+		if len(seen) > 0 {
+			set := make(map[api.Hash]bool, len(seen))
+			for _, k := range seen {
+				set[k] = true
+			}
+			skip = func(k api.Hash) bool { return set[k] }
+		}
+		txs := mempool.Take(pending, blockGas, skip)
+		if len(txs) == 0 {
+			return nil, nil
+		}
+		out := make([]*api.ParsedCommand, len(txs))
+		for i, tx := range txs {
+			out[i] = &tx.ParsedCommand
+		}
+		return out, nil
 	}
-	out := make([]*api.ParsedCommand, len(txs))
-	for i, tx := range txs {
-		out[i] = &tx.ParsedCommand
-	}
-	return out, nil
 }
 
 // learnt tells the mempool what building a block learnt: transactions that cannot buy their

@@ -81,7 +81,7 @@ func newExecFixture(t *testing.T, setup ...execSetup) *execFixture {
 // block stores a block on parent with the payload the executor builds for it.
 func (f *execFixture) block(parent *ledger.Header) *ledger.Header {
 	f.t.Helper()
-	p, err := f.x.build(parent, nil)
+	p, err := f.x.buildDirect(parent, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestExecutorRefusesForgedOutputs(t *testing.T) {
 	if _, err := f.pool.Insert(context.Background(), []*api.Command{tx}); err != nil {
 		t.Fatal(err)
 	}
-	good, err := f.x.build(f.g, nil)
+	good, err := f.x.buildDirect(f.g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestExecutorBuildsForEachMiner(t *testing.T) {
 	// once: build until the payload is the cached one.
 	var own *ledger.PayloadWithOutputs
 	for i := 0; ; i++ {
-		p, err := f.x.build(f.g, nil)
+		p, err := f.x.buildDirect(f.g, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,17 +274,17 @@ func TestExecutorBuildsForEachMiner(t *testing.T) {
 	}
 	key := contracts.Key("sender01")
 	otherData := ledger.MinerData("sender01", key)
-	other, err := f.x.build(f.g, otherData)
+	other, err := f.x.buildDirect(f.g, otherData)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(other.MinerData) != string(otherData) || other.PayloadHash == own.PayloadHash {
 		t.Fatalf("payload for another miner has miner data %s", other.MinerData)
 	}
-	if again, err := f.x.build(f.g, nil); err != nil || again != own {
+	if again, err := f.x.buildDirect(f.g, nil); err != nil || again != own {
 		t.Fatalf("the node's payload was rebuilt after a build for another miner (err %v)", err)
 	}
-	if again, err := f.x.build(f.g, otherData); err != nil || again != other {
+	if again, err := f.x.buildDirect(f.g, otherData); err != nil || again != other {
 		t.Fatalf("the other miner's payload was rebuilt with nothing changed (err %v)", err)
 	}
 	before := mustDecimal(t, f.balance("sender01"))
@@ -307,4 +307,19 @@ func TestCanPayTooBig(t *testing.T) {
 	if err := f.x.CanPay(pc); !errors.Is(err, mempool.ErrTxTooBig) {
 		t.Fatalf("CanPay: %v, want mempool.ErrTxTooBig", err)
 	}
+}
+
+// buildDirect builds a payload as BuildFor does, on the test's goroutine instead of the actor's:
+// the tests that call it send the executor nothing meanwhile.
+func (x *Executor) buildDirect(parent *ledger.Header, minerData []byte) (*ledger.PayloadWithOutputs, error) {
+	b := x.build(&execBuild{parent: parent, minerData: minerData})
+	if !b.needPending {
+		return b.payload, b.err
+	}
+	pending, gen, err := x.pool.PendingSnapshot(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	b = x.build(&execBuild{parent: parent, minerData: minerData, offered: true, pending: pending, gen: gen})
+	return b.payload, b.err
 }

@@ -119,7 +119,7 @@ func StartMempool(system *actor.ActorSystem, cfg MempoolConfig) (*Mempool, error
 	pool := mempool.NewPool(pcfg)
 	m.pool = pool.Config()
 	pool.Observe(m.index.observe)
-	a := &mempoolActor{chain: cfg.Chain, pool: pool, now: cfg.Now, counts: m.counts,
+	a := &mempoolActor{chain: cfg.Chain, pool: pool, index: m.index, now: cfg.Now, counts: m.counts,
 		log: cfg.Logger.With("component", "mempool", "chain", cfg.Chain)}
 	pid, err := system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return a }),
 		fmt.Sprintf("mempool-%d", cfg.Chain))
@@ -304,6 +304,19 @@ func (m *Mempool) Pending(ctx context.Context, budget uint64, skip []api.Hash) (
 	return res.(*mempoolPendingDone).txs, nil
 }
 
+// PendingSnapshot returns every pending transaction, best gas price first (expired ones are
+// evicted first), with the Generation they are of. A block builder handed them picks its
+// transactions with mempool.Take, as Pending would have: the executor gets them in its build
+// request rather than asking the mempool from inside its own actor.
+func (m *Mempool) PendingSnapshot(ctx context.Context) ([]*mempool.Tx, uint64, error) {
+	res, err := m.request(ctx, mempoolSnapshot{})
+	if err != nil {
+		return nil, 0, err
+	}
+	done := res.(*mempoolSnapshotDone)
+	return done.txs, done.gen, nil
+}
+
 // Included tells the actor that these transactions are in a block of the chain (they leave
 // the pending set and are refused as "already exists on chain" until they expire). It does
 // not wait; a later request from the same goroutine is handled after it.
@@ -478,10 +491,17 @@ type (
 		skip   []api.Hash
 	}
 	mempoolPendingDone struct{ txs []*mempool.Tx }
-	mempoolIncluded    struct{ keys []api.Hash }
-	mempoolBadlist     struct{ keys []api.Hash }
-	mempoolEvict       struct{}
-	mempoolSync        struct{}
+	// mempoolSnapshot asks for every pending transaction, in the pool's order, with the
+	// generation they are of (PendingSnapshot).
+	mempoolSnapshot     struct{}
+	mempoolSnapshotDone struct {
+		txs []*mempool.Tx
+		gen uint64
+	}
+	mempoolIncluded struct{ keys []api.Hash }
+	mempoolBadlist  struct{ keys []api.Hash }
+	mempoolEvict    struct{}
+	mempoolSync     struct{}
 )
 
 // compactLocked keeps only the arrivals still pending. x.mu is held.
@@ -534,6 +554,7 @@ type mempoolCounts struct {
 type mempoolActor struct {
 	chain ledger.ChainID
 	pool  *mempool.Pool
+	index *mempoolIndex // the pool's changes counted into it (Generation)
 	now   func() time.Time
 	log   *slog.Logger
 	// counts are the /send outcomes (observe.go).
@@ -571,6 +592,9 @@ func (a *mempoolActor) Receive(ctx actor.Context) {
 			skip = func(k api.Hash) bool { return set[k] }
 		}
 		ctx.Respond(&mempoolPendingDone{txs: a.pool.Take(m.budget, skip)})
+	case mempoolSnapshot:
+		a.evict()
+		ctx.Respond(&mempoolSnapshotDone{txs: a.pool.Pending(), gen: a.index.gen.Load()})
 	case *mempoolIncluded:
 		a.pool.Included(m.keys, a.now())
 	case *mempoolBadlist:

@@ -35,7 +35,9 @@ type Config struct {
 }
 
 // insertTimeout bounds a wait for a chain actor or the cut actor. They answer in microseconds to
-// milliseconds; only a node stopping under the caller gets near it.
+// milliseconds; only a node stopping under the caller gets near it. No actor waits for another
+// inside its Receive, so no wait holds a longer one inside it: Insert waits for the chain actor,
+// then for the executor (ExecutorTimeout), then for the chain actor again, one after another.
 const insertTimeout = 30 * time.Second
 
 // ErrStopped is returned by Insert once the runtime has stopped.
@@ -127,11 +129,9 @@ func Start(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("actors: spawn the cut actor: %w", err)
 	}
 	for _, c := range cfg.Version.Chains() {
+		_, executes := r.Executor(c)
 		a := &chainActor{chain: c, v: cfg.Version, db: cfg.Store, now: cfg.Now, cut: r.cutPID,
-			log: cfg.Logger.With("component", "chain"), health: r.health, counts: &r.counts}
-		if x, ok := r.Executor(c); ok {
-			a.exec = x
-		}
+			log: cfg.Logger.With("component", "chain"), health: r.health, counts: &r.counts, executes: executes}
 		pid, err := r.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return a }), fmt.Sprintf("chain-%d", c))
 		if err != nil {
 			r.shutdown()
@@ -185,17 +185,48 @@ func (r *Runtime) Insert(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
 	if h == nil || int(h.ChainID) >= len(r.chains) || r.chains[h.ChainID] == nil {
 		return fmt.Errorf("actors: insert: no chain %v in %s", chainOf(h), r.cfg.Version.Name)
 	}
-	res, err := r.system.Root.RequestFuture(r.chains[h.ChainID], &insertHeader{header: h, payload: p}, insertTimeout).Result()
+	done, err := r.askChain(h.ChainID, &insertHeader{header: h, payload: p})
 	if err != nil {
-		return fmt.Errorf("actors: insert into chain %d: %w", h.ChainID, err)
+		return err
 	}
-	if done := res.(*insertDone); done.err != nil {
-		return done.err
+	if done.execute != nil {
+		// The executor validates the payload here, on the caller's goroutine, not inside the
+		// chain actor's Receive: the chain actor handles other blocks meanwhile, and this
+		// wait has the executor's bound, not the chain actor's.
+		x, _ := r.Executor(h.ChainID)
+		if err := x.Validate(h, done.execute); err != nil {
+			err = payloadInvalid(h, err)
+			r.noteRejected(h, err)
+			return err
+		}
+		if _, err := r.askChain(h.ChainID, &storeBlock{header: h, payload: p}); err != nil {
+			return err
+		}
 	}
 	if _, err := r.system.Root.RequestFuture(r.cutPID, syncCut{}, insertTimeout).Result(); err != nil {
 		return fmt.Errorf("actors: wait for the cut: %w", err)
 	}
 	return nil
+}
+
+// askChain sends msg to chain c's actor and waits for its answer, returning the answer's error
+// if it has one.
+func (r *Runtime) askChain(c ledger.ChainID, msg any) (*insertDone, error) {
+	res, err := r.system.Root.RequestFuture(r.chains[c], msg, insertTimeout).Result()
+	if err != nil {
+		return nil, fmt.Errorf("actors: insert into chain %d: %w", c, err)
+	}
+	done := res.(*insertDone)
+	return done, done.err
+}
+
+// noteRejected logs and counts a block refused outside the chain actor (its payload's
+// execution), as the chain actor does those it refuses.
+func (r *Runtime) noteRejected(h *ledger.Header, err error) {
+	if !errors.Is(err, ErrWriteFailed) {
+		r.cfg.Logger.Debug("header rejected", "component", "chain", "chain", h.ChainID, "err", err)
+	}
+	r.counts.failures.note(err)
 }
 
 // Stats are the node's running totals since Start.

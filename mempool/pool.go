@@ -223,21 +223,44 @@ func (p *Pool) Take(budget uint64, skip func(api.Hash) bool) []*Tx {
 	var txs []*Tx
 	inARow := 0
 	for _, e := range p.order {
-		if budget == 0 || inARow >= maxInARow {
+		if !take(&txs, e.tx, &budget, &inARow, skip) {
 			break
-		}
-		if skip != nil && skip(e.tx.RequestKey) {
-			continue
-		}
-		if gl := e.tx.Meta.GasLimit; gl <= budget {
-			txs = append(txs, e.tx)
-			budget -= gl
-			inARow = 0
-		} else {
-			inARow++
 		}
 	}
 	return txs
+}
+
+// Take is Pool.Take over pending, transactions in the pool's order (Pool.Pending's, a snapshot
+// taken earlier), with budget given (not 0): what a block builder that was handed the pending
+// transactions picks from them.
+func Take(pending []*Tx, budget uint64, skip func(api.Hash) bool) []*Tx {
+	var txs []*Tx
+	inARow := 0
+	for _, tx := range pending {
+		if !take(&txs, tx, &budget, &inARow, skip) {
+			break
+		}
+	}
+	return txs
+}
+
+// take is one step of Take: tx joins txs if it fits what is left of budget. It reports false
+// when the budget is spent or maxInARow transactions in a row did not fit: Take stops.
+func take(txs *[]*Tx, tx *Tx, budget *uint64, inARow *int, skip func(api.Hash) bool) bool {
+	if *budget == 0 || *inARow >= maxInARow {
+		return false
+	}
+	if skip != nil && skip(tx.RequestKey) {
+		return true
+	}
+	if gl := tx.Meta.GasLimit; gl <= *budget {
+		*txs = append(*txs, tx)
+		*budget -= gl
+		*inARow = 0
+	} else {
+		*inARow++
+	}
+	return true
 }
 
 // Included records that the transactions with these keys are in a block of the chain: they
