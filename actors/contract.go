@@ -1,17 +1,13 @@
 package actors
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
-	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
 	"github.com/ledgernode/ledger-node/chain/txexec"
-	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
@@ -19,187 +15,16 @@ import (
 	"github.com/ledgernode/ledger-node/transport/contractapi"
 )
 
-// The reads of a chain's executor, and ChainContract, the contract endpoints of a chain
-// (contracthttp.API) over its mempool and executor. Nothing here goes through an actor
-// but /send's insert: results, local and the gas payer check read views of the state.
-
-// CanPay is the mempool's gas payer check (mempool.GasPayer): whether the command's sender can
-// buy its gas as of the chain's head.
-func (x *Executor) CanPay(pc *api.ParsedCommand) error {
-	return x.withHead(0, func(view *state.View, blk *txexec.Block) error {
-		err := x.run.CanPay(view, blk, pc)
-		var be *txexec.BuyGasError
-		if errors.As(err, &be) {
-			if be.TooBig {
-				return mempool.ErrTxTooBig
-			}
-			return errors.New(be.Reason())
-		}
-		return err
-	})
-}
-
-// Contains reports whether a transaction with request key rk is in a block of the chain as of
-// its head (mempool.TxIndex).
-func (x *Executor) Contains(rk api.Hash) bool {
-	head := x.head.Load()
-	if head == nil {
-		return false
-	}
-	_, ok, err := chain.LocateTx(x.state.View(head.Height).(*state.View), rk)
-	return ok && err == nil
-}
-
-var _ mempool.BatchTxIndex = (*Executor)(nil)
-
-// ContainsAll is Contains for several request keys, read together (mempool.BatchTxIndex). A
-// key whose lookup failed counts as absent, as in Contains.
-func (x *Executor) ContainsAll(rks []api.Hash) []bool {
-	head := x.head.Load()
-	if head == nil {
-		return make([]bool, len(rks))
-	}
-	_, found, err := chain.LocateTxs(x.state.View(head.Height).(*state.View), rks)
-	if err != nil {
-		return make([]bool, len(rks))
-	}
-	return found
-}
+// ChainContract, the contract endpoints of a chain (contracthttp.API) over its mempool and
+// its executor's Reader (reader.go). Nothing here goes through an actor but /send's insert:
+// results, local and SPV proofs read views of the state.
 
 // PendingKeys lists the request keys pending in the chain's mempool (read from its index, not
 // through the actor).
 func (x *Executor) PendingKeys() []api.Hash { return x.pool.PendingKeys() }
 
-// withHead runs f on a view of the state depth blocks below the head (clamped at genesis),
-// with the context of the block that would follow it, mined by this node. A read that a
-// rewind overtook (a reorg moved the head meanwhile) is run again on the new head, a few
-// times at most.
-func (x *Executor) withHead(depth uint64, f func(*state.View, *txexec.Block) error) error {
-	const attempts = 3
-	for attempt := 1; ; attempt++ {
-		head := x.head.Load()
-		if head == nil {
-			return errors.New("the chain has no executed block yet")
-		}
-		err := x.atDepth(head, depth, f)
-		if err == nil || attempt == attempts || (!retryable(err) && x.head.Load() == head) {
-			return err
-		}
-		time.Sleep(time.Duration(attempt) * time.Millisecond) // let the reorg's write land
-	}
-}
-
-func (x *Executor) atDepth(head *ledger.Header, depth uint64, f func(*state.View, *txexec.Block) error) error {
-	g, _ := x.v.GenesisHeight(x.chain)
-	base, parent := head.Height-min(depth, head.Height-g), head
-	if base != head.Height {
-		h, err := x.blockAt(base)
-		if err != nil {
-			return err
-		}
-		if parent, err = x.db.Header(h); err != nil {
-			return err
-		}
-	}
-	blk := x.withSPV(chain.NextBlockContext(parent, x.miner), parent)
-	return f(x.state.View(base).(*state.View), blk)
-}
-
 // Mempool is the mempool of the executor's chain, whose pending transactions it builds on.
 func (x *Executor) Mempool() *Mempool { return x.pool }
-
-// HeadView returns the block the Pact state is at and a read-only view of the state there;
-// false before genesis is applied. A reorg may overtake the view: its reads then fail with
-// state.ErrStaleView or state.ErrHeight.
-func (x *Executor) HeadView() (*ledger.Header, *state.View, bool) {
-	head := x.head.Load()
-	if head == nil {
-		return nil, nil, false
-	}
-	view, ok := x.state.View(head.Height).(*state.View)
-	return head, view, ok
-}
-
-// retryable reports a read that a rewind (a reorg) overtook: the view's block was dropped, or
-// the state went below the head the read started from.
-func retryable(err error) bool {
-	return errors.Is(err, state.ErrStaleView) || errors.Is(err, state.ErrHeight)
-}
-
-// Result returns the CommandResult of transaction rk as of depth blocks below the head, with
-// the metaData of its block; nil when it is in no block as of there.
-func (x *Executor) Result(rk api.Hash, depth uint64) ([]byte, error) {
-	out, err := x.Results([]api.Hash{rk}, depth)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
-}
-
-// Results is Result for several keys in one view, reading each block's payload once however
-// many of the keys it holds (a client polls a batch it sent, which lands in few blocks).
-func (x *Executor) Results(keys []api.Hash, depth uint64) ([][]byte, error) {
-	out := make([][]byte, len(keys))
-	err := x.withHead(depth, func(view *state.View, _ *txexec.Block) error {
-		type block struct {
-			h *ledger.Header
-			p *ledger.PayloadWithOutputs
-		}
-		blocks := map[ledger.Hash]block{}
-		for i, rk := range keys {
-			loc, ok, err := chain.LocateTx(view, rk)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				out[i] = nil
-				continue
-			}
-			b, seen := blocks[loc.Block]
-			if !seen {
-				if b.h, err = x.db.Header(loc.Block); err != nil {
-					return err
-				}
-				if b.p, err = x.db.PayloadWithOutputs(b.h.PayloadHash); err != nil {
-					return err
-				}
-				blocks[loc.Block] = b
-			}
-			if loc.Index >= len(b.p.Transactions) {
-				return fmt.Errorf("%w: request-key index of %s points past block %s", kv.ErrCorrupt, rk, b.h.Hash)
-			}
-			out[i] = withBlockMeta(b.p.Transactions[loc.Index].Output, b.h)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// nullMeta is where a stored result's metaData sits; a stored result always has it, after its
-// result and events (object keys inside values are sorted, so metaData cannot precede
-// continuation inside one).
-var nullMeta = []byte(`,"metaData":null,"continuation":`)
-
-// withBlockMeta fills a stored result's metaData with its block's (chainweb's enrichCR):
-// {"blockHeight","blockTime","blockHash","prevBlockHash"}.
-func withBlockMeta(res []byte, h *ledger.Header) []byte {
-	i := bytes.LastIndex(res, nullMeta)
-	if i < 0 {
-		return res
-	}
-	meta := append([]byte(`,"metaData":{"blockHeight":`), strconv.FormatUint(h.Height, 10)...)
-	meta = append(meta, `,"blockTime":`...)
-	meta = strconv.AppendInt(meta, h.CreationTime, 10)
-	meta = append(meta, `,"blockHash":"`...)
-	meta = append(meta, h.Hash.String()...)
-	meta = append(meta, `","prevBlockHash":"`...)
-	meta = append(meta, h.Parent.String()...)
-	meta = append(meta, `"},"continuation":`...)
-	out := make([]byte, 0, len(res)+len(meta))
-	out = append(out, res[:i]...)
-	out = append(out, meta...)
-	return append(out, res[i+len(nullMeta):]...)
-}
 
 // ChainContract serves one chain's contract endpoints over its mempool and executor.
 type ChainContract struct {
@@ -221,6 +46,16 @@ func (r *Runtime) Contract(c ledger.ChainID) (*ChainContract, bool) {
 // EvalSlots returns the bound of the evaluations requests start (nil when the runtime executes
 // no Pact): local's, and any other a front end runs for a request, such as private commands.
 func (r *Runtime) EvalSlots() *EvalSlots { return r.slots }
+
+// Reader returns the reads of chain c's Pact state (its executor's); false when the runtime
+// executes no Pact.
+func (r *Runtime) Reader(c ledger.ChainID) (*Reader, bool) {
+	x, ok := r.Executor(c)
+	if !ok {
+		return nil, false
+	}
+	return x.Reader, true
+}
 
 // Executor returns chain c's executor; false when the runtime executes no Pact.
 func (r *Runtime) Executor(c ledger.ChainID) (*Executor, bool) {
@@ -346,4 +181,13 @@ func (cc *ChainContract) Private(ctx context.Context, body []byte) ([]api.Hash, 
 // Verify is pact -s's: the node does not analyse modules.
 func (cc *ChainContract) Verify(ctx context.Context, body []byte) ([]byte, error) {
 	return nil, &contractapi.RequestError{Msg: "verify is served by pact -s, not by the node"}
+}
+
+// SPV answers the spv endpoint on the transaction's chain.
+func (cc *ChainContract) SPV(ctx context.Context, req contractapi.SPVRequest) (string, error) {
+	c, err := strconv.ParseUint(req.TargetChainID, 10, 32)
+	if err != nil || !cc.x.v.HasChain(ledger.ChainID(c)) {
+		return "", &contractapi.RequestError{Msg: "Invalid target chain id: " + strconv.Quote(req.TargetChainID)}
+	}
+	return cc.x.OutputProof(req.RequestKey, ledger.ChainID(c))
 }

@@ -37,13 +37,13 @@
 //	branches.go   the executor's kept blocks and branch heads: a block of a branch the Pact
 //	              state does not hold is validated on a view of that branch, without moving
 //	              the state, and a fork the cut switches to is applied from the kept writes.
-//	contract.go   the executor's reads (results, local, the mempool's gas payer and tx index
-//	              checks), on views of the state, never through the actor; ChainContract, a
-//	              chain's contract endpoints over its mempool and executor.
+//	reader.go     the executor's Reader, its reads on views of the state, never through the
+//	              actor: results, local's view, the mempool's gas payer and tx index checks, SPV
+//	              proofs (chain.OutputProof) against the executed heads and their check in the
+//	              blocks a chain executes.
+//	contract.go   ChainContract, a chain's contract endpoints over its mempool and Reader.
 //	staterepair.go a chain's Pact state whose block was lost with a damaged header log is
 //	              rewound to the highest surviving block it holds, or replayed from genesis.
-//	spv.go        SPV proofs (chain.OutputProof) against the executed heads, and their check in
-//	              the blocks a chain executes.
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
 //	writehealth.go the write-health state: after a failed store write the miner and peer sync
 //	              pause, one ERROR is logged, a probe write is retried with back-off, and the

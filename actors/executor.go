@@ -42,8 +42,9 @@ import (
 //     (chain.RecordBlock), so that they are versioned (and rewound) with it: "is this
 //     transaction on chain as of block N" and "the account's transfers" are reads.
 //
-// Reads never go through the actor: Poll, Local, CanPay and Contains read views of the state
-// at the published head (or below it), concurrently with the actor's writes.
+// Reads never go through the actor: its Reader (reader.go), which the Executor embeds, serves
+// Poll, Local, CanPay, Contains and SPV proofs from views of the state at the published head
+// (or below it), concurrently with the actor's writes.
 
 // ExecutorTimeout bounds a wait for an executor. Building a full block takes milliseconds;
 // a replay after a restart can take longer.
@@ -72,30 +73,22 @@ type ExecutionConfig struct {
 }
 
 // Executor is one chain's executor. Its read methods are safe for concurrent use.
+//
+// Its reads are its Reader's (reader.go): they never go through the actor.
 type Executor struct {
-	chain     ledger.ChainID
-	v         *ledger.Version
-	db        *store.DB
-	state     *state.Versioned
-	run       *txexec.Runner
+	*Reader
 	pool      *Mempool
-	miner     txexec.Miner
 	minerData []byte
 	// maxOutputs caps a block's outputs (ExecutionConfig.MaxBlockOutputBytes).
 	maxOutputs int
 	log        *slog.Logger
-	// cutHead returns the chain's head in the best cut; heads every chain's executed head.
+	// cutHead returns the chain's head in the best cut.
 	cutHead func() *ledger.Header
-	heads   func() pow.Heads
-	// executor returns another chain's executor (nil when unknown).
-	executor func(ledger.ChainID) *Executor
 
 	system *actor.ActorSystem
 	pid    *actor.PID
 
-	// head is the block the state is at; nil before genesis is applied.
-	head atomic.Pointer[ledger.Header]
-	mu   sync.Mutex
+	mu sync.Mutex
 	// applied is closed and replaced whenever a block is applied (listen waits on it).
 	applied chan struct{}
 	stopped atomic.Bool
@@ -193,9 +186,10 @@ func newExecutor(c ledger.ChainID, v *ledger.Version, sdb *store.DB, cfg *Execut
 		maxOutputs = chain.DefaultMaxBlockOutputBytes
 	}
 	x := &Executor{
-		chain: c, v: v, db: sdb, state: st, run: cfg.Runner, pool: pool, miner: miner, maxOutputs: maxOutputs,
-		minerData: cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
-		heads:   func() pow.Heads { return nil },
+		Reader:     &Reader{chain: c, v: v, db: sdb, state: st, run: cfg.Runner, miner: miner, others: noOtherChains{}},
+		pool:       pool,
+		maxOutputs: maxOutputs,
+		minerData:  cfg.MinerData, log: log.With("component", "executor", "chain", c), cutHead: cutHead,
 		applied: make(chan struct{}), built: map[ledger.Hash]*builtBlock{},
 		lastBuilt: map[string]*builtBlock{}, miners: map[string]txexec.Miner{string(cfg.MinerData): miner},
 	}
@@ -321,33 +315,11 @@ func (x *Executor) Validate(h *ledger.Header, p *ledger.PayloadWithOutputs) erro
 	return res.(*execDone).err
 }
 
-// Head returns the block the state is at (nil before genesis).
-func (x *Executor) Head() *ledger.Header { return x.head.Load() }
-
 // Applied returns a channel closed when the next block is applied.
 func (x *Executor) Applied() <-chan struct{} {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.applied
-}
-
-// blockAt reads the hash of the state's block at height h.
-func (x *Executor) blockAt(h uint64) (ledger.Hash, error) { return chain.BlockAt(x.state, h) }
-
-// onState reports whether block h is the state's block at its height.
-func (x *Executor) onState(h *ledger.Header) (bool, error) {
-	head := x.head.Load()
-	if head == nil || h.Height > head.Height {
-		return false, nil
-	}
-	if h.Hash == head.Hash {
-		return true, nil
-	}
-	at, err := x.blockAt(h.Height)
-	if err != nil {
-		return false, err
-	}
-	return at == h.Hash, nil
 }
 
 // syncTo brings the state to block t: back to the last block t's branch shares with the
@@ -528,15 +500,6 @@ func (x *Executor) writeFailed(what string, h *ledger.Header, err error) error {
 		x.health.failed(fmt.Sprintf("Pact state of chain %d: %s block %d", x.chain, what, h.Height), err)
 	}
 	return &writeError{err}
-}
-
-// view is a view of the state to build block h on: the head's, or an empty state for genesis.
-func (x *Executor) view() *state.View {
-	var base uint64
-	if head := x.head.Load(); head != nil {
-		base = head.Height
-	}
-	return x.state.View(base).(*state.View)
 }
 
 // maxCachedMiners bounds the parsed miners an executor keeps (build).
@@ -767,10 +730,9 @@ func (r *Runtime) startExecution(hs pow.Heads) error {
 		if err != nil {
 			return err
 		}
-		x.heads = r.executedHeads
+		x.others = r
 		x.health = r.health
 		x.times = &r.counts.exec
-		x.executor = func(c ledger.ChainID) *Executor { e, _ := r.Executor(c); return e }
 		mc := ec.Mempool
 		mc.Chain, mc.Network, mc.GasPayer, mc.Index = c, r.cfg.Version.Name, x, x
 		mc.ParentTime = ChainHeadTime(r, c)
@@ -799,6 +761,14 @@ func (r *Runtime) startExecution(hs pow.Heads) error {
 		if err := x.spawn(r.system); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// reader returns chain c's reader; nil when the runtime executes no Pact or has no chain c.
+func (r *Runtime) reader(c ledger.ChainID) *Reader {
+	if x, ok := r.Executor(c); ok {
+		return x.Reader
 	}
 	return nil
 }
