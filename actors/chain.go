@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/ledgernode/ledger-node/actors/headerimport"
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
@@ -97,13 +98,13 @@ func (a *chainActor) insert(ctx actor.Context, m *insertHeader) insertDone {
 	if done, stored := a.storedAlready(ctx, h); stored {
 		return done
 	}
-	parent, adj, err := parentsOf(h, func(x ledger.Hash) (*ledger.Header, error) { return stored(a.db, x) })
+	parent, adj, err := headerimport.ParentsOf(h, func(x ledger.Hash) (*ledger.Header, error) { return headerimport.Stored(a.db, x) })
 	if err != nil {
 		return insertDone{err: err}
 	}
 	// A missing parent or adjacent parent fails as the ephemeral MissingParent or
 	// MissingAdjacentParent, so a peer's header can be retried once they arrive. Header import
-	// (import.go) validates with the same function.
+	// (package actors/headerimport) validates with the same function.
 	if _, err := pow.ValidateHeader(a.v, h, parent, adj, a.now().UnixMicro()); err != nil {
 		return insertDone{err: err}
 	}
@@ -169,36 +170,6 @@ func payloadInvalid(h *ledger.Header, err error) error {
 		return payloadFailure(pow.InvalidPayload, h, "%v", err)
 	}
 	return fmt.Errorf("validate payload: %w", err)
-}
-
-// parentsOf returns h's parent and adjacent parents as lookup finds them (nil, nil when a
-// header is not there): parent nil when it is missing, and only the adjacent parents found,
-// which is how pow's validation learns that one is missing. A chain actor looks in the store;
-// an import also among the headers it has yet to write.
-func parentsOf(h *ledger.Header, lookup func(ledger.Hash) (*ledger.Header, error)) (parent *ledger.Header, adj []*ledger.Header, err error) {
-	if parent, err = lookup(h.Parent); err != nil {
-		return nil, nil, err
-	}
-	adj = make([]*ledger.Header, 0, len(h.Adjacents))
-	for _, x := range h.Adjacents {
-		y, err := lookup(x.Hash)
-		if err != nil {
-			return nil, nil, err
-		}
-		if y != nil {
-			adj = append(adj, y)
-		}
-	}
-	return parent, adj, nil
-}
-
-// stored returns the stored header h, nil when it is not stored.
-func stored(db *store.DB, h ledger.Hash) (*ledger.Header, error) {
-	x, err := db.Header(h)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	return x, err
 }
 
 // checkPayload checks that the block's payload is the one its header commits to: the one given,

@@ -4,7 +4,8 @@
 // The rules they apply live elsewhere: the header and cut rules in pow, block execution in
 // chain, the admission rules in mempool. The parts that run over the runtime as its clients
 // are packages of their own: the miner and the mining API's coordinator (actors/mining), peer
-// sync (actors/peersync); they attach to it (parts.go).
+// sync (actors/peersync); they attach to it (parts.go). Header import, which validates as the
+// chain actors do on a data directory no node runs on, is actors/headerimport.
 //
 //	chain.go      one chain actor per chain: the only writer of that chain's headers. It validates
 //	              a header with every pow rule against its parent and adjacent parents read from
@@ -17,9 +18,6 @@
 //	genesis.go    the genesis blocks this node makes (development network, test-singleton): computed
 //	              at start, written into a new data directory with its heads, checked against a
 //	              used one (GenesisMismatchError).
-//	import.go     header import (ledger-node import-headers) into a data directory no node runs
-//	              on: the chain actor's validation and store writes, minus its need for parents
-//	              and payloads; a pipeline (hashes on every core, height order, batched writes).
 //	heads.go      persists the best cut's heads off the cut actor's path, coalescing bursts.
 //	recover.go    the cut a node resumes from: the stored heads, made braided, plus stored blocks
 //	              a crash kept out of the heads record.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/headerimport"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
@@ -58,7 +59,7 @@ func TestGeneratedHeadersPassValidation(t *testing.T) {
 	if err := actors.InitGenesis(db, g, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := actors.ImportHeaders(db, v, hs, time.Now(), actors.ImportProgress{})
+	sum, err := headerimport.ImportHeaders(db, v, hs, time.Now(), headerimport.ImportProgress{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestMainnetHistoryPassesValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	sum, err := actors.ImportHeaders(db, v, hs, time.Now(), actors.ImportProgress{})
+	sum, err := headerimport.ImportHeaders(db, v, hs, time.Now(), headerimport.ImportProgress{})
 	if err != nil {
 		t.Fatal(err)
 	}

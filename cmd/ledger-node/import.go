@@ -13,13 +13,13 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ledgernode/ledger-node/actors"
+	"github.com/ledgernode/ledger-node/actors/headerimport"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
 )
 
 // runImport is `ledger-node import-headers [flags] FILE`: it reads the headers of FILE, has
-// actors.ImportStream validate and store those that pass, and prints what it did. A file in the
+// headerimport.ImportStream validate and store those that pass, and prints what it did. A file in the
 // line format is read twice, streaming: a first pass decodes every line (a bad one fails the
 // import before anything is stored, as it always has) and notes each header's height, the
 // second feeds the import pipeline. JSON files and files that cannot be read twice (a pipe) are
@@ -50,13 +50,13 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	defer db.Close()
 	fmt.Fprintf(stdout, "importing %d headers from %s into %s (network %s)\n", in.total, rest[0], cfg.DataDir, v.Name)
-	progress := actors.ImportProgress{Every: importProgressEvery, First: min(importProgressFirst, importProgressEvery),
+	progress := headerimport.ImportProgress{Every: importProgressEvery, First: min(importProgressFirst, importProgressEvery),
 		AtEnd: true, Report: importProgress(stdout)}
-	var sum *actors.ImportSummary
+	var sum *headerimport.ImportSummary
 	if in.f == nil { // parsed whole
-		sum, err = actors.ImportHeaders(db, v, in.headers, time.Now(), progress)
+		sum, err = headerimport.ImportHeaders(db, v, in.headers, time.Now(), progress)
 	} else {
-		sum, err = actors.ImportStream(db, v, actors.ImportInput{Total: in.total, Order: in.order, Read: in.read}, time.Now(), progress)
+		sum, err = headerimport.ImportStream(db, v, headerimport.ImportInput{Total: in.total, Order: in.order, Read: in.read}, time.Now(), progress)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger-node import-headers: %v\n", err)
@@ -70,7 +70,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 }
 
 // printImportSummary prints what an import did and which checks it could apply.
-func printImportSummary(w io.Writer, s *actors.ImportSummary) {
+func printImportSummary(w io.Writer, s *headerimport.ImportSummary) {
 	fmt.Fprintf(w, "read %d headers in %s: %d stored, %d already present, %d rejected\n",
 		s.Read, s.Elapsed.Round(time.Millisecond), s.Stored, s.AlreadyStored, s.Rejected)
 	fmt.Fprintf(w, "checks: hash, PoW, chain graph and time on all %d; parent link, height and weight on %d; "+
@@ -104,7 +104,7 @@ type headerFile struct {
 	path    string
 	f       *os.File
 	total   int
-	order   *actors.ImportOrder
+	order   *headerimport.ImportOrder
 	headers []*ledger.Header // parsed whole (f nil)
 }
 
@@ -152,7 +152,7 @@ func openHeaderFile(path string) (*headerFile, error) {
 		}
 		return &headerFile{path: path, total: len(hs), headers: hs}, nil
 	}
-	hf := &headerFile{path: path, f: f, order: &actors.ImportOrder{}}
+	hf := &headerFile{path: path, f: f, order: &headerimport.ImportOrder{}}
 	var dec lineDecoder
 	err = scanHeaderLines(path, f, dec.reuse, func(h *ledger.Header) error {
 		hf.order.Add(h.Height)

@@ -64,7 +64,7 @@ var rules = map[string][]string{
 	// The key-value vocabulary the store lends the Pact state (batch, iterator, not found),
 	// so that goleveldb stays in the store.
 	"kv":     {},
-	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv"}, language...),
+	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv", "actors/headerimport"}, language...),
 	"transport": {"ledger", "store", "store/backup", "kv", "actors", "actors/mining", "actors/peersync", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},
@@ -96,6 +96,9 @@ var rules = map[string][]string{
 	"actors/mining":     {"ledger", "pow", "store", "chain", "chain/state", "pact/api", "actors"},
 	"actors/peersync":   {"ledger", "pow", "store", "chain", "mempool", "pact/api", "actors"},
 	"actors/actorstest": {"ledger", "store", "actors"},
+	// Header import validates as the chain actors do, on a data directory no node runs on; the
+	// chain actors share its parent lookup.
+	"actors/headerimport": {"ledger", "pow", "store"},
 }
 
 // thirdParty says which of the module's packages may import a third-party module (its path and

@@ -1,4 +1,4 @@
-package actors
+package headerimport
 
 import (
 	"cmp"
@@ -18,7 +18,7 @@ import (
 
 func chain5Headers(t *testing.T) []*ledger.Header {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/vectors/mainnet01-chain5-headers.json")
+	b, err := os.ReadFile("../../testdata/vectors/mainnet01-chain5-headers.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
-package actors
+package headerimport
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -439,7 +440,7 @@ func (im *importer) lookup(x ledger.Hash) (*ledger.Header, error) {
 	if r, ok := im.recent[x]; ok {
 		return r.h, nil
 	}
-	return stored(im.db, x)
+	return Stored(im.db, x)
 }
 
 func (im *importer) startWriter() {
@@ -566,7 +567,7 @@ func validateImported(lookup func(ledger.Hash) (*ledger.Header, error), v *ledge
 	if h.Version != v.Code {
 		return pow.PassedNone, fmt.Sprintf("belongs to network code %#x, not %s", h.Version, v.Name), nil
 	}
-	parent, adj, err := parentsOf(h, lookup)
+	parent, adj, err := ParentsOf(h, lookup)
 	if err != nil {
 		return pow.PassedNone, "", err
 	}
@@ -621,4 +622,34 @@ func advanceHeads(db *store.DB, best map[ledger.ChainID]*ledger.Header) error {
 		return nil
 	}
 	return db.SetHeads(heads)
+}
+
+// ParentsOf returns h's parent and adjacent parents as lookup finds them (nil, nil when a
+// header is not there): parent nil when it is missing, and only the adjacent parents found,
+// which is how pow's validation learns that one is missing. The chain actors look in the
+// store (Stored); an import also among the headers it has yet to write.
+func ParentsOf(h *ledger.Header, lookup func(ledger.Hash) (*ledger.Header, error)) (parent *ledger.Header, adj []*ledger.Header, err error) {
+	if parent, err = lookup(h.Parent); err != nil {
+		return nil, nil, err
+	}
+	adj = make([]*ledger.Header, 0, len(h.Adjacents))
+	for _, x := range h.Adjacents {
+		y, err := lookup(x.Hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		if y != nil {
+			adj = append(adj, y)
+		}
+	}
+	return parent, adj, nil
+}
+
+// Stored returns the stored header h, nil when it is not stored.
+func Stored(db *store.DB, h ledger.Hash) (*ledger.Header, error) {
+	x, err := db.Header(h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return x, err
 }
