@@ -40,6 +40,8 @@
 //	              proofs (chain.OutputProof) against the executed heads and their check in the
 //	              blocks a chain executes.
 //	contract.go   ChainContract, a chain's contract endpoints over its mempool and Reader.
+//	transfers.go, continuations.go the indexes of transfers by account and of continuations
+//	              by pact id, read from views of the state at the executed head.
 //	staterepair.go a chain's Pact state whose block was lost with a damaged header log is
 //	              rewound to the highest surviving block it holds, or replayed from genesis.
 //	slots.go      the evaluation slots that bound /local and private commands run at once.
