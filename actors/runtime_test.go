@@ -6,11 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ledgernode/ledger-node/internal/hangguard"
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/pow/powtest"
@@ -273,7 +273,7 @@ func TestInsertAfterStop(t *testing.T) {
 // Info lines at Debug.
 func TestActorSystemLogsThroughSlog(t *testing.T) {
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
-		var buf syncBuf
+		var buf syncbuf.Buffer
 		f := powtest.New(t)
 		rt, err := Start(Config{Version: f.V, Store: openStore(t, f), Genesis: f.Genesis,
 			Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level}))})
@@ -287,21 +287,4 @@ func TestActorSystemLogsThroughSlog(t *testing.T) {
 			t.Fatalf("log at %v:\n%s", level, out)
 		}
 	}
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

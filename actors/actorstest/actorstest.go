@@ -5,10 +5,8 @@
 package actorstest
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/ledgernode/ledger-node/actors"
@@ -69,23 +67,4 @@ func Insert(t testing.TB, f Payloads, rt *actors.Runtime, hs ...*ledger.Header) 
 			t.Fatalf("insert chain %d height %d: %v", h.ChainID, h.Height, err)
 		}
 	}
-}
-
-// Log is a log destination that goroutines may write while the test reads it.
-type Log struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *Log) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// String returns what was written so far.
-func (l *Log) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

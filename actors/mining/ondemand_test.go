@@ -11,6 +11,7 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/actors/actorstest"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
+	"github.com/ledgernode/ledger-node/internal/syncbuf"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/pow/powtest"
@@ -126,7 +127,7 @@ func TestOnDemandMinerStopsWhenTheCutCannotGetHeavier(t *testing.T) {
 	}
 	db := actorstest.OpenStore(t, f.Genesis)
 	const workers = 2
-	var log actorstest.Log
+	var log syncbuf.Buffer
 	rt, err := actors.Start(actors.Config{Version: f.V, Store: db, Genesis: f.Genesis, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
