@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // transfers inserts n transfers from sender00 of gas limit limit, with distinct amounts.

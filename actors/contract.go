@@ -7,12 +7,12 @@ import (
 	"strconv"
 
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/result"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // ChainContract, the contract endpoints of a chain (contracthttp.API) over its mempool and

@@ -13,12 +13,12 @@ import (
 
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // The executor of a chain (DESIGN.md, "A transaction"): an actor that owns the chain's

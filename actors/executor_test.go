@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
@@ -20,6 +19,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/eval"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // execFixture is chain 0's executor over a fresh store holding its development genesis, with

@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/ledgernode/ledger-node/chain"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // Genesis is the genesis blocks this node makes for a network, by chain id.

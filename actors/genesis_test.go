@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // A new data directory gets the genesis blocks and heads; a used one is checked against them,

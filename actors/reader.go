@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
@@ -18,6 +17,7 @@ import (
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // Reader is the read side of a chain's executor: results, local, the mempool's gas payer and

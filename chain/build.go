@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // PendingFunc offers pending transactions for a block: those not in seen whose gas limits fit

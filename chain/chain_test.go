@@ -14,7 +14,6 @@ import (
 
 	"github.com/ledgernode/ledger-node/chain"
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -22,6 +21,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // memSpace is a state.KeySpace over an in-memory goleveldb database.

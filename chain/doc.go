@@ -25,9 +25,10 @@
 //	spv.go      SPV output proofs: making one along the chain graph, checking one against a
 //	            block's history
 //
-// Subpackages: chain/state, the versioned Pact state over a key space the store provides;
-// chain/txexec, one command as a chain runs it (gas bought and redeemed, coinbase, genesis).
+// Subpackage chain/state is the versioned Pact state over a key space the store provides;
+// package txexec (top level, so that pact -s can run the development genesis without linking
+// the node) is one command as a chain runs it (gas bought and redeemed, coinbase, genesis).
 //
-// It may import ledger, pow, its subpackages and the language (internal/layout); it reaches
+// It may import ledger, pow, chain/state, txexec and the language (internal/layout); it reaches
 // stored headers through Headers and the database through state.KeySpace.
 package chain

@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"github.com/ledgernode/ledger-node/chain/state"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // Execute runs payload p of a block another node made on st, the state as of the block's

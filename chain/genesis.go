@@ -3,10 +3,10 @@ package chain
 import (
 	"fmt"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // GenesisPayload executes chain c's development genesis (pact/contracts) on an empty state

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // MaxBlockGasLimit bounds the gas of every block, whoever made it: a block whose commands

@@ -75,11 +75,11 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/store"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 const (

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // devVersion is the version `ledger-node --network development --disable-pow --block-delay d`

@@ -40,13 +40,13 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/bench/internal/stats"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/store"
 	"github.com/ledgernode/ledger-node/transport/contractapi"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // The devnet miner key (interop/node_test.go): the blocks pay k:<key>.

@@ -21,12 +21,12 @@ import (
 
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/chain"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/store/backup"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // Config is the node's whole configuration. Every field has a YAML key and a command-line flag
@@ -78,7 +78,7 @@ type RuntimeConfig struct {
 }
 
 // ExecConfig bounds Pact execution (DECISIONS.md, "resource bounds"). Gas itself is charged as
-// chainweb-node 2.32 charges with Pact 5 (chain/txexec); these are the node's limits around it.
+// chainweb-node 2.32 charges with Pact 5 (txexec); these are the node's limits around it.
 type ExecConfig struct {
 	// BlockGasLimit is the most gas a command may ask for and the blocks this node builds may
 	// spend (chainweb's gasLimitOfBlock), at most chain.MaxBlockGasLimit.

@@ -21,7 +21,6 @@ import (
 	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/actors/mining"
 	"github.com/ledgernode/ledger-node/actors/peersync"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/explorer"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/mempool"
@@ -33,6 +32,7 @@ import (
 	"github.com/ledgernode/ledger-node/transport"
 	"github.com/ledgernode/ledger-node/transport/connguard"
 	"github.com/ledgernode/ledger-node/transport/contracthttp"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // packageVersion is the node software version, reported by /info and the version headers.

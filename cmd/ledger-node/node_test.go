@@ -14,8 +14,8 @@ import (
 	"github.com/ledgernode/ledger-node/internal/syncbuf"
 
 	"github.com/ledgernode/ledger-node/actors"
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/ledger"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // startNode runs a node on a free loopback port until the test ends and returns its base URL.

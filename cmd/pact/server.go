@@ -21,7 +21,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/yamlerr"
 	"github.com/ledgernode/ledger-node/kv"
 	"github.com/ledgernode/ledger-node/pact/db"
@@ -29,6 +28,7 @@ import (
 	"github.com/ledgernode/ledger-node/pact/server"
 	"github.com/ledgernode/ledger-node/transport/connguard"
 	"github.com/ledgernode/ledger-node/transport/contracthttp"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // pact -s CONFIG (also --server, --serve): the HTTP server of spec §2 on

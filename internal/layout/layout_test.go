@@ -51,20 +51,22 @@ var rules = map[string][]string{
 	"pact/server": append([]string{"transport/contractapi"}, language...),
 	// Block execution: genesis payloads, building and executing payloads, the node's records
 	// in the state, routes for rewind and replay, SPV proofs (chain); the versioned Pact
-	// state over a key space the store provides (chain/state); a command as a chain runs it,
-	// gas bought and redeemed (chain/txexec). Over the language, ledger and pow; not the
-	// store, which it reaches through interfaces (state.KeySpace, chain.Headers).
-	"chain":        append([]string{"ledger", "pow", "chain/state", "chain/txexec", "kv"}, language...),
-	"chain/state":  append([]string{"kv"}, language...),
-	"chain/txexec": language,
-	"mempool":      {"ledger", "pact/api", "pact/syntax", "pact/value"},
-	"store":        {"ledger", "kv", "store/internal/records"},
+	// state over a key space the store provides (chain/state). Over the language, ledger, pow
+	// and txexec; not the store, which it reaches through interfaces (state.KeySpace,
+	// chain.Headers).
+	"chain":       append([]string{"ledger", "pow", "chain/state", "txexec", "kv"}, language...),
+	"chain/state": append([]string{"kv"}, language...),
+	// A command as a chain runs it, gas bought and redeemed, coinbase and genesis: over the
+	// language only, so that pact -s runs the development genesis without linking the node.
+	"txexec":  language,
+	"mempool": {"ledger", "pact/api", "pact/syntax", "pact/value"},
+	"store":   {"ledger", "kv", "store/internal/records"},
 	// Backup jobs and restores around the store's copy of a snapshot.
 	"store/backup": {"store", "ledger", "kv"},
 	// The key-value vocabulary the store lends the Pact state (batch, iterator, not found),
 	// so that goleveldb stays in the store.
 	"kv":     {},
-	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "transport/contractapi", "metrics/hist", "kv", "actors/headerimport"}, language...),
+	"actors": append([]string{"ledger", "pow", "mempool", "store", "chain", "txexec", "transport/contractapi", "metrics/hist", "kv", "actors/headerimport"}, language...),
 	"transport": {"ledger", "store", "store/backup", "kv", "actors", "actors/mining", "actors/peersync", "pact/api", "pact/result", "pact/keyorder", "transport/contractapi",
 		"transport/contracthttp", "transport/httpkit", "transport/connguard", "metrics/hist", "explorer"},
 	"explorer": {},

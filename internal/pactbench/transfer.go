@@ -19,7 +19,7 @@ import (
 //
 // It evaluates its forms as a node does: buy-gas and redeem-gas, which a
 // node parses once, as eval.Prepared forms (their compiled form kept from
-// one transfer to the next, chain/txexec), everything else compiled anew
+// one transfer to the next, txexec), everything else compiled anew
 // by EvalTopLevel each time, as a command's own code is. The transfer
 // line is parsed once here, but EvalTopLevel keeps nothing of it, so it
 // costs what a command's fresh text costs, its parse excepted.

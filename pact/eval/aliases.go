@@ -4,7 +4,7 @@ import "github.com/ledgernode/ledger-node/pact/value"
 
 // The values moved to package value (issue 33); these names keep the
 // packages outside pact that still say eval.Value working until they say
-// value.Value: chain, chain/state, chain/txexec, actors, transport,
+// value.Value: chain, chain/state, txexec, actors, transport,
 // cmd/ledger-node, cmd/pact, internal and bench. New code imports value.
 
 type (

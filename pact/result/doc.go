@@ -3,6 +3,6 @@
 // events (omitted when there are none), metaData, continuation, txId. The
 // continuation carries "contractId" beside "pactId", with the same value
 // (DECISIONS.md, "continuation id field"). `pact -s` (pact/server) and the
-// node's transaction execution (chain/txexec) write their results through it,
+// node's transaction execution (txexec) write their results through it,
 // so that both answer the same bytes for the same outcome.
 package result

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/value"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // devGenesis is what pact -s's preloadDevContracts wires (cmd/pact): block execution's

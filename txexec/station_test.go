@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // A gas station (gas-payer-v1): its account pays for other users' commands when a signer

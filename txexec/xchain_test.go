@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // genesisOn runs chain c's development genesis on a fresh MemDB.

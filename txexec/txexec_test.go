@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/db"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // minerKey is the devnet miner's published key.

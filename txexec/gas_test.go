@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
 	"github.com/ledgernode/ledger-node/internal/devtx"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/pact/api"
 	"github.com/ledgernode/ledger-node/pact/contracts"
 	"github.com/ledgernode/ledger-node/pact/eval"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // How the node charges, checked on code that loads no module (whose figures do not move with

@@ -3,7 +3,7 @@ package txexec_test
 import (
 	"testing"
 
-	"github.com/ledgernode/ledger-node/chain/txexec"
+	"github.com/ledgernode/ledger-node/txexec"
 )
 
 // FuzzParseMiner: miner data comes from other nodes' payloads. Any bytes give a miner or an
