@@ -109,7 +109,7 @@ func (in *Interp) installDeps(m *Module, img *p5.Image, h *p5Hasher, charged boo
 					img.Deps = append(img.Deps, p5.Dep{Key: k, Def: d})
 				}
 			}
-			sortDeps(img.Deps)
+			p5.SortDeps(img.Deps)
 		}
 	} else if charged {
 		loadedDefs := in.loaded.defMap()
@@ -150,73 +150,13 @@ func (in *Interp) installDeps(m *Module, img *p5.Image, h *p5Hasher, charged boo
 }
 
 // depClosure is a module's transitive dependencies computed without a
-// transaction's loaded definitions (when installing without gas, or
-// rebuilding a stored module): the definitions reached from its own, found
-// among its own and in the images of the modules they name.
+// transaction's loaded definitions (p5.Image.DepClosure), the images of
+// the modules its definitions name read as lookupModule reads them.
 func (in *Interp) depClosure(m *Module, img *p5.Image) []p5.Dep {
-	known := map[p5.DefKey]*p5.DefImage{}
-	own := img.OwnKeys(m.Name)
-	for i, k := range own {
-		known[k] = img.Defs[img.Order[i]]
-	}
-	seenMod := map[value.ModuleName]bool{m.Name: true}
-	provide := func(k p5.DefKey) *p5.DefImage {
-		if d, ok := known[k]; ok {
-			return d
+	return img.DepClosure(m.Name, func(mn value.ModuleName) (value.ModuleName, *p5.Image) {
+		if dm := in.lookupModule(mn); dm != nil && dm.image != nil {
+			return dm.Name, dm.image
 		}
-		if !seenMod[k.Module] {
-			seenMod[k.Module] = true
-			if dm := in.lookupModule(k.Module); dm != nil && dm.image != nil {
-				for _, kk := range dm.image.OwnKeys(dm.Name) {
-					known[kk] = dm.image.Defs[kk.Name]
-				}
-				for _, dep := range dm.image.Deps {
-					known[dep.Key] = dep.Def
-				}
-			}
-		}
-		return known[k]
-	}
-	reached := map[p5.DefKey]bool{}
-	work := append([]p5.DefKey(nil), own...)
-	for _, k := range own {
-		reached[k] = true
-	}
-	for len(work) > 0 {
-		k := work[len(work)-1]
-		work = work[:len(work)-1]
-		d := provide(k)
-		if d == nil || !d.Walked {
-			continue
-		}
-		for _, r := range d.Trace.Refs {
-			if !reached[r] {
-				reached[r] = true
-				work = append(work, r)
-			}
-		}
-	}
-	ownSet := map[p5.DefKey]bool{}
-	for _, k := range own {
-		ownSet[k] = true
-	}
-	var deps []p5.Dep
-	for k := range reached {
-		if ownSet[k] {
-			continue
-		}
-		if d := provide(k); d != nil {
-			deps = append(deps, p5.Dep{Key: k, Def: d})
-		}
-	}
-	sortDeps(deps)
-	return deps
-}
-
-func sortDeps(deps []p5.Dep) {
-	for i := 1; i < len(deps); i++ {
-		for j := i; j > 0 && deps[j].Key.Less(deps[j-1].Key); j-- {
-			deps[j], deps[j-1] = deps[j-1], deps[j]
-		}
-	}
+		return mn, nil
+	})
 }

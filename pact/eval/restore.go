@@ -263,7 +263,7 @@ func storedImage(in *Interp, x syntax.Node, m *Module) *p5.Image {
 				}
 			}
 		}
-		sortDeps(img.Deps)
+		p5.SortDeps(img.Deps)
 	}
 	img.Finish()
 	return img

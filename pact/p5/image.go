@@ -259,6 +259,83 @@ func TransitiveDeps(own []DefKey, loaded map[DefKey]*DefImage, budget gas.MilliG
 	return deps, spent, true
 }
 
+// DepClosure is the transitive dependencies of the module mn, whose image
+// img is, computed without a transaction's loaded definitions (installing
+// without gas, rebuilding a stored module): the definitions reached from
+// its own, found among its own and in the images of the modules they name.
+// imageOf reads such a module, once each, when the walk first needs one of
+// its definitions: its name as installed and its image (nil: none, its
+// definitions are not found). Nothing is charged; the result is sorted.
+func (img *Image) DepClosure(mn value.ModuleName, imageOf func(value.ModuleName) (value.ModuleName, *Image)) []Dep {
+	known := map[DefKey]*DefImage{}
+	own := img.OwnKeys(mn)
+	for i, k := range own {
+		known[k] = img.Defs[img.Order[i]]
+	}
+	seenMod := map[value.ModuleName]bool{mn: true}
+	provide := func(k DefKey) *DefImage {
+		if d, ok := known[k]; ok {
+			return d
+		}
+		if !seenMod[k.Module] {
+			seenMod[k.Module] = true
+			if name, mi := imageOf(k.Module); mi != nil {
+				for _, kk := range mi.OwnKeys(name) {
+					known[kk] = mi.Defs[kk.Name]
+				}
+				for _, dep := range mi.Deps {
+					known[dep.Key] = dep.Def
+				}
+			}
+		}
+		return known[k]
+	}
+	reached := map[DefKey]bool{}
+	work := append([]DefKey(nil), own...)
+	for _, k := range own {
+		reached[k] = true
+	}
+	for len(work) > 0 {
+		k := work[len(work)-1]
+		work = work[:len(work)-1]
+		d := provide(k)
+		if d == nil || !d.Walked {
+			continue
+		}
+		for _, r := range d.Trace.Refs {
+			if !reached[r] {
+				reached[r] = true
+				work = append(work, r)
+			}
+		}
+	}
+	ownSet := map[DefKey]bool{}
+	for _, k := range own {
+		ownSet[k] = true
+	}
+	var deps []Dep
+	for k := range reached {
+		if ownSet[k] {
+			continue
+		}
+		if d := provide(k); d != nil {
+			deps = append(deps, Dep{Key: k, Def: d})
+		}
+	}
+	SortDeps(deps)
+	return deps
+}
+
+// SortDeps orders a dependency map's entries as P5 stores them (by
+// DefKey.Less), in place.
+func SortDeps(deps []Dep) {
+	for i := 1; i < len(deps); i++ {
+		for j := i; j > 0 && deps[j].Key.Less(deps[j-1].Key); j-- {
+			deps[j], deps[j-1] = deps[j-1], deps[j]
+		}
+	}
+}
+
 // fqnSet is a set of names that pops its smallest (P5's Set.minView).
 type fqnSet struct {
 	m map[DefKey]bool
