@@ -168,66 +168,14 @@ func moduleHashOr(in *Interp, x syntax.Node, mn value.ModuleName, fallback strin
 	return h
 }
 
-// ---------------------------------------------------------------------------
-// Natives: P5's CoreBuiltin and ReplOnlyBuiltin constructors in declaration
-// order (their Enum index is what the serialiser writes, the REPL ones
-// offset by the number of core ones), named as coreBuiltinToText and
-// replBuiltinsToText name them.
-
-var p5CoreBuiltins = []string{
-	"+", "-", "*", "/", "negate", "abs", "^", "not", "=", "!=",
-	">", ">=", "<", "<=", "&", "|", "xor", "~", "shift", "round",
-	"ceiling", "floor", "round-prec", "ceiling-prec", "floor-prec", "exp", "ln", "sqrt", "log", "length",
-	"take", "drop", "concat", "reverse", "contains", "sort", "sort-object", "remove", "mod", "map",
-	"filter", "zip", "int-to-str", "str-to-int", "str-to-int-base", "fold", "distinct", "format", "enumerate", "enumerate-step",
-	"show", "read-msg", "read-msg-default", "read-integer", "read-decimal", "read-string", "read-keyset", "enforce-guard", "enforce-keyset", "keyset-ref-guard",
-	"at", "make-list", "base64-encode", "base64-decode", "str-to-list", "yield", "yield-to-chain", "resume", "bind", "require-capability",
-	"compose-capability", "install-capability", "emit-event", "create-capability-guard", "create-capability-pact-guard", "create-module-guard", "create-pact-guard", "create-table", "describe-keyset", "describe-module",
-	"describe-table", "define-keyset", "define-read-keyset", "fold-db", "insert", "keys", "read", "select", "select-with-fields", "update",
-	"with-default-read", "with-read", "write", "tx-hash", "and?", "or?", "where", "not?", "hash", "continue",
-	"parse-time", "format-time", "time", "add-time", "diff-time", "hours", "minutes", "days", "compose", "create-principal",
-	"is-principal", "typeof-principal", "validate-principal", "namespace", "define-namespace", "describe-namespace", "chain-data", "is-charset", "pact-id", "pairing-check",
-	"scalar-mult", "point-add", "poseidon-hash-hack-a-chain", "typeof", "dec", "cond", "identity", "verify-spv", "enforce-verifier", "acquire-module-admin",
-	"hyperlane-message-id", "hyperlane-decode-token-message", "hyperlane-encode-token-message", "read-with-fields", "list-modules", "static-redeploy", "hash-keccak256", "hash-poseidon",
-}
-
-var p5ReplBuiltins = []string{
-	"expect", "expect-failure", "expect-failure-match", "expect-that", "print", "env-stackframe", "env-chain-data", "env-data", "env-events", "env-hash",
-	"env-keys", "env-sigs", "begin-tx", "begin-named-tx", "commit-tx", "rollback-tx", "sig-keyset", "test-capability", "env-exec-config", "env-namespace-policy",
-	"env-gas", "env-set-gas", "env-milligas", "env-set-milligas", "env-gaslimit", "env-gaslog", "env-gasmodel", "env-ask-gasmodel", "continue-pact", "continue-pact-with-rollback",
-	"continue-pact-rollback-yield", "continue-pact-rollback-yield-object", "pact-state", "reset-pact-state", "pact-version", "enforce-pact-version", "enforce-pact-version-range", "env-enable-repl-natives", "env-module-admin", "env-verifiers",
-	"env-set-debug-flag", "load", "load-with-env", "typecheck",
-}
-
-// p5Overloads are the internal overloads, which source names cannot reach.
-var p5Overloads = map[string]bool{
-	"enumerate-step": true, "select-with-fields": true, "sort-object": true, "round-prec": true,
-	"ceiling-prec": true, "floor-prec": true, "str-to-int-base": true, "read-msg-default": true,
-	"define-read-keyset": true, "yield-to-chain": true, "read-with-fields": true,
-	"env-ask-gasmodel": true, "env-set-gas": true, "load-with-env": true, "reset-pact-state": true,
-	"expect-failure-match": true, "continue-pact-with-rollback": true, "continue-pact-rollback-yield": true,
-	"continue-pact-rollback-yield-object": true, "begin-named-tx": true, "enforce-pact-version-range": true,
-}
-
-var p5BuiltinIndex = func() map[string]int {
-	m := map[string]int{}
-	for i, n := range p5CoreBuiltins {
-		m[n] = i
-	}
-	for i, n := range p5ReplBuiltins {
-		m[n] = len(p5CoreBuiltins) + i
-	}
-	return m
-}()
-
 // isBuiltin reports whether a bare name is a native for the desugarer:
 // every core native, and the REPL natives when this interpreter has them.
 func (h *p5Hasher) isBuiltin(name string) bool {
-	i, ok := p5BuiltinIndex[name]
-	if !ok || p5Overloads[name] {
+	repl, ok := p5.SourceBuiltin(name)
+	if !ok {
 		return false
 	}
-	if i >= len(p5CoreBuiltins) {
+	if repl {
 		return h.in.natives[name] != nil
 	}
 	return true
@@ -1199,7 +1147,7 @@ func (h *p5Hasher) encNullary(w *p5.Writer, body dsTerm, env *scope, loc syntax.
 
 func encBuiltin(w *p5.Writer, name string, loc syntax.Span) {
 	w.Con(7, 2)
-	w.Builtin(uint64(p5BuiltinIndex[name]))
+	w.Builtin(p5.BuiltinIndex(name))
 	w.Info(loc)
 }
 

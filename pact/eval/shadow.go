@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/ledgernode/ledger-node/pact/syntax"
+import (
+	"github.com/ledgernode/ledger-node/pact/p5"
+	"github.com/ledgernode/ledger-node/pact/syntax"
+)
 
 // Native shadowing. P5's REPL (Pact.Core.Repl.Compile, with
 // Pact.Core.NativeShadowing) refuses, before it runs a form, any name that
@@ -29,7 +32,7 @@ type shadowCheck struct {
 // included), as the REPL's environment has them under its execution
 // flags.
 func (in *Interp) isNative(name string) bool {
-	if _, ok := p5BuiltinIndex[name]; !ok || p5Overloads[name] {
+	if _, ok := p5.SourceBuiltin(name); !ok {
 		return false
 	}
 	return !in.Flags["DisablePact51"] || !pact51Natives[name]

@@ -7,10 +7,11 @@
 //
 // Its files: irwriter.go (Writer: both measures at once, in the shape of
 // P5's Haskell types), values.go (types, literals and Pact values as the
-// IR writes them), image.go (Image, its definitions and dependencies,
-// the transitive-dependency walk P5 charges for, and the uncharged
-// closure a module installed without gas or rebuilt from storage gets),
-// sizes.go (SizeOf's sizes of the pieces of an encoding) and valuesize.go
+// IR writes them), builtins.go (P5's natives by their enumeration index,
+// what the IR names a native by), image.go (Image, its definitions and
+// dependencies, the transitive-dependency walk P5 charges for, and the
+// uncharged closure a module installed without gas or rebuilt from
+// storage gets), sizes.go (SizeOf's sizes of the pieces of an encoding) and valuesize.go
 // (SizeCounter: SizeOf of values, which package eval charges writes,
 // reads, hashes and the rest by).
 //
