@@ -195,3 +195,39 @@ func TestExecutorReplayStopsWhenStopping(t *testing.T) {
 		t.Fatalf("the state moved to height %d while stopping", f.x.Head().Height)
 	}
 }
+
+// A block this node built and stored (its own mined block) that a sibling beat into the cut is
+// kept when the sibling is applied, so that a switch back to it applies its writes instead of
+// executing it again: the built payloads are dropped as the head moves, and used to take its
+// writes with them (the replay TestMiningNodesConverge met once in 1,888 validations).
+func TestOwnBlockBeatenBySiblingIsNotReplayed(t *testing.T) {
+	f := newExecFixture(t)
+	other := newExecFixture(t) // the other miner, from the same genesis
+
+	start := f.balance("sender01")
+	own := f.block(f.g)
+	if err := f.x.validate(own, mustPayload(t, f.db, own)); err != nil { // as Insert does
+		t.Fatal(err)
+	}
+	// The other miner's block holds a transfer, so its payload is not the one this node built.
+	if _, err := other.pool.Insert(context.Background(), []*api.Command{devtx.Transfer("sender00", "sender01", "1.0", "0").Build()}); err != nil {
+		t.Fatal(err)
+	}
+	sibling := other.block(other.g)
+	if sibling.PayloadHash == own.PayloadHash {
+		t.Fatal("the sibling's payload is the own block's")
+	}
+	if err := f.receive(sibling, mustPayload(t, other.db, sibling)); err != nil {
+		t.Fatal(err)
+	}
+
+	f.sync(sibling) // the sibling enters the cut first
+	before := f.counts()
+	f.sync(own) // and the cut switches back to this node's block
+	if got := f.counts(); got[1] != before[1] || got[2]-before[2] != 1 || got[0] != before[0] {
+		t.Fatalf("switching back to the own block: %v then %v, want it reapplied, nothing executed", before, got)
+	}
+	if got := f.balance("sender01"); got != start {
+		t.Fatalf("sender01 %s on the own block, want %s: the sibling's transfer is not on this branch", got, start)
+	}
+}

@@ -136,6 +136,9 @@ type builtBlock struct {
 	// built is how it was built, for the next build on the same parent to continue
 	// (nil for a peer's payload kept by validate).
 	built *chain.Built
+	// stored is the blocks with this payload on parent that were stored (validate saw them:
+	// this node's mined blocks), whose writes setHead keeps when it drops the built payloads.
+	stored []*ledger.Header
 }
 
 // The executor's messages.
@@ -397,8 +400,29 @@ func (x *Executor) isGenesis(h *ledger.Header) bool { return chain.IsGenesis(x.v
 
 func (x *Executor) setHead(h *ledger.Header) {
 	x.head.Store(h)
+	x.keepStoredBuilt(h)
 	clear(x.built) // their views were made on the old head
 	clear(x.lastBuilt)
+}
+
+// keepStoredBuilt keeps the writes of the blocks this executor built that were stored (mined)
+// and are not the new head h, before the built payloads are dropped: a sibling that entered the
+// cut first beat such a block, and a later switch back to it then applies its writes instead of
+// executing it again. A block's writes depend only on its history, so they stay right whatever
+// the state does meanwhile. A view already applied (for another block with the same payload)
+// holds that block's records and is not kept again.
+func (x *Executor) keepStoredBuilt(h *ledger.Header) {
+	for _, b := range x.built {
+		for _, s := range b.stored {
+			if s.Hash == h.Hash || x.kept.get(s) != nil {
+				continue
+			}
+			if _, err := x.keep(s, b.view, b.keys, b.gas, b.payload); err != nil {
+				x.log.Debug("built block not kept", "height", s.Height, "err", err)
+			}
+			break // the view now holds s's records
+		}
+	}
 }
 
 // apply applies block h, whose parent is the state's head: from the writes kept when this
@@ -684,6 +708,7 @@ func (x *Executor) learnt(b *chain.Built) {
 // kept, for apply to use when it enters the cut.
 func (x *Executor) validate(h *ledger.Header, p *ledger.PayloadWithOutputs) error {
 	if b, ok := x.built[h.PayloadHash]; ok && b.parent == h.Parent {
+		b.stored = append(b.stored, h)
 		return nil
 	}
 	if x.isGenesis(h) {
