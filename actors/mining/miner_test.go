@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgernode/ledger-node/actors"
 	"github.com/ledgernode/ledger-node/actors/actorstest"
 	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
@@ -20,20 +21,7 @@ func TestMinerMinesAllChains(t *testing.T) {
 	rt := actorstest.Start(t, f.V, f.Genesis, db)
 	Start(rt, Config{MinerData: ledger.MinerData("tester"), Workers: 2, ChunkNonces: 256})
 	const top = 4
-	deadline := hangguard.Deadline()
-	for {
-		low := ^uint64(0)
-		for _, h := range rt.View().Heads {
-			low = min(low, h.Height)
-		}
-		if low >= top {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the lowest chain is at %d, heights %v", hangguard.Failure("every chain mined"), low, powtest.Heights(rt.View().Heads))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitLowestChain(t, rt, top)
 	rt.Stop()
 	s := rt.Stats()
 	if s.Mined < 20*top || s.Hashes < s.Mined || s.Entered < 20*top {
@@ -89,5 +77,24 @@ func checkStoredBraid(t *testing.T, v *ledger.Version, db *store.DB) {
 	}
 	if n == 0 {
 		t.Fatal("no mined blocks stored")
+	}
+}
+
+// waitLowestChain waits until every chain of rt's cut is at height top or above.
+func waitLowestChain(t *testing.T, rt *actors.Runtime, top uint64) {
+	t.Helper()
+	deadline := hangguard.Deadline()
+	for {
+		low := ^uint64(0)
+		for _, h := range rt.View().Heads {
+			low = min(low, h.Height)
+		}
+		if low >= top {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the lowest chain is at %d, heights %v", hangguard.Failure("every chain mined"), low, powtest.Heights(rt.View().Heads))
+		}
+		time.Sleep(10 * time.Millisecond) // wallclock: a poll interval, bounding nothing
 	}
 }

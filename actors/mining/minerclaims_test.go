@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ledgernode/ledger-node/actors/actorstest"
-	"github.com/ledgernode/ledger-node/internal/hangguard"
 	"github.com/ledgernode/ledger-node/ledger"
 	"github.com/ledgernode/ledger-node/pow"
 	"github.com/ledgernode/ledger-node/pow/powtest"
@@ -82,20 +81,7 @@ func TestMinerNeverRacesItself(t *testing.T) {
 	rt := actorstest.Start(t, f.V, f.Genesis, db)
 	Start(rt, Config{MinerData: ledger.MinerData("tester"), Workers: 16, ChunkNonces: 64})
 	const top = 8
-	deadline := hangguard.Deadline()
-	for {
-		low := ^uint64(0)
-		for _, h := range rt.View().Heads {
-			low = min(low, h.Height)
-		}
-		if low >= top {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: heights %v", hangguard.Failure("every chain mined"), powtest.Heights(rt.View().Heads))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitLowestChain(t, rt, top)
 	rt.Stop()
 	inserted, orphaned := rt.Blocks()
 	s := rt.Stats()
